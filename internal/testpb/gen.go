@@ -1,0 +1,17 @@
+// Package testpb holds the Go code generated from the test protos in
+// testdata/proto, one package per proto file:
+//
+//   - avro2147pb: testdata/proto/avro2147.proto (package protoavro.avro2147)
+//   - kitchenpb: testdata/proto/kitchen/kitchen.proto (package protoavro.test.kitchen)
+//   - legacypb: testdata/proto/legacy/legacy.proto (package protoavro.test.legacy)
+//
+// The generated code is committed. Regenerate it after editing a proto with
+//
+//	go run ./internal/cmd/protogen
+//
+// from the repository root (or `go generate ./internal/testpb`); no protoc is
+// needed. The evolution protos (testdata/proto/evolution/v1 and v2) are not
+// generated: tests compile them at run time with protocompile.
+package testpb
+
+//go:generate go run github.com/protoavro/protoavro/internal/cmd/protogen -root ../..

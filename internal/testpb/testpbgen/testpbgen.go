@@ -1,0 +1,302 @@
+// Package testpbgen generates the committed Go code for the test protos in
+// testdata/proto, without protoc: the protos are compiled in-process with
+// github.com/bufbuild/protocompile and the Go code is produced in-process by
+// protoc-gen-go's own generator (google.golang.org/protobuf/compiler/protogen
+// and google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo).
+//
+// The command internal/cmd/protogen is its front end; the tests in
+// internal/testpb call [Generate] and [Diff] to prove the committed code is
+// up to date.
+package testpbgen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/reporter"
+	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/pluginpb"
+)
+
+// Module is the Go module path of this repository. It is passed to
+// protoc-gen-go as module=..., so output paths are relative to the
+// repository root.
+const Module = "github.com/protoavro/protoavro"
+
+// ImportPath is the proto import path, relative to the repository root.
+const ImportPath = "testdata/proto"
+
+// OutputDir is the directory, relative to the repository root, that holds
+// all generated packages. Stale *.pb.go files below it are reported by
+// [Diff] and removed by [Write].
+const OutputDir = "internal/testpb"
+
+// Protos are the proto files to generate Go code for, relative to
+// [ImportPath]. The evolution/ protos are deliberately absent: v1 and v2
+// declare the same names and would conflict in the global registry.
+var Protos = []string{
+	"avro2147.proto",
+	"kitchen/kitchen.proto",
+	"legacy/legacy.proto",
+}
+
+// File is one generated file.
+type File struct {
+	// Path is slash-separated and relative to the repository root.
+	Path    string
+	Content []byte
+}
+
+// Compile compiles [Protos] (found under root/[ImportPath], with the
+// standard well-known imports available) and returns the compiled files in
+// the order of [Protos]. Warnings (such as unused imports) are errors.
+func Compile(ctx context.Context, root string) ([]protoreflect.FileDescriptor, error) {
+	var warnings []error
+	rep := reporter.NewReporter(
+		func(err reporter.ErrorWithPos) error { return err },
+		func(err reporter.ErrorWithPos) { warnings = append(warnings, err) },
+	)
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+			ImportPaths: []string{filepath.Join(root, filepath.FromSlash(ImportPath))},
+		}),
+		// Standard source info gives protoc-gen-go the comments it copies
+		// into the Go code, as protoc would.
+		SourceInfoMode: protocompile.SourceInfoStandard,
+		Reporter:       rep,
+		MaxParallelism: 1,
+	}
+	files, err := c.Compile(ctx, Protos...)
+	if err != nil {
+		return nil, fmt.Errorf("compiling protos: %w", err)
+	}
+	if len(warnings) > 0 {
+		return nil, fmt.Errorf("compiling protos: warnings are errors here: %w", errors.Join(warnings...))
+	}
+	out := make([]protoreflect.FileDescriptor, len(files))
+	for i, f := range files {
+		out[i] = f
+	}
+	return out, nil
+}
+
+// Request builds the CodeGeneratorRequest protoc would send protoc-gen-go
+// for files: every file and all of its dependencies in topological order
+// (dependencies first), with only files themselves to generate.
+func Request(files []protoreflect.FileDescriptor) *pluginpb.CodeGeneratorRequest {
+	req := &pluginpb.CodeGeneratorRequest{
+		Parameter: proto.String("module=" + Module),
+		// CompilerVersion is left unset: there is no protoc, so the
+		// generated header says "protoc (unknown)".
+	}
+	seen := map[string]bool{}
+	var visit func(fd protoreflect.FileDescriptor)
+	visit = func(fd protoreflect.FileDescriptor) {
+		if seen[fd.Path()] {
+			return
+		}
+		seen[fd.Path()] = true
+		imports := fd.Imports()
+		for i := 0; i < imports.Len(); i++ {
+			visit(imports.Get(i).FileDescriptor)
+		}
+		req.ProtoFile = append(req.ProtoFile, protodesc.ToFileDescriptorProto(fd))
+	}
+	for _, fd := range files {
+		visit(fd)
+		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
+	}
+	return req
+}
+
+// Run runs protoc-gen-go's generator in-process on req and returns its
+// response, as the protoc-gen-go binary would.
+func Run(req *pluginpb.CodeGeneratorRequest) (*pluginpb.CodeGeneratorResponse, error) {
+	gen, err := protogen.Options{}.New(req)
+	if err != nil {
+		return nil, fmt.Errorf("protoc-gen-go: %w", err)
+	}
+	for _, f := range gen.Files {
+		if f.Generate {
+			gengo.GenerateFile(gen, f)
+		}
+	}
+	gen.SupportedFeatures = gengo.SupportedFeatures
+	gen.SupportedEditionsMinimum = gengo.SupportedEditionsMinimum
+	gen.SupportedEditionsMaximum = gengo.SupportedEditionsMaximum
+	resp := gen.Response()
+	if resp.Error != nil {
+		return nil, fmt.Errorf("protoc-gen-go: %s", resp.GetError())
+	}
+	return resp, nil
+}
+
+// Generate compiles the protos under root and returns the generated Go
+// files, sorted by path.
+func Generate(ctx context.Context, root string) ([]File, error) {
+	fds, err := Compile(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, fd := range fds {
+		if fd.Syntax() == protoreflect.Editions {
+			continue
+		}
+		opts, _ := fd.Options().(*descriptorpb.FileOptions)
+		if !strings.HasPrefix(opts.GetGoPackage(), Module+"/"+OutputDir+"/") {
+			return nil, fmt.Errorf("%s: go_package %q is not below %s/%s", fd.Path(), opts.GetGoPackage(), Module, OutputDir)
+		}
+	}
+	resp, err := Run(Request(fds))
+	if err != nil {
+		return nil, err
+	}
+	var out []File
+	for _, f := range resp.File {
+		if f.GetInsertionPoint() != "" {
+			return nil, fmt.Errorf("unexpected insertion point %q in %s", f.GetInsertionPoint(), f.GetName())
+		}
+		name := f.GetName()
+		if !strings.HasPrefix(name, OutputDir+"/") || strings.Contains(name, "..") {
+			return nil, fmt.Errorf("generated file %s is outside %s", name, OutputDir)
+		}
+		out = append(out, File{Path: name, Content: []byte(f.GetContent())})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// committedPBFiles lists the *.pb.go files currently below root/[OutputDir]
+// (slash-separated, relative to root).
+func committedPBFiles(root string) ([]string, error) {
+	var paths []string
+	dir := filepath.Join(root, filepath.FromSlash(OutputDir))
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".pb.go") {
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return paths, err
+}
+
+// Diff compares files with what is on disk below root. It returns one line
+// per problem: a generated file that is missing or differs, or a *.pb.go
+// file below [OutputDir] that would not be generated. No lines means the
+// committed code is up to date.
+func Diff(root string, files []File) ([]string, error) {
+	var problems []string
+	want := map[string]bool{}
+	for _, f := range files {
+		want[f.Path] = true
+		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			problems = append(problems, f.Path+": missing")
+		case err != nil:
+			return nil, err
+		case !bytes.Equal(got, f.Content):
+			problems = append(problems, f.Path+": out of date")
+		}
+	}
+	existing, err := committedPBFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range existing {
+		if !want[p] {
+			problems = append(problems, p+": not generated any more")
+		}
+	}
+	return problems, nil
+}
+
+// Write writes files below root and removes *.pb.go files below
+// [OutputDir] that are no longer generated. It returns the paths it
+// changed (written or removed); files whose content is already right are
+// left alone.
+func Write(root string, files []File) ([]string, error) {
+	var changed []string
+	want := map[string]bool{}
+	for _, f := range files {
+		want[f.Path] = true
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, f.Content) {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return changed, err
+		}
+		if err := os.WriteFile(p, f.Content, 0o644); err != nil {
+			return changed, err
+		}
+		changed = append(changed, f.Path)
+	}
+	existing, err := committedPBFiles(root)
+	if err != nil {
+		return changed, err
+	}
+	for _, p := range existing {
+		if !want[p] {
+			if err := os.Remove(filepath.Join(root, filepath.FromSlash(p))); err != nil {
+				return changed, err
+			}
+			changed = append(changed, p+" (removed)")
+		}
+	}
+	return changed, nil
+}
+
+// FindRoot returns the repository root: the nearest directory at or above
+// dir whose go.mod declares [Module].
+func FindRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			if modulePath(data) == Module {
+				return d, nil
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no go.mod for module %s at or above %s", Module, dir)
+		}
+		d = parent
+	}
+}
+
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,102 @@
+package protoavro
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/hamba/avro/v2"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Cache memoizes derived schemas per message descriptor and mapping options,
+// with every nested record and enum, so that each is derived once. It is safe
+// for concurrent use; lookups of derived schemas take no lock and do not
+// allocate.
+//
+// Entries are keyed by descriptor identity, not by name: two descriptors with
+// the same full name but different shapes (two versions of one .proto loaded
+// at run time) get separate schemas. A Cache keeps its descriptors reachable;
+// programs that create descriptors at run time can hold a private Cache
+// (through [Options.Cache]) and drop it to release them.
+//
+// The zero Cache is ready to use. A Cache must not be copied after first use.
+type Cache struct {
+	messages sync.Map // protoreflect.MessageDescriptor -> *cacheEntry
+	enums    sync.Map // enumKey -> *avro.EnumSchema
+}
+
+// cacheEntry holds the schemas of one message descriptor, one slot per
+// mapping variant (see Options.variant).
+type cacheEntry struct {
+	schemas [variantCount]atomic.Pointer[Schema]
+}
+
+// enumKey identifies one enum schema: the enum, the mapping variant and the
+// index of its default symbol (the Java profile sets it from field defaults).
+type enumKey struct {
+	desc    protoreflect.EnumDescriptor
+	variant int
+	def     int
+}
+
+// defaultCache serves Options with a nil Cache.
+var defaultCache = new(Cache)
+
+// NewCache returns an empty cache, for use in [Options.Cache].
+func NewCache() *Cache { return new(Cache) }
+
+// load returns the cached schema of md under o, or nil.
+func (c *Cache) load(md protoreflect.MessageDescriptor, o Options) *Schema {
+	e, ok := c.messages.Load(md)
+	if !ok {
+		return nil
+	}
+	return e.(*cacheEntry).schemas[o.variant()].Load()
+}
+
+// schema returns the cached schema of md under o, deriving it on a miss.
+func (c *Cache) schema(md protoreflect.MessageDescriptor, o Options) (*Schema, error) {
+	if s := c.load(md, o); s != nil {
+		return s, nil
+	}
+	return c.derive(md, o, nil)
+}
+
+// derive builds the schema of md under o and publishes it. When two
+// goroutines derive the same schema at once, both get the first one published.
+func (c *Cache) derive(md protoreflect.MessageDescriptor, o Options, stack *derivation) (*Schema, error) {
+	s, err := derive(md, o, c, stack)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := c.messages.Load(md)
+	if !ok {
+		e, _ = c.messages.LoadOrStore(md, new(cacheEntry))
+	}
+	slot := &e.(*cacheEntry).schemas[o.variant()]
+	if slot.CompareAndSwap(nil, s) {
+		return s, nil
+	}
+	return slot.Load(), nil
+}
+
+// enum returns the enum schema of ed, building it on first use.
+func (c *Cache) enum(ed protoreflect.EnumDescriptor, o Options, def int, name, doc string) (*avro.EnumSchema, error) {
+	k := enumKey{desc: ed, variant: o.variant(), def: def}
+	if s, ok := c.enums.Load(k); ok {
+		return s.(*avro.EnumSchema), nil
+	}
+	s, err := newEnumSchema(ed, name, def, doc)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := c.enums.LoadOrStore(k, s)
+	return actual.(*avro.EnumSchema), nil
+}
+
+// Len returns the number of message descriptors with at least one cached schema.
+func (c *Cache) Len() int {
+	n := 0
+	c.messages.Range(func(any, any) bool { n++; return true })
+	return n
+}
