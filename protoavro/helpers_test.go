@@ -1,0 +1,58 @@
+package protoavro
+
+import (
+	"context"
+	"testing"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// compileProtos compiles in-memory .proto sources (file name -> content) and
+// returns the named files, each built into its own dynamic descriptors.
+func compileProtos(t testing.TB, sources map[string]string, files ...string) []protoreflect.FileDescriptor {
+	t.Helper()
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+			Accessor: protocompile.SourceAccessorFromMap(sources),
+		}),
+		SourceInfoMode: protocompile.SourceInfoStandard,
+	}
+	res, err := c.Compile(context.Background(), files...)
+	if err != nil {
+		t.Fatalf("compile %v: %v", files, err)
+	}
+	out := make([]protoreflect.FileDescriptor, len(res))
+	for i, f := range res {
+		out[i] = f
+	}
+	return out
+}
+
+// compileMessage compiles one in-memory file and returns the named message.
+func compileMessage(t testing.TB, src string, name protoreflect.FullName) protoreflect.MessageDescriptor {
+	t.Helper()
+	fd := compileProtos(t, map[string]string{"test.proto": src}, "test.proto")[0]
+	md := findMessage(fd, name)
+	if md == nil {
+		t.Fatalf("message %s not found", name)
+	}
+	return md
+}
+
+func findMessage(fd protoreflect.FileDescriptor, name protoreflect.FullName) protoreflect.MessageDescriptor {
+	var find func(ms protoreflect.MessageDescriptors) protoreflect.MessageDescriptor
+	find = func(ms protoreflect.MessageDescriptors) protoreflect.MessageDescriptor {
+		for i := range ms.Len() {
+			m := ms.Get(i)
+			if m.FullName() == name {
+				return m
+			}
+			if r := find(m.Messages()); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	return find(fd.Messages())
+}
