@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+
+	"github.com/protoavro/protoavro/protoavro"
+)
+
+// newFlagSet returns an empty flag set for the subcommand name that reports
+// errors by return value and prints nothing itself: [run] prints usage and
+// errors.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("protoavro "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseArgs parses args with fs and returns the positional arguments. Unlike
+// [flag.FlagSet.Parse], flags may follow positional arguments: parsing
+// resumes after each one. Everything after a "--" argument is positional.
+// A protoc-style "-IDIR" is accepted as "-I DIR" when fs defines -I.
+//
+// It returns [flag.ErrHelp] for -h or --help, and a [usageError] for an
+// unknown flag or a bad flag value.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = splitImportFlags(fs, args)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &usageError{err: err}
+		}
+		rest := fs.Args()
+		consumed := args[:len(args)-len(rest)]
+		if endsWithTerminator(fs, consumed) {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// endsWithTerminator reports whether the last argument fs consumed was the
+// "--" that ends flag parsing, rather than the value of a flag.
+func endsWithTerminator(fs *flag.FlagSet, consumed []string) bool {
+	n := len(consumed)
+	if n == 0 || consumed[n-1] != "--" {
+		return false
+	}
+	return n < 2 || !takesValue(fs, consumed[n-2])
+}
+
+// takesValue reports whether arg is a flag of fs, written without "=value",
+// that consumes the next argument as its value.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok || name == "" || name == "-" {
+		return false
+	}
+	name = strings.TrimPrefix(name, "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return false
+	}
+	return true
+}
+
+// splitImportFlags rewrites protoc-style "-IDIR" arguments into "-I", "DIR"
+// when fs defines -I. Arguments after "--" and flag values are left alone.
+func splitImportFlags(fs *flag.FlagSet, args []string) []string {
+	if fs.Lookup("I") == nil {
+		return args
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case takesValue(fs, a):
+			out = append(out, a)
+			if i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		case strings.HasPrefix(a, "-I") && len(a) > 2 && a[2] != '=':
+			out = append(out, "-I", a[2:])
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// stringList is a repeatable string flag; each use appends a value.
+type stringList []string
+
+// String returns the values joined by commas.
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+// Set appends v.
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// profileFlag is a --profile flag holding a [protoavro.Profile].
+type profileFlag struct {
+	p protoavro.Profile
+}
+
+// String returns the profile name.
+func (f *profileFlag) String() string { return f.p.String() }
+
+// Set parses a profile name with [protoavro.ParseProfile].
+func (f *profileFlag) Set(v string) error {
+	p, err := protoavro.ParseProfile(v)
+	if err != nil || v == "" {
+		return errors.New("want default or java")
+	}
+	f.p = p
+	return nil
+}

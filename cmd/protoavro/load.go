@@ -1,0 +1,448 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/reporter"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// typeFlagsUsage documents the flags registered by [typeFlags.register], for
+// the usage text of subcommands that select a message type.
+const typeFlagsUsage = `  -I DIR                 Import path: a directory where .proto files and
+                         their imports are found. May repeat; searched in
+                         order. Default ".". Also accepted as -IDIR.
+  --descriptor-set FILE  Load a serialized google.protobuf.FileDescriptorSet
+                         (protoc -o, buf build -o). May repeat.
+  -m, --message NAME     Full name of the message type, e.g. acme.v1.Order.
+                         Required.
+`
+
+// typeFlags are the command-line flags that select a protobuf message type:
+// import paths and .proto files compiled in-process, serialized descriptor
+// sets, and the message's full name. Subcommands register them on their flag
+// set with [typeFlags.register] and call [typeFlags.resolve] with the
+// positional .proto file arguments.
+type typeFlags struct {
+	// importPaths are the -I directories; empty means ".".
+	importPaths stringList
+	// descriptorSets are the --descriptor-set files.
+	descriptorSets stringList
+	// message is the -m full message name.
+	message string
+}
+
+// register defines -I, --descriptor-set and -m (alias --message) on fs.
+func (t *typeFlags) register(fs *flag.FlagSet) {
+	fs.Var(&t.importPaths, "I", "import `DIR` for .proto files (may repeat; default \".\")")
+	fs.Var(&t.descriptorSets, "descriptor-set", "serialized FileDescriptorSet `FILE` (may repeat)")
+	fs.StringVar(&t.message, "m", "", "full `NAME` of the message")
+	fs.StringVar(&t.message, "message", "", "full `NAME` of the message (same as -m)")
+}
+
+// resolve loads the .proto files named by positional and the descriptor
+// sets, then returns the descriptor of the -m message. Every error it returns
+// is a [usageError]: no -m, no input, a file that is missing or does not
+// parse, or an unknown message name (with suggestions).
+func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor, error) {
+	if t.message == "" {
+		return nil, usageErrorf("missing -m: name the message type, e.g. -m acme.v1.Order")
+	}
+	ts, err := t.load(positional)
+	if err != nil {
+		return nil, err
+	}
+	return ts.findMessage(t.message)
+}
+
+// load compiles the .proto files named by positional and reads the
+// descriptor sets. Every error it returns is a [usageError].
+func (t *typeFlags) load(positional []string) (*typeSet, error) {
+	if len(positional) == 0 && len(t.descriptorSets) == 0 {
+		return nil, usageErrorf("no input: give .proto files or --descriptor-set")
+	}
+	ts := &typeSet{messages: make(map[protoreflect.FullName]protoreflect.MessageDescriptor)}
+	var setFiles *protoregistry.Files
+	for _, name := range t.descriptorSets {
+		files, err := readDescriptorSet(name)
+		if err != nil {
+			return nil, err
+		}
+		setFiles = mergeFiles(setFiles, files)
+	}
+	if len(positional) > 0 {
+		files, err := compileProtos(positional, t.paths(), setFiles)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			ts.add(f)
+		}
+	}
+	if setFiles != nil {
+		setFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+			ts.add(f)
+			return true
+		})
+	}
+	return ts, nil
+}
+
+// paths returns the import paths, "." when none were given.
+func (t *typeFlags) paths() []string {
+	if len(t.importPaths) == 0 {
+		return []string{"."}
+	}
+	return t.importPaths
+}
+
+// typeSet is the set of protobuf files loaded for one command: the compiled
+// .proto files with everything they import, and the descriptor-set files.
+type typeSet struct {
+	// files lists every loaded file once, compiled files and their imports
+	// first, in load order.
+	files []protoreflect.FileDescriptor
+	// seen holds the paths of files, to add each once.
+	seen map[string]bool
+	// messages indexes every message by full name, map entries excluded.
+	// The first file that defines a name wins.
+	messages map[protoreflect.FullName]protoreflect.MessageDescriptor
+}
+
+// add adds f and, transitively, its imports.
+func (ts *typeSet) add(f protoreflect.FileDescriptor) {
+	if ts.seen == nil {
+		ts.seen = make(map[string]bool)
+	}
+	if ts.seen[f.Path()] {
+		return
+	}
+	ts.seen[f.Path()] = true
+	ts.files = append(ts.files, f)
+	ts.addMessages(f.Messages())
+	imports := f.Imports()
+	for i := range imports.Len() {
+		if imp := imports.Get(i); imp.FileDescriptor != nil && !imp.IsPlaceholder() {
+			ts.add(imp.FileDescriptor)
+		}
+	}
+}
+
+// addMessages indexes mds and their nested messages.
+func (ts *typeSet) addMessages(mds protoreflect.MessageDescriptors) {
+	for i := range mds.Len() {
+		md := mds.Get(i)
+		if md.IsMapEntry() || md.IsPlaceholder() {
+			continue
+		}
+		if _, dup := ts.messages[md.FullName()]; !dup {
+			ts.messages[md.FullName()] = md
+		}
+		ts.addMessages(md.Messages())
+	}
+}
+
+// findMessage returns the message called name (a leading "." is allowed).
+// For an unknown name it returns a [usageError] suggesting up to three of
+// the closest known names.
+func (ts *typeSet) findMessage(name string) (protoreflect.MessageDescriptor, error) {
+	full := protoreflect.FullName(strings.TrimPrefix(name, "."))
+	if md, ok := ts.messages[full]; ok {
+		return md, nil
+	}
+	names := make([]string, 0, len(ts.messages))
+	for n := range ts.messages {
+		names = append(names, string(n))
+	}
+	if s := suggest(string(full), names, 3); len(s) > 0 {
+		quoted := make([]string, len(s))
+		for i, n := range s {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		return nil, usageErrorf("unknown message %q; did you mean %s?", name, strings.Join(quoted, ", "))
+	}
+	return nil, usageErrorf("unknown message %q", name)
+}
+
+// suggest returns up to n names close to query, closest first: names whose
+// last components equal query (ignoring case), then names within a small
+// edit distance of it (ignoring case). Ties are broken alphabetically.
+func suggest(query string, names []string, n int) []string {
+	type scored struct {
+		name string
+		dist int
+	}
+	q := strings.ToLower(query)
+	limit := max(2, len([]rune(q))/3)
+	var cands []scored
+	for _, name := range names {
+		l := strings.ToLower(name)
+		d := levenshtein(q, l)
+		if strings.HasSuffix(l, "."+q) {
+			d = 0
+		}
+		if d <= limit {
+			cands = append(cands, scored{name, d})
+		}
+	}
+	slices.SortFunc(cands, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.name, b.name))
+	})
+	out := make([]string, 0, n)
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// levenshtein returns the edit distance between a and b, counted in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// readDescriptorSet reads a serialized FileDescriptorSet and builds its
+// files. Standard imports (google/protobuf/*.proto) that the set lacks, as
+// in the output of protoc -o without --include_imports, are supplied from
+// the copies built into the program.
+func readDescriptorSet(name string) (*protoregistry.Files, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, usageErrorf("--descriptor-set: %w", err)
+	}
+	var set descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(data, &set); err != nil {
+		return nil, usageErrorf("--descriptor-set %s: not a serialized FileDescriptorSet: %w", name, err)
+	}
+	addStandardImports(&set)
+	files, err := protodesc.NewFiles(&set)
+	if err != nil {
+		return nil, usageErrorf("--descriptor-set %s: %w", name, err)
+	}
+	return files, nil
+}
+
+// addStandardImports appends to set the standard files that its files
+// import but it does not contain, with their own imports.
+func addStandardImports(set *descriptorpb.FileDescriptorSet) {
+	have := make(map[string]bool)
+	for _, f := range set.GetFile() {
+		have[f.GetName()] = true
+	}
+	std := protocompile.WithStandardImports(protocompile.ResolverFunc(func(string) (protocompile.SearchResult, error) {
+		return protocompile.SearchResult{}, fs.ErrNotExist
+	}))
+	for i := 0; i < len(set.File); i++ { // set.File grows as standard files are added
+		for _, dep := range set.File[i].GetDependency() {
+			if have[dep] {
+				continue
+			}
+			res, err := std.FindFileByPath(dep)
+			if err != nil || res.Desc == nil {
+				continue // protodesc.NewFiles reports it
+			}
+			have[dep] = true
+			set.File = append(set.File, protodesc.ToFileDescriptorProto(res.Desc))
+		}
+	}
+}
+
+// mergeFiles adds the files of src to dst, which may be nil, and returns
+// dst. A file whose path dst already holds is skipped, so the first
+// descriptor set that defines a file wins.
+func mergeFiles(dst, src *protoregistry.Files) *protoregistry.Files {
+	if dst == nil {
+		return src
+	}
+	src.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		if _, err := dst.FindFileByPath(f.Path()); err != nil {
+			_ = dst.RegisterFile(f) // a conflicting name keeps the first definition
+		}
+		return true
+	})
+	return dst
+}
+
+// compileProtos compiles the .proto files named on the command line with
+// protocompile. Imports are searched in importPaths, then in setFiles (may
+// be nil), then among the standard imports. Source info is kept, so leading
+// comments are available.
+func compileProtos(args, importPaths []string, setFiles *protoregistry.Files) ([]protoreflect.FileDescriptor, error) {
+	var resolver protocompile.Resolver = &protocompile.SourceResolver{ImportPaths: importPaths}
+	if setFiles != nil {
+		resolver = protocompile.CompositeResolver{resolver, filesResolver(setFiles)}
+	}
+	resolver = protocompile.WithStandardImports(resolver)
+
+	var names []string
+	for _, arg := range args {
+		name, err := protoPath(arg, importPaths, resolver)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+
+	var errs errorCollector
+	c := protocompile.Compiler{
+		Resolver:       resolver,
+		SourceInfoMode: protocompile.SourceInfoStandard,
+		Reporter:       reporter.NewReporter(errs.report, nil),
+	}
+	files, err := c.Compile(context.Background(), names...)
+	if err != nil {
+		if reported := errs.summary(); reported != nil {
+			return nil, &usageError{err: reported}
+		}
+		return nil, &usageError{err: err}
+	}
+	out := make([]protoreflect.FileDescriptor, len(files))
+	for i, f := range files {
+		out[i] = f
+	}
+	return out, nil
+}
+
+// filesResolver returns a protocompile resolver that finds files in files.
+func filesResolver(files *protoregistry.Files) protocompile.Resolver {
+	return protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
+		fd, err := files.FindFileByPath(path)
+		if err != nil {
+			return protocompile.SearchResult{}, err
+		}
+		return protocompile.SearchResult{Desc: fd}, nil
+	})
+}
+
+// protoPath maps a .proto file argument to the path the compiler looks up
+// in the import paths, the way protoc does: a file that exists on disk is
+// made relative to the first import path that contains it; otherwise the
+// argument is taken as a path relative to the import paths (or the name of
+// a file that resolver knows, such as a standard import).
+func protoPath(arg string, importPaths []string, resolver protocompile.Resolver) (string, error) {
+	if st, err := os.Stat(arg); err == nil {
+		if st.IsDir() {
+			return "", usageErrorf("%s: is a directory, not a .proto file", arg)
+		}
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return "", &usageError{err: err}
+		}
+		for i, dir := range importPaths {
+			absDir, err := filepath.Abs(dir)
+			if err != nil {
+				continue
+			}
+			rel, err := filepath.Rel(absDir, abs)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			for _, earlier := range importPaths[:i] {
+				if _, err := os.Stat(filepath.Join(earlier, rel)); err == nil {
+					return "", usageErrorf("%s: shadowed by %s, found first in import path %s",
+						arg, filepath.Join(earlier, rel), earlier)
+				}
+			}
+			return filepath.ToSlash(rel), nil
+		}
+		if virtual, ok := findVirtual(arg, resolver); ok {
+			return virtual, nil
+		}
+		return "", usageErrorf("%s: not under any import path (%s); add -I with a directory that contains it",
+			arg, strings.Join(importPaths, ", "))
+	}
+	if virtual, ok := findVirtual(arg, resolver); ok {
+		return virtual, nil
+	}
+	return "", usageErrorf("%s: no such file or directory (import paths: %s)", arg, strings.Join(importPaths, ", "))
+}
+
+// findVirtual reports whether resolver finds arg taken as a path relative to
+// the import paths, and returns that path in slash form.
+func findVirtual(arg string, resolver protocompile.Resolver) (string, bool) {
+	if filepath.IsAbs(arg) {
+		return "", false
+	}
+	name := filepath.ToSlash(filepath.Clean(arg))
+	if name == ".." || strings.HasPrefix(name, "../") {
+		return "", false
+	}
+	res, err := resolver.FindFileByPath(name)
+	if err != nil {
+		return "", false
+	}
+	if c, ok := res.Source.(interface{ Close() error }); ok {
+		_ = c.Close()
+	}
+	return name, true
+}
+
+// errorCollector gathers the errors protocompile reports, so that compiling
+// continues past the first one and the command can print one line that
+// names the first error and counts the rest. It is safe for concurrent use.
+type errorCollector struct {
+	mu   sync.Mutex
+	errs []reporter.ErrorWithPos
+}
+
+// report records err and lets compiling continue.
+func (c *errorCollector) report(err reporter.ErrorWithPos) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, err)
+	return nil
+}
+
+// summary returns nil if no error was reported, the first error if one
+// was, and otherwise the first error followed by the count of the others.
+func (c *errorCollector) summary() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Files compile concurrently: order by position for a stable report.
+	slices.SortStableFunc(c.errs, func(a, b reporter.ErrorWithPos) int {
+		pa, pb := a.GetPosition(), b.GetPosition()
+		return cmp.Or(strings.Compare(pa.Filename, pb.Filename), cmp.Compare(pa.Line, pb.Line), cmp.Compare(pa.Col, pb.Col))
+	})
+	switch n := len(c.errs); n {
+	case 0:
+		return nil
+	case 1:
+		return c.errs[0]
+	case 2:
+		return fmt.Errorf("%w (and 1 more error)", c.errs[0])
+	default:
+		return fmt.Errorf("%w (and %d more errors)", c.errs[0], n-1)
+	}
+}

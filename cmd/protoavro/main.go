@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// main runs the command line and exits with its status.
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit statuses of the program.
+const (
+	exitOK    = 0 // success, or help requested
+	exitData  = 1 // the input was read but could not be processed
+	exitUsage = 2 // bad command line, or input files that cannot be loaded
+)
+
+// stdio holds the standard streams a subcommand reads and writes. Tests pass
+// buffers; main passes the process's streams.
+type stdio struct {
+	in  io.Reader
+	out io.Writer
+	err io.Writer
+}
+
+// command is one subcommand of protoavro. Each subcommand lives in its own
+// file and is listed in [commands].
+type command struct {
+	// name is the word that selects the subcommand.
+	name string
+	// summary is a one-line description for the top-level usage.
+	summary string
+	// usage is the full help text printed by "protoavro NAME -h".
+	usage string
+	// run executes the subcommand with the arguments after its name. It
+	// returns nil on success, an error wrapping [flag.ErrHelp] when help was
+	// requested, a [usageError] for a bad command line or unloadable input
+	// (exit status 2), and any other error when processing fails (exit status 1).
+	run func(args []string, std stdio) error
+}
+
+// commands lists the subcommands in the order the top-level usage shows them.
+var commands = []*command{
+	schemaCommand,
+}
+
+// lookupCommand returns the subcommand called name, or nil.
+func lookupCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run executes the command line args (without the program name) and returns
+// the process exit status. It never calls os.Exit, so tests drive it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	std := stdio{in: stdin, out: stdout, err: stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, topUsage())
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, topUsage())
+		return exitOK
+	case "help":
+		if len(args) == 1 {
+			fmt.Fprint(stdout, topUsage())
+			return exitOK
+		}
+		if c := lookupCommand(args[1]); c != nil {
+			fmt.Fprint(stdout, c.usage)
+			return exitOK
+		}
+		name = args[1]
+	}
+	c := lookupCommand(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "protoavro: unknown command %q\n\n%s", name, topUsage())
+		return exitUsage
+	}
+	err := c.run(args[1:], std)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, c.usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "protoavro: %s\n", errorLine(err))
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitData
+}
+
+// topUsage returns the usage text of the program as a whole.
+func topUsage() string {
+	var b strings.Builder
+	b.WriteString("Usage: protoavro <command> [arguments]\n\n")
+	b.WriteString("protoavro maps protobuf messages to Avro.\n\nCommands:\n")
+	width := 0
+	for _, c := range commands {
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	b.WriteString("\nRun \"protoavro <command> -h\" for the flags of a command.\n")
+	return b.String()
+}
+
+// errorLine renders err as the single line printed after "protoavro: ". It
+// drops the "protoavro: " prefix that library errors carry and folds line
+// breaks, so that every failure prints exactly one line.
+func errorLine(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "protoavro: ")
+	return strings.Join(strings.Fields(msg), " ")
+}
+
+// usageError is an error caused by the command line or by input files that
+// cannot be loaded (missing, unparsable, or lacking the requested message).
+// It makes the program exit with status 2; other errors exit with status 1.
+type usageError struct {
+	err error
+}
+
+// Error returns the message of the underlying error.
+func (e *usageError) Error() string { return e.err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *usageError) Unwrap() error { return e.err }
+
+// usageErrorf formats a [usageError]. Like [fmt.Errorf], it wraps an
+// operand given with the %w verb.
+func usageErrorf(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}

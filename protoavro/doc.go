@@ -1,0 +1,39 @@
+// Package protoavro bridges Protocol Buffers and Apache Avro.
+//
+// It derives an Avro schema from any protobuf message descriptor, once per
+// descriptor and set of mapping options, and memoizes it, nested records and
+// enums included, so that later lookups cost a map read and no allocation:
+//
+//	s, err := protoavro.Options{}.Schema((&pb.Order{}).ProtoReflect().Descriptor())
+//	if err != nil { ... }
+//	avsc, _ := s.JSON()      // the .avsc text
+//	fp := s.Fingerprint()    // CRC-64-AVRO of the Parsing Canonical Form
+//
+// # Profiles
+//
+// The default profile ([DefaultProfile]) is lossless: field presence survives
+// as ["null", T] unions, unsigned 32-bit integers widen to long, oneof
+// members become nullable fields of which at most one is set, and
+// google.protobuf.Timestamp and the wrapper types get dedicated Avro types.
+// The Java profile ([JavaProfile]) reproduces Apache Avro Java's
+// ProtobufData, so Go programs can produce what Java consumers already read.
+// docs/mapping.md in the repository describes both mappings field kind by
+// field kind, with the reasons for each choice.
+//
+// Mapping decisions rest only on descriptor features (presence, cardinality,
+// map and list shape, oneof membership), never on the syntax keyword, so
+// proto2, proto3 and editions files all work, as do dynamic descriptors
+// built at run time.
+//
+// # Caching
+//
+// Schemas live in a [Cache]; [Options.Cache] selects one, and nil means the
+// package-wide cache. Entries are keyed by descriptor identity, so two
+// versions of one message loaded at run time never share a schema.
+//
+// # Errors
+//
+// Errors wrap one of the sentinel errors of this package ([ErrNameCollision],
+// [ErrInvalidName], [ErrUnsupported], [ErrInvalidOptions]); test for them
+// with [errors.Is].
+package protoavro
