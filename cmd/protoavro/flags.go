@@ -34,7 +34,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, &usageError{err: err}
+			return nil, usageErrorf("%w (run \"%s -h\" for usage)", err, fs.Name())
 		}
 		rest := fs.Args()
 		consumed := args[:len(args)-len(rest)]

@@ -120,8 +120,8 @@ func TestEveryTypeRegistered(t *testing.T) {
 			if mt.Descriptor() != md {
 				t.Errorf("message %s: registered descriptor differs", md.FullName())
 			}
-			if _, ok := mt.New().Interface().(proto.Message); !ok {
-				t.Errorf("message %s: not a proto.Message", md.FullName())
+			if got := mt.New().Interface().ProtoReflect().Descriptor(); got != md {
+				t.Errorf("message %s: new instance has descriptor %s", md.FullName(), got.FullName())
 			}
 		}
 		for _, ed := range enums {

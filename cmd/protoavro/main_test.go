@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/hamba/avro/v2"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// result is what one in-process run of the command produced.
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+// runCmd runs the command line args in-process.
+func runCmd(t *testing.T, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// writeFiles writes files (path relative to dir → content) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// compileSet compiles the named files under importPath with protocompile
+// and returns them, without their imports, as a serialized
+// FileDescriptorSet, as protoc -o (without --include_imports) would.
+func compileSet(t *testing.T, importPath string, names ...string) []byte {
+	t.Helper()
+	c := protocompile.Compiler{
+		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{importPath}}),
+		SourceInfoMode: protocompile.SourceInfoStandard,
+	}
+	files, err := c.Compile(context.Background(), names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set descriptorpb.FileDescriptorSet
+	for _, f := range files {
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+	}
+	data, err := proto.Marshal(&set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// parseAvro parses schema JSON with hamba/avro, in a private name cache so
+// that schemas of different tests do not interfere.
+func parseAvro(t *testing.T, schema string) avro.Schema {
+	t.Helper()
+	s, err := avro.ParseWithCache(schema, "", &avro.SchemaCache{})
+	if err != nil {
+		t.Fatalf("output is not a valid Avro schema: %v\n%s", err, schema)
+	}
+	return s
+}
+
+func TestTopLevel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		wantStdout string
+		wantStderr string
+	}{
+		{"no args", nil, 2, "", "Usage: protoavro <command>"},
+		{"unknown command", []string{"frobnicate"}, 2, "", `protoavro: unknown command "frobnicate"`},
+		{"help flag", []string{"--help"}, 0, "Usage: protoavro <command>", ""},
+		{"short help flag", []string{"-h"}, 0, "Usage: protoavro <command>", ""},
+		{"help command", []string{"help"}, 0, "Usage: protoavro <command>", ""},
+		{"help schema", []string{"help", "schema"}, 0, "Usage: protoavro schema", ""},
+		{"help unknown", []string{"help", "frobnicate"}, 2, "", `unknown command "frobnicate"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := runCmd(t, tt.args...)
+			if r.code != tt.code {
+				t.Errorf("exit code = %d, want %d; stderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if tt.wantStdout == "" && r.stdout != "" || !strings.Contains(r.stdout, tt.wantStdout) {
+				t.Errorf("stdout = %q, want it to contain %q", r.stdout, tt.wantStdout)
+			}
+			if tt.wantStderr == "" && r.stderr != "" || !strings.Contains(r.stderr, tt.wantStderr) {
+				t.Errorf("stderr = %q, want it to contain %q", r.stderr, tt.wantStderr)
+			}
+		})
+	}
+	if r := runCmd(t); !strings.Contains(r.stderr, "schema") {
+		t.Errorf("top-level usage does not list the schema command:\n%s", r.stderr)
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       []string
+		imports    []string
+		message    string
+		positional []string
+	}{
+		{"flags first", []string{"-I", "a", "-m", "x.Y", "f.proto"}, []string{"a"}, "x.Y", []string{"f.proto"}},
+		{"interleaved", []string{"f.proto", "-I", "a", "g.proto", "--message=x.Y", "-I=b"}, []string{"a", "b"}, "x.Y", []string{"f.proto", "g.proto"}},
+		{"glued -I", []string{"-Ia", "-I", "b", "f.proto"}, []string{"a", "b"}, "", []string{"f.proto"}},
+		{"terminator", []string{"-m", "x.Y", "--", "-I", "f.proto"}, nil, "x.Y", []string{"-I", "f.proto"}},
+		{"terminator after positional", []string{"f.proto", "--", "-g.proto"}, nil, "", []string{"f.proto", "-g.proto"}},
+		{"dashes as a flag value", []string{"-m", "--", "f.proto"}, nil, "--", []string{"f.proto"}},
+		{"glued -I after terminator", []string{"--", "-Ia"}, nil, "", []string{"-Ia"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fs := newFlagSet("test")
+			var types typeFlags
+			types.register(fs)
+			positional, err := parseArgs(fs, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equal(types.importPaths, tt.imports) || types.message != tt.message || !equal(positional, tt.positional) {
+				t.Errorf("got -I %q, -m %q, positional %q; want -I %q, -m %q, positional %q",
+					types.importPaths, types.message, positional, tt.imports, tt.message, tt.positional)
+			}
+		})
+	}
+}
+
+// equal reports whether a and b hold the same strings, nil and empty alike.
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSuggest(t *testing.T) {
+	t.Parallel()
+	names := []string{"x.Z", "x.W", "x.LongerName", "acme.v1.Order", "acme.v1.Orders", "acme.v2.Order"}
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"x.Y", []string{"x.W", "x.Z"}},
+		{"X.z", []string{"x.Z", "x.W"}},
+		{"Order", []string{"acme.v1.Order", "acme.v2.Order"}},
+		{"acme.v1.Ordr", []string{"acme.v1.Order", "acme.v1.Orders", "acme.v2.Order"}},
+		{"nothing.like.it", nil},
+	}
+	for _, tt := range tests {
+		if got := suggest(tt.query, names, 3); !equal(got, tt.want) {
+			t.Errorf("suggest(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
