@@ -75,7 +75,7 @@ func (t *typeFlags) load(positional []string) (*typeSet, error) {
 	if len(positional) == 0 && len(t.descriptorSets) == 0 {
 		return nil, usageErrorf("no input: give .proto files or --descriptor-set")
 	}
-	ts := &typeSet{messages: make(map[protoreflect.FullName]protoreflect.MessageDescriptor)}
+	ts := newTypeSet()
 	var setFiles *protoregistry.Files
 	for _, name := range t.descriptorSets {
 		files, err := readDescriptorSet(name)
@@ -123,11 +123,16 @@ type typeSet struct {
 	messages map[protoreflect.FullName]protoreflect.MessageDescriptor
 }
 
+// newTypeSet returns an empty typeSet.
+func newTypeSet() *typeSet {
+	return &typeSet{
+		seen:     make(map[string]bool),
+		messages: make(map[protoreflect.FullName]protoreflect.MessageDescriptor),
+	}
+}
+
 // add adds f and, transitively, its imports.
 func (ts *typeSet) add(f protoreflect.FileDescriptor) {
-	if ts.seen == nil {
-		ts.seen = make(map[string]bool)
-	}
 	if ts.seen[f.Path()] {
 		return
 	}
