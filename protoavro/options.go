@@ -137,6 +137,10 @@ type Options struct {
 	// MapKeys selects how maps with non-string keys are carried.
 	MapKeys MapKeyMapping
 
+	// UnknownEnums says what the codecs do with enum numbers that have no
+	// symbol. It does not change the schema.
+	UnknownEnums UnknownEnumPolicy
+
 	// Cache holds derived schemas. Nil means the package-wide cache, which
 	// lives as long as the program. Use a private [Cache] for descriptors
 	// created at run time that should be released together.
@@ -168,6 +172,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.Uint64)
 	case o.MapKeys > MapAsEntryArray:
 		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.MapKeys)
+	case o.UnknownEnums > UnknownEnumDefault:
+		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.UnknownEnums)
 	}
 	return nil
 }

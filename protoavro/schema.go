@@ -24,6 +24,7 @@ type Schema struct {
 	canonical string
 	crc       uint64
 	sha       [32]byte
+	codecs    codecSlots // compiled codecs, built on first use
 }
 
 // namedDef records one named Avro type of a schema tree and the protobuf
@@ -88,6 +89,7 @@ func (s *Schema) JSON() ([]byte, error) {
 // newSchema wraps a derived record and computes its canonical form and fingerprints.
 func newSchema(md protoreflect.MessageDescriptor, o Options, rec *avro.RecordSchema, named []namedDef) *Schema {
 	o.Cache = nil
+	o.UnknownEnums = 0
 	canon := CanonicalForm(rec)
 	sum := crc64.Sum([]byte(canon))
 	var crc uint64

@@ -1,0 +1,173 @@
+package protoavro
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Avro binary primitives (Avro specification, "Binary Encoding"): int and
+// long are zig-zag varints, float and double little-endian IEEE 754, bytes and
+// string a long length followed by the data.
+
+func appendLong(b []byte, v int64) []byte {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(b, byte(u))
+}
+
+func appendFloat(b []byte, v float32) []byte {
+	return binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+}
+
+func appendDouble(b []byte, v float64) []byte {
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+}
+
+func appendAvroBytes(b, v []byte) []byte {
+	b = appendLong(b, int64(len(v)))
+	return append(b, v...)
+}
+
+// appendDecimalUint64 writes v as an Avro decimal(20,0) in bytes: the
+// minimal big-endian two's-complement form of the unsigned value.
+func appendDecimalUint64(b []byte, v uint64) []byte {
+	var buf [9]byte
+	binary.BigEndian.PutUint64(buf[1:], v)
+	i := 0
+	for i < 8 && buf[i] == 0 && buf[i+1]&0x80 == 0 {
+		i++
+	}
+	return appendAvroBytes(b, buf[i:])
+}
+
+// avroReader reads Avro binary values from a byte slice, tracking the offset
+// for error messages. Methods return a *DataError on bad input.
+type avroReader struct {
+	buf []byte
+	pos int
+}
+
+func (r *avroReader) long() (int64, error) {
+	var u uint64
+	start := r.pos
+	for shift := uint(0); shift < 64; shift += 7 {
+		if r.pos >= len(r.buf) {
+			return 0, dataErr(ErrTruncated, start, "varint")
+		}
+		c := r.buf[r.pos]
+		r.pos++
+		if shift == 63 && c > 1 {
+			return 0, dataErr(ErrMalformed, start, "varint overflows 64 bits")
+		}
+		u |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return int64(u>>1) ^ -int64(u&1), nil
+		}
+	}
+	return 0, dataErr(ErrMalformed, start, "varint longer than 10 bytes")
+}
+
+func (r *avroReader) int() (int32, error) {
+	start := r.pos
+	v, err := r.long()
+	if err != nil {
+		return 0, err
+	}
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, dataErr(ErrMalformed, start, "int %d out of 32-bit range", v)
+	}
+	return int32(v), nil
+}
+
+func (r *avroReader) fixed(n int) ([]byte, error) {
+	if len(r.buf)-r.pos < n {
+		return nil, dataErr(ErrTruncated, r.pos, "%d-byte value, %d bytes left", n, len(r.buf)-r.pos)
+	}
+	b := r.buf[r.pos : r.pos+n]
+	r.pos += n
+	return b, nil
+}
+
+func (r *avroReader) float() (float32, error) {
+	b, err := r.fixed(4)
+	if err != nil {
+		return 0, err
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(b)), nil
+}
+
+func (r *avroReader) double() (float64, error) {
+	b, err := r.fixed(8)
+	if err != nil {
+		return 0, err
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(b)), nil
+}
+
+func (r *avroReader) boolean() (bool, error) {
+	b, err := r.fixed(1)
+	if err != nil {
+		return false, err
+	}
+	if b[0] > 1 {
+		return false, dataErr(ErrMalformed, r.pos-1, "boolean byte %#x", b[0])
+	}
+	return b[0] == 1, nil
+}
+
+// bytes reads a length-prefixed value without copying. A length that is
+// negative or larger than the remaining input is an error, so no allocation
+// is ever sized by an untrusted length.
+func (r *avroReader) bytes() ([]byte, error) {
+	start := r.pos
+	n, err := r.long()
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, dataErr(ErrMalformed, start, "negative length %d", n)
+	}
+	if n > int64(len(r.buf)-r.pos) {
+		return nil, dataErr(ErrTruncated, start, "length %d exceeds the %d bytes left", n, len(r.buf)-r.pos)
+	}
+	b := r.buf[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return b, nil
+}
+
+// blockCount reads the item count of an array or map block. A negative
+// count is followed by the block's byte size, which is read and ignored. The
+// count is checked against the remaining input: every item takes at least
+// minItemSize bytes (0 for items that can be empty, which are then bounded
+// by maxEmptyItems).
+func (r *avroReader) blockCount(minItemSize int) (int64, error) {
+	start := r.pos
+	n, err := r.long()
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		if n == math.MinInt64 {
+			return 0, dataErr(ErrMalformed, start, "block count %d", n)
+		}
+		n = -n
+		if _, err := r.long(); err != nil {
+			return 0, err
+		}
+	}
+	left := int64(len(r.buf) - r.pos)
+	if minItemSize > 0 && n > left/int64(minItemSize) {
+		return 0, dataErr(ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
+	}
+	if minItemSize == 0 && n > maxEmptyItems {
+		return 0, dataErr(ErrMalformed, start, "block of %d zero-size items exceeds the limit of %d", n, maxEmptyItems)
+	}
+	return n, nil
+}
+
+// maxEmptyItems bounds blocks of items that take no bytes (such as empty
+// records), which the input size cannot bound.
+const maxEmptyItems = 1 << 20

@@ -1,0 +1,92 @@
+package protoavro
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Data error classes: a [DataError] wraps one of these.
+var (
+	// ErrTruncated reports input that ends inside a value.
+	ErrTruncated = errors.New("truncated input")
+	// ErrMalformed reports bytes that are not a valid encoding: a bad varint,
+	// a negative or oversized length, a bad union or enum index, a wire type
+	// that does not match the field, invalid UTF-8 in a string.
+	ErrMalformed = errors.New("malformed input")
+	// ErrUnknownEnum reports an enum number with no symbol (open enums),
+	// under the default UnknownEnumError policy.
+	ErrUnknownEnum = errors.New("unknown enum number")
+	// ErrOutOfRange reports a value the target type cannot hold, such as a
+	// timestamp beyond the range of a timestamp-nanos long.
+	ErrOutOfRange = errors.New("value out of range")
+	// ErrMissingRequired reports a proto2 required field that is not set.
+	ErrMissingRequired = errors.New("required field not set")
+	// ErrTooDeep reports nesting deeper than the recursion limit.
+	ErrTooDeep = errors.New("nesting too deep")
+	// ErrIncompatible reports a writer schema that cannot be resolved
+	// against the reader's message type.
+	ErrIncompatible = errors.New("incompatible schemas")
+)
+
+// DataError describes bad input: what went wrong, in which field and at which
+// byte offset of the input. Use errors.Is with the error classes above, or
+// errors.As to read the position.
+type DataError struct {
+	// Path is the field path from the top-level message, such as
+	// "Foo.bar.enum" or "Foo.fooArray[3].string".
+	Path string
+	// Offset is the byte offset in the input where the bad value starts.
+	Offset int
+	// Err is the error class, possibly wrapped with detail.
+	Err error
+}
+
+// Error formats the error as "protoavro: PATH at byte N: DETAIL".
+func (e *DataError) Error() string {
+	var sb strings.Builder
+	sb.WriteString("protoavro: ")
+	if e.Path != "" {
+		sb.WriteString(e.Path)
+		sb.WriteString(" ")
+	}
+	sb.WriteString("at byte ")
+	sb.WriteString(strconv.Itoa(e.Offset))
+	sb.WriteString(": ")
+	sb.WriteString(e.Err.Error())
+	return sb.String()
+}
+
+// Unwrap returns the error class.
+func (e *DataError) Unwrap() error { return e.Err }
+
+// dataErr builds a DataError at offset with a detail message.
+func dataErr(class error, off int, format string, args ...any) *DataError {
+	if format == "" {
+		return &DataError{Offset: off, Err: class}
+	}
+	return &DataError{Offset: off, Err: fmt.Errorf("%w: "+format, append([]any{class}, args...)...)}
+}
+
+// inField prefixes the path of a DataError with a field or element name as
+// the error travels up; other errors pass unchanged.
+func inField(err error, name string) error {
+	var de *DataError
+	if errors.As(err, &de) {
+		switch {
+		case de.Path == "":
+			de.Path = name
+		case de.Path[0] == '[':
+			de.Path = name + de.Path
+		default:
+			de.Path = name + "." + de.Path
+		}
+	}
+	return err
+}
+
+// inIndex prefixes the path with an element index.
+func inIndex(err error, i int) error {
+	return inField(err, "["+strconv.Itoa(i)+"]")
+}

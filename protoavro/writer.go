@@ -1,0 +1,672 @@
+package protoavro
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// This file holds the Avro writer: a plan compiled once per message type
+// that transcodes protobuf wire bytes into Avro binary without building a
+// message. Marshal of a proto.Message goes through it too: proto.Marshal into
+// a pooled buffer, then this transcoder.
+
+// fieldMode says how a field is written and what its absence means.
+type fieldMode uint8
+
+const (
+	modeImplicit fieldMode = iota // T; absent writes the default bytes
+	modeNullable                  // ["null", T]; absent writes null
+	modeRequired                  // T; absent is an error
+	modeList                      // array of T
+	modeMap                       // Avro map (string or text keys)
+	modeEntries                   // array of entry records
+)
+
+// valueKind is the conversion of one protobuf value to Avro.
+type valueKind uint8
+
+const (
+	vBool valueKind = iota
+	vInt32
+	vSint32
+	vSfixed32
+	vUint32   // varint, unsigned, written as long (int in the Java profile)
+	vFixed32  // fixed32, unsigned, written as long (int in the Java profile)
+	vInt64
+	vSint64
+	vSfixed64
+	vUint64  // varint, written as long with the same 64 bits
+	vFixed64 // fixed64, written as long with the same 64 bits
+	vUint64Dec
+	vFixed64Dec
+	vFloat
+	vDouble
+	vString
+	vBytes
+	vEnum
+	vMessage
+	vTimestamp
+	vWrapper
+)
+
+// encValue converts one value.
+type encValue struct {
+	kind     valueKind
+	wt       protowire.Type // the wire type of one unpacked value
+	java32   bool           // Java profile: uint32/fixed32 written as int (same bits)
+	enum     *enumTable
+	msg      *encMsg   // vMessage
+	inner    *encValue // vWrapper: the wrapped value
+	tsPrec   TimestampPrecision
+	fullName protoreflect.FullName // vTimestamp/vWrapper: for errors
+}
+
+// encField is one field of a record.
+type encField struct {
+	name    string
+	num     protowire.Number
+	mode    fieldMode
+	oneof   int // index of the containing (non-synthetic or synthetic) oneof, or -1
+	val     encValue
+	key     *encValue // maps: the key
+	textKey bool      // modeMap with non-string keys written as text
+	entry   *encMsg   // modeEntries: the entry record
+	absent  []byte    // modeImplicit: the Avro bytes of the default
+	packed  bool      // value kind can be packed on the wire
+}
+
+// encMsg is the compiled writer of one record.
+type encMsg struct {
+	name    string
+	fields  []encField
+	dense   []int16 // field number -> index+1 for numbers < len(dense)
+	sparse  map[protowire.Number]int
+	nOneofs int
+}
+
+func (m *encMsg) index(num protowire.Number) int {
+	if int(num) < len(m.dense) {
+		return int(m.dense[num]) - 1
+	}
+	if i, ok := m.sparse[num]; ok {
+		return i
+	}
+	return -1
+}
+
+// occ is one occurrence of a field in the wire input: the value bytes
+// [start, end) and the next occurrence of the same field.
+type occ struct {
+	start, end int32
+	wt         protowire.Type
+	next       int32
+}
+
+// encState is the per-call scratch of the transcoder, pooled.
+type encState struct {
+	in    []byte
+	occ   []occ
+	tbl   []int32 // frames of per-field first/last occurrence and per-oneof winner
+	depth int
+}
+
+// frame layout for a message with n fields and k oneofs at base:
+// tbl[base+2i] first occurrence of field i, tbl[base+2i+1] last, then k
+// winners (field index of the last-seen member, -1 if none).
+
+// encodeMessage writes the record of m from the occurrence list starting at
+// head (-1: the message is empty). Occurrences are merged in order, as
+// protobuf merges repeated occurrences of a message.
+func (st *encState) encodeMessage(dst []byte, m *encMsg, head int32) ([]byte, error) {
+	st.depth++
+	if st.depth > maxDepth {
+		off := 0
+		if head >= 0 {
+			off = int(st.occ[head].start)
+		}
+		return dst, dataErr(ErrTooDeep, off, "more than %d nested messages", maxDepth)
+	}
+	nf := len(m.fields)
+	base := len(st.tbl)
+	for range 2*nf + m.nOneofs {
+		st.tbl = append(st.tbl, -1)
+	}
+	for o := head; o >= 0; o = st.occ[o].next {
+		if err := st.scan(m, base, int(st.occ[o].start), int(st.occ[o].end)); err != nil {
+			return dst, err
+		}
+	}
+	var err error
+	for i := range m.fields {
+		f := &m.fields[i]
+		first, last := st.tbl[base+2*i], st.tbl[base+2*i+1]
+		if f.oneof >= 0 && st.tbl[base+2*nf+f.oneof] != int32(i) {
+			first, last = -1, -1 // another member of the oneof was set last
+		}
+		if dst, err = st.encodeField(dst, f, first, last); err != nil {
+			st.tbl = st.tbl[:base]
+			st.depth--
+			return dst, inField(err, f.name)
+		}
+	}
+	st.tbl = st.tbl[:base]
+	st.depth--
+	return dst, nil
+}
+
+// scan records the fields of one occurrence of a message in the frame at base.
+func (st *encState) scan(m *encMsg, base, start, end int) error {
+	nf := len(m.fields)
+	b := st.in[:end]
+	pos := start
+	for pos < end {
+		num, wt, n := protowire.ConsumeTag(b[pos:])
+		if n < 0 {
+			return wireErr(n, pos, "tag")
+		}
+		tagPos := pos
+		pos += n
+		vn := protowire.ConsumeFieldValue(num, wt, b[pos:])
+		if vn < 0 {
+			return inField(wireErr(vn, pos, "value"), "#"+strconv.Itoa(int(num)))
+		}
+		vstart, vend := pos, pos+vn
+		switch wt {
+		case protowire.BytesType:
+			_, ln := protowire.ConsumeVarint(b[pos:])
+			vstart += ln
+		case protowire.StartGroupType:
+			vend -= protowire.SizeTag(num) // the end-group tag
+		}
+		pos += vn
+		i := m.index(num)
+		if i < 0 {
+			continue // unknown field: not part of the schema (see docs/mapping.md)
+		}
+		f := &m.fields[i]
+		if wt != f.val.wt && (!f.packed || wt != protowire.BytesType) && !(f.mode == modeMap || f.mode == modeEntries) {
+			return inField(dataErr(ErrMalformed, tagPos, "wire type %d, want %d", wt, f.val.wt), f.name)
+		}
+		if (f.mode == modeMap || f.mode == modeEntries) && wt != protowire.BytesType {
+			return inField(dataErr(ErrMalformed, tagPos, "map entry with wire type %d", wt), f.name)
+		}
+		o := int32(len(st.occ))
+		st.occ = append(st.occ, occ{start: int32(vstart), end: int32(vend), wt: wt, next: -1})
+		if last := st.tbl[base+2*i+1]; last >= 0 {
+			st.occ[last].next = o
+		} else {
+			st.tbl[base+2*i] = o
+		}
+		st.tbl[base+2*i+1] = o
+		if f.oneof >= 0 {
+			st.tbl[base+2*nf+f.oneof] = int32(i)
+		}
+	}
+	return nil
+}
+
+func wireErr(n, pos int, what string) error {
+	err := protowire.ParseError(n)
+	if n == -1 { // errCodeTruncated
+		return dataErr(ErrTruncated, pos, "protobuf %s: %v", what, err)
+	}
+	return dataErr(ErrMalformed, pos, "protobuf %s: %v", what, err)
+}
+
+// encodeField writes one field from its occurrences.
+func (st *encState) encodeField(dst []byte, f *encField, first, last int32) ([]byte, error) {
+	var err error
+	switch f.mode {
+	case modeImplicit:
+		if last < 0 && f.absent != nil {
+			return append(dst, f.absent...), nil
+		}
+		return st.encodeValue(dst, &f.val, first, last)
+	case modeNullable:
+		if last < 0 {
+			return append(dst, 0), nil
+		}
+		dst = append(dst, 2) // union branch 1, zig-zag encoded
+		return st.encodeValue(dst, &f.val, first, last)
+	case modeRequired:
+		if last < 0 {
+			return dst, dataErr(ErrMissingRequired, len(st.in), "")
+		}
+		return st.encodeValue(dst, &f.val, first, last)
+	case modeList:
+		return st.encodeList(dst, f, first)
+	case modeMap, modeEntries:
+		n := 0
+		for o := first; o >= 0; o = st.occ[o].next {
+			n++
+		}
+		if n == 0 {
+			return append(dst, 0), nil
+		}
+		dst = appendLong(dst, int64(n))
+		i := 0
+		for o := first; o >= 0; o = st.occ[o].next {
+			if dst, err = st.encodeEntry(dst, f, o); err != nil {
+				return dst, inIndex(err, i)
+			}
+			i++
+		}
+		return append(dst, 0), nil
+	}
+	return dst, nil
+}
+
+// encodeEntry writes one map entry: key and value of the entry message at occurrence o.
+func (st *encState) encodeEntry(dst []byte, f *encField, o int32) ([]byte, error) {
+	saved := st.occ[o].next
+	st.occ[o].next = -1 // encode this entry alone
+	defer func() { st.occ[o].next = saved }()
+	if f.mode == modeEntries {
+		return st.encodeMessage(dst, f.entry, o)
+	}
+	// Avro map: scan the entry, write the key as a string, then the value.
+	m := f.entry
+	base := len(st.tbl)
+	for range 2 * len(m.fields) {
+		st.tbl = append(st.tbl, -1)
+	}
+	defer func() { st.tbl = st.tbl[:base] }()
+	if err := st.scan(m, base, int(st.occ[o].start), int(st.occ[o].end)); err != nil {
+		return dst, err
+	}
+	kFirst, kLast := st.tbl[base], st.tbl[base+1]
+	vFirst, vLast := st.tbl[base+2], st.tbl[base+3]
+	var err error
+	if dst, err = st.encodeKey(dst, f, kLast); err != nil {
+		return dst, err
+	}
+	_ = kFirst
+	return st.encodeValue(dst, &f.val, vFirst, vLast)
+}
+
+// encodeKey writes a map key as an Avro string: strings as they are, other
+// kinds in their canonical text form.
+func (st *encState) encodeKey(dst []byte, f *encField, o int32) ([]byte, error) {
+	if o < 0 {
+		if f.key.kind == vString {
+			return append(dst, 0), nil
+		}
+		if f.key.kind == vBool {
+			return append(dst, 10, 'f', 'a', 'l', 's', 'e'), nil
+		}
+		return append(dst, 2, '0'), nil
+	}
+	raw := st.in[st.occ[o].start:st.occ[o].end]
+	if f.key.kind == vString {
+		if !utf8.Valid(raw) {
+			return dst, dataErr(ErrMalformed, int(st.occ[o].start), "map key is not valid UTF-8")
+		}
+		return appendAvroBytes(dst, raw), nil
+	}
+	var tmp [24]byte
+	txt := tmp[:0]
+	switch f.key.kind {
+	case vBool:
+		v, _ := protowire.ConsumeVarint(raw)
+		txt = strconv.AppendBool(txt, v != 0)
+	case vInt32:
+		v, _ := protowire.ConsumeVarint(raw)
+		txt = strconv.AppendInt(txt, int64(int32(v)), 10)
+	case vSint32:
+		v, _ := protowire.ConsumeVarint(raw)
+		txt = strconv.AppendInt(txt, int64(int32(protowire.DecodeZigZag(v&math.MaxUint32))), 10)
+	case vSfixed32:
+		txt = strconv.AppendInt(txt, int64(int32(binary.LittleEndian.Uint32(raw))), 10)
+	case vUint32:
+		v, _ := protowire.ConsumeVarint(raw)
+		txt = strconv.AppendUint(txt, uint64(uint32(v)), 10)
+	case vFixed32:
+		txt = strconv.AppendUint(txt, uint64(binary.LittleEndian.Uint32(raw)), 10)
+	case vInt64:
+		v, _ := protowire.ConsumeVarint(raw)
+		txt = strconv.AppendInt(txt, int64(v), 10)
+	case vUint64:
+		v, _ := protowire.ConsumeVarint(raw)
+		txt = strconv.AppendUint(txt, v, 10)
+	case vFixed64:
+		txt = strconv.AppendUint(txt, binary.LittleEndian.Uint64(raw), 10)
+	case vSint64:
+		v, _ := protowire.ConsumeVarint(raw)
+		txt = strconv.AppendInt(txt, protowire.DecodeZigZag(v), 10)
+	case vSfixed64:
+		txt = strconv.AppendInt(txt, int64(binary.LittleEndian.Uint64(raw)), 10)
+	}
+	return appendAvroBytes(dst, txt), nil
+}
+
+// encodeList writes a repeated field as one Avro array block.
+func (st *encState) encodeList(dst []byte, f *encField, first int32) ([]byte, error) {
+	n := 0
+	for o := first; o >= 0; o = st.occ[o].next {
+		oc := &st.occ[o]
+		if oc.wt == protowire.BytesType && f.packed {
+			c, err := countPacked(st.in[oc.start:oc.end], f.val.wt, int(oc.start))
+			if err != nil {
+				return dst, err
+			}
+			n += c
+		} else {
+			n++
+		}
+	}
+	if n == 0 {
+		return append(dst, 0), nil
+	}
+	dst = appendLong(dst, int64(n))
+	i := 0
+	var err error
+	for o := first; o >= 0; o = st.occ[o].next {
+		oc := st.occ[o]
+		if oc.wt == protowire.BytesType && f.packed {
+			raw := st.in[oc.start:oc.end]
+			for p := 0; p < len(raw); {
+				var w int
+				switch f.val.wt {
+				case protowire.VarintType:
+					_, w = protowire.ConsumeVarint(raw[p:])
+				case protowire.Fixed32Type:
+					w = 4
+				default:
+					w = 8
+				}
+				if dst, err = st.scalar(dst, &f.val, raw[p:p+w], int(oc.start)+p); err != nil {
+					return dst, inIndex(err, i)
+				}
+				p += w
+				i++
+			}
+			continue
+		}
+		if f.val.kind == vMessage || f.val.kind == vTimestamp || f.val.kind == vWrapper {
+			next := st.occ[o].next
+			st.occ[o].next = -1 // each occurrence is its own element
+			dst, err = st.encodeValue(dst, &f.val, o, o)
+			st.occ[o].next = next
+		} else {
+			dst, err = st.scalar(dst, &f.val, st.in[oc.start:oc.end], int(oc.start))
+		}
+		if err != nil {
+			return dst, inIndex(err, i)
+		}
+		i++
+	}
+	return append(dst, 0), nil
+}
+
+// countPacked counts the values of a packed field.
+func countPacked(raw []byte, wt protowire.Type, off int) (int, error) {
+	switch wt {
+	case protowire.VarintType:
+		n := 0
+		for _, c := range raw {
+			if c < 0x80 {
+				n++
+			}
+		}
+		if len(raw) > 0 && raw[len(raw)-1] >= 0x80 {
+			return 0, dataErr(ErrTruncated, off+len(raw), "packed varint")
+		}
+		return n, nil
+	case protowire.Fixed32Type:
+		if len(raw)%4 != 0 {
+			return 0, dataErr(ErrMalformed, off, "packed fixed32 of %d bytes", len(raw))
+		}
+		return len(raw) / 4, nil
+	default:
+		if len(raw)%8 != 0 {
+			return 0, dataErr(ErrMalformed, off, "packed fixed64 of %d bytes", len(raw))
+		}
+		return len(raw) / 8, nil
+	}
+}
+
+// encodeValue writes one value from the occurrences first..last: the last
+// one for scalars, all of them merged for messages.
+func (st *encState) encodeValue(dst []byte, v *encValue, first, last int32) ([]byte, error) {
+	switch v.kind {
+	case vMessage:
+		return st.encodeMessage(dst, v.msg, first)
+	case vTimestamp:
+		return st.encodeTimestamp(dst, v, first)
+	case vWrapper:
+		return st.encodeWrapper(dst, v, first)
+	}
+	if last < 0 {
+		return st.scalarZero(dst, v), nil
+	}
+	oc := st.occ[last]
+	if oc.wt != v.wt {
+		// A packed occurrence of a singular field: protobuf keeps the last value.
+		raw := st.in[oc.start:oc.end]
+		if len(raw) == 0 {
+			return st.scalarZero(dst, v), nil
+		}
+		var w int
+		switch v.wt {
+		case protowire.VarintType:
+			for p := 0; p < len(raw); {
+				_, n := protowire.ConsumeVarint(raw[p:])
+				if n < 0 {
+					return dst, wireErr(n, int(oc.start)+p, "packed varint")
+				}
+				w, p = n, p+n
+			}
+		case protowire.Fixed32Type:
+			w = 4
+		default:
+			w = 8
+		}
+		if len(raw) < w {
+			return dst, dataErr(ErrMalformed, int(oc.start), "packed value")
+		}
+		return st.scalar(dst, v, raw[len(raw)-w:], int(oc.end)-w)
+	}
+	return st.scalar(dst, v, st.in[oc.start:oc.end], int(oc.start))
+}
+
+// scalarZero writes the zero value of a scalar kind (a map entry without
+// its value, for instance).
+func (st *encState) scalarZero(dst []byte, v *encValue) []byte {
+	switch v.kind {
+	case vFloat:
+		return append(dst, 0, 0, 0, 0)
+	case vDouble:
+		return append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+	case vUint64Dec, vFixed64Dec:
+		return append(dst, 2, 0)
+	case vEnum:
+		return appendLong(dst, int64(v.enum.zeroIndex))
+	}
+	return append(dst, 0) // 0 as int/long/boolean, empty string/bytes
+}
+
+// scalar converts one raw wire value.
+func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte, error) {
+	switch v.kind {
+	case vBool:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		if x != 0 {
+			return append(dst, 1), nil
+		}
+		return append(dst, 0), nil
+	case vInt32:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		return appendLong(dst, int64(int32(x))), nil
+	case vSint32:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		return appendLong(dst, int64(int32(protowire.DecodeZigZag(x&math.MaxUint32)))), nil
+	case vSfixed32:
+		return appendLong(dst, int64(int32(binary.LittleEndian.Uint32(raw)))), nil
+	case vUint32:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		if v.java32 {
+			return appendLong(dst, int64(int32(uint32(x)))), nil
+		}
+		return appendLong(dst, int64(uint32(x))), nil
+	case vFixed32:
+		x := binary.LittleEndian.Uint32(raw)
+		if v.java32 {
+			return appendLong(dst, int64(int32(x))), nil
+		}
+		return appendLong(dst, int64(x)), nil
+	case vInt64, vUint64:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		return appendLong(dst, int64(x)), nil
+	case vSint64:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		return appendLong(dst, protowire.DecodeZigZag(x)), nil
+	case vSfixed64, vFixed64:
+		return appendLong(dst, int64(binary.LittleEndian.Uint64(raw))), nil
+	case vUint64Dec:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		return appendDecimalUint64(dst, x), nil
+	case vFixed64Dec:
+		return appendDecimalUint64(dst, binary.LittleEndian.Uint64(raw)), nil
+	case vFloat:
+		return append(dst, raw[:4]...), nil // both little-endian IEEE 754
+	case vDouble:
+		return append(dst, raw[:8]...), nil
+	case vString:
+		if !utf8.Valid(raw) {
+			return dst, dataErr(ErrMalformed, off, "string is not valid UTF-8")
+		}
+		return appendAvroBytes(dst, raw), nil
+	case vBytes:
+		return appendAvroBytes(dst, raw), nil
+	case vEnum:
+		x, n := protowire.ConsumeVarint(raw)
+		if n < 0 {
+			return dst, wireErr(n, off, "varint")
+		}
+		idx, err := v.enum.index(int32(x), off)
+		if err != nil {
+			return dst, err
+		}
+		return appendLong(dst, int64(idx)), nil
+	}
+	return dst, dataErr(ErrMalformed, off, "internal error: value kind %d", v.kind)
+}
+
+// encodeTimestamp writes a google.protobuf.Timestamp as a long in the
+// configured precision. Sub-precision nanoseconds are truncated toward
+// negative infinity, so the long orders like the instant.
+func (st *encState) encodeTimestamp(dst []byte, v *encValue, head int32) ([]byte, error) {
+	var secs, nanos int64
+	off := len(st.in)
+	for o := head; o >= 0; o = st.occ[o].next {
+		oc := st.occ[o]
+		off = int(oc.start)
+		b := st.in[oc.start:oc.end]
+		for len(b) > 0 {
+			num, wt, n := protowire.ConsumeTag(b)
+			if n < 0 {
+				return dst, wireErr(n, off, "tag")
+			}
+			b = b[n:]
+			vn := protowire.ConsumeFieldValue(num, wt, b)
+			if vn < 0 {
+				return dst, wireErr(vn, off, "value")
+			}
+			if wt == protowire.VarintType {
+				x, _ := protowire.ConsumeVarint(b)
+				switch num {
+				case 1:
+					secs = int64(x)
+				case 2:
+					nanos = int64(int32(x))
+				}
+			}
+			b = b[vn:]
+		}
+	}
+	if nanos < 0 || nanos > 999_999_999 {
+		return dst, dataErr(ErrOutOfRange, off, "timestamp nanos %d outside [0, 999999999]", nanos)
+	}
+	var unit, per int64
+	switch v.tsPrec {
+	case TimestampMillis:
+		unit, per = 1_000, 1_000_000
+	case TimestampNanos:
+		unit, per = 1_000_000_000, 1
+	default:
+		unit, per = 1_000_000, 1_000
+	}
+	if secs > math.MaxInt64/unit-1 || secs < math.MinInt64/unit+1 {
+		return dst, dataErr(ErrOutOfRange, off, "timestamp of %d seconds does not fit timestamp-%s", secs, v.tsPrec)
+	}
+	return appendLong(dst, secs*unit+nanos/per), nil
+}
+
+// encodeWrapper writes the value field of a wrapper message (zero if absent).
+func (st *encState) encodeWrapper(dst []byte, v *encValue, head int32) ([]byte, error) {
+	var last int32 = -1
+	var lastRaw []byte
+	var lastOff int
+	var lastWT protowire.Type
+	for o := head; o >= 0; o = st.occ[o].next {
+		oc := st.occ[o]
+		b := st.in[oc.start:oc.end]
+		p := 0
+		for p < len(b) {
+			num, wt, n := protowire.ConsumeTag(b[p:])
+			if n < 0 {
+				return dst, wireErr(n, int(oc.start)+p, "tag")
+			}
+			p += n
+			vn := protowire.ConsumeFieldValue(num, wt, b[p:])
+			if vn < 0 {
+				return dst, wireErr(vn, int(oc.start)+p, "value")
+			}
+			if num == 1 {
+				if wt != v.inner.wt {
+					return dst, dataErr(ErrMalformed, int(oc.start)+p-n, "%s.value: wire type %d, want %d", v.fullName, wt, v.inner.wt)
+				}
+				last, lastRaw, lastOff, lastWT = 0, b[p:p+vn], int(oc.start)+p, wt
+				if wt == protowire.BytesType {
+					_, ln := protowire.ConsumeVarint(lastRaw)
+					lastRaw, lastOff = lastRaw[ln:], lastOff+ln
+				}
+			}
+			p += vn
+		}
+	}
+	_ = lastWT
+	if last < 0 {
+		return st.scalarZero(dst, v.inner), nil
+	}
+	return st.scalar(dst, v.inner, lastRaw, lastOff)
+}
+
+// maxDepth bounds message nesting, in both directions.
+const maxDepth = 1000
