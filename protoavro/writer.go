@@ -35,8 +35,8 @@ const (
 	vInt32
 	vSint32
 	vSfixed32
-	vUint32   // varint, unsigned, written as long (int in the Java profile)
-	vFixed32  // fixed32, unsigned, written as long (int in the Java profile)
+	vUint32  // varint, unsigned, written as long (int in the Java profile)
+	vFixed32 // fixed32, unsigned, written as long (int in the Java profile)
 	vInt64
 	vSint64
 	vSfixed64
