@@ -18,14 +18,6 @@ func appendLong(b []byte, v int64) []byte {
 	return append(b, byte(u))
 }
 
-func appendFloat(b []byte, v float32) []byte {
-	return binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-}
-
-func appendDouble(b []byte, v float64) []byte {
-	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-}
-
 func appendAvroBytes(b, v []byte) []byte {
 	b = appendLong(b, int64(len(v)))
 	return append(b, v...)
