@@ -90,3 +90,8 @@ func inField(err error, name string) error {
 func inIndex(err error, i int) error {
 	return inField(err, "["+strconv.Itoa(i)+"]")
 }
+
+// asDataError is errors.As for *DataError.
+func asDataError(err error, target **DataError) bool {
+	return err != nil && errors.As(err, target)
+}

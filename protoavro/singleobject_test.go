@@ -1,0 +1,88 @@
+package protoavro
+
+import (
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"google.golang.org/protobuf/proto"
+)
+
+func TestSingleObjectJavaReference(t *testing.T) {
+	c, err := Options{Profile: JavaProfile}.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// java_fingerprint.txt: parsingFingerprint64_little_endian_bytes_hex.
+	if got := hex.EncodeToString(c.AppendSingleObjectHeader(nil)); got != "c30128b7f599b78e591b" {
+		t.Errorf("header %s, want c301 28b7f599b78e591b", got)
+	}
+	for _, d := range readJavaDatums(t) {
+		msg := &avro2147pb.Foo{}
+		if err := proto.Unmarshal(d.proto, msg); err != nil {
+			t.Fatal(err)
+		}
+		so, err := c.MarshalSingleObject(nil, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "c30128b7f599b78e591b" + hex.EncodeToString(d.avro); hex.EncodeToString(so) != want {
+			t.Errorf("%s: got %x, want %s", d.name, so, want)
+		}
+		back := &avro2147pb.Foo{}
+		if err := c.UnmarshalSingleObject(so, back); err != nil {
+			t.Fatal(err)
+		}
+		want := proto.Clone(msg)
+		clearDefaults(want.ProtoReflect())
+		if !proto.Equal(back, want) {
+			t.Errorf("%s: read back %v, want %v", d.name, back, want)
+		}
+	}
+}
+
+func TestSingleObjectErrors(t *testing.T) {
+	c, err := Options{}.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := c.MarshalSingleObject(nil, &avro2147pb.Foo{Int32: proto.Int32(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	java, err := Options{Profile: JavaProfile}.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherSchema, err := java.MarshalSingleObject(nil, &avro2147pb.Foo{Int32: proto.Int32(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	badMarker := append([]byte{0xc3, 0x02}, good[2:]...)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+		off  int
+	}{
+		{"short header", good[:5], ErrTruncated, 5},
+		{"bad marker", badMarker, ErrMalformed, 0},
+		{"other schema", otherSchema, ErrIncompatible, 2},
+		{"truncated datum", good[:len(good)-1], ErrTruncated, -1},
+	} {
+		err := c.UnmarshalSingleObject(tc.data, &avro2147pb.Foo{})
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+			continue
+		}
+		var de *DataError
+		if !errors.As(err, &de) {
+			t.Errorf("%s: %v is not a *DataError", tc.name, err)
+		} else if tc.off >= 0 && de.Offset != tc.off {
+			t.Errorf("%s: offset %d, want %d", tc.name, de.Offset, tc.off)
+		} else if tc.off < 0 && de.Offset < singleObjectHeaderLen {
+			t.Errorf("%s: offset %d is inside the header", tc.name, de.Offset)
+		}
+	}
+}
