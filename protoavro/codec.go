@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,9 @@ type Codec struct {
 	opts   Options
 	enc    *encMsg
 	dec    *decRecord // reads data written with this codec's own schema
+
+	planner structPlanner              // direct writers of generated types
+	directp atomic.Pointer[directPlan] // the last Go type seen by Marshal
 }
 
 // Schema returns the Avro schema the codec reads and writes.
@@ -367,13 +371,26 @@ const maxWireSize = 1<<31 - 1
 var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // MarshalAppend appends the Avro binary encoding of m to dst. m must be of
-// the codec's message type.
+// the codec's message type. The output is deterministic: map entries are
+// written in key order, so equal messages give equal bytes, the same bytes
+// as TranscodeToAvro of the message's deterministic protobuf encoding.
 func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 	if err := c.check(m); err != nil {
 		return dst, err
 	}
+	if p := c.direct(m); p != nil {
+		st := encStatePool.Get().(*encState)
+		st.depth = 0
+		n := len(dst)
+		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).Elem())
+		encStatePool.Put(st)
+		if err != nil {
+			return dst[:n], inField(err, c.enc.name)
+		}
+		return out, nil
+	}
 	bp := wirePool.Get().(*[]byte)
-	wire, err := proto.MarshalOptions{}.MarshalAppend((*bp)[:0], m)
+	wire, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend((*bp)[:0], m)
 	if err != nil {
 		wirePool.Put(bp)
 		return dst, fmt.Errorf("protoavro: marshal %s: %w", c.schema.desc.FullName(), err)

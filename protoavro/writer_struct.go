@@ -1,0 +1,474 @@
+package protoavro
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// This file holds the direct writer for generated message types: it reads
+// the fields of the generated Go struct through package reflect and writes
+// Avro, with no intermediate protobuf encoding and no allocation. Types it
+// cannot map (dynamicpb, the opaque API, unusual layouts) use the transcoding
+// path instead; both produce the same bytes.
+
+// goRepr is how a generated struct stores a field.
+type goRepr uint8
+
+const (
+	gValue   goRepr = iota // T: implicit presence (proto3 scalars, proto3 bytes)
+	gPtr                   // *T: explicit presence scalar; nil is unset
+	gBytes                 // []byte with explicit presence: nil is unset
+	gMsg                   // *M: nil is unset
+	gList                  // []T or [][]byte
+	gMsgList               // []*M
+	gOneof                 // member of a oneof: interface field holding *Wrapper
+	gReflect               // maps: read through protoreflect
+)
+
+type structField struct {
+	f       *encField
+	fd      protoreflect.FieldDescriptor
+	index   int // struct field index (the interface field for oneof members)
+	repr    goRepr
+	wrapper reflect.Type // gOneof: the wrapper pointer type of this member
+	wrapRep goRepr       // gOneof: representation of the wrapper's value field
+	sub     *structPlan  // message values
+	wk      [2]int       // Timestamp: struct indexes of seconds and nanos; wrappers: of value
+}
+
+type structPlan struct {
+	typ    reflect.Type // the struct type
+	fields []structField
+	msg    *encMsg
+}
+
+// structPlans memoizes plans per (codec writer plan, Go type); a failed
+// mapping is stored as nil so it is tried once.
+type structPlanner struct {
+	mu    sync.Mutex
+	plans map[reflect.Type]*structPlan
+	bad   map[reflect.Type]bool
+}
+
+// plan returns the direct plan of a generated message type, or nil.
+func (sp *structPlanner) plan(m *encMsg, mt protoreflect.MessageType, md protoreflect.MessageDescriptor) *structPlan {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.plans == nil {
+		sp.plans = map[reflect.Type]*structPlan{}
+		sp.bad = map[reflect.Type]bool{}
+	}
+	p, ok := buildStructPlan(sp, m, mt, md)
+	if !ok {
+		return nil
+	}
+	return p
+}
+
+func buildStructPlan(sp *structPlanner, m *encMsg, mt protoreflect.MessageType, md protoreflect.MessageDescriptor) (*structPlan, bool) {
+	pt := reflect.TypeOf(mt.Zero().Interface())
+	if pt == nil || pt.Kind() != reflect.Pointer || pt.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	st := pt.Elem()
+	if p, ok := sp.plans[st]; ok {
+		return p, true
+	}
+	if sp.bad[st] {
+		return nil, false
+	}
+	p := &structPlan{typ: st, msg: m, fields: make([]structField, len(m.fields))}
+	sp.plans[st] = p
+	fail := func() (*structPlan, bool) {
+		delete(sp.plans, st)
+		sp.bad[st] = true
+		return nil, false
+	}
+	byNum := map[protowire.Number]int{}
+	oneofIdx := map[string]int{}
+	for i := range st.NumField() {
+		sf := st.Field(i)
+		if tag := sf.Tag.Get("protobuf"); tag != "" {
+			parts := strings.Split(tag, ",")
+			if len(parts) < 2 {
+				return fail()
+			}
+			n, err := strconv.Atoi(parts[1])
+			if err != nil {
+				return fail()
+			}
+			byNum[protowire.Number(n)] = i
+		} else if name := sf.Tag.Get("protobuf_oneof"); name != "" {
+			oneofIdx[name] = i
+		} else if strings.HasPrefix(sf.Name, "xxx_hidden_") || strings.HasPrefix(sf.Name, "XXX_") {
+			return fail() // opaque or legacy layout
+		}
+	}
+	fds := md.Fields()
+	for i := range m.fields {
+		fd := fds.Get(i)
+		f := &m.fields[i]
+		sfd := structField{f: f, fd: fd}
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			idx, ok := oneofIdx[string(od.Name())]
+			if !ok {
+				return fail()
+			}
+			sfd.index, sfd.repr = idx, gOneof
+			// Find the wrapper type by setting the member on a new message.
+			nm := mt.New()
+			if fd.Message() != nil {
+				nm.Set(fd, protoreflect.ValueOfMessage(nm.NewField(fd).Message()))
+			} else {
+				nm.Set(fd, nm.NewField(fd))
+			}
+			iv := reflect.ValueOf(nm.Interface()).Elem().Field(idx)
+			if iv.IsNil() || iv.Elem().Kind() != reflect.Pointer || iv.Elem().Elem().NumField() != 1 {
+				return fail()
+			}
+			sfd.wrapper = iv.Elem().Type()
+			inner := sfd.wrapper.Elem().Field(0).Type
+			switch {
+			case fd.Message() != nil:
+				sfd.wrapRep = gMsg
+			case inner.Kind() == reflect.Slice:
+				sfd.wrapRep = gBytes
+			default:
+				sfd.wrapRep = gValue
+			}
+		} else {
+			idx, ok := byNum[fd.Number()]
+			if !ok {
+				return fail()
+			}
+			sfd.index = idx
+			t := st.Field(idx).Type
+			switch {
+			case fd.IsMap():
+				sfd.repr = gReflect
+			case fd.IsList() && fd.Message() != nil:
+				sfd.repr = gMsgList
+			case fd.IsList():
+				sfd.repr = gList
+			case fd.Message() != nil:
+				sfd.repr = gMsg
+			case t.Kind() == reflect.Pointer:
+				sfd.repr = gPtr
+			case fd.Kind() == protoreflect.BytesKind && fd.HasPresence():
+				sfd.repr = gBytes
+			case fd.HasPresence():
+				return fail() // explicit presence without a pointer: opaque API
+			default:
+				sfd.repr = gValue
+			}
+		}
+		if (f.val.kind == vTimestamp || f.val.kind == vWrapper) && (sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg) {
+			wt := reflect.TypeOf(messageTypeOf(fd, mt, sfd).Zero().Interface()).Elem()
+			idx := tagIndexes(wt)
+			i1, ok1 := idx[1]
+			i2, ok2 := idx[2]
+			if !ok1 || (f.val.kind == vTimestamp && !ok2) {
+				return fail()
+			}
+			sfd.wk = [2]int{i1, i2}
+		}
+		if f.val.kind == vMessage && (sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg) {
+			sub, ok := buildStructPlan(sp, f.val.msg, messageTypeOf(fd, mt, sfd), fd.Message())
+			if !ok {
+				return fail()
+			}
+			sfd.sub = sub
+		}
+		p.fields[i] = sfd
+	}
+	return p, true
+}
+
+// tagIndexes maps field numbers to struct field indexes of a generated struct.
+func tagIndexes(t reflect.Type) map[protowire.Number]int {
+	out := map[protowire.Number]int{}
+	for i := range t.NumField() {
+		if tag := t.Field(i).Tag.Get("protobuf"); tag != "" {
+			parts := strings.Split(tag, ",")
+			if len(parts) >= 2 {
+				if n, err := strconv.Atoi(parts[1]); err == nil {
+					out[protowire.Number(n)] = i
+				}
+			}
+		}
+	}
+	return out
+}
+
+// messageTypeOf returns the message type of a message field of a generated message.
+func messageTypeOf(fd protoreflect.FieldDescriptor, parent protoreflect.MessageType, _ structField) protoreflect.MessageType {
+	m := parent.New()
+	if fd.IsList() {
+		return m.NewField(fd).List().NewElement().Message().Type()
+	}
+	return m.NewField(fd).Message().Type()
+}
+
+// encodeStruct writes the record of a generated message from its struct.
+func (st *encState) encodeStruct(dst []byte, p *structPlan, v reflect.Value) ([]byte, error) {
+	st.depth++
+	if st.depth > maxDepth {
+		return dst, dataErr(ErrTooDeep, 0, "more than %d nested messages", maxDepth)
+	}
+	var err error
+	for i := range p.fields {
+		sf := &p.fields[i]
+		if dst, err = st.encodeStructField(dst, sf, v); err != nil {
+			st.depth--
+			return dst, inField(err, sf.f.name)
+		}
+	}
+	st.depth--
+	return dst, nil
+}
+
+func (st *encState) encodeStructField(dst []byte, sf *structField, sv reflect.Value) ([]byte, error) {
+	f := sf.f
+	fv := sv.Field(sf.index)
+	repr := sf.repr
+	switch repr {
+	case gOneof:
+		if fv.IsNil() || fv.Elem().Type() != sf.wrapper {
+			return st.absentStruct(dst, sf)
+		}
+		fv, repr = fv.Elem().Elem().Field(0), sf.wrapRep
+		if repr == gBytes {
+			repr = gValue // a set bytes member is present even when empty
+		}
+		if repr == gValue {
+			return st.presentStruct(dst, sf, fv)
+		}
+	case gReflect:
+		return st.encodeMapReflect(dst, sf, sv)
+	case gList:
+		n := fv.Len()
+		if n == 0 {
+			return append(dst, 0), nil
+		}
+		dst = appendLong(dst, int64(n))
+		var err error
+		for j := range n {
+			if dst, err = st.goValue(dst, &f.val, fv.Index(j)); err != nil {
+				return dst, inIndex(err, j)
+			}
+		}
+		return append(dst, 0), nil
+	case gMsgList:
+		n := fv.Len()
+		if n == 0 {
+			return append(dst, 0), nil
+		}
+		dst = appendLong(dst, int64(n))
+		var err error
+		for j := range n {
+			if dst, err = st.goMessage(dst, sf, fv.Index(j)); err != nil {
+				return dst, inIndex(err, j)
+			}
+		}
+		return append(dst, 0), nil
+	}
+	switch repr {
+	case gValue:
+		if f.mode == modeImplicit && isZeroGo(fv) && f.absent != nil {
+			return append(dst, f.absent...), nil
+		}
+		return st.presentStruct(dst, sf, fv)
+	case gPtr, gMsg:
+		if fv.IsNil() {
+			return st.absentStruct(dst, sf)
+		}
+		if repr == gPtr {
+			fv = fv.Elem()
+		}
+	case gBytes:
+		if fv.IsNil() {
+			return st.absentStruct(dst, sf)
+		}
+	}
+	return st.presentStruct(dst, sf, fv)
+}
+
+// absentStruct writes an unset singular field.
+func (st *encState) absentStruct(dst []byte, sf *structField) ([]byte, error) {
+	switch sf.f.mode {
+	case modeNullable:
+		return append(dst, 0), nil
+	case modeRequired:
+		return dst, dataErr(ErrMissingRequired, 0, "")
+	}
+	if sf.f.absent != nil {
+		return append(dst, sf.f.absent...), nil
+	}
+	return st.encodeValue(dst, &sf.f.val, -1, -1)
+}
+
+// presentStruct writes a set singular field.
+func (st *encState) presentStruct(dst []byte, sf *structField, fv reflect.Value) ([]byte, error) {
+	if sf.f.mode == modeNullable {
+		dst = append(dst, 2)
+	}
+	if sf.f.val.kind == vMessage || sf.f.val.kind == vTimestamp || sf.f.val.kind == vWrapper {
+		return st.goMessage(dst, sf, fv)
+	}
+	return st.goValue(dst, &sf.f.val, fv)
+}
+
+// goMessage writes a message value held as a *M.
+func (st *encState) goMessage(dst []byte, sf *structField, pv reflect.Value) ([]byte, error) {
+	v := &sf.f.val
+	switch v.kind {
+	case vMessage:
+		if pv.IsNil() {
+			return st.encodeMessage(dst, v.msg, -1)
+		}
+		return st.encodeStruct(dst, sf.sub, pv.Elem())
+	case vTimestamp:
+		if pv.IsNil() {
+			return appendTimestamp(dst, v, 0, 0)
+		}
+		w := pv.Elem()
+		return appendTimestamp(dst, v, w.Field(sf.wk[0]).Int(), w.Field(sf.wk[1]).Int())
+	case vWrapper:
+		if pv.IsNil() {
+			return st.scalarZero(dst, v.inner), nil
+		}
+		return st.goValue(dst, v.inner, pv.Elem().Field(sf.wk[0]))
+	}
+	return dst, dataErr(ErrMalformed, 0, "internal error: kind %d", v.kind)
+}
+
+// goValue writes one scalar held in a Go value.
+func (st *encState) goValue(dst []byte, v *encValue, fv reflect.Value) ([]byte, error) {
+	switch v.kind {
+	case vBool:
+		if fv.Bool() {
+			return append(dst, 1), nil
+		}
+		return append(dst, 0), nil
+	case vInt32, vSint32, vSfixed32, vInt64, vSint64, vSfixed64:
+		return appendLong(dst, fv.Int()), nil
+	case vUint32, vFixed32:
+		if v.java32 {
+			return appendLong(dst, int64(int32(uint32(fv.Uint())))), nil
+		}
+		return appendLong(dst, int64(fv.Uint())), nil
+	case vUint64, vFixed64:
+		return appendLong(dst, int64(fv.Uint())), nil
+	case vUint64Dec, vFixed64Dec:
+		return appendDecimalUint64(dst, fv.Uint()), nil
+	case vFloat:
+		u := math.Float32bits(float32(fv.Float()))
+		return append(dst, byte(u), byte(u>>8), byte(u>>16), byte(u>>24)), nil
+	case vDouble:
+		u := math.Float64bits(fv.Float())
+		return append(dst, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56)), nil
+	case vString:
+		s := fv.String()
+		if !utf8.ValidString(s) {
+			return dst, dataErr(ErrMalformed, 0, "string is not valid UTF-8")
+		}
+		dst = appendLong(dst, int64(len(s)))
+		return append(dst, s...), nil
+	case vBytes:
+		return appendAvroBytes(dst, fv.Bytes()), nil
+	case vEnum:
+		idx, err := v.enum.index(int32(fv.Int()), 0)
+		if err != nil {
+			return dst, err
+		}
+		return appendLong(dst, int64(idx)), nil
+	}
+	return dst, dataErr(ErrMalformed, 0, "internal error: kind %d", v.kind)
+}
+
+// isZeroGo reports whether an implicit-presence value is unset (protobuf's
+// rule: zero, with -0.0 and NaN counted as set, and empty bytes as unset).
+func isZeroGo(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return math.Float64bits(v.Float()) == 0
+	case reflect.Slice:
+		return v.Len() == 0
+	}
+	return v.IsZero()
+}
+
+// encodeMapReflect writes a map field through protoreflect by marshalling
+// the field alone and transcoding it (maps are rare on hot paths).
+func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Value) ([]byte, error) {
+	m := sv.Addr().Interface().(proto.Message).ProtoReflect()
+	if !m.Has(sf.fd) {
+		return append(dst, 0), nil
+	}
+	tmp := m.Type().New()
+	tmp.Set(sf.fd, m.Get(sf.fd))
+	wire, err := proto.MarshalOptions{AllowPartial: true}.Marshal(tmp.Interface())
+	if err != nil {
+		return dst, err
+	}
+	sub := encState{in: wire, occ: []occ{}}
+	one := &encMsg{name: sf.f.name, fields: []encField{*sf.f}, dense: nil, sparse: map[protowire.Number]int{sf.f.num: 0}}
+	one.fields[0].oneof = -1
+	sub.occ = append(sub.occ, occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
+	sub.depth = st.depth
+	out, err := sub.encodeMessage(dst, one, 0)
+	if err != nil {
+		var de *DataError
+		if asDataError(err, &de) {
+			de.Path = strings.TrimPrefix(strings.TrimPrefix(de.Path, sf.f.name), ".")
+		}
+	}
+	return out, err
+}
+
+// appendTimestamp writes seconds and nanos in the value's precision.
+func appendTimestamp(dst []byte, v *encValue, secs, nanos int64) ([]byte, error) {
+	if nanos < 0 || nanos > 999_999_999 {
+		return dst, dataErr(ErrOutOfRange, 0, "timestamp nanos %d outside [0, 999999999]", nanos)
+	}
+	var unit, per int64
+	switch v.tsPrec {
+	case TimestampMillis:
+		unit, per = 1_000, 1_000_000
+	case TimestampNanos:
+		unit, per = 1_000_000_000, 1
+	default:
+		unit, per = 1_000_000, 1_000
+	}
+	if secs > math.MaxInt64/unit-1 || secs < math.MinInt64/unit+1 {
+		return dst, dataErr(ErrOutOfRange, 0, "timestamp of %d seconds does not fit timestamp-%s", secs, v.tsPrec)
+	}
+	return appendLong(dst, secs*unit+nanos/per), nil
+}
+
+// directPlan is the published result of mapping one Go type: plan is nil
+// when the type uses the transcoding path.
+type directPlan struct {
+	typ  reflect.Type // the pointer type of the message
+	plan *structPlan
+}
+
+// direct returns the direct plan for m's Go type, or nil.
+func (c *Codec) direct(m proto.Message) *structPlan {
+	t := reflect.TypeOf(m)
+	if d := c.directp.Load(); d != nil && d.typ == t {
+		return d.plan
+	}
+	mr := m.ProtoReflect()
+	p := c.planner.plan(c.enc, mr.Type(), mr.Descriptor())
+	c.directp.Store(&directPlan{typ: t, plan: p})
+	return p
+}
