@@ -43,6 +43,15 @@ type avroReader struct {
 }
 
 func (r *avroReader) long() (int64, error) {
+	if r.pos < len(r.buf) && r.buf[r.pos] < 0x80 { // one-byte fast path
+		c := uint64(r.buf[r.pos])
+		r.pos++
+		return int64(c>>1) ^ -int64(c&1), nil
+	}
+	return r.longSlow()
+}
+
+func (r *avroReader) longSlow() (int64, error) {
 	var u uint64
 	start := r.pos
 	for shift := uint(0); shift < 64; shift += 7 {

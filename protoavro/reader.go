@@ -471,6 +471,28 @@ func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, 
 			}
 			branches[i] = d
 		}
+		if len(branches) == 2 && branches[0] == nil && branches[1] != nil {
+			// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
+			b := branches[1]
+			return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+				if st.r.pos < len(st.r.buf) {
+					switch st.r.buf[st.r.pos] {
+					case 0:
+						st.r.pos++
+						return dst, nil
+					case 2:
+						st.r.pos++
+						return b(st, dst, tag)
+					}
+				}
+				off := st.r.pos
+				i, err := st.r.long()
+				if err != nil {
+					return dst, err
+				}
+				return dst, dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
+			}, nil
+		}
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 			off := st.r.pos
 			i, err := st.r.long()
@@ -523,16 +545,7 @@ func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, 
 			return fixLength(dst, start), nil
 		}, nil
 	}
-	d, err := rc.scalar(w, fd, v)
-	if err != nil {
-		return nil, err
-	}
-	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-		if tag == 0 {
-			return d(st, dst, 0)
-		}
-		return d(st, dst, tag)
-	}, nil
+	return rc.scalar(w, fd, v)
 }
 
 // scalar compiles a writer primitive or enum against a scalar reader field.
@@ -585,6 +598,9 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 		return nil, incompatible(w, string(rt))
 	}
 	kind := fd.Kind()
+	if d := fastScalar(wt0, kind, v, own, wt); d != nil {
+		return d, nil
+	}
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 		off := st.r.pos
 		var (
@@ -666,6 +682,79 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 		}
 		return dst, dataErr(ErrMalformed, off, "internal error: kind %v", kind)
 	}, nil
+}
+
+// fastScalar returns a specialised decoder for the common cases where the
+// writer type is the reader's own, or nil.
+func fastScalar(w avro.Type, kind protoreflect.Kind, v *encValue, own, wt uint64) valueDec {
+	tagged := func(dst []byte, tag uint64) []byte {
+		switch tag {
+		case 0:
+			return dst
+		case own:
+		default:
+			tag = tag&^7 | wt
+		}
+		if tag < 0x80 {
+			return append(dst, byte(tag))
+		}
+		return protowire.AppendVarint(dst, tag)
+	}
+	switch {
+	case (w == avro.Long && (kind == protoreflect.Int64Kind || (kind == protoreflect.Uint64Kind && v.kind == vUint64))) ||
+		(w == avro.Int && kind == protoreflect.Int32Kind) || (w == avro.Int && kind == protoreflect.EnumKind):
+		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			x, err := st.r.long()
+			if err != nil {
+				return dst, err
+			}
+			if w == avro.Int && (x < math.MinInt32 || x > math.MaxInt32) {
+				return dst, dataErr(ErrMalformed, st.r.pos-1, "int %d out of 32-bit range", x)
+			}
+			return protowire.AppendVarint(tagged(dst, tag), uint64(x)), nil
+		}
+	case (w == avro.Long && kind == protoreflect.Sint64Kind) || (w == avro.Int && kind == protoreflect.Sint32Kind):
+		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			x, err := st.r.long()
+			if err != nil {
+				return dst, err
+			}
+			if w == avro.Int && (x < math.MinInt32 || x > math.MaxInt32) {
+				return dst, dataErr(ErrMalformed, st.r.pos-1, "int %d out of 32-bit range", x)
+			}
+			return protowire.AppendVarint(tagged(dst, tag), protowire.EncodeZigZag(x)), nil
+		}
+	case w == avro.Float && kind == protoreflect.FloatKind:
+		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			b, err := st.r.fixed(4)
+			if err != nil {
+				return dst, err
+			}
+			return append(tagged(dst, tag), b...), nil // both little-endian IEEE 754
+		}
+	case w == avro.Double && kind == protoreflect.DoubleKind:
+		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			b, err := st.r.fixed(8)
+			if err != nil {
+				return dst, err
+			}
+			return append(tagged(dst, tag), b...), nil
+		}
+	case (w == avro.Bytes || w == avro.String) && (kind == protoreflect.BytesKind || kind == protoreflect.StringKind):
+		check := kind == protoreflect.StringKind
+		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			off := st.r.pos
+			b, err := st.r.bytes()
+			if err != nil {
+				return dst, err
+			}
+			if check && !utf8.Valid(b) {
+				return dst, dataErr(ErrMalformed, off, "string is not valid UTF-8")
+			}
+			return protowire.AppendBytes(tagged(dst, tag), b), nil
+		}
+	}
+	return nil
 }
 
 // readerAvroType is the Avro type the reader's mapping gives a value.
