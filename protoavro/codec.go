@@ -390,7 +390,9 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 		return out, nil
 	}
 	bp := wirePool.Get().(*[]byte)
-	wire, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend((*bp)[:0], m)
+	// AllowPartial: the transcoder reports a missing required field itself,
+	// with ErrMissingRequired and its path, as the direct writer does.
+	wire, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.MarshalAppend((*bp)[:0], m)
 	if err != nil {
 		wirePool.Put(bp)
 		return dst, fmt.Errorf("protoavro: marshal %s: %w", c.schema.desc.FullName(), err)

@@ -330,10 +330,10 @@ func (st *encState) encodeKey(dst []byte, f *encField, o int32) ([]byte, error) 
 	case vInt64:
 		v, _ := protowire.ConsumeVarint(raw)
 		txt = strconv.AppendInt(txt, int64(v), 10)
-	case vUint64:
+	case vUint64, vUint64Dec: // keys are text whatever the Uint64 mapping
 		v, _ := protowire.ConsumeVarint(raw)
 		txt = strconv.AppendUint(txt, v, 10)
-	case vFixed64:
+	case vFixed64, vFixed64Dec:
 		txt = strconv.AppendUint(txt, binary.LittleEndian.Uint64(raw), 10)
 	case vSint64:
 		v, _ := protowire.ConsumeVarint(raw)
@@ -622,10 +622,25 @@ func (st *encState) encodeTimestamp(dst []byte, v *encValue, head int32) ([]byte
 	default:
 		unit, per = 1_000_000, 1_000
 	}
-	if secs > math.MaxInt64/unit-1 || secs < math.MinInt64/unit+1 {
-		return dst, dataErr(ErrOutOfRange, off, "timestamp of %d seconds does not fit timestamp-%s", secs, v.tsPrec)
+	if !timestampFits(secs, nanos/per, unit) {
+		return dst, dataErr(ErrOutOfRange, off, "timestamp of %d seconds and %d nanos does not fit timestamp-%s", secs, nanos, v.tsPrec)
 	}
 	return appendLong(dst, secs*unit+nanos/per), nil
+}
+
+// timestampFits reports whether secs*unit+q, with 0 <= q < unit, fits an
+// int64: the whole range of the long, up to its first and last instants.
+func timestampFits(secs, q, unit int64) bool {
+	lo, hi := math.MinInt64/unit, math.MaxInt64/unit // lo*unit and hi*unit fit
+	switch {
+	case secs >= lo && secs < hi:
+		return true
+	case secs == hi:
+		return q <= math.MaxInt64-hi*unit
+	case secs == lo-1: // (lo-1)*unit+q >= MinInt64
+		return q >= unit-(lo*unit-math.MinInt64)
+	}
+	return false
 }
 
 // encodeWrapper writes the value field of a wrapper message (zero if absent).

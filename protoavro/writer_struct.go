@@ -415,7 +415,7 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	}
 	tmp := m.Type().New()
 	tmp.Set(sf.fd, m.Get(sf.fd))
-	wire, err := proto.MarshalOptions{AllowPartial: true}.Marshal(tmp.Interface())
+	wire, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(tmp.Interface())
 	if err != nil {
 		return dst, err
 	}
@@ -448,8 +448,8 @@ func appendTimestamp(dst []byte, v *encValue, secs, nanos int64) ([]byte, error)
 	default:
 		unit, per = 1_000_000, 1_000
 	}
-	if secs > math.MaxInt64/unit-1 || secs < math.MinInt64/unit+1 {
-		return dst, dataErr(ErrOutOfRange, 0, "timestamp of %d seconds does not fit timestamp-%s", secs, v.tsPrec)
+	if !timestampFits(secs, nanos/per, unit) {
+		return dst, dataErr(ErrOutOfRange, 0, "timestamp of %d seconds and %d nanos does not fit timestamp-%s", secs, nanos, v.tsPrec)
 	}
 	return appendLong(dst, secs*unit+nanos/per), nil
 }
