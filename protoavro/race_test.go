@@ -1,0 +1,5 @@
+//go:build race
+
+package protoavro
+
+func init() { raceEnabled = true }
