@@ -38,8 +38,9 @@ func appendDecimalUint64(b []byte, v uint64) []byte {
 // avroReader reads Avro binary values from a byte slice, tracking the offset
 // for error messages. Methods return a *DataError on bad input.
 type avroReader struct {
-	buf []byte
-	pos int
+	buf   []byte
+	pos   int
+	empty int64 // zero-size items read so far, at most maxEmptyItems
 }
 
 func (r *avroReader) long() (int64, error) {
@@ -143,7 +144,7 @@ func (r *avroReader) bytes() ([]byte, error) {
 // count is followed by the block's byte size, which is read and ignored. The
 // count is checked against the remaining input: every item takes at least
 // minItemSize bytes (0 for items that can be empty, which are then bounded
-// by maxEmptyItems).
+// by maxEmptyItems over the whole datum).
 func (r *avroReader) blockCount(minItemSize int) (int64, error) {
 	start := r.pos
 	n, err := r.long()
@@ -163,12 +164,15 @@ func (r *avroReader) blockCount(minItemSize int) (int64, error) {
 	if minItemSize > 0 && n > left/int64(minItemSize) {
 		return 0, dataErr(ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
 	}
-	if minItemSize == 0 && n > maxEmptyItems {
-		return 0, dataErr(ErrMalformed, start, "block of %d zero-size items exceeds the limit of %d", n, maxEmptyItems)
+	if minItemSize == 0 {
+		if n > maxEmptyItems-r.empty {
+			return 0, dataErr(ErrMalformed, start, "block of %d zero-size items exceeds the limit of %d per datum", n, maxEmptyItems)
+		}
+		r.empty += n
 	}
 	return n, nil
 }
 
-// maxEmptyItems bounds blocks of items that take no bytes (such as empty
-// records), which the input size cannot bound.
+// maxEmptyItems bounds the items that take no bytes (such as empty records)
+// in one datum, which the input size cannot bound.
 const maxEmptyItems = 1 << 20

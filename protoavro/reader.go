@@ -212,7 +212,7 @@ func (rc *readerCompiler) field(w avro.Schema, fd protoreflect.FieldDescriptor, 
 		if err != nil {
 			return nil, err
 		}
-		return listDec(fd, item, f.packed && fd.IsPacked()), nil
+		return listDec(fd, item, f.packed && fd.IsPacked(), minSize(wa.Items())), nil
 	case modeMap:
 		wm, ok := w.(*avro.MapSchema)
 		if !ok {
@@ -222,7 +222,7 @@ func (rc *readerCompiler) field(w avro.Schema, fd protoreflect.FieldDescriptor, 
 		if err != nil {
 			return nil, err
 		}
-		return mapDec(fd, val), nil
+		return mapDec(fd, val, 1+minSize(wm.Values())), nil
 	case modeEntries:
 		wa, ok := w.(*avro.ArraySchema)
 		if !ok {
@@ -239,7 +239,7 @@ func (rc *readerCompiler) field(w avro.Schema, fd protoreflect.FieldDescriptor, 
 		tag := protowire.EncodeTag(fd.Number(), protowire.BytesType)
 		return listDec(fd, func(st *decState, dst []byte, _ uint64) ([]byte, error) {
 			return st.nested(dst, tag, rec)
-		}, false), nil
+		}, false, minSize(wr)), nil
 	}
 	return rc.value(w, fd, &f.val)
 }
@@ -248,8 +248,38 @@ func incompatible(w avro.Schema, want string) error {
 	return fmt.Errorf("%w: writer type %s cannot be read as %s", ErrIncompatible, w.Type(), want)
 }
 
-// listDec reads an Avro array into a repeated field, packed or not.
-func listDec(fd protoreflect.FieldDescriptor, item valueDec, packed bool) valueDec {
+// minSize is the least number of bytes a value of the writer type takes: 0
+// if it can be empty (null, fixed(0), a record of such values), else 1.
+func minSize(s avro.Schema) int {
+	if canBeEmpty(s, 0) {
+		return 0
+	}
+	return 1
+}
+
+func canBeEmpty(s avro.Schema, depth int) bool {
+	switch t := deref(s).(type) {
+	case *avro.NullSchema:
+		return true
+	case *avro.FixedSchema:
+		return t.Size() == 0
+	case *avro.RecordSchema:
+		if depth > 32 {
+			return false // a record holding itself without a union has no finite value
+		}
+		for _, f := range t.Fields() {
+			if !canBeEmpty(f.Type(), depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// listDec reads an Avro array into a repeated field, packed or not. Every
+// item takes at least minItemSize bytes.
+func listDec(fd protoreflect.FieldDescriptor, item valueDec, packed bool, minItemSize int) valueDec {
 	tag := protowire.EncodeTag(fd.Number(), wireType(fd))
 	if fd.IsMap() || fd.Message() != nil {
 		tag = protowire.EncodeTag(fd.Number(), protowire.BytesType)
@@ -265,7 +295,7 @@ func listDec(fd protoreflect.FieldDescriptor, item valueDec, packed bool) valueD
 		}
 		i := 0
 		for {
-			n, err := st.r.blockCount(1)
+			n, err := st.r.blockCount(minItemSize)
 			if err != nil {
 				return dst, err
 			}
@@ -297,7 +327,8 @@ func listDec(fd protoreflect.FieldDescriptor, item valueDec, packed bool) valueD
 
 // mapDec reads an Avro map into a map field: each entry becomes an entry
 // message with the key (parsed back from text for non-string keys) and value.
-func mapDec(fd protoreflect.FieldDescriptor, val valueDec) valueDec {
+// Every entry takes at least minEntrySize bytes.
+func mapDec(fd protoreflect.FieldDescriptor, val valueDec, minEntrySize int) valueDec {
 	tag := protowire.EncodeTag(fd.Number(), protowire.BytesType)
 	key := fd.MapKey()
 	vfd := fd.MapValue()
@@ -307,7 +338,7 @@ func mapDec(fd protoreflect.FieldDescriptor, val valueDec) valueDec {
 	}
 	return func(st *decState, dst []byte, _ uint64) ([]byte, error) {
 		for {
-			n, err := st.r.blockCount(2) // a key length and a value
+			n, err := st.r.blockCount(minEntrySize)
 			if err != nil {
 				return dst, err
 			}
@@ -704,23 +735,25 @@ func fastScalar(w avro.Type, kind protoreflect.Kind, v *encValue, own, wt uint64
 	case (w == avro.Long && (kind == protoreflect.Int64Kind || (kind == protoreflect.Uint64Kind && v.kind == vUint64))) ||
 		(w == avro.Int && kind == protoreflect.Int32Kind) || (w == avro.Int && kind == protoreflect.EnumKind):
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			off := st.r.pos
 			x, err := st.r.long()
 			if err != nil {
 				return dst, err
 			}
 			if w == avro.Int && (x < math.MinInt32 || x > math.MaxInt32) {
-				return dst, dataErr(ErrMalformed, st.r.pos-1, "int %d out of 32-bit range", x)
+				return dst, dataErr(ErrMalformed, off, "int %d out of 32-bit range", x)
 			}
 			return protowire.AppendVarint(tagged(dst, tag), uint64(x)), nil
 		}
 	case (w == avro.Long && kind == protoreflect.Sint64Kind) || (w == avro.Int && kind == protoreflect.Sint32Kind):
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			off := st.r.pos
 			x, err := st.r.long()
 			if err != nil {
 				return dst, err
 			}
 			if w == avro.Int && (x < math.MinInt32 || x > math.MaxInt32) {
-				return dst, dataErr(ErrMalformed, st.r.pos-1, "int %d out of 32-bit range", x)
+				return dst, dataErr(ErrMalformed, off, "int %d out of 32-bit range", x)
 			}
 			return protowire.AppendVarint(tagged(dst, tag), protowire.EncodeZigZag(x)), nil
 		}
@@ -939,9 +972,9 @@ func skipValue(st *decState, s avro.Schema) error {
 		st.depth--
 		return nil
 	case *avro.ArraySchema:
-		return skipBlocks(st, func() error { return skipValue(st, t.Items()) })
+		return skipBlocks(st, minSize(t.Items()), func() error { return skipValue(st, t.Items()) })
 	case *avro.MapSchema:
-		return skipBlocks(st, func() error {
+		return skipBlocks(st, 1+minSize(t.Values()), func() error {
 			if _, err := st.r.bytes(); err != nil {
 				return err
 			}
@@ -951,9 +984,9 @@ func skipValue(st *decState, s avro.Schema) error {
 	return dataErr(ErrIncompatible, st.r.pos, "cannot skip a %s", s.Type())
 }
 
-func skipBlocks(st *decState, item func() error) error {
+func skipBlocks(st *decState, minItemSize int, item func() error) error {
 	for {
-		n, err := st.r.blockCount(0)
+		n, err := st.r.blockCount(minItemSize)
 		if err != nil {
 			return err
 		}

@@ -165,7 +165,7 @@ func (st *encState) scan(m *encMsg, base, start, end int) error {
 	b := st.in[:end]
 	pos := start
 	for pos < end {
-		num, wt, n := protowire.ConsumeTag(b[pos:])
+		num, wt, n := consumeTag(b[pos:])
 		if n < 0 {
 			return wireErr(n, pos, "tag")
 		}
@@ -195,6 +195,12 @@ func (st *encState) scan(m *encMsg, base, start, end int) error {
 		if (f.mode == modeMap || f.mode == modeEntries) && wt != protowire.BytesType {
 			return inField(dataErr(ErrMalformed, tagPos, "map entry with wire type %d", wt), f.name)
 		}
+		if f.oneof >= 0 && st.tbl[base+2*nf+f.oneof] != int32(i) {
+			// Another member of the oneof was set since this one: protobuf
+			// starts this member afresh instead of merging into its earlier
+			// occurrences.
+			st.tbl[base+2*i], st.tbl[base+2*i+1] = -1, -1
+		}
 		o := int32(len(st.occ))
 		st.occ = append(st.occ, occ{start: int32(vstart), end: int32(vend), wt: wt, next: -1})
 		if last := st.tbl[base+2*i+1]; last >= 0 {
@@ -208,6 +214,16 @@ func (st *encState) scan(m *encMsg, base, start, end int) error {
 		}
 	}
 	return nil
+}
+
+// consumeTag is protowire.ConsumeTag that also rejects field numbers above
+// protowire.MaxValidNumber, as proto.Unmarshal does.
+func consumeTag(b []byte) (protowire.Number, protowire.Type, int) {
+	num, wt, n := protowire.ConsumeTag(b)
+	if n >= 0 && num > protowire.MaxValidNumber {
+		return 0, 0, -2 // protowire's errCodeFieldNumber: "invalid field number"
+	}
+	return num, wt, n
 }
 
 func wireErr(n, pos int, what string) error {
@@ -302,6 +318,15 @@ func (st *encState) encodeKey(dst []byte, f *encField, o int32) ([]byte, error) 
 		return append(dst, 2, '0'), nil
 	}
 	raw := st.in[st.occ[o].start:st.occ[o].end]
+	if oc := st.occ[o]; oc.wt != f.key.wt { // a packed occurrence: the last value
+		var err error
+		if raw, _, err = st.lastPacked(oc, f.key.wt); err != nil {
+			return dst, err
+		}
+		if raw == nil {
+			return st.encodeKey(dst, f, -1)
+		}
+	}
 	if f.key.kind == vString {
 		if !utf8.Valid(raw) {
 			return dst, dataErr(ErrMalformed, int(st.occ[o].start), "map key is not valid UTF-8")
@@ -373,7 +398,9 @@ func (st *encState) encodeList(dst []byte, f *encField, first int32) ([]byte, er
 				var w int
 				switch f.val.wt {
 				case protowire.VarintType:
-					_, w = protowire.ConsumeVarint(raw[p:])
+					if _, w = protowire.ConsumeVarint(raw[p:]); w < 0 {
+						return dst, inIndex(wireErr(w, int(oc.start)+p, "packed varint"), i)
+					}
 				case protowire.Fixed32Type:
 					w = 4
 				default:
@@ -446,32 +473,45 @@ func (st *encState) encodeValue(dst []byte, v *encValue, first, last int32) ([]b
 	}
 	oc := st.occ[last]
 	if oc.wt != v.wt {
-		// A packed occurrence of a singular field: protobuf keeps the last value.
-		raw := st.in[oc.start:oc.end]
-		if len(raw) == 0 {
+		raw, off, err := st.lastPacked(oc, v.wt)
+		if err != nil {
+			return dst, err
+		}
+		if raw == nil {
 			return st.scalarZero(dst, v), nil
 		}
-		var w int
-		switch v.wt {
-		case protowire.VarintType:
-			for p := 0; p < len(raw); {
-				_, n := protowire.ConsumeVarint(raw[p:])
-				if n < 0 {
-					return dst, wireErr(n, int(oc.start)+p, "packed varint")
-				}
-				w, p = n, p+n
-			}
-		case protowire.Fixed32Type:
-			w = 4
-		default:
-			w = 8
-		}
-		if len(raw) < w {
-			return dst, dataErr(ErrMalformed, int(oc.start), "packed value")
-		}
-		return st.scalar(dst, v, raw[len(raw)-w:], int(oc.end)-w)
+		return st.scalar(dst, v, raw, off)
 	}
 	return st.scalar(dst, v, st.in[oc.start:oc.end], int(oc.start))
+}
+
+// lastPacked returns the last value of a packed occurrence of a singular
+// scalar of wire type wt (protobuf keeps the last value) and its offset, or
+// nil if the occurrence is empty.
+func (st *encState) lastPacked(oc occ, wt protowire.Type) ([]byte, int, error) {
+	raw := st.in[oc.start:oc.end]
+	if len(raw) == 0 {
+		return nil, 0, nil
+	}
+	var w int
+	switch wt {
+	case protowire.VarintType:
+		for p := 0; p < len(raw); {
+			_, n := protowire.ConsumeVarint(raw[p:])
+			if n < 0 {
+				return nil, 0, wireErr(n, int(oc.start)+p, "packed varint")
+			}
+			w, p = n, p+n
+		}
+	case protowire.Fixed32Type:
+		w = 4
+	default:
+		w = 8
+	}
+	if len(raw) < w {
+		return nil, 0, dataErr(ErrMalformed, int(oc.start), "packed value")
+	}
+	return raw[len(raw)-w:], int(oc.end) - w, nil
 }
 
 // scalarZero writes the zero value of a scalar kind (a map entry without
@@ -589,7 +629,7 @@ func (st *encState) encodeTimestamp(dst []byte, v *encValue, head int32) ([]byte
 		off = int(oc.start)
 		b := st.in[oc.start:oc.end]
 		for len(b) > 0 {
-			num, wt, n := protowire.ConsumeTag(b)
+			num, wt, n := consumeTag(b)
 			if n < 0 {
 				return dst, wireErr(n, off, "tag")
 			}
@@ -654,7 +694,7 @@ func (st *encState) encodeWrapper(dst []byte, v *encValue, head int32) ([]byte, 
 		b := st.in[oc.start:oc.end]
 		p := 0
 		for p < len(b) {
-			num, wt, n := protowire.ConsumeTag(b[p:])
+			num, wt, n := consumeTag(b[p:])
 			if n < 0 {
 				return dst, wireErr(n, int(oc.start)+p, "tag")
 			}

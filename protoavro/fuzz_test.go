@@ -1,0 +1,601 @@
+package protoavro
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The fuzz targets feed arbitrary bytes to the codecs of a few message types
+// under both profiles. Their seeds (the Java reference datums, datums of
+// pseudo-randomly populated messages, and truncations and bit flips of them)
+// run under plain `go test`; run a target longer with, for example,
+//
+//	go test -run '^$' -fuzz FuzzTranscodeToAvro -fuzztime 60s ./protoavro
+//
+// Inputs that found bugs are kept in testdata/fuzz/<FuzzName>/.
+
+// fuzzCodec is one codec under test and a constructor of its message type.
+type fuzzCodec struct {
+	name string
+	c    *Codec
+	new  func() proto.Message
+}
+
+var (
+	fuzzCodecsOnce sync.Once
+	fuzzCodecsAll  []fuzzCodec
+	fuzzCodecsErr  error
+)
+
+// fuzzCodecs returns codecs of avro2147.Foo, kitchen.KitchenSink and
+// legacy.Legacy under both profiles, plus KitchenSink under the non-default
+// mapping options.
+func fuzzCodecs(t testing.TB) []fuzzCodec {
+	t.Helper()
+	fuzzCodecsOnce.Do(func() {
+		add := func(name string, o Options, m proto.Message) {
+			if fuzzCodecsErr != nil {
+				return
+			}
+			c, err := o.Codec(m.ProtoReflect().Descriptor())
+			if err != nil {
+				fuzzCodecsErr = err
+				return
+			}
+			fuzzCodecsAll = append(fuzzCodecsAll, fuzzCodec{name: name, c: c, new: func() proto.Message {
+				return m.ProtoReflect().New().Interface()
+			}})
+		}
+		java := Options{Profile: JavaProfile}
+		add("Foo/default", Options{}, &avro2147pb.Foo{})
+		add("Foo/java", java, &avro2147pb.Foo{})
+		add("KitchenSink/default", Options{}, &kitchenpb.KitchenSink{})
+		add("KitchenSink/java", java, &kitchenpb.KitchenSink{})
+		add("KitchenSink/variant", Options{Uint64: Uint64AsDecimal, MapKeys: MapAsEntryArray, Timestamps: TimestampNanos}, &kitchenpb.KitchenSink{})
+		add("Legacy/default", Options{}, &legacypb.Legacy{})
+		add("Legacy/java", java, &legacypb.Legacy{})
+	})
+	if fuzzCodecsErr != nil {
+		t.Fatal(fuzzCodecsErr)
+	}
+	return fuzzCodecsAll
+}
+
+// readCodecs are the codecs FuzzUnmarshal and FuzzTranscodeToProto read
+// with: Foo and KitchenSink under both profiles.
+func readCodecs(t testing.TB) []fuzzCodec {
+	var out []fuzzCodec
+	for _, fc := range fuzzCodecs(t) {
+		switch fc.name {
+		case "Foo/default", "Foo/java", "KitchenSink/default", "KitchenSink/java":
+			out = append(out, fc)
+		}
+	}
+	return out
+}
+
+// fillMessage sets fields of m to pseudo-random values drawn from r: every
+// required field, most others, one member per oneof, up to three elements
+// per list and map, and message fields down to depth 3. Enum values are
+// always valid, strings valid UTF-8 and timestamps whole microseconds, so
+// every codec can marshal the result.
+func fillMessage(m protoreflect.Message, r *rand.Rand, depth int) {
+	md := m.Descriptor()
+	if md.FullName() == timestampName {
+		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfInt64(r.Int64N(2e10)-1e10))
+		m.Set(md.Fields().ByNumber(2), protoreflect.ValueOfInt32(int32(r.IntN(1e6))*1000))
+		return
+	}
+	fds := md.Fields()
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			if r.IntN(od.Fields().Len()+1) != 0 {
+				continue // on average about one member per oneof
+			}
+		}
+		required := fd.Cardinality() == protoreflect.Required
+		if !required && r.IntN(5) == 0 {
+			continue
+		}
+		if fd.Message() != nil && !fd.IsMap() && depth >= 3 && !required {
+			continue
+		}
+		switch {
+		case fd.IsMap():
+			mp := m.Mutable(fd).Map()
+			for range r.IntN(4) {
+				k := randomScalar(fd.MapKey(), r).MapKey()
+				if vd := fd.MapValue(); vd.Message() != nil {
+					v := mp.NewValue()
+					if depth < 3 {
+						fillMessage(v.Message(), r, depth+1)
+					}
+					mp.Set(k, v)
+				} else {
+					mp.Set(k, randomScalar(vd, r))
+				}
+			}
+		case fd.IsList():
+			l := m.Mutable(fd).List()
+			for range r.IntN(4) {
+				if fd.Message() != nil {
+					v := l.NewElement()
+					fillMessage(v.Message(), r, depth+1)
+					l.Append(v)
+				} else {
+					l.Append(randomScalar(fd, r))
+				}
+			}
+		case fd.Message() != nil:
+			v := m.NewField(fd)
+			fillMessage(v.Message(), r, depth+1)
+			m.Set(fd, v)
+		default:
+			m.Set(fd, randomScalar(fd, r))
+		}
+	}
+}
+
+// randomScalar returns a value of the scalar or enum field fd, often an edge case.
+func randomScalar(fd protoreflect.FieldDescriptor, r *rand.Rand) protoreflect.Value {
+	ints := []int64{0, 1, -1, 127, 128, -129, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64, r.Int64(), r.Int64N(1000)}
+	i := ints[r.IntN(len(ints))]
+	floats := []float64{0, math.Copysign(0, -1), 1.5, -2.25, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64, math.SmallestNonzeroFloat64, r.NormFloat64()}
+	f := floats[r.IntN(len(floats))]
+	strs := []string{"", "a", "héllo", "✓ \"quoted\" \\ \n", "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789"}
+	s := strs[r.IntN(len(strs))]
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(r.IntN(2) == 1)
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(i))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(i)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(uint32(i))
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(uint64(i))
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(float32(f))
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(f)
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(s)
+	case protoreflect.BytesKind:
+		b := make([]byte, r.IntN(20))
+		for j := range b {
+			b[j] = byte(r.IntN(256))
+		}
+		return protoreflect.ValueOfBytes(b)
+	case protoreflect.EnumKind:
+		vals := fd.Enum().Values()
+		return protoreflect.ValueOfEnum(vals.Get(r.IntN(vals.Len())).Number())
+	}
+	panic("randomScalar: kind " + fd.Kind().String())
+}
+
+// sampleMessages returns n pseudo-randomly populated messages of the type of m.
+func sampleMessages(m proto.Message, n int) []proto.Message {
+	out := make([]proto.Message, n)
+	for i := range out {
+		r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+		out[i] = m.ProtoReflect().New().Interface()
+		fillMessage(out[i].ProtoReflect(), r, 0)
+	}
+	return out
+}
+
+// sampleFoo is a populated avro2147.Foo with nested records, used by the
+// bad-input tests to know the layout.
+func sampleFoo() *avro2147pb.Foo {
+	return &avro2147pb.Foo{
+		Int32:    proto.Int32(7),
+		String_:  proto.String("héllo"),
+		Enum:     avro2147pb.A_Y.Enum(),
+		IntArray: []int32{1, -2, 300},
+		FooArray: []*avro2147pb.Foo{{Int32: proto.Int32(1)}, {Int32: proto.Int32(2), String_: proto.String("x")}},
+		Syms:     []avro2147pb.A{avro2147pb.A_X, avro2147pb.A_Z},
+		Foo:      &avro2147pb.Foo{Int32: proto.Int32(3), Bytes: []byte{0, 1, 2}},
+		Bar:      &avro2147pb.MessageWithLargeEnum{Enum: avro2147pb.LargeEnum_ZZ.Enum()},
+	}
+}
+
+// mutations returns b with truncations and single-bit flips of it, spread
+// over its length.
+func mutations(b []byte) [][]byte {
+	out := [][]byte{b}
+	if len(b) == 0 {
+		return out
+	}
+	for _, n := range []int{0, 1, len(b) / 3, len(b) / 2, len(b) - 1} {
+		if n < len(b) {
+			out = append(out, b[:n:n])
+		}
+	}
+	for k := 0; k < 4; k++ {
+		i := (k*len(b))/4 + k%len(b)
+		if i >= len(b) {
+			i = len(b) - 1
+		}
+		c := append([]byte(nil), b...)
+		c[i] ^= 1 << (k * 3 % 8)
+		out = append(out, c)
+	}
+	return out
+}
+
+// seedMessages are the messages whose encodings seed the fuzz targets.
+func seedMessages() []proto.Message {
+	msgs := []proto.Message{sampleFoo(), &kitchenpb.KitchenSink{}, &legacypb.Legacy{}}
+	msgs = append(msgs, sampleMessages(&avro2147pb.Foo{}, 2)...)
+	msgs = append(msgs, sampleMessages(&kitchenpb.KitchenSink{}, 3)...)
+	msgs = append(msgs, sampleMessages(&legacypb.Legacy{}, 2)...)
+	return msgs
+}
+
+// addAvroSeeds adds the Java reference datums and the Avro encodings of the
+// seed messages under every read codec, with mutations.
+func addAvroSeeds(f *testing.F) {
+	for _, d := range readJavaDatums(f) {
+		for _, b := range mutations(d.avro) {
+			f.Add(b)
+		}
+	}
+	codecs := readCodecs(f)
+	for _, m := range seedMessages() {
+		for _, fc := range codecs {
+			if fc.c.Schema().Descriptor() != m.ProtoReflect().Descriptor() {
+				continue
+			}
+			b, err := fc.c.Marshal(m)
+			if err != nil {
+				f.Fatalf("%s: Marshal: %v", fc.name, err)
+			}
+			for _, mb := range mutations(b) {
+				f.Add(mb)
+			}
+		}
+	}
+}
+
+// addWireSeeds adds the protobuf encodings of the Java reference datums and
+// of the seed messages, with mutations.
+func addWireSeeds(f *testing.F) {
+	for _, d := range readJavaDatums(f) {
+		for _, b := range mutations(d.proto) {
+			f.Add(b)
+		}
+	}
+	var prev []byte
+	for _, m := range seedMessages() {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, mb := range mutations(b) {
+			f.Add(mb)
+		}
+		// Two encodings of one type, concatenated, are a merge: repeated
+		// occurrences of message fields, oneof members replacing each other.
+		if len(prev) > 0 {
+			f.Add(append(append([]byte(nil), prev...), b...))
+		}
+		prev = b
+	}
+}
+
+// dataErrorClasses are the classes a DataError may wrap.
+var dataErrorClasses = []error{ErrTruncated, ErrMalformed, ErrUnknownEnum, ErrOutOfRange, ErrMissingRequired, ErrTooDeep, ErrIncompatible}
+
+// checkDataError fails unless err is a *DataError of a known class, with a
+// path that starts at the top-level record and an offset inside the input.
+func checkDataError(t *testing.T, what string, err error, c *Codec, input []byte) {
+	t.Helper()
+	var de *DataError
+	if !errors.As(err, &de) {
+		t.Fatalf("%s: error is not a *DataError: %v", what, err)
+	}
+	known := false
+	for _, class := range dataErrorClasses {
+		if errors.Is(err, class) {
+			known = true
+		}
+	}
+	if !known {
+		t.Errorf("%s: error of no known class: %v", what, err)
+	}
+	name := string(c.Schema().Descriptor().Name())
+	if len(de.Path) < len(name) || de.Path[:len(name)] != name {
+		t.Errorf("%s: path %q does not start at %s: %v", what, de.Path, name, err)
+	}
+	if de.Offset < 0 || de.Offset > len(input) {
+		t.Errorf("%s: offset %d outside the %d-byte input: %v", what, de.Offset, len(input), err)
+	}
+}
+
+// hasUnknown reports whether m or any message in it has unknown fields.
+func hasUnknown(m protoreflect.Message) bool {
+	found := len(m.GetUnknown()) > 0
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		forEachMessage(fd, v, func(sub protoreflect.Message) {
+			found = found || hasUnknown(sub)
+		})
+		return !found
+	})
+	return found
+}
+
+// forEachMessage calls fn for every message held by the value v of fd.
+func forEachMessage(fd protoreflect.FieldDescriptor, v protoreflect.Value, fn func(protoreflect.Message)) {
+	switch {
+	case fd.IsMap():
+		if fd.MapValue().Message() != nil {
+			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+				fn(mv.Message())
+				return true
+			})
+		}
+	case fd.IsList():
+		if fd.Message() != nil {
+			for i := range v.List().Len() {
+				fn(v.List().Get(i).Message())
+			}
+		}
+	case fd.Message() != nil:
+		fn(v.Message())
+	}
+}
+
+// FuzzUnmarshal decodes arbitrary bytes as Avro datums of Foo and
+// KitchenSink under both profiles. Bad input must fail with a *DataError;
+// good input must decode the same through TranscodeToProto, and the decoded
+// message must marshal and decode back to itself.
+func FuzzUnmarshal(f *testing.F) {
+	addAvroSeeds(f)
+	codecs := readCodecs(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, fc := range codecs {
+			m := fc.new()
+			err := fc.c.Unmarshal(data, m)
+			if err != nil {
+				checkDataError(t, fc.name+": Unmarshal", err, fc.c, data)
+				continue
+			}
+			wire, err := fc.c.TranscodeToProto(nil, data)
+			if err != nil {
+				t.Fatalf("%s: Unmarshal succeeded, TranscodeToProto failed: %v", fc.name, err)
+			}
+			viaWire := fc.new()
+			if err := proto.Unmarshal(wire, viaWire); err != nil {
+				t.Fatalf("%s: proto.Unmarshal of TranscodeToProto output: %v", fc.name, err)
+			}
+			if !proto.Equal(m, viaWire) {
+				t.Fatalf("%s: Unmarshal and TranscodeToProto disagree:\n%v\n%v", fc.name, m, viaWire)
+			}
+			again, err := fc.c.Marshal(m)
+			if err != nil {
+				t.Fatalf("%s: Marshal of a decoded datum: %v\n%v", fc.name, err, m)
+			}
+			back := fc.new()
+			if err := fc.c.Unmarshal(again, back); err != nil {
+				t.Fatalf("%s: Unmarshal of re-marshaled datum %x: %v", fc.name, again, err)
+			}
+			if !proto.Equal(m, back) {
+				t.Fatalf("%s: round trip changed the message:\n%v\n%v", fc.name, m, back)
+			}
+		}
+	})
+}
+
+// FuzzTranscodeToProto converts arbitrary bytes, as Avro datums of Foo and
+// KitchenSink under both profiles, to protobuf wire bytes. When it succeeds,
+// the output must parse with proto.Unmarshal into a message without unknown
+// fields, encode again both as protobuf and as Avro, and a Resolver built
+// from the codec's own schema must produce the same bytes.
+func FuzzTranscodeToProto(f *testing.F) {
+	addAvroSeeds(f)
+	codecs := readCodecs(f)
+	resolvers := make([]*Resolver, len(codecs))
+	for i, fc := range codecs {
+		r, err := fc.c.Resolve(fc.c.Schema().Avro())
+		if err != nil {
+			f.Fatal(err)
+		}
+		resolvers[i] = r
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for i, fc := range codecs {
+			wire, err := fc.c.TranscodeToProto(nil, data)
+			rwire, rerr := resolvers[i].TranscodeToProto(nil, data)
+			if (err == nil) != (rerr == nil) || string(wire) != string(rwire) {
+				t.Fatalf("%s: codec and resolver disagree: %x, %v; %x, %v", fc.name, wire, err, rwire, rerr)
+			}
+			if err != nil {
+				checkDataError(t, fc.name+": TranscodeToProto", err, fc.c, data)
+				continue
+			}
+			m := fc.new()
+			if err := proto.Unmarshal(wire, m); err != nil {
+				t.Fatalf("%s: proto.Unmarshal of output %x: %v", fc.name, wire, err)
+			}
+			if hasUnknown(m.ProtoReflect()) {
+				t.Fatalf("%s: output %x has unknown fields: %v", fc.name, wire, m)
+			}
+			if _, err := proto.Marshal(m); err != nil {
+				t.Fatalf("%s: proto.Marshal: %v", fc.name, err)
+			}
+			if _, err := fc.c.TranscodeToAvro(nil, wire); err != nil {
+				t.Fatalf("%s: TranscodeToAvro of output %x: %v", fc.name, wire, err)
+			}
+		}
+	})
+}
+
+// FuzzTranscodeToAvro converts arbitrary bytes, as protobuf wire encodings
+// of Foo, KitchenSink and Legacy, to Avro. Bad input must fail with a
+// *DataError. When it succeeds, the Avro must transcode back and decode into
+// the message proto.Unmarshal makes of the input, up to what the mapping
+// loses on purpose (normalizeExpected).
+func FuzzTranscodeToAvro(f *testing.F) {
+	addWireSeeds(f)
+	codecs := fuzzCodecs(f)
+	f.Fuzz(func(t *testing.T, wire []byte) {
+		for _, fc := range codecs {
+			out, err := fc.c.TranscodeToAvro(nil, wire)
+			if err != nil {
+				checkDataError(t, fc.name+": TranscodeToAvro", err, fc.c, wire)
+				continue
+			}
+			back, err := fc.c.TranscodeToProto(nil, out)
+			if err != nil {
+				t.Fatalf("%s: TranscodeToProto of output %x: %v", fc.name, out, err)
+			}
+			got := fc.new()
+			if err := proto.Unmarshal(back, got); err != nil {
+				t.Fatalf("%s: proto.Unmarshal of round trip %x: %v", fc.name, back, err)
+			}
+			decoded := fc.new()
+			if err := fc.c.Unmarshal(out, decoded); err != nil {
+				t.Fatalf("%s: Unmarshal of output %x: %v", fc.name, out, err)
+			}
+			if !proto.Equal(got, decoded) {
+				t.Fatalf("%s: Unmarshal and TranscodeToProto disagree:\n%v\n%v", fc.name, decoded, got)
+			}
+			want := fc.new()
+			if packedSingular(want.ProtoReflect().Descriptor(), wire) {
+				// The transcoder reads a packed occurrence of a singular
+				// scalar as its last value; protobuf-go keeps it as an
+				// unknown field. Nothing more to compare.
+				continue
+			}
+			if err := proto.Unmarshal(wire, want); err != nil {
+				t.Fatalf("%s: TranscodeToAvro accepted what proto.Unmarshal rejects (%v):\n%x", fc.name, err, wire)
+			}
+			normalizeExpected(want.ProtoReflect(), fc.c.opts)
+			if !proto.Equal(got, want) {
+				t.Fatalf("%s: round trip of %x:\ngot  %v\nwant %v", fc.name, wire, got, want)
+			}
+			// Marshal of the message (the direct writer of generated
+			// types) agrees with the transcoder.
+			direct, err := fc.c.Marshal(want)
+			if err != nil {
+				t.Fatalf("%s: Marshal: %v\n%v", fc.name, err, want)
+			}
+			viaDirect := fc.new()
+			if err := fc.c.Unmarshal(direct, viaDirect); err != nil {
+				t.Fatalf("%s: Unmarshal of Marshal output: %v", fc.name, err)
+			}
+			if !proto.Equal(viaDirect, got) {
+				t.Fatalf("%s: Marshal and TranscodeToAvro disagree on %x:\n%v\n%v", fc.name, wire, viaDirect, got)
+			}
+		}
+	})
+}
+
+// normalizeExpected removes from m, the proto.Unmarshal of some wire input,
+// what the Avro mapping drops on purpose: unknown fields and extensions
+// (they have no place in the schema), sub-precision digits of timestamps
+// under the default profile, and under the Java profile, which carries no
+// presence, every non-required field set to its default.
+func normalizeExpected(m protoreflect.Message, o Options) {
+	m.SetUnknown(nil)
+	java := o.Profile == JavaProfile
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsExtension():
+			m.Clear(fd)
+			return true
+		case fd.IsMap() || fd.IsList() || fd.Message() != nil:
+			forEachMessage(fd, v, func(sub protoreflect.Message) {
+				normalizeExpected(sub, o)
+				if !java && classifyWellKnown(sub.Descriptor()) == wellKnownTimestamp {
+					truncateTimestamp(sub, o.Timestamps)
+				}
+			})
+		case java && fd.Cardinality() != protoreflect.Required && sameScalar(fd, v, fd.Default()):
+			m.Clear(fd)
+		}
+		return true
+	})
+}
+
+// sameScalar reports whether a and b are the same value of the scalar field
+// fd, comparing floating-point values bit for bit (-0 is not 0), as the
+// reader does when it drops values equal to a field's default.
+func sameScalar(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
+	switch fd.Kind() {
+	case protoreflect.FloatKind:
+		return math.Float32bits(float32(a.Float())) == math.Float32bits(float32(b.Float()))
+	case protoreflect.DoubleKind:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	}
+	return a.Equal(b)
+}
+
+// truncateTimestamp drops the digits of a Timestamp below the precision.
+func truncateTimestamp(m protoreflect.Message, p TimestampPrecision) {
+	nf := m.Descriptor().Fields().ByNumber(2)
+	nanos := m.Get(nf).Int()
+	per := int64(1000)
+	switch p {
+	case TimestampMillis:
+		per = 1_000_000
+	case TimestampNanos:
+		per = 1
+	}
+	if nanos -= nanos % per; nanos == 0 {
+		m.Clear(nf)
+	} else {
+		m.Set(nf, protoreflect.ValueOfInt32(int32(nanos)))
+	}
+}
+
+// packedSingular reports whether b, the wire encoding of a message of type
+// md, holds a length-delimited occurrence of a singular numeric field (map
+// keys and values included) at any depth.
+func packedSingular(md protoreflect.MessageDescriptor, b []byte) bool {
+	for len(b) > 0 {
+		num, wt, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		vn := protowire.ConsumeFieldValue(num, wt, b)
+		if vn < 0 {
+			return false
+		}
+		v := b[:vn]
+		b = b[vn:]
+		fd := md.Fields().ByNumber(num)
+		switch {
+		case fd == nil:
+		case fd.Message() != nil:
+			switch wt {
+			case protowire.BytesType:
+				sub, _ := protowire.ConsumeBytes(v)
+				if packedSingular(fd.Message(), sub) {
+					return true
+				}
+			case protowire.StartGroupType:
+				if packedSingular(fd.Message(), v[:len(v)-protowire.SizeTag(num)]) {
+					return true
+				}
+			}
+		case fd.IsList(), fd.Kind() == protoreflect.StringKind, fd.Kind() == protoreflect.BytesKind:
+		case wt == protowire.BytesType:
+			return true
+		}
+	}
+	return false
+}

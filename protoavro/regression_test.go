@@ -1,0 +1,218 @@
+package protoavro
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/hamba/avro/v2"
+	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// Regression tests for bugs found while fuzzing and writing the bad-input
+// tests. Inputs that the fuzzers found are also kept in testdata/fuzz.
+
+// A oneof member set, then another member, then the first again: protobuf
+// keeps only the last occurrence of the first member, it does not merge it
+// with the occurrence before the other member. TranscodeToAvro merged them.
+func TestTranscodeToAvroOneofMemberSetAgain(t *testing.T) {
+	c, err := Options{}.Codec((&kitchenpb.Oneofs{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w []byte
+	for _, part := range []proto.Message{
+		&kitchenpb.Oneofs{SameType: &kitchenpb.Oneofs_FirstPoint{FirstPoint: &kitchenpb.Point{X: 1}}},
+		&kitchenpb.Oneofs{SameType: &kitchenpb.Oneofs_SecondPoint{SecondPoint: &kitchenpb.Point{X: 2}}},
+		&kitchenpb.Oneofs{SameType: &kitchenpb.Oneofs_FirstPoint{FirstPoint: &kitchenpb.Point{Y: 3}}},
+		// The same member twice in a row does merge.
+		&kitchenpb.Oneofs{Mixed: &kitchenpb.Oneofs_MessageChoice{MessageChoice: &kitchenpb.Scalars{Int32Field: 4}}},
+		&kitchenpb.Oneofs{Mixed: &kitchenpb.Oneofs_MessageChoice{MessageChoice: &kitchenpb.Scalars{Int64Field: 5}}},
+	} {
+		b, err := proto.Marshal(part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w = append(w, b...)
+	}
+	want := &kitchenpb.Oneofs{}
+	if err := proto.Unmarshal(w, want); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.TranscodeToAvro(nil, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &kitchenpb.Oneofs{}
+	if err := c.Unmarshal(a, got); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+// A packed repeated varint whose last varint overflows 64 bits made
+// TranscodeToAvro slice with a negative length and panic.
+func TestTranscodeToAvroPackedVarintOverflow(t *testing.T) {
+	c, err := Options{}.Codec((&kitchenpb.Repeateds{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, packed := range [][]byte{
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+		{0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00},
+	} {
+		w := protowire.AppendTag(nil, 3, protowire.BytesType) // packed_int32
+		w = protowire.AppendBytes(w, packed)
+		_, err := c.TranscodeToAvro(nil, w)
+		if !errors.Is(err, ErrMalformed) {
+			t.Errorf("%x: %v, want ErrMalformed", packed, err)
+		}
+	}
+}
+
+// A map key in packed form (wire type 2 for a numeric key) made
+// TranscodeToAvro read a fixed32 key from fewer than 4 bytes and panic. It
+// is now read like any packed singular field: its last value.
+func TestTranscodeToAvroPackedMapKey(t *testing.T) {
+	c, err := Options{}.Codec((&kitchenpb.Maps{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := func(key []byte) []byte {
+		e := protowire.AppendTag(nil, 1, protowire.BytesType)
+		e = protowire.AppendBytes(e, key)
+		e = protowire.AppendTag(e, 2, protowire.Fixed32Type)
+		e = protowire.AppendFixed32(e, 9)
+		w := protowire.AppendTag(nil, 7, protowire.BytesType) // fixed32_to_fixed32
+		return protowire.AppendBytes(w, e)
+	}
+	if _, err := c.TranscodeToAvro(nil, entry([]byte{1})); !errors.Is(err, ErrMalformed) {
+		t.Errorf("1-byte packed fixed32 key: %v, want ErrMalformed", err)
+	}
+	for key, want := range map[string]uint32{"": 0, "\x01\x00\x00\x00\x02\x00\x00\x00": 2} {
+		a, err := c.TranscodeToAvro(nil, entry([]byte(key)))
+		if err != nil {
+			t.Fatalf("packed key %x: %v", key, err)
+		}
+		got := &kitchenpb.Maps{}
+		if err := c.Unmarshal(a, got); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := got.Fixed32ToFixed32[want]; !ok || v != 9 || len(got.Fixed32ToFixed32) != 1 {
+			t.Errorf("packed key %x: got %v, want key %d", key, got.Fixed32ToFixed32, want)
+		}
+	}
+}
+
+// The reader bounded the item count of every array by the bytes left, one
+// byte per item, so arrays of empty records (repeated google.protobuf.Empty)
+// that Marshal wrote could not be read back.
+func TestListOfEmptyMessages(t *testing.T) {
+	for _, o := range []Options{{}, {Profile: JavaProfile}} {
+		c, err := o.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &kitchenpb.WellKnown{MapEmpty: map[string]*emptypb.Empty{}}
+		for range 1000 {
+			m.RepeatedEmpty = append(m.RepeatedEmpty, &emptypb.Empty{})
+		}
+		b, err := c.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := &kitchenpb.WellKnown{}
+		if err := c.Unmarshal(b, got); err != nil {
+			t.Fatalf("%v: %v", o.Profile, err)
+		}
+		if !proto.Equal(got, m) {
+			t.Errorf("%v: got %d elements, want %d", o.Profile, len(got.RepeatedEmpty), len(m.RepeatedEmpty))
+		}
+	}
+	// An Avro map of empty records takes one byte per entry (its key
+	// length): the same key many times, as TranscodeToAvro writes it.
+	c, err := Options{}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := protowire.AppendTag(nil, 1, protowire.BytesType)
+	entry = protowire.AppendBytes(entry, nil)
+	var w []byte
+	for range 100 {
+		w = protowire.AppendTag(w, 56, protowire.BytesType) // map_empty
+		w = protowire.AppendBytes(w, entry)
+	}
+	a, err := c.TranscodeToAvro(nil, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &kitchenpb.WellKnown{}
+	if err := c.Unmarshal(a, got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.MapEmpty) != 1 {
+		t.Errorf("got %v", got.MapEmpty)
+	}
+}
+
+// Empty items are bounded over the whole datum, not per block: many blocks
+// of a million empty records each must fail fast instead of producing
+// megabytes of output per input byte.
+func TestEmptyItemsBoundedPerDatum(t *testing.T) {
+	c, err := Options{}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields of WellKnown before repeated_empty: 17 nullable singular
+	// fields and 15 empty arrays.
+	a := new(avroBuf).nulls(17).nulls(15)
+	a.long(maxEmptyItems / 2).long(maxEmptyItems / 2) // the limit, reached
+	off := a.pos()
+	for range 100 {
+		a.long(maxEmptyItems / 2)
+	}
+	_, err = c.TranscodeToProto(nil, a.bytes())
+	wantDataError(t, err, ErrMalformed, "WellKnown.repeated_empty", off)
+}
+
+// Skipping a writer field the reader lacks bounded every array block by a
+// fixed number of items (one million) whatever the item size, so a large
+// array in a removed field failed to read.
+func TestSkipLargeArray(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p; message M { int32 a = 1; }`, "p.M")
+	c, err := Options{}.Codec(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := avro.Parse(`{"type": "record", "name": "p.M", "fields": [
+		{"name": "removed", "type": {"type": "array", "items": "int"}},
+		{"name": "a", "type": "int"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Resolve(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1<<20 + 10
+	a := new(avroBuf).long(n)
+	for range n {
+		a.long(1)
+	}
+	a.long(0).long(42)
+	m := dynamicpb.NewMessage(md)
+	if err := r.Unmarshal(a.bytes(), m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Get(md.Fields().ByName("a")); got.Int() != 42 {
+		t.Errorf("a = %v", got)
+	}
+	// A count larger than the bytes left still fails early.
+	_, err = r.TranscodeToProto(nil, new(avroBuf).long(1<<40).bytes())
+	wantDataError(t, err, ErrTruncated, "M.removed", 0)
+}
