@@ -1,0 +1,333 @@
+package protoavro
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+var allCompressions = []Compression{CompressionNull, CompressionDeflate, CompressionSnappy, CompressionZstd}
+
+// sampleFoos returns n varied Foo messages.
+func sampleFoos(n int) []*avro2147pb.Foo {
+	r := rand.New(rand.NewPCG(1, 2))
+	out := make([]*avro2147pb.Foo, n)
+	for i := range out {
+		f := &avro2147pb.Foo{Int32: proto.Int32(int32(i))}
+		if r.IntN(2) == 0 {
+			f.String_ = proto.String(fmt.Sprintf("record %d ✓", i))
+		}
+		if r.IntN(3) == 0 {
+			f.Uint64 = proto.Uint64(r.Uint64())
+		}
+		f.IntArray = make([]int32, r.IntN(5))
+		for j := range f.IntArray {
+			f.IntArray[j] = r.Int32()
+		}
+		if r.IntN(2) == 0 {
+			f.Bar = &avro2147pb.MessageWithLargeEnum{Enum: avro2147pb.LargeEnum(1 + r.IntN(676)).Enum()}
+		}
+		if r.IntN(4) == 0 {
+			f.Foo = &avro2147pb.Foo{Int32: proto.Int32(-int32(i)), Syms: []avro2147pb.A{avro2147pb.A_Z}}
+		}
+		out[i] = f
+	}
+	return out
+}
+
+func TestContainerRoundTrip(t *testing.T) {
+	msgs := sampleFoos(3000)
+	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
+	for _, comp := range allCompressions {
+		for _, viaWire := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/wire=%v", comp, viaWire), func(t *testing.T) {
+				var buf bytes.Buffer
+				w, err := NewContainerWriter(&buf, md, ContainerOptions{Compression: comp, BlockSize: 4096, Workers: 3,
+					Metadata: map[string][]byte{"origin": []byte("test")}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range msgs {
+					if viaWire {
+						wire, _ := proto.Marshal(m)
+						err = w.WriteWire(wire)
+					} else {
+						err = w.Write(m)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if w.Records() != int64(len(msgs)) || w.Blocks() < 2 {
+					t.Errorf("wrote %d records in %d blocks", w.Records(), w.Blocks())
+				}
+				if int64(buf.Len()) != w.BytesWritten() {
+					t.Errorf("BytesWritten %d, file %d", w.BytesWritten(), buf.Len())
+				}
+
+				// Read into the generated type.
+				r, err := NewContainerReader(bytes.NewReader(buf.Bytes()), ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(r.Metadata()["origin"]) != "test" || r.Compression() != comp {
+					t.Errorf("metadata %q, codec %s", r.Metadata()["origin"], r.Compression())
+				}
+				for i, want := range msgs {
+					got := &avro2147pb.Foo{}
+					if err := r.Read(got); err != nil {
+						t.Fatalf("record %d: %v", i, err)
+					}
+					if !proto.Equal(got, want) {
+						t.Fatalf("record %d: got %v, want %v", i, got, want)
+					}
+				}
+				if err := r.Read(&avro2147pb.Foo{}); err != io.EOF {
+					t.Fatalf("after the last record: %v, want io.EOF", err)
+				}
+
+				// Read with the embedded type only (dynamicpb), no .proto files.
+				r, err = NewContainerReader(bytes.NewReader(buf.Bytes()), ReaderOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.MessageType().Descriptor().FullName() != md.FullName() {
+					t.Fatalf("embedded type %s", r.MessageType().Descriptor().FullName())
+				}
+				for i, want := range msgs {
+					dm := r.NewMessage()
+					if err := r.Read(dm); err != nil {
+						t.Fatalf("record %d: %v", i, err)
+					}
+					b, _ := proto.Marshal(dm)
+					got := &avro2147pb.Foo{}
+					if err := proto.Unmarshal(b, got); err != nil || !proto.Equal(got, want) {
+						t.Fatalf("record %d via dynamicpb: %v %v", i, got, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestContainerJavaProfileKeepsOptions(t *testing.T) {
+	var buf bytes.Buffer
+	md := (&kitchenpb.Scalars{}).ProtoReflect().Descriptor()
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{Options: Options{Profile: JavaProfile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &kitchenpb.Scalars{Uint32Field: 7, StringField: "x"}
+	if err := w.Write(in); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewContainerReader(&buf, ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Codec().Schema().Options().Profile != JavaProfile {
+		t.Errorf("profile %v, want java (from %s)", r.Codec().Schema().Options().Profile, r.Metadata()[MetaOptions])
+	}
+	m := r.NewMessage()
+	if err := r.Read(m); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := proto.Marshal(m)
+	got := &kitchenpb.Scalars{}
+	if err := proto.Unmarshal(b, got); err != nil || !proto.Equal(got, in) {
+		t.Errorf("got %v, want %v", got, in)
+	}
+}
+
+// containerBytes writes msgs into a container file.
+func containerBytes(t *testing.T, comp Compression, blockSize int, msgs []*avro2147pb.Foo) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, (&avro2147pb.Foo{}).ProtoReflect().Descriptor(), ContainerOptions{Compression: comp, BlockSize: blockSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if err := w.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readAll(data []byte, opts ReaderOptions) (int, error) {
+	r, err := NewContainerReader(bytes.NewReader(data), opts)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		if _, err := r.ReadWire(nil); err == io.EOF {
+			return n, nil
+		} else if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+// TestContainerCorruption: each structural failure gives a clear error,
+// and no bogus size makes the reader allocate it.
+func TestContainerCorruption(t *testing.T) {
+	msgs := sampleFoos(200)
+	good := containerBytes(t, CompressionNull, 1024, msgs)
+	if n, err := readAll(good, ReaderOptions{}); err != nil || n != len(msgs) {
+		t.Fatalf("good file: %d records, %v", n, err)
+	}
+	// The first block starts after the header.
+	r, _ := NewContainerReader(bytes.NewReader(good), ReaderOptions{})
+	hdrLen := int(r.Offset())
+	sync := r.sync
+
+	badSync := bytes.Clone(good)
+	i := bytes.Index(badSync[hdrLen:], sync[:]) + hdrLen
+	badSync[i] ^= 0xff
+
+	huge := append(bytes.Clone(good[:hdrLen]), appendLong(appendLong(nil, 5), 1<<40)...)
+	huge = append(huge, good[hdrLen+4:hdrLen+100]...)
+
+	lying := append(bytes.Clone(good[:hdrLen]), appendLong(appendLong(nil, 5), 1<<20)...)
+	lying = append(lying, make([]byte, 1000)...)
+
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+		text string
+	}{
+		{"not a container", []byte("hello world"), ErrNotContainer, "not an Avro container file"},
+		{"truncated header", good[:hdrLen-3], ErrTruncated, "header"},
+		{"bad sync marker", badSync, ErrMalformed, "sync marker"},
+		{"truncated block", good[:len(good)-40], ErrTruncated, "block"},
+		{"block larger than the limit", huge, ErrMalformed, "exceeds the limit"},
+		{"block claiming more bytes than exist", lying, ErrTruncated, "block claims 1048576 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readAll(tc.data, ReaderOptions{})
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("err = %v, want %v mentioning %q", err, tc.want, tc.text)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+func TestContainerBadRecords(t *testing.T) {
+	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
+	good, _ := proto.Marshal(&avro2147pb.Foo{Int32: proto.Int32(1)})
+	bad := []byte{0x0a, 0x05, 'x'} // field 1 with wire type 2, truncated
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		rec := good
+		if i == 3 {
+			rec = bad
+		}
+		if err := w.WriteWireAt(rec, int64(100*i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = w.Close()
+	var re *RecordError
+	if !errors.As(err, &re) || re.Index != 3 || re.Offset != 300 {
+		t.Fatalf("err = %v, want a RecordError for record 3 at 300", err)
+	}
+	if w.Records() != 0 {
+		t.Errorf("%d records written despite the error", w.Records())
+	}
+
+	// With OnBadRecord the record is skipped and reported.
+	buf.Reset()
+	var rejected []int64
+	w, err = NewContainerWriter(&buf, md, ContainerOptions{OnBadRecord: func(e *RecordError) error {
+		rejected = append(rejected, e.Index)
+		if !bytes.Equal(e.Record, bad) {
+			t.Errorf("rejected record %x, want %x", e.Record, bad)
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		rec := good
+		if i == 3 {
+			rec = bad
+		}
+		if err := w.WriteWire(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rejected) != 1 || rejected[0] != 3 || w.Records() != 4 {
+		t.Errorf("rejected %v, wrote %d", rejected, w.Records())
+	}
+	if n, err := readAll(buf.Bytes(), ReaderOptions{}); err != nil || n != 4 {
+		t.Errorf("read %d records: %v", n, err)
+	}
+}
+
+func TestContainerReadsOtherVersion(t *testing.T) {
+	v1 := compileMessage(t, `syntax = "proto3"; package ev; message P { string name = 1; int32 age = 2; string gone = 3; }`, "ev.P")
+	v2 := compileMessage(t, `syntax = "proto3"; package ev; message P { string name = 1; int64 age = 2; repeated string tags = 4; }`, "ev.P")
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, v1, ContainerOptions{Options: Options{Cache: NewCache()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newDynamic(v1)
+	m.Set(v1.Fields().ByName("name"), protoreflect.ValueOfString("ada"))
+	m.Set(v1.Fields().ByName("age"), protoreflect.ValueOfInt32(36))
+	m.Set(v1.Fields().ByName("gone"), protoreflect.ValueOfString("x"))
+	if err := w.Write(m.Interface()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewContainerReader(&buf, ReaderOptions{Message: newDynamic(v2).Type(), Options: Options{Cache: NewCache()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.NewMessage()
+	if err := r.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	g := got.ProtoReflect()
+	if g.Get(v2.Fields().ByName("name")).String() != "ada" || g.Get(v2.Fields().ByName("age")).Int() != 36 {
+		t.Errorf("read %v", got)
+	}
+}
+
+func newDynamic(md protoreflect.MessageDescriptor) protoreflect.Message {
+	return dynamicpb.NewMessage(md)
+}
