@@ -9,6 +9,7 @@
 package protoavro_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/hamba/avro/v2"
@@ -349,5 +350,64 @@ func hambaDatum() *hambaFoo {
 		Fixed32: i64(7), Fixed64: i64(8), Sfixed32: i32(9), Sfixed64: i64(10), Float: &f32, Double: &f64,
 		Bool: &t, String: str("foo"), Bytes: &by, Enum: str("X"), IntArray: []int32{27}, Syms: []string{"Y"},
 		Bar: &hambaLarge{Enum: str("AA")},
+	}
+}
+
+// BenchmarkContainer writes and reads container files of varied Foo records
+// with each block codec. SetBytes is the size of the records' protobuf
+// encoding, so MB/s compares with the input a pipeline holds.
+func BenchmarkContainer(b *testing.B) {
+	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
+	const n = 10000
+	msgs := make([][]byte, n)
+	wireBytes := 0
+	for i := range msgs {
+		m := benchDatum()
+		m.Int32 = proto.Int32(int32(i))
+		m.Bar.Enum = avro2147pb.LargeEnum(1 + i%676).Enum()
+		m.IntArray = append(m.IntArray, int32(i*7), int32(-i))
+		msgs[i], _ = proto.Marshal(m)
+		wireBytes += len(msgs[i])
+	}
+	for _, comp := range []protoavro.Compression{protoavro.CompressionNull, protoavro.CompressionDeflate, protoavro.CompressionSnappy, protoavro.CompressionZstd} {
+		var file bytes.Buffer
+		b.Run("Write/"+string(comp), func(b *testing.B) {
+			b.SetBytes(int64(wireBytes))
+			b.ReportAllocs()
+			for b.Loop() {
+				file.Reset()
+				w, err := protoavro.NewContainerWriter(&file, md, protoavro.ContainerOptions{Compression: comp})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, wire := range msgs {
+					if err := w.WriteWire(wire); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		})
+		data := bytes.Clone(file.Bytes())
+		b.Run("Read/"+string(comp), func(b *testing.B) {
+			b.SetBytes(int64(wireBytes))
+			b.ReportAllocs()
+			var wire []byte
+			for b.Loop() {
+				r, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range n {
+					if wire, err = r.ReadWire(wire[:0]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		})
 	}
 }
