@@ -171,8 +171,8 @@ func (cp *compiler) field(fd protoreflect.FieldDescriptor) (encField, error) {
 		f.mode = modeImplicit
 		f.absent, err = cp.defaultBytes(fd, &f.val, false)
 	}
-	// A packed occurrence of a singular scalar is legal on the wire.
-	f.packed = fd.Message() == nil && fd.Kind() != protoreflect.StringKind && fd.Kind() != protoreflect.BytesKind
+	// Only repeated fields may be packed: protobuf parses a packed
+	// occurrence of a singular field as an unknown field, and we reject it.
 	return f, err
 }
 
@@ -185,8 +185,7 @@ func (cp *compiler) entryMessage(md protoreflect.MessageDescriptor) (*encMsg, er
 		if err != nil {
 			return nil, err
 		}
-		m.fields[i] = encField{name: string(fd.Name()), num: fd.Number(), oneof: -1, val: v, mode: modeImplicit,
-			packed: fd.Message() == nil && fd.Kind() != protoreflect.StringKind && fd.Kind() != protoreflect.BytesKind}
+		m.fields[i] = encField{name: string(fd.Name()), num: fd.Number(), oneof: -1, val: v, mode: modeImplicit}
 		if fd.Message() == nil { // a message value, when absent, is written empty
 			if m.fields[i].absent, err = cp.defaultBytes(fd, &v, false); err != nil {
 				return nil, err

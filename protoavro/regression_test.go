@@ -2,6 +2,7 @@ package protoavro
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/hamba/avro/v2"
@@ -76,9 +77,10 @@ func TestTranscodeToAvroPackedVarintOverflow(t *testing.T) {
 }
 
 // A map key in packed form (wire type 2 for a numeric key) made
-// TranscodeToAvro read a fixed32 key from fewer than 4 bytes and panic. It
-// is now read like any packed singular field: its last value.
-func TestTranscodeToAvroPackedMapKey(t *testing.T) {
+// TranscodeToAvro read a fixed32 key from fewer than 4 bytes and panic. Only
+// repeated fields may be packed: a packed key is now a wire-type error, as
+// is a packed singular field.
+func TestTranscodeToAvroPackedSingular(t *testing.T) {
 	c, err := Options{}.Codec((&kitchenpb.Maps{}).ProtoReflect().Descriptor())
 	if err != nil {
 		t.Fatal(err)
@@ -91,21 +93,20 @@ func TestTranscodeToAvroPackedMapKey(t *testing.T) {
 		w := protowire.AppendTag(nil, 7, protowire.BytesType) // fixed32_to_fixed32
 		return protowire.AppendBytes(w, e)
 	}
-	if _, err := c.TranscodeToAvro(nil, entry([]byte{1})); !errors.Is(err, ErrMalformed) {
-		t.Errorf("1-byte packed fixed32 key: %v, want ErrMalformed", err)
+	for _, key := range []string{"\x01", "", "\x01\x00\x00\x00\x02\x00\x00\x00"} {
+		_, err := c.TranscodeToAvro(nil, entry([]byte(key)))
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "wire type") {
+			t.Errorf("packed key %x: %v, want a wire-type ErrMalformed", key, err)
+		}
 	}
-	for key, want := range map[string]uint32{"": 0, "\x01\x00\x00\x00\x02\x00\x00\x00": 2} {
-		a, err := c.TranscodeToAvro(nil, entry([]byte(key)))
-		if err != nil {
-			t.Fatalf("packed key %x: %v", key, err)
-		}
-		got := &kitchenpb.Maps{}
-		if err := c.Unmarshal(a, got); err != nil {
-			t.Fatal(err)
-		}
-		if v, ok := got.Fixed32ToFixed32[want]; !ok || v != 9 || len(got.Fixed32ToFixed32) != 1 {
-			t.Errorf("packed key %x: got %v, want key %d", key, got.Fixed32ToFixed32, want)
-		}
+	s, err := Options{}.Codec((&kitchenpb.Scalars{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := protowire.AppendTag(nil, 3, protowire.BytesType) // int32_field, packed
+	w = protowire.AppendBytes(w, []byte{1, 2})
+	if _, err := s.TranscodeToAvro(nil, w); !errors.Is(err, ErrMalformed) {
+		t.Errorf("packed singular int32: %v, want ErrMalformed", err)
 	}
 }
 

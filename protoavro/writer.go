@@ -318,15 +318,6 @@ func (st *encState) encodeKey(dst []byte, f *encField, o int32) ([]byte, error) 
 		return append(dst, 2, '0'), nil
 	}
 	raw := st.in[st.occ[o].start:st.occ[o].end]
-	if oc := st.occ[o]; oc.wt != f.key.wt { // a packed occurrence: the last value
-		var err error
-		if raw, _, err = st.lastPacked(oc, f.key.wt); err != nil {
-			return dst, err
-		}
-		if raw == nil {
-			return st.encodeKey(dst, f, -1)
-		}
-	}
 	if f.key.kind == vString {
 		if !utf8.Valid(raw) {
 			return dst, dataErr(ErrMalformed, int(st.occ[o].start), "map key is not valid UTF-8")
@@ -472,46 +463,7 @@ func (st *encState) encodeValue(dst []byte, v *encValue, first, last int32) ([]b
 		return st.scalarZero(dst, v), nil
 	}
 	oc := st.occ[last]
-	if oc.wt != v.wt {
-		raw, off, err := st.lastPacked(oc, v.wt)
-		if err != nil {
-			return dst, err
-		}
-		if raw == nil {
-			return st.scalarZero(dst, v), nil
-		}
-		return st.scalar(dst, v, raw, off)
-	}
 	return st.scalar(dst, v, st.in[oc.start:oc.end], int(oc.start))
-}
-
-// lastPacked returns the last value of a packed occurrence of a singular
-// scalar of wire type wt (protobuf keeps the last value) and its offset, or
-// nil if the occurrence is empty.
-func (st *encState) lastPacked(oc occ, wt protowire.Type) ([]byte, int, error) {
-	raw := st.in[oc.start:oc.end]
-	if len(raw) == 0 {
-		return nil, 0, nil
-	}
-	var w int
-	switch wt {
-	case protowire.VarintType:
-		for p := 0; p < len(raw); {
-			_, n := protowire.ConsumeVarint(raw[p:])
-			if n < 0 {
-				return nil, 0, wireErr(n, int(oc.start)+p, "packed varint")
-			}
-			w, p = n, p+n
-		}
-	case protowire.Fixed32Type:
-		w = 4
-	default:
-		w = 8
-	}
-	if len(raw) < w {
-		return nil, 0, dataErr(ErrMalformed, int(oc.start), "packed value")
-	}
-	return raw[len(raw)-w:], int(oc.end) - w, nil
 }
 
 // scalarZero writes the zero value of a scalar kind (a map entry without
