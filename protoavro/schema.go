@@ -68,7 +68,11 @@ func (s *Schema) String() string { return s.canonical }
 // MarshalJSON returns the full schema as compact JSON, with defaults, docs
 // and properties.
 func (s *Schema) MarshalJSON() ([]byte, error) {
-	return json.Marshal(s.record)
+	var buf bytes.Buffer
+	if err := writeSchemaJSON(&buf, s.record); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // JSON returns the full schema as indented JSON (the content of an .avsc
