@@ -9,6 +9,34 @@
 //	avsc, _ := s.JSON()      // the .avsc text
 //	fp := s.Fingerprint()    // CRC-64-AVRO of the Parsing Canonical Form
 //
+// # Converting data
+//
+// [Options.Codec] compiles a [Codec] once per message type and options and
+// caches it beside the schema. It is stateless per datum and safe for
+// concurrent use, so one instance serves a whole program:
+//
+//	c, err := protoavro.Options{}.Codec(md)
+//	buf, err = c.MarshalAppend(buf[:0], msg)      // message → Avro, no allocation
+//	err = c.Unmarshal(buf, msg2)                   // Avro → message (generated or dynamicpb)
+//	avroBytes, err := c.TranscodeToAvro(nil, wire) // protobuf wire → Avro, no message built
+//	wire, err = c.TranscodeToProto(nil, avroBytes) // Avro → protobuf wire
+//
+// [Codec.MarshalSingleObject] and [Codec.UnmarshalSingleObject] implement the
+// specification's single-object encoding. [Codec.Resolve] reads data written
+// with another schema, such as an older or newer version of the message, by
+// Avro's schema resolution rules.
+//
+// [NewContainerWriter] and [NewContainerReader] write and read Avro Object
+// Container Files (null, deflate, snappy and zstandard blocks) in bounded
+// memory, converting blocks on parallel workers. The files embed the message
+// type and its descriptors, so they can be turned back into protobuf without
+// the .proto files.
+//
+// Bad input gives a [*DataError] carrying the field path and byte offset,
+// and wrapping one of the error classes ([ErrTruncated], [ErrMalformed],
+// [ErrUnknownEnum], [ErrOutOfRange], [ErrMissingRequired], [ErrTooDeep],
+// [ErrIncompatible]).
+//
 // # Profiles
 //
 // The default profile ([DefaultProfile]) is lossless: field presence survives
