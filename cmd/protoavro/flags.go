@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/protoavro/protoavro/protoavro"
@@ -134,5 +136,73 @@ func (f *profileFlag) Set(v string) error {
 		return errors.New("want default or java")
 	}
 	f.p = p
+	return nil
+}
+
+// codecFlag is a --codec flag holding a [protoavro.Compression].
+type codecFlag struct {
+	c protoavro.Compression
+}
+
+// String returns the codec name.
+func (f *codecFlag) String() string { return string(f.c) }
+
+// Set parses a codec name with [protoavro.ParseCompression].
+func (f *codecFlag) Set(v string) error {
+	c, err := protoavro.ParseCompression(v)
+	if err != nil || v == "" {
+		return errors.New("want null, deflate, snappy or zstd")
+	}
+	f.c = c
+	return nil
+}
+
+// sizeFlag is a byte-size flag: a number of bytes, optionally with a
+// binary suffix K, KiB, M or MiB (1K = 1024). Zero means unset.
+type sizeFlag struct {
+	n   int
+	min int
+	max int
+}
+
+// String returns the size in bytes.
+func (f *sizeFlag) String() string { return strconv.Itoa(f.n) }
+
+// Set parses a size and checks its range.
+func (f *sizeFlag) Set(v string) error {
+	num, mult := v, 1
+	for _, s := range []struct {
+		suffix string
+		mult   int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"K", 1 << 10}, {"M", 1 << 20}, {"k", 1 << 10}} {
+		if rest, ok := strings.CutSuffix(v, s.suffix); ok {
+			num, mult = rest, s.mult
+			break
+		}
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || n > f.max/mult || n*mult < f.min {
+		return fmt.Errorf("want a size from %d to %d bytes, e.g. 262144, 256K or 1M", f.min, f.max)
+	}
+	f.n = n * mult
+	return nil
+}
+
+// intFlag is an integer flag with a lower bound. Zero means unset.
+type intFlag struct {
+	n   int
+	min int
+}
+
+// String returns the value.
+func (f *intFlag) String() string { return strconv.Itoa(f.n) }
+
+// Set parses an integer and checks its lower bound.
+func (f *intFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < f.min {
+		return fmt.Errorf("want an integer of at least %d", f.min)
+	}
+	f.n = n
 	return nil
 }

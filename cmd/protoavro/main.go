@@ -1,17 +1,29 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 )
 
-// main runs the command line and exits with its status.
+// main runs the command line and exits with its status. An interrupt
+// (SIGINT, SIGTERM) cancels the running command, which then removes its
+// unfinished output; a second interrupt kills the process.
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // Exit statuses of the program.
@@ -27,6 +39,8 @@ type stdio struct {
 	in  io.Reader
 	out io.Writer
 	err io.Writer
+	// ctx is cancelled when the command should stop early (an interrupt).
+	ctx context.Context
 }
 
 // command is one subcommand of protoavro. Each subcommand lives in its own
@@ -48,6 +62,9 @@ type command struct {
 // commands lists the subcommands in the order the top-level usage shows them.
 var commands = []*command{
 	schemaCommand,
+	encodeCommand,
+	decodeCommand,
+	inspectCommand,
 }
 
 // lookupCommand returns the subcommand called name, or nil.
@@ -63,7 +80,12 @@ func lookupCommand(name string) *command {
 // run executes the command line args (without the program name) and returns
 // the process exit status. It never calls os.Exit, so tests drive it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	std := stdio{in: stdin, out: stdout, err: stderr}
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is [run] with a context whose cancellation stops the command.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	std := stdio{in: stdin, out: stdout, err: stderr, ctx: ctx}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topUsage())
 		return exitUsage
@@ -109,7 +131,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func topUsage() string {
 	var b strings.Builder
 	b.WriteString("Usage: protoavro <command> [arguments]\n\n")
-	b.WriteString("protoavro maps protobuf messages to Avro.\n\nCommands:\n")
+	b.WriteString("protoavro maps protobuf messages to Avro and converts protobuf records to\nand from Avro container files.\n\nCommands:\n")
 	width := 0
 	for _, c := range commands {
 		width = max(width, len(c.name))

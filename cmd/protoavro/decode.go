@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protoavro/protoavro/protoavro"
+)
+
+// decodeCommand is "protoavro decode": an Avro container file to protobuf
+// records.
+var decodeCommand = &command{
+	name:    "decode",
+	summary: "convert an Avro container file to protobuf records",
+	usage:   decodeUsage,
+	run:     runDecode,
+}
+
+// decodeUsage is the help text of "protoavro decode".
+var decodeUsage = `Usage: protoavro decode [--in FILE|-] [--out FILE|-] [--format delimited|jsonl]
+                       [-I DIR]... [--descriptor-set FILE]... [-m NAME] [FILE.proto...]
+                       [--workers N] [--progress]
+
+Convert an Avro Object Container File to a stream of protobuf messages.
+
+Without type flags the records are read as the message type embedded in the
+file by "protoavro encode" (no .proto files needed). With -m (and .proto
+files or --descriptor-set) they are read into that message type instead,
+for example a newer version of it: Avro's schema resolution fills fields
+the file lacks with their defaults and drops fields the type lacks. That is
+also how to read a container file written by another program.
+
+Output formats:
+  delimited  Length-delimited protobuf: each message preceded by its size as
+             a varint (Go's protodelim, Java's parseDelimitedFrom). Messages
+             are marshalled deterministically. Default.
+  jsonl      JSON Lines: one compact protobuf JSON (protojson) object per line.
+
+Flags:
+  --in FILE              Input file; "-" (the default) is standard input.
+  --out FILE             Output file; "-" (the default) is standard output.
+                         A file is written under a temporary name in the
+                         same directory and renamed when the command
+                         succeeds; on failure nothing is created and an
+                         existing file is left unchanged.
+  --format FORMAT        Output format: delimited (default) or jsonl.
+` + strings.Replace(typeFlagsUsage, "                         Required.\n",
+	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + `  --workers N            Goroutines that format records. Default:
+                         GOMAXPROCS (the number of CPUs).
+  --progress             Show progress on standard error (records, bytes
+                         read, rate, and an ETA when the input is a regular
+                         file). On by default when standard error is a
+                         terminal; --progress=false turns it off.
+  -h, --help             Print this help.
+
+On success a one-line summary goes to standard error. Exit status is 0 on
+success, 1 for a damaged or unreadable container file, and 2 for a bad
+command line or input that cannot be loaded.
+`
+
+// runDecode implements "protoavro decode".
+func runDecode(args []string, std stdio) error {
+	fs := newFlagSet("decode")
+	var types typeFlags
+	types.register(fs)
+	var (
+		format  formatFlag
+		prog    progressFlag
+		workers = intFlag{n: runtime.GOMAXPROCS(0), min: 1}
+	)
+	fs.Var(&format, "format", "output format: delimited or jsonl")
+	fs.Var(&workers, "workers", "formatting goroutines")
+	fs.Var(&prog, "progress", "show progress")
+	inPath := fs.String("in", "-", "input file")
+	outPath := fs.String("out", "-", "output file")
+	positional, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := checkPaths(*inPath, *outPath, ""); err != nil {
+		return err
+	}
+	if format.f == formatDelimited {
+		if err := checkTerminal(*outPath, std, "protobuf"); err != nil {
+			return err
+		}
+	}
+	ropts := protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache()}}
+	explicit := types.message != "" || len(positional) > 0 || len(types.descriptorSets) > 0 || len(types.importPaths) > 0
+	if explicit {
+		md, err := types.resolve(positional)
+		if err != nil {
+			return err
+		}
+		ropts.Message = dynamicpb.NewMessageType(md)
+	}
+	start := time.Now()
+	in, err := openInput(*inPath, "--in", std)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	src := &countingReader{r: in.r}
+	var r io.Reader = src
+	if explicit {
+		// The type is the caller's, the mapping options the file's: read
+		// them from the header first.
+		var h *containerHeader
+		h, r = peekHeader(src)
+		if h != nil {
+			o, err := parseOptions(string(h.meta[protoavro.MetaOptions]))
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.name, err)
+			}
+			o.Cache = ropts.Options.Cache
+			ropts.Options = o
+		}
+	}
+	cr, err := protoavro.NewContainerReader(r, ropts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.name, stripPrefix(err))
+	}
+	out, err := createOutput(*outPath, std)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	p := startProgress(std, prog, "decoding", in.size, start)
+	err = decodeRecords(cr, in.name, out, format.f, workers.n, p, std)
+	p.finish()
+	if err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(std.err, "protoavro: decoded %s (%s in, %s out, %s, %s) in %s\n",
+		plural(cr.Records(), "record"), formatBytes(src.n), formatBytes(out.written()),
+		plural(cr.Blocks(), "block"), cr.Compression(), formatDuration(time.Since(start)))
+	return nil
+}
+
+// decodeRecords reads every record of cr and writes it to out. Records are
+// read as wire bytes (in the order of the .proto declarations) and, on
+// worker goroutines, parsed into messages and marshalled deterministically
+// (fields in number order, as protobuf serializers write them) or as JSON.
+// Errors of the input start with its name.
+func decodeRecords(cr *protoavro.ContainerReader, name string, out *output, format recordFormat, workers int, p *progress, std stdio) error {
+	pool := newOrderedPool(workers, func(b *decodeBatch) { b.err = b.format(format) })
+	defer pool.close()
+	var free []*decodeBatch
+	newBatch := func() *decodeBatch {
+		b := &decodeBatch{}
+		if n := len(free); n > 0 {
+			b, free = free[n-1], free[:n-1]
+		} else {
+			b.m = cr.NewMessage()
+		}
+		b.first, b.wire, b.ends, b.out, b.err = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil
+		return b
+	}
+	take := func() error {
+		b, _ := pool.next()
+		free = append(free, b)
+		if b.err != nil {
+			return b.err
+		}
+		if _, err := out.Write(b.out); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		return nil
+	}
+	cur := newBatch()
+	done := std.ctx.Done()
+	for {
+		select {
+		case <-done:
+			return errInterrupted
+		default:
+		}
+		var err error
+		cur.wire, err = cr.ReadWire(cur.wire)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// Report a bad record before this one first.
+			for pool.pending() > 0 {
+				if err := take(); err != nil {
+					return err
+				}
+			}
+			return fmt.Errorf("%s: %w", name, stripPrefix(err))
+		}
+		cur.ends = append(cur.ends, len(cur.wire))
+		p.update(cr.Records(), cr.Offset())
+		if len(cur.wire) >= batchBytes || len(cur.ends) >= batchRecords {
+			pool.submit(cur)
+			cur = newBatch()
+			for pool.full() {
+				if err := take(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(cur.ends) > 0 {
+		pool.submit(cur)
+	}
+	for pool.pending() > 0 {
+		if err := take(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeBatch is a run of records that a worker formats.
+type decodeBatch struct {
+	// first is the index of the first record.
+	first int64
+	// wire holds the records' wire bytes; ends[i] is the end of record i.
+	wire []byte
+	ends []int
+	// out is the formatted records.
+	out     []byte
+	err     error
+	m       proto.Message
+	scratch []byte
+}
+
+// format parses each record of b into b.m and appends it to b.out in the
+// output format. It runs on a worker goroutine.
+func (b *decodeBatch) format(format recordFormat) error {
+	marshal := proto.MarshalOptions{Deterministic: true}
+	start := 0
+	for i, end := range b.ends {
+		wire := b.wire[start:end]
+		start = end
+		if err := b.formatOne(format, wire, marshal); err != nil {
+			return fmt.Errorf("record %d: %w", b.first+int64(i), err)
+		}
+	}
+	return nil
+}
+
+// formatOne parses wire into b.m and appends it to b.out.
+func (b *decodeBatch) formatOne(format recordFormat, wire []byte, marshal proto.MarshalOptions) error {
+	if err := proto.Unmarshal(wire, b.m); err != nil {
+		return err
+	}
+	var err error
+	if format == formatJSONL {
+		// protojson.MarshalOptions{} is the compact form: one line.
+		n := len(b.out)
+		if b.out, err = (protojson.MarshalOptions{}).MarshalAppend(b.out, b.m); err != nil {
+			return err
+		}
+		if bytes.IndexByte(b.out[n:], '\n') >= 0 {
+			return fmt.Errorf("JSON output spans lines")
+		}
+		b.out = append(b.out, '\n')
+		return nil
+	}
+	if b.scratch, err = marshal.MarshalAppend(b.scratch[:0], b.m); err != nil {
+		return err
+	}
+	b.out = protowire.AppendVarint(b.out, uint64(len(b.scratch)))
+	b.out = append(b.out, b.scratch...)
+	return nil
+}
+
+// stripPrefix removes the "protoavro: " that errors of the library start
+// with, for errors the command wraps with more context.
+func stripPrefix(err error) error {
+	if msg, ok := strings.CutPrefix(err.Error(), "protoavro: "); ok {
+		return &strippedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// strippedError is an error with a shorter message that still unwraps to
+// the original.
+type strippedError struct {
+	msg string
+	err error
+}
+
+func (e *strippedError) Error() string { return e.msg }
+func (e *strippedError) Unwrap() error { return e.err }
