@@ -26,12 +26,20 @@ import (
 type decRecord struct {
 	name   string
 	fields []decField // in writer order
+	// order lists the fields with a reader field by field number, when
+	// that differs from writer order: the output is then permuted so that
+	// fields come in field-number order, as proto.Marshal writes them.
+	order []int
 }
 
 type decField struct {
 	name string
 	dec  valueDec // nil: skip the writer's value
 	tag  uint64   // the reader field's tag
+	num  protowire.Number
+	// oneof is the declaration index of the field's (non-synthetic) oneof,
+	// or -1: proto.Marshal writes oneof members after the other fields.
+	oneof int
 	skip avro.Schema
 	// implicit fields drop an emitted value equal to their default, so
 	// unset fields stay unset.
@@ -45,6 +53,44 @@ type valueDec func(st *decState, dst []byte, tag uint64) ([]byte, error)
 type decState struct {
 	r     avroReader
 	depth int
+	seg   []int  // stack of field segment bounds, for reordering
+	tmp   []byte // scratch for reordering
+}
+
+// fieldOrder returns the indexes of the fields that emit output in the
+// order proto.Marshal writes fields (by number, oneof members last, grouped
+// by oneof), or nil when writer order already is that order.
+func fieldOrder(fields []decField) []int {
+	var idx []int
+	for i := range fields {
+		if fields[i].dec != nil {
+			idx = append(idx, i)
+		}
+	}
+	less := func(a, b *decField) bool {
+		if (a.oneof >= 0) != (b.oneof >= 0) {
+			return b.oneof >= 0
+		}
+		if a.oneof != b.oneof {
+			return a.oneof < b.oneof
+		}
+		return a.num < b.num
+	}
+	sorted := true
+	for j := 1; j < len(idx); j++ {
+		if less(&fields[idx[j]], &fields[idx[j-1]]) {
+			sorted = false
+		}
+	}
+	if sorted {
+		return nil
+	}
+	for j := 1; j < len(idx); j++ { // insertion sort: records are small
+		for k := j; k > 0 && less(&fields[idx[k]], &fields[idx[k-1]]); k-- {
+			idx[k], idx[k-1] = idx[k-1], idx[k]
+		}
+	}
+	return idx
 }
 
 // readerCompiler compiles reader programs; records are memoized per
@@ -114,17 +160,22 @@ func (rc *readerCompiler) record(w *avro.RecordSchema, md protoreflect.MessageDe
 			f.mode = modeImplicit
 			f.absent = nil
 		}
-		df.tag = fieldTag(fd)
+		df.tag, df.num, df.oneof = fieldTag(fd), fd.Number(), -1
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			df.oneof = od.Index()
+		}
 		if df.dec, err = rc.field(wf.Type(), fd, &f); err != nil {
 			return nil, fmt.Errorf("field %s.%s: %w", md.FullName(), fd.Name(), err)
 		}
-		if f.mode == modeImplicit && fd.Message() == nil {
+		if f.mode == modeImplicit && fd.Message() == nil && !entry && !md.IsMapEntry() {
+			// Map entries keep zero keys and values, as proto.Marshal writes them.
 			if df.dropIfDefault, err = rc.defaultWire(fd, entry); err != nil {
 				return nil, err
 			}
 		}
 		r.fields[i] = df
 	}
+	r.order = fieldOrder(r.fields)
 	// Reader fields the writer lacks take their defaults; a required field
 	// has none.
 	for i := range md.Fields().Len() {
@@ -454,6 +505,9 @@ func (st *decState) nested(dst []byte, tag uint64, rec *decRecord) ([]byte, erro
 
 // record reads the fields of one writer record.
 func (st *decState) record(dst []byte, rec *decRecord) ([]byte, error) {
+	if rec.order != nil {
+		return st.recordReordered(dst, rec)
+	}
 	var err error
 	for i := range rec.fields {
 		f := &rec.fields[i]
@@ -471,6 +525,44 @@ func (st *decState) record(dst []byte, rec *decRecord) ([]byte, error) {
 			dst = dst[:n]
 		}
 	}
+	return dst, nil
+}
+
+// recordReordered reads a record whose writer order is not field-number
+// order: each field's output is a contiguous segment, and the segments are
+// then permuted.
+func (st *decState) recordReordered(dst []byte, rec *decRecord) ([]byte, error) {
+	base := len(st.seg)
+	start := len(dst)
+	var err error
+	for i := range rec.fields {
+		f := &rec.fields[i]
+		n := len(dst)
+		st.seg = append(st.seg, n)
+		if f.dec == nil {
+			if err = skipValue(st, f.skip); err != nil {
+				st.seg = st.seg[:base]
+				return dst, inField(err, f.name)
+			}
+			continue
+		}
+		if dst, err = f.dec(st, dst, f.tag); err != nil {
+			st.seg = st.seg[:base]
+			return dst, inField(err, f.name)
+		}
+		if f.dropIfDefault != nil && bytes.Equal(dst[n:], f.dropIfDefault) {
+			dst = dst[:n]
+		}
+	}
+	st.seg = append(st.seg, len(dst))
+	seg := st.seg[base:]
+	tmp := st.tmp[:0]
+	for _, i := range rec.order {
+		tmp = append(tmp, dst[seg[i]:seg[i+1]]...)
+	}
+	copy(dst[start:], tmp)
+	st.tmp = tmp
+	st.seg = st.seg[:base]
 	return dst, nil
 }
 
@@ -558,10 +650,13 @@ func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, 
 	case vTimestamp:
 		return timestampDec(w, v, defTag)
 	case vWrapper:
-		inner, err := rc.scalar(w, fd.Message().Fields().ByNumber(1), v.inner)
+		vfd := fd.Message().Fields().ByNumber(1)
+		inner, err := rc.scalar(w, vfd, v.inner)
 		if err != nil {
 			return nil, err
 		}
+		// The wrapped value has implicit presence: a zero value is omitted.
+		zero := appendWireValue(protowire.AppendTag(nil, 1, wireType(vfd)), vfd, zeroValue(vfd))
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 			if tag == 0 {
 				tag = defTag
@@ -572,6 +667,9 @@ func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, 
 			var err error
 			if dst, err = inner(st, dst, protowire.EncodeTag(1, 0)); err != nil {
 				return dst, err
+			}
+			if bytes.Equal(dst[start+1:], zero) {
+				dst = dst[:start+1]
 			}
 			return fixLength(dst, start), nil
 		}, nil

@@ -159,6 +159,11 @@ func checkExactRoundTrip(c *Codec, m, reuse proto.Message) error {
 	if !proto.Equal(m, got) { // the bytes are Unmarshal's, checked above
 		return fmt.Errorf("TranscodeToProto: not proto.Equal: %s", firstDiff(m.ProtoReflect(), got.ProtoReflect(), ""))
 	}
+	// The wire bytes are those of deterministic proto.Marshal: fields in
+	// number order, zero values of implicit fields omitted, maps in key order.
+	if !bytes.Equal(back, wire) {
+		return fmt.Errorf("TranscodeToProto bytes differ from deterministic proto.Marshal:\n%x\n%x", back, wire)
+	}
 	return nil
 }
 
