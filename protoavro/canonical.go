@@ -5,7 +5,24 @@ import (
 	"strings"
 
 	"github.com/hamba/avro/v2"
+	"github.com/hamba/avro/v2/pkg/crc64"
 )
+
+// Fingerprint64 returns the CRC-64-AVRO fingerprint of the Parsing Canonical
+// Form of any schema, such as the writer schema of a container file: the
+// value Apache Avro Java's SchemaNormalization.parsingFingerprint64 gives.
+func Fingerprint64(s avro.Schema) uint64 {
+	return crc64Of(CanonicalForm(s))
+}
+
+func crc64Of(canonical string) uint64 {
+	sum := crc64.Sum([]byte(canonical))
+	var crc uint64
+	for _, b := range sum {
+		crc = crc<<8 | uint64(b)
+	}
+	return crc
+}
 
 // CanonicalForm returns the Parsing Canonical Form of s as the Avro
 // specification defines it: primitive types as plain names, full names for

@@ -22,9 +22,13 @@ type ReaderOptions struct {
 	// in the file (MetaMessage and MetaDescriptors), read as dynamicpb
 	// messages; files without it then cannot be read.
 	Message protoreflect.MessageType
-	// Options are the mapping options of Message. When Message is nil, the
-	// options recorded in the file (MetaOptions) are used instead.
+	// Options are the mapping options of Message. When Message is nil, or
+	// FileOptions is set, the mapping options recorded in the file
+	// (MetaOptions) replace Profile, Timestamps, Uint64 and MapKeys.
 	Options Options
+	// FileOptions reads Message with the mapping options recorded in the
+	// file, as when reading a file into a newer version of its message.
+	FileOptions bool
 	// MaxBlockSize bounds the size of one block, compressed and
 	// decompressed (default 64 MiB). Larger blocks are an error, so a
 	// corrupt size cannot make the reader allocate without bound.
@@ -118,7 +122,9 @@ func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, erro
 		if cr.mt, err = embeddedType(cr.meta); err != nil {
 			return nil, hdrErr(err)
 		}
-		if o, err = parseOptions(string(cr.meta[MetaOptions])); err != nil {
+	}
+	if opts.Message == nil || opts.FileOptions {
+		if o, err = ParseOptions(string(cr.meta[MetaOptions])); err != nil {
 			return nil, hdrErr(err)
 		}
 		o.Cache = opts.Options.Cache
@@ -255,8 +261,10 @@ func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
 	return dynamicpb.NewMessageType(md), nil
 }
 
-// parseOptions reads MetaOptions; an absent value means the defaults.
-func parseOptions(s string) (Options, error) {
+// ParseOptions reads mapping options in the form of MetaOptions
+// ("profile=java timestamps=micros uint64=long mapkeys=text"); keys that are
+// absent keep their defaults.
+func ParseOptions(s string) (Options, error) {
 	var o Options
 	for _, kv := range strings.Fields(s) {
 		k, v, _ := strings.Cut(kv, "=")
@@ -293,6 +301,8 @@ func parseOptions(s string) (Options, error) {
 			default:
 				err = fmt.Errorf("%w: mapkeys=%s", ErrInvalidOptions, v)
 			}
+		default:
+			err = fmt.Errorf("%w: unknown option %q", ErrInvalidOptions, kv)
 		}
 		if err != nil {
 			return o, fmt.Errorf("%s: %w", MetaOptions, err)

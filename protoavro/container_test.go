@@ -331,3 +331,87 @@ func TestContainerReadsOtherVersion(t *testing.T) {
 func newDynamic(md protoreflect.MessageDescriptor) protoreflect.Message {
 	return dynamicpb.NewMessage(md)
 }
+
+func TestOptionsStringRoundTrip(t *testing.T) {
+	for _, p := range []Profile{DefaultProfile, JavaProfile} {
+		for _, ts := range []TimestampPrecision{TimestampMicros, TimestampMillis, TimestampNanos} {
+			for _, u := range []Uint64Mapping{Uint64AsLong, Uint64AsDecimal} {
+				for _, mk := range []MapKeyMapping{MapKeysAsText, MapAsEntryArray} {
+					o := Options{Profile: p, Timestamps: ts, Uint64: u, MapKeys: mk}
+					got, err := ParseOptions(o.String())
+					if err != nil || got != o {
+						t.Errorf("ParseOptions(%q) = %+v, %v", o.String(), got, err)
+					}
+				}
+			}
+		}
+	}
+	for _, bad := range []string{"profile=python", "timestamps=days", "colour=blue", "uint64=huge"} {
+		if _, err := ParseOptions(bad); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("ParseOptions(%q): %v, want ErrInvalidOptions", bad, err)
+		}
+	}
+}
+
+func TestContainerFileOptions(t *testing.T) {
+	var buf bytes.Buffer
+	md := (&kitchenpb.Scalars{}).ProtoReflect().Descriptor()
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{Options: Options{Profile: JavaProfile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Codec().Schema().Options().Profile != JavaProfile {
+		t.Error("Codec() is not the writer's codec")
+	}
+	if err := w.Write(&kitchenpb.Scalars{Int32Field: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The generated type, with the file's (Java) options: no resolution needed.
+	r, err := NewContainerReader(bytes.NewReader(buf.Bytes()), ReaderOptions{Message: (&kitchenpb.Scalars{}).ProtoReflect().Type(), FileOptions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Codec().Schema().Options().Profile != JavaProfile || Fingerprint64(r.WriterSchema()) != r.Codec().Schema().Fingerprint() {
+		t.Errorf("profile %v, writer fingerprint %x, codec %x", r.Codec().Schema().Options().Profile,
+			Fingerprint64(r.WriterSchema()), r.Codec().Schema().Fingerprint())
+	}
+	got := &kitchenpb.Scalars{}
+	if err := r.Read(got); err != nil || got.Int32Field != 3 {
+		t.Errorf("read %v, %v", got, err)
+	}
+}
+
+func TestContainerWriteBadMessage(t *testing.T) {
+	md := (&kitchenpb.Scalars{}).ProtoReflect().Descriptor()
+	bad := &kitchenpb.Scalars{StringField: "\xff"} // not UTF-8
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Write(bad)
+	var re *RecordError
+	if !errors.As(err, &re) || re.Index != 0 || !errors.Is(err, ErrMalformed) ||
+		!strings.HasPrefix(err.Error(), "protoavro: record 0: Scalars.string_field") {
+		t.Fatalf("err = %v", err)
+	}
+	var skipped []int64
+	w, err = NewContainerWriter(&buf, md, ContainerOptions{OnBadRecord: func(e *RecordError) error {
+		skipped = append(skipped, e.Index)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*kitchenpb.Scalars{{Int32Field: 1}, bad, {Int32Field: 2}} {
+		if err := w.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil || w.Records() != 2 || len(skipped) != 1 || skipped[0] != 1 {
+		t.Errorf("close %v, %d records, skipped %v", err, w.Records(), skipped)
+	}
+}

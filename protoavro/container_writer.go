@@ -43,11 +43,12 @@ type ContainerOptions struct {
 	// Metadata is user metadata; keys must not start with "avro." or
 	// "protoavro.".
 	Metadata map[string][]byte
-	// OnBadRecord, when set, is called (in record order, from the goroutine
-	// that calls the writer's methods) for each record passed to WriteWire
-	// that cannot be converted. Returning nil skips the record; returning an
-	// error stops the writer with it. When nil, the first bad record stops
-	// the writer with a *RecordError.
+	// OnBadRecord, when set, is called for each record that cannot be
+	// converted, from the goroutine that calls the writer's methods: for
+	// Write at once, for WriteWire when the record's block is written (in
+	// record order). Returning nil skips the record; returning an error
+	// stops the writer with it. When nil, the first bad record stops the
+	// writer with a *RecordError.
 	OnBadRecord func(e *RecordError) error
 }
 
@@ -66,10 +67,11 @@ type RecordError struct {
 }
 
 func (e *RecordError) Error() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "protoavro: ")
 	if e.Offset >= 0 {
-		return fmt.Sprintf("record %d (input byte %d): %v", e.Index, e.Offset, e.Err)
+		return fmt.Sprintf("protoavro: record %d (input byte %d): %s", e.Index, e.Offset, msg)
 	}
-	return fmt.Sprintf("record %d: %v", e.Index, e.Err)
+	return fmt.Sprintf("protoavro: record %d: %s", e.Index, msg)
 }
 
 // Unwrap returns the underlying error.
@@ -150,7 +152,7 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if meta[MetaDescriptors], err = fileDescriptorSet(md.ParentFile()); err != nil {
 		return nil, err
 	}
-	meta[MetaOptions] = []byte(formatOptions(opts.Options))
+	meta[MetaOptions] = []byte(opts.Options.String())
 	cw := &ContainerWriter{w: w, codec: codec, bc: bc, opts: opts, jobs: make(chan *wblock, opts.Workers)}
 	if _, err := rand.Read(cw.sync[:]); err != nil {
 		return nil, err
@@ -210,8 +212,9 @@ func fileDescriptorSet(fd protoreflect.FileDescriptor) ([]byte, error) {
 	return proto.MarshalOptions{Deterministic: true}.Marshal(&set)
 }
 
-// formatOptions writes the mapping options as MetaOptions holds them.
-func formatOptions(o Options) string {
+// String returns the mapping options in the form MetaOptions holds and
+// [ParseOptions] reads: "profile=default timestamps=micros uint64=long mapkeys=text".
+func (o Options) String() string {
 	return "profile=" + o.Profile.String() + " timestamps=" + o.Timestamps.String() +
 		" uint64=" + o.Uint64.String() + " mapkeys=" + o.MapKeys.String()
 }
@@ -224,9 +227,17 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	b := cw.block()
 	var err error
 	if b.avro, err = cw.codec.MarshalAppend(b.avro, m); err != nil {
-		err = &RecordError{Index: cw.next, Offset: -1, Err: err}
-		cw.err = err
-		return err
+		re := &RecordError{Index: cw.next, Offset: -1, Err: err}
+		if cw.opts.OnBadRecord != nil {
+			if err := cw.opts.OnBadRecord(re); err != nil {
+				cw.err = err
+				return err
+			}
+			cw.next++ // skipped: the index still counts the record
+			return nil
+		}
+		cw.err = re
+		return re
 	}
 	b.ends = append(b.ends, -1)
 	b.offsets = append(b.offsets, -1)
@@ -439,6 +450,9 @@ func (cw *ContainerWriter) Close() error {
 	close(cw.jobs)
 	return err
 }
+
+// Codec returns the codec that converts the records.
+func (cw *ContainerWriter) Codec() *Codec { return cw.codec }
 
 // Records returns the number of records written to the file so far
 // (records in blocks not yet written are not counted).

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hamba/avro/v2"
-	"github.com/hamba/avro/v2/pkg/crc64"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -95,11 +94,7 @@ func newSchema(md protoreflect.MessageDescriptor, o Options, rec *avro.RecordSch
 	o.Cache = nil
 	o.UnknownEnums = 0
 	canon := CanonicalForm(rec)
-	sum := crc64.Sum([]byte(canon))
-	var crc uint64
-	for _, b := range sum {
-		crc = crc<<8 | uint64(b)
-	}
+	crc := crc64Of(canon)
 	return &Schema{
 		desc:      md,
 		opts:      o,
