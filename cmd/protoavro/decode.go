@@ -110,22 +110,9 @@ func runDecode(args []string, std stdio) error {
 	}
 	defer in.close()
 	src := &countingReader{r: in.r}
-	var r io.Reader = src
-	if explicit {
-		// The type is the caller's, the mapping options the file's: read
-		// them from the header first.
-		var h *containerHeader
-		h, r = peekHeader(src)
-		if h != nil {
-			o, err := parseOptions(string(h.meta[protoavro.MetaOptions]))
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.name, err)
-			}
-			o.Cache = ropts.Options.Cache
-			ropts.Options = o
-		}
-	}
-	cr, err := protoavro.NewContainerReader(r, ropts)
+	// With an explicit type, the mapping options are still the file's.
+	ropts.FileOptions = true
+	cr, err := protoavro.NewContainerReader(src, ropts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.name, stripPrefix(err))
 	}
@@ -150,9 +137,9 @@ func runDecode(args []string, std stdio) error {
 }
 
 // decodeRecords reads every record of cr and writes it to out. Records are
-// read as wire bytes (in the order of the .proto declarations) and, on
-// worker goroutines, parsed into messages and marshalled deterministically
-// (fields in number order, as protobuf serializers write them) or as JSON.
+// read as wire bytes, which are those of deterministic proto.Marshal, and
+// written length-delimited as they are, or, on worker goroutines, parsed
+// and formatted as JSON.
 // Errors of the input start with its name.
 func decodeRecords(cr *protoavro.ContainerReader, name string, out *output, format recordFormat, workers int, p *progress, std stdio) error {
 	pool := newOrderedPool(workers, func(b *decodeBatch) { b.err = b.format(format) })
@@ -232,50 +219,46 @@ type decodeBatch struct {
 	wire []byte
 	ends []int
 	// out is the formatted records.
-	out     []byte
-	err     error
-	m       proto.Message
-	scratch []byte
+	out []byte
+	err error
+	m   proto.Message
 }
 
 // format parses each record of b into b.m and appends it to b.out in the
 // output format. It runs on a worker goroutine.
 func (b *decodeBatch) format(format recordFormat) error {
-	marshal := proto.MarshalOptions{Deterministic: true}
 	start := 0
 	for i, end := range b.ends {
 		wire := b.wire[start:end]
 		start = end
-		if err := b.formatOne(format, wire, marshal); err != nil {
+		if err := b.formatOne(format, wire); err != nil {
 			return fmt.Errorf("record %d: %w", b.first+int64(i), err)
 		}
 	}
 	return nil
 }
 
-// formatOne parses wire into b.m and appends it to b.out.
-func (b *decodeBatch) formatOne(format recordFormat, wire []byte, marshal proto.MarshalOptions) error {
+// formatOne appends one record to b.out: the wire bytes, length-delimited,
+// or the record parsed into b.m as one line of JSON.
+func (b *decodeBatch) formatOne(format recordFormat, wire []byte) error {
+	if format != formatJSONL {
+		b.out = protowire.AppendVarint(b.out, uint64(len(wire)))
+		b.out = append(b.out, wire...)
+		return nil
+	}
 	if err := proto.Unmarshal(wire, b.m); err != nil {
 		return err
 	}
+	// protojson.MarshalOptions{} is the compact form: one line.
+	n := len(b.out)
 	var err error
-	if format == formatJSONL {
-		// protojson.MarshalOptions{} is the compact form: one line.
-		n := len(b.out)
-		if b.out, err = (protojson.MarshalOptions{}).MarshalAppend(b.out, b.m); err != nil {
-			return err
-		}
-		if bytes.IndexByte(b.out[n:], '\n') >= 0 {
-			return fmt.Errorf("JSON output spans lines")
-		}
-		b.out = append(b.out, '\n')
-		return nil
-	}
-	if b.scratch, err = marshal.MarshalAppend(b.scratch[:0], b.m); err != nil {
+	if b.out, err = (protojson.MarshalOptions{}).MarshalAppend(b.out, b.m); err != nil {
 		return err
 	}
-	b.out = protowire.AppendVarint(b.out, uint64(len(b.scratch)))
-	b.out = append(b.out, b.scratch...)
+	if bytes.IndexByte(b.out[n:], '\n') >= 0 {
+		return fmt.Errorf("JSON output spans lines")
+	}
+	b.out = append(b.out, '\n')
 	return nil
 }
 

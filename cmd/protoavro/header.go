@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/protoavro/protoavro/protoavro"
 )
 
 // containerHeader is the header of an Avro Object Container File, read
@@ -78,21 +75,6 @@ func readHeader(br *bufio.Reader) (*containerHeader, error) {
 	return h, nil
 }
 
-// peekHeader reads the container header at the start of r and returns it
-// with a reader that yields all of r again, header included, for the
-// library's reader. A header that cannot be read is returned as a nil
-// header and a nil error: the library's reader reports it.
-func peekHeader(r io.Reader) (*containerHeader, io.Reader) {
-	var seen bytes.Buffer
-	br := bufio.NewReaderSize(io.TeeReader(r, &seen), 64<<10)
-	h, err := readHeader(br)
-	replay := io.MultiReader(&seen, r)
-	if err != nil {
-		return nil, replay
-	}
-	return h, replay
-}
-
 // readVarlong reads a zigzag varint (an Avro long), adding the bytes read
 // to *off.
 func readVarlong(br *bufio.Reader, off *int64) (int64, error) {
@@ -136,70 +118,4 @@ func readAvroBytes(br *bufio.Reader, off *int64, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("truncated: %d of %d bytes", m, n)
 	}
 	return buf.Bytes(), nil
-}
-
-// parseOptions reads the mapping options protoavro records in a file's
-// metadata (protoavro.options), for example
-// "profile=default timestamps=micros uint64=long mapkeys=text". An empty
-// value means the default options. Unknown keys are ignored, like the
-// library's reader does.
-func parseOptions(s string) (protoavro.Options, error) {
-	var o protoavro.Options
-	for _, kv := range strings.Fields(s) {
-		k, v, _ := strings.Cut(kv, "=")
-		var ok bool
-		switch k {
-		case "profile":
-			p, err := protoavro.ParseProfile(v)
-			o.Profile, ok = p, err == nil
-		case "timestamps":
-			o.Timestamps, ok = lookupName(v, protoavro.TimestampMicros, protoavro.TimestampMillis, protoavro.TimestampNanos)
-		case "uint64":
-			o.Uint64, ok = lookupName(v, protoavro.Uint64AsLong, protoavro.Uint64AsDecimal)
-		case "mapkeys":
-			o.MapKeys, ok = lookupName(v, protoavro.MapKeysAsText, protoavro.MapAsEntryArray)
-		default:
-			ok = true
-		}
-		if !ok {
-			return o, fmt.Errorf("%s: unknown option %s", protoavro.MetaOptions, kv)
-		}
-	}
-	return o, nil
-}
-
-// lookupName returns the value among values whose String is name.
-func lookupName[T fmt.Stringer](name string, values ...T) (T, bool) {
-	for _, v := range values {
-		if v.String() == name {
-			return v, true
-		}
-	}
-	var zero T
-	return zero, false
-}
-
-// crc64Table is the table of the CRC-64-AVRO fingerprint.
-var crc64Table = func() (t [256]uint64) {
-	for i := range t {
-		fp := uint64(i)
-		for range 8 {
-			fp = fp>>1 ^ crc64Empty&-(fp&1)
-		}
-		t[i] = fp
-	}
-	return t
-}()
-
-// crc64Empty is the CRC-64-AVRO fingerprint of the empty string.
-const crc64Empty = 0xc15d213aa4d7a795
-
-// fingerprint64 returns the CRC-64-AVRO fingerprint (Avro's
-// SchemaNormalization.parsingFingerprint64) of a schema's canonical form.
-func fingerprint64(canonical string) uint64 {
-	fp := uint64(crc64Empty)
-	for i := 0; i < len(canonical); i++ {
-		fp = fp>>8 ^ crc64Table[byte(fp)^canonical[i]]
-	}
-	return fp
 }

@@ -213,7 +213,7 @@ func (info *inspection) print(w io.Writer, incomplete bool) {
 			name = n.FullName()
 		}
 		row("schema", "%s", name)
-		row("fingerprint", "CRC-64-AVRO %016x", fingerprint64(canonical))
+		row("fingerprint", "CRC-64-AVRO %016x", protoavro.Fingerprint64(s))
 		row("sha-256", "%x", sha256.Sum256([]byte(canonical)))
 	}
 	counted := ""
