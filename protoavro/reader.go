@@ -26,10 +26,12 @@ import (
 type decRecord struct {
 	name   string
 	fields []decField // in writer order
-	// order lists the fields with a reader field by field number, when
-	// that differs from writer order: the output is then permuted so that
-	// fields come in field-number order, as proto.Marshal writes them.
-	order []int
+	// order lists the fields with a reader field in proto.Marshal's field
+	// order, when that differs from writer order: the output of the fields
+	// from split on is then permuted into order[keep:]; the fields before
+	// split are already in place.
+	order       []int
+	split, keep int
 }
 
 type decField struct {
@@ -55,6 +57,9 @@ type decState struct {
 	depth int
 	seg   []int  // stack of field segment bounds, for reordering
 	tmp   []byte // scratch for reordering
+	// anyOrder skips the reordering into proto.Marshal's field order, for
+	// output that goes straight to proto.Unmarshal.
+	anyOrder bool
 }
 
 // fieldOrder returns the indexes of the fields that emit output in the
@@ -176,6 +181,26 @@ func (rc *readerCompiler) record(w *avro.RecordSchema, md protoreflect.MessageDe
 		r.fields[i] = df
 	}
 	r.order = fieldOrder(r.fields)
+	if r.order != nil {
+		// The leading fields that are already in place need no moving.
+		for r.keep < len(r.order) {
+			next := 0 // writer index of the next emitting field after the kept ones
+			if r.keep > 0 {
+				next = r.order[r.keep-1] + 1
+			}
+			for next < len(r.fields) && r.fields[next].dec == nil {
+				next++
+			}
+			if r.order[r.keep] != next {
+				break
+			}
+			r.keep++
+		}
+		r.split = 0
+		if r.keep > 0 {
+			r.split = r.order[r.keep-1] + 1
+		}
+	}
 	// Reader fields the writer lacks take their defaults; a required field
 	// has none.
 	for i := range md.Fields().Len() {
@@ -505,7 +530,7 @@ func (st *decState) nested(dst []byte, tag uint64, rec *decRecord) ([]byte, erro
 
 // record reads the fields of one writer record.
 func (st *decState) record(dst []byte, rec *decRecord) ([]byte, error) {
-	if rec.order != nil {
+	if rec.order != nil && !st.anyOrder {
 		return st.recordReordered(dst, rec)
 	}
 	var err error
@@ -533,12 +558,13 @@ func (st *decState) record(dst []byte, rec *decRecord) ([]byte, error) {
 // then permuted.
 func (st *decState) recordReordered(dst []byte, rec *decRecord) ([]byte, error) {
 	base := len(st.seg)
-	start := len(dst)
 	var err error
 	for i := range rec.fields {
 		f := &rec.fields[i]
 		n := len(dst)
-		st.seg = append(st.seg, n)
+		if i >= rec.split {
+			st.seg = append(st.seg, n)
+		}
 		if f.dec == nil {
 			if err = skipValue(st, f.skip); err != nil {
 				st.seg = st.seg[:base]
@@ -555,12 +581,12 @@ func (st *decState) recordReordered(dst []byte, rec *decRecord) ([]byte, error) 
 		}
 	}
 	st.seg = append(st.seg, len(dst))
-	seg := st.seg[base:]
+	seg := st.seg[base:] // seg[i-split] is where writer field i starts
 	tmp := st.tmp[:0]
-	for _, i := range rec.order {
-		tmp = append(tmp, dst[seg[i]:seg[i+1]]...)
+	for _, i := range rec.order[rec.keep:] {
+		tmp = append(tmp, dst[seg[i-rec.split]:seg[i-rec.split+1]]...)
 	}
-	copy(dst[start:], tmp)
+	copy(dst[seg[0]:], tmp)
 	st.tmp = tmp
 	st.seg = st.seg[:base]
 	return dst, nil
@@ -816,19 +842,7 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 // fastScalar returns a specialised decoder for the common cases where the
 // writer type is the reader's own, or nil.
 func fastScalar(w avro.Type, kind protoreflect.Kind, v *encValue, own, wt uint64) valueDec {
-	tagged := func(dst []byte, tag uint64) []byte {
-		switch tag {
-		case 0:
-			return dst
-		case own:
-		default:
-			tag = tag&^7 | wt
-		}
-		if tag < 0x80 {
-			return append(dst, byte(tag))
-		}
-		return protowire.AppendVarint(dst, tag)
-	}
+	tagged := func(dst []byte, tag uint64) []byte { return appendFieldTag(dst, tag, own, wt) }
 	switch {
 	case (w == avro.Long && (kind == protoreflect.Int64Kind || (kind == protoreflect.Uint64Kind && v.kind == vUint64))) ||
 		(w == avro.Int && kind == protoreflect.Int32Kind) || (w == avro.Int && kind == protoreflect.EnumKind):
@@ -886,6 +900,21 @@ func fastScalar(w avro.Type, kind protoreflect.Kind, v *encValue, own, wt uint64
 		}
 	}
 	return nil
+}
+
+// appendFieldTag writes tag (0: none, for packed elements), with the wire
+// type of the reader field when it is another field's tag (map values).
+func appendFieldTag(dst []byte, tag, own, wt uint64) []byte {
+	if tag != own {
+		if tag == 0 {
+			return dst
+		}
+		tag = tag&^7 | wt
+	}
+	if tag < 0x80 {
+		return append(dst, byte(tag))
+	}
+	return protowire.AppendVarint(dst, tag)
 }
 
 // readerAvroType is the Avro type the reader's mapping gives a value.
@@ -1102,10 +1131,11 @@ func skipBlocks(st *decState, minItemSize int, item func() error) error {
 var decStatePool = sync.Pool{New: func() any { return &decState{} }}
 
 // transcode runs a reader program over one datum.
-func transcodeToProto(rec *decRecord, dst, data []byte) ([]byte, error) {
+func transcodeToProto(rec *decRecord, dst, data []byte, anyOrder bool) ([]byte, error) {
 	st := decStatePool.Get().(*decState)
 	st.r = avroReader{buf: data}
 	st.depth = 0
+	st.anyOrder = anyOrder
 	n := len(dst)
 	out, err := st.record(dst, rec)
 	pos := st.r.pos
@@ -1124,13 +1154,19 @@ func transcodeToProto(rec *decRecord, dst, data []byte) ([]byte, error) {
 // with the codec's own schema, to the protobuf wire encoding of the message,
 // appending to dst. It builds no message.
 func (c *Codec) TranscodeToProto(dst, data []byte) ([]byte, error) {
-	return transcodeToProto(c.dec, dst, data)
+	return transcodeToProto(c.dec, dst, data, false)
 }
 
 // Unmarshal decodes the Avro binary encoding of one record, written with the
 // codec's own schema, into m, which is reset first. m may be a generated
 // message or a dynamicpb message of the codec's type.
 func (c *Codec) Unmarshal(data []byte, m proto.Message) error {
+	if err := c.check(m); err != nil {
+		return err
+	}
+	if d := c.directPlan(m); d.readable {
+		return c.unmarshalStruct(d.plan, data, m)
+	}
 	return unmarshal(c, c.dec, data, m)
 }
 
@@ -1139,7 +1175,7 @@ func unmarshal(c *Codec, rec *decRecord, data []byte, m proto.Message) error {
 		return err
 	}
 	bp := wirePool.Get().(*[]byte)
-	wire, err := transcodeToProto(rec, (*bp)[:0], data)
+	wire, err := transcodeToProto(rec, (*bp)[:0], data, true)
 	if err == nil {
 		if err = (proto.UnmarshalOptions{}).Unmarshal(wire, m); err != nil {
 			err = fmt.Errorf("protoavro: %s: %w", c.schema.desc.FullName(), err)
@@ -1181,5 +1217,5 @@ func (r *Resolver) Unmarshal(data []byte, m proto.Message) error {
 // TranscodeToProto converts one record written with the resolver's writer
 // schema to the protobuf wire encoding of the reader's message type.
 func (r *Resolver) TranscodeToProto(dst, data []byte) ([]byte, error) {
-	return transcodeToProto(r.dec, dst, data)
+	return transcodeToProto(r.dec, dst, data, false)
 }

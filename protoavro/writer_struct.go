@@ -37,6 +37,8 @@ type structField struct {
 	f       *encField
 	fd      protoreflect.FieldDescriptor
 	index   int // struct field index (the interface field for oneof members)
+	offset  uintptr      // byte offset of that struct field
+	goKind  reflect.Kind // kind of the stored scalar (the element for *T and []T)
 	repr    goRepr
 	wrapper reflect.Type // gOneof: the wrapper pointer type of this member
 	wrapRep goRepr       // gOneof: representation of the wrapper's value field
@@ -151,6 +153,13 @@ func buildStructPlan(sp *structPlanner, m *encMsg, mt protoreflect.MessageType, 
 			}
 			sfd.index = idx
 			t := st.Field(idx).Type
+			sfd.offset = st.Field(idx).Offset
+			switch k := t.Kind(); {
+			case k == reflect.Pointer || (k == reflect.Slice && t.Elem().Kind() != reflect.Uint8):
+				sfd.goKind = t.Elem().Kind()
+			default:
+				sfd.goKind = k
+			}
 			switch {
 			case fd.IsMap():
 				sfd.repr = gReflect
@@ -457,18 +466,27 @@ func appendTimestamp(dst []byte, v *encValue, secs, nanos int64) ([]byte, error)
 // directPlan is the published result of mapping one Go type: plan is nil
 // when the type uses the transcoding path.
 type directPlan struct {
-	typ  reflect.Type // the pointer type of the message
-	plan *structPlan
+	typ      reflect.Type // the pointer type of the message
+	plan     *structPlan
+	readable bool // the direct reader handles the plan (default profile, no maps)
 }
 
 // direct returns the direct plan for m's Go type, or nil.
 func (c *Codec) direct(m proto.Message) *structPlan {
+	return c.directPlan(m).plan
+}
+
+func (c *Codec) directPlan(m proto.Message) *directPlan {
 	t := reflect.TypeOf(m)
 	if d := c.directp.Load(); d != nil && d.typ == t {
-		return d.plan
+		return d
 	}
 	mr := m.ProtoReflect()
 	p := c.planner.plan(c.enc, mr.Type(), mr.Descriptor())
-	c.directp.Store(&directPlan{typ: t, plan: p})
-	return p
+	d := &directPlan{typ: t, plan: p}
+	if p != nil && c.opts.Profile == DefaultProfile {
+		d.readable = readablePlan(p, map[*structPlan]bool{})
+	}
+	c.directp.Store(d)
+	return d
 }

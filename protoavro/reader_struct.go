@@ -1,0 +1,484 @@
+package protoavro
+
+import (
+	"math"
+	"reflect"
+	"unicode/utf8"
+	"unsafe"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// This file holds the direct reader for generated message types under the
+// default profile: it decodes Avro written with the codec's own schema
+// straight into the fields of the generated Go struct through package
+// reflect, with the same allocations proto.Unmarshal makes and no
+// intermediate protobuf encoding. Other cases (dynamicpb, the Java profile,
+// other writer schemas) transcode to wire bytes and call proto.Unmarshal.
+
+// unmarshalStruct decodes data into m, a generated message of plan p's type.
+func (c *Codec) unmarshalStruct(p *structPlan, data []byte, m proto.Message) error {
+	sv := reflect.ValueOf(m).Elem()
+	sv.SetZero() // as the generated Reset does: *m = M{}
+	st := decStatePool.Get().(*decState)
+	st.r = avroReader{buf: data}
+	st.depth = -1 // the top-level record does not count, as in the transcoder
+	err := st.decodeStruct(p, sv)
+	pos := st.r.pos
+	st.r.buf = nil
+	decStatePool.Put(st)
+	if err != nil {
+		return inField(err, c.enc.name)
+	}
+	if pos != len(data) {
+		return &DataError{Path: c.enc.name, Offset: pos, Err: errTrailing(len(data) - pos)}
+	}
+	return nil
+}
+
+func errTrailing(n int) error {
+	return dataErr(ErrMalformed, 0, "%d bytes left after the datum", n).Err
+}
+
+func (st *decState) decodeStruct(p *structPlan, sv reflect.Value) error {
+	st.depth++
+	if st.depth > maxDepth {
+		return dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
+	}
+	base := sv.Addr().UnsafePointer()
+	for i := range p.fields {
+		if err := st.decodeStructField(&p.fields[i], sv, base); err != nil {
+			return inField(err, p.fields[i].f.name)
+		}
+	}
+	st.depth--
+	return nil
+}
+
+// decodeStructField decodes one field into the struct sv at address base.
+func (st *decState) decodeStructField(sf *structField, sv reflect.Value, base unsafe.Pointer) error {
+	f := sf.f
+	var fv reflect.Value
+	if sf.repr != gValue && sf.repr != gPtr && sf.repr != gBytes && sf.repr != gList {
+		fv = sv.Field(sf.index)
+	}
+	switch f.mode {
+	case modeNullable:
+		off := st.r.pos
+		if off < len(st.r.buf) && st.r.buf[off] == 0 {
+			st.r.pos++
+			return nil
+		}
+		if off >= len(st.r.buf) || st.r.buf[off] != 2 {
+			i, err := st.r.long()
+			if err != nil {
+				return err
+			}
+			return dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
+		}
+		st.r.pos++
+	case modeList:
+		if sf.repr == gList {
+			return st.decodeScalarList(sf, unsafe.Add(base, sf.offset))
+		}
+		return st.decodeStructList(sf, fv)
+	case modeMap, modeEntries:
+		// Plans with maps are not direct-readable (see readablePlan).
+		return dataErr(ErrMalformed, st.r.pos, "internal error: map in a direct plan")
+	}
+	// A present singular value (implicit, required, or union branch 1).
+	switch sf.repr {
+	case gValue:
+		return st.setScalar(&f.val, sf.goKind, unsafe.Add(base, sf.offset))
+	case gPtr:
+		p := newScalar(sf.goKind)
+		if err := st.setScalar(&f.val, sf.goKind, p); err != nil {
+			return err
+		}
+		*(*unsafe.Pointer)(unsafe.Add(base, sf.offset)) = p
+		return nil
+	case gBytes:
+		p := unsafe.Add(base, sf.offset)
+		if err := st.setScalar(&f.val, reflect.Slice, p); err != nil {
+			return err
+		}
+		if b := (*[]byte)(p); *b == nil { // present but empty
+			*b = []byte{}
+		}
+		return nil
+	case gMsg:
+		ptr, err := st.goNewMessage(sf, fv.Type())
+		if err != nil {
+			return err
+		}
+		fv.Set(ptr)
+		return nil
+	case gOneof:
+		w := reflect.New(sf.wrapper.Elem())
+		inner := w.Elem().Field(0)
+		var err error
+		switch sf.wrapRep {
+		case gMsg:
+			var ptr reflect.Value
+			if ptr, err = st.goNewMessage(sf, inner.Type()); err == nil {
+				inner.Set(ptr)
+			}
+		default:
+			err = st.goScalar(&f.val, inner)
+			if err == nil && inner.Kind() == reflect.Slice && inner.IsNil() {
+				inner.SetBytes([]byte{})
+			}
+		}
+		if err != nil {
+			return err
+		}
+		fv.Set(w)
+		return nil
+	}
+	return dataErr(ErrMalformed, st.r.pos, "internal error: field representation %d", sf.repr)
+}
+
+// goNewMessage decodes a message value (record, Timestamp or wrapper) into a
+// new *M of pointer type pt.
+func (st *decState) goNewMessage(sf *structField, pt reflect.Type) (reflect.Value, error) {
+	ptr := reflect.New(pt.Elem())
+	v := &sf.f.val
+	switch v.kind {
+	case vMessage:
+		return ptr, st.decodeStruct(sf.sub, ptr.Elem())
+	case vTimestamp:
+		x, err := st.r.long()
+		if err != nil {
+			return ptr, err
+		}
+		secs, nanos := splitTimestamp(x, v.tsPrec)
+		ptr.Elem().Field(sf.wk[0]).SetInt(secs)
+		ptr.Elem().Field(sf.wk[1]).SetInt(nanos)
+		return ptr, nil
+	case vWrapper:
+		return ptr, st.goScalar(v.inner, ptr.Elem().Field(sf.wk[0]))
+	}
+	return ptr, dataErr(ErrMalformed, st.r.pos, "internal error: kind %d", v.kind)
+}
+
+// splitTimestamp turns a timestamp long into seconds and nanos.
+func splitTimestamp(x int64, prec TimestampPrecision) (int64, int64) {
+	per := int64(1_000_000)
+	switch prec {
+	case TimestampMillis:
+		per = 1_000
+	case TimestampNanos:
+		per = 1_000_000_000
+	}
+	secs, rem := x/per, x%per
+	if rem < 0 {
+		secs, rem = secs-1, rem+per
+	}
+	return secs, rem * (1_000_000_000 / per)
+}
+
+// goScalar decodes one scalar into a settable Go value of the field's kind.
+func (st *decState) goScalar(v *encValue, fv reflect.Value) error {
+	off := st.r.pos
+	switch v.kind {
+	case vBool:
+		b, err := st.r.boolean()
+		fv.SetBool(b)
+		return err
+	case vInt32, vSint32, vSfixed32:
+		x, err := st.r.int()
+		fv.SetInt(int64(x))
+		return err
+	case vInt64, vSint64, vSfixed64:
+		x, err := st.r.long()
+		fv.SetInt(x)
+		return err
+	case vUint32, vFixed32:
+		x, err := st.r.long()
+		if err != nil {
+			return err
+		}
+		if x < 0 || x > math.MaxUint32 {
+			return dataErr(ErrOutOfRange, off, "%d does not fit a 32-bit unsigned field", x)
+		}
+		fv.SetUint(uint64(x))
+		return nil
+	case vUint64, vFixed64:
+		x, err := st.r.long()
+		fv.SetUint(uint64(x))
+		return err
+	case vUint64Dec, vFixed64Dec:
+		b, err := st.r.bytes()
+		if err != nil {
+			return err
+		}
+		u, err := decimalUint64(b, off)
+		fv.SetUint(u)
+		return err
+	case vFloat:
+		x, err := st.r.float()
+		fv.SetFloat(float64(x))
+		return err
+	case vDouble:
+		x, err := st.r.double()
+		fv.SetFloat(x)
+		return err
+	case vString:
+		b, err := st.r.bytes()
+		if err != nil {
+			return err
+		}
+		if !utf8.Valid(b) {
+			return dataErr(ErrMalformed, off, "string is not valid UTF-8")
+		}
+		fv.SetString(string(b))
+		return nil
+	case vBytes:
+		b, err := st.r.bytes()
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 {
+			fv.SetBytes(append([]byte(nil), b...))
+		}
+		return nil
+	case vEnum:
+		i, err := st.r.long()
+		if err != nil {
+			return err
+		}
+		if i < 0 || i >= int64(len(v.enum.numbers)) {
+			return dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(v.enum.numbers))
+		}
+		fv.SetInt(int64(v.enum.numbers[i]))
+		return nil
+	}
+	return dataErr(ErrMalformed, off, "internal error: kind %d", v.kind)
+}
+
+// decodeStructList decodes an Avro array into a repeated field.
+func (st *decState) decodeStructList(sf *structField, fv reflect.Value) error {
+	v := &sf.f.val
+	minSize := 1
+	if v.kind == vMessage && len(v.msg.fields) == 0 {
+		minSize = 0 // empty records take no bytes
+	}
+	idx := 0
+	for {
+		n, err := st.r.blockCount(minSize)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		start := fv.Len()
+		fv.Grow(int(n)) // in place: one allocation, for the elements
+		fv.SetLen(start + int(n))
+		for j := range int(n) {
+			ev := fv.Index(start + j)
+			var err error
+			if sf.repr == gMsgList {
+				var ptr reflect.Value
+				if ptr, err = st.goNewMessage(sf, ev.Type()); err == nil {
+					ev.Set(ptr)
+				}
+			} else {
+				err = st.goScalar(v, ev)
+				if err == nil && ev.Kind() == reflect.Slice && ev.IsNil() {
+					ev.SetBytes([]byte{}) // an empty bytes element
+				}
+			}
+			if err != nil {
+				return inIndex(err, idx)
+			}
+			idx++
+		}
+	}
+}
+
+// readablePlan reports whether the direct reader handles every field of p
+// and of its nested plans: maps are left to the transcoding path.
+func readablePlan(p *structPlan, seen map[*structPlan]bool) bool {
+	if seen[p] {
+		return true
+	}
+	seen[p] = true
+	for i := range p.fields {
+		sf := &p.fields[i]
+		if sf.repr == gReflect {
+			return false
+		}
+		if sf.sub != nil && !readablePlan(sf.sub, seen) {
+			return false
+		}
+	}
+	return true
+}
+
+// newScalar allocates a zero scalar of a Go kind, as new(T) does.
+func newScalar(k reflect.Kind) unsafe.Pointer {
+	switch k {
+	case reflect.Bool:
+		return unsafe.Pointer(new(bool))
+	case reflect.Int32:
+		return unsafe.Pointer(new(int32))
+	case reflect.Int64:
+		return unsafe.Pointer(new(int64))
+	case reflect.Uint32:
+		return unsafe.Pointer(new(uint32))
+	case reflect.Uint64:
+		return unsafe.Pointer(new(uint64))
+	case reflect.Float32:
+		return unsafe.Pointer(new(float32))
+	case reflect.Float64:
+		return unsafe.Pointer(new(float64))
+	case reflect.String:
+		return unsafe.Pointer(new(string))
+	}
+	return unsafe.Pointer(new([]byte))
+}
+
+// setScalar decodes one scalar and stores it at p, a Go value of kind k (the
+// generated struct's field, or the element of a pointer or slice).
+func (st *decState) setScalar(v *encValue, k reflect.Kind, p unsafe.Pointer) error {
+	off := st.r.pos
+	switch k {
+	case reflect.Bool:
+		b, err := st.r.boolean()
+		*(*bool)(p) = b
+		return err
+	case reflect.Int32: // int32 kinds and enums
+		if v.kind == vEnum {
+			i, err := st.r.long()
+			if err != nil {
+				return err
+			}
+			if i < 0 || i >= int64(len(v.enum.numbers)) {
+				return dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(v.enum.numbers))
+			}
+			*(*int32)(p) = v.enum.numbers[i]
+			return nil
+		}
+		x, err := st.r.int()
+		*(*int32)(p) = x
+		return err
+	case reflect.Int64:
+		x, err := st.r.long()
+		*(*int64)(p) = x
+		return err
+	case reflect.Uint32:
+		x, err := st.r.long()
+		if err != nil {
+			return err
+		}
+		if x < 0 || x > math.MaxUint32 {
+			return dataErr(ErrOutOfRange, off, "%d does not fit a 32-bit unsigned field", x)
+		}
+		*(*uint32)(p) = uint32(x)
+		return nil
+	case reflect.Uint64:
+		if v.kind == vUint64Dec || v.kind == vFixed64Dec {
+			b, err := st.r.bytes()
+			if err != nil {
+				return err
+			}
+			u, err := decimalUint64(b, off)
+			*(*uint64)(p) = u
+			return err
+		}
+		x, err := st.r.long()
+		*(*uint64)(p) = uint64(x)
+		return err
+	case reflect.Float32:
+		x, err := st.r.float()
+		*(*float32)(p) = x
+		return err
+	case reflect.Float64:
+		x, err := st.r.double()
+		*(*float64)(p) = x
+		return err
+	case reflect.String:
+		b, err := st.r.bytes()
+		if err != nil {
+			return err
+		}
+		if !utf8.Valid(b) {
+			return dataErr(ErrMalformed, off, "string is not valid UTF-8")
+		}
+		*(*string)(p) = string(b)
+		return nil
+	case reflect.Slice: // bytes
+		b, err := st.r.bytes()
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 {
+			*(*[]byte)(p) = append([]byte(nil), b...)
+		}
+		return nil
+	}
+	return dataErr(ErrMalformed, off, "internal error: Go kind %v", k)
+}
+
+// decodeScalarList decodes an Avro array of scalars into the slice at p.
+func (st *decState) decodeScalarList(sf *structField, p unsafe.Pointer) error {
+	idx := 0
+	for {
+		n, err := st.r.blockCount(1)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		var base unsafe.Pointer
+		var size uintptr
+		switch sf.goKind {
+		case reflect.Bool:
+			base, size = growSlice[bool](p, int(n))
+		case reflect.Int32:
+			base, size = growSlice[int32](p, int(n))
+		case reflect.Int64:
+			base, size = growSlice[int64](p, int(n))
+		case reflect.Uint32:
+			base, size = growSlice[uint32](p, int(n))
+		case reflect.Uint64:
+			base, size = growSlice[uint64](p, int(n))
+		case reflect.Float32:
+			base, size = growSlice[float32](p, int(n))
+		case reflect.Float64:
+			base, size = growSlice[float64](p, int(n))
+		case reflect.String:
+			base, size = growSlice[string](p, int(n))
+		default: // [][]byte
+			base, size = growSlice[[]byte](p, int(n))
+		}
+		k := sf.goKind
+		for j := range int(n) {
+			ep := unsafe.Add(base, uintptr(j)*size)
+			if err := st.setScalar(&sf.f.val, k, ep); err != nil {
+				return inIndex(err, idx)
+			}
+			if k == reflect.Slice && *(*[]byte)(ep) == nil {
+				*(*[]byte)(ep) = []byte{} // an empty bytes element
+			}
+			idx++
+		}
+	}
+}
+
+// growSlice extends the []T at p by n zero elements and returns the address
+// of the first new one and the element size.
+func growSlice[T any](p unsafe.Pointer, n int) (unsafe.Pointer, uintptr) {
+	s := (*[]T)(p)
+	l := len(*s)
+	if cap(*s)-l < n {
+		ns := make([]T, l, l+n)
+		copy(ns, *s)
+		*s = ns
+	}
+	*s = (*s)[:l+n]
+	var zero T
+	return unsafe.Pointer(&(*s)[l]), unsafe.Sizeof(zero)
+}
