@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -233,9 +234,10 @@ func (st *encState) encodeStruct(dst []byte, p *structPlan, v reflect.Value) ([]
 		return dst, dataErr(ErrTooDeep, 0, "more than %d nested messages", maxDepth)
 	}
 	var err error
+	base := v.Addr().UnsafePointer()
 	for i := range p.fields {
 		sf := &p.fields[i]
-		if dst, err = st.encodeStructField(dst, sf, v); err != nil {
+		if dst, err = st.encodeStructField(dst, sf, v, base); err != nil {
 			st.depth--
 			return dst, inField(err, sf.f.name)
 		}
@@ -244,10 +246,42 @@ func (st *encState) encodeStruct(dst []byte, p *structPlan, v reflect.Value) ([]
 	return dst, nil
 }
 
-func (st *encState) encodeStructField(dst []byte, sf *structField, sv reflect.Value) ([]byte, error) {
+func (st *encState) encodeStructField(dst []byte, sf *structField, sv reflect.Value, base unsafe.Pointer) ([]byte, error) {
 	f := sf.f
-	fv := sv.Field(sf.index)
 	repr := sf.repr
+	// Scalars, pointers to scalars and lists of scalars: read in place.
+	switch repr {
+	case gValue:
+		p := unsafe.Add(base, sf.offset)
+		if f.mode == modeImplicit && f.absent != nil && isZeroAt(sf.goKind, p) {
+			return append(dst, f.absent...), nil
+		}
+		if f.mode == modeNullable {
+			dst = append(dst, 2)
+		}
+		return appendScalarAt(dst, &f.val, sf.goKind, p)
+	case gPtr:
+		p := *(*unsafe.Pointer)(unsafe.Add(base, sf.offset))
+		if p == nil {
+			return st.absentStruct(dst, sf)
+		}
+		if f.mode == modeNullable {
+			dst = append(dst, 2)
+		}
+		return appendScalarAt(dst, &f.val, sf.goKind, p)
+	case gBytes:
+		p := unsafe.Add(base, sf.offset)
+		if *(*[]byte)(p) == nil {
+			return st.absentStruct(dst, sf)
+		}
+		if f.mode == modeNullable {
+			dst = append(dst, 2)
+		}
+		return appendScalarAt(dst, &f.val, reflect.Slice, p)
+	case gList:
+		return appendScalarList(dst, &f.val, sf.goKind, unsafe.Add(base, sf.offset))
+	}
+	fv := sv.Field(sf.index)
 	switch repr {
 	case gOneof:
 		if fv.IsNil() || fv.Elem().Type() != sf.wrapper {
@@ -262,19 +296,6 @@ func (st *encState) encodeStructField(dst []byte, sf *structField, sv reflect.Va
 		}
 	case gReflect:
 		return st.encodeMapReflect(dst, sf, sv)
-	case gList:
-		n := fv.Len()
-		if n == 0 {
-			return append(dst, 0), nil
-		}
-		dst = appendLong(dst, int64(n))
-		var err error
-		for j := range n {
-			if dst, err = st.goValue(dst, &f.val, fv.Index(j)); err != nil {
-				return dst, inIndex(err, j)
-			}
-		}
-		return append(dst, 0), nil
 	case gMsgList:
 		n := fv.Len()
 		if n == 0 {
@@ -289,25 +310,107 @@ func (st *encState) encodeStructField(dst []byte, sf *structField, sv reflect.Va
 		}
 		return append(dst, 0), nil
 	}
-	switch repr {
-	case gValue:
-		if f.mode == modeImplicit && isZeroGo(fv) && f.absent != nil {
-			return append(dst, f.absent...), nil
-		}
-		return st.presentStruct(dst, sf, fv)
-	case gPtr, gMsg:
-		if fv.IsNil() {
-			return st.absentStruct(dst, sf)
-		}
-		if repr == gPtr {
-			fv = fv.Elem()
-		}
-	case gBytes:
-		if fv.IsNil() {
-			return st.absentStruct(dst, sf)
-		}
+	if repr == gMsg && fv.IsNil() {
+		return st.absentStruct(dst, sf)
 	}
 	return st.presentStruct(dst, sf, fv)
+}
+
+// isZeroAt reports whether the implicit-presence value at p is unset
+// (protobuf's rule: zero, with -0.0 and NaN counted as set, and empty bytes
+// as unset).
+func isZeroAt(k reflect.Kind, p unsafe.Pointer) bool {
+	switch k {
+	case reflect.Bool:
+		return !*(*bool)(p)
+	case reflect.Int32, reflect.Uint32, reflect.Float32:
+		return *(*uint32)(p) == 0
+	case reflect.Int64, reflect.Uint64, reflect.Float64:
+		return *(*uint64)(p) == 0
+	case reflect.String:
+		return len(*(*string)(p)) == 0
+	}
+	return len(*(*[]byte)(p)) == 0
+}
+
+// appendScalarAt writes the scalar of Go kind k stored at p.
+func appendScalarAt(dst []byte, v *encValue, k reflect.Kind, p unsafe.Pointer) ([]byte, error) {
+	switch k {
+	case reflect.Bool:
+		if *(*bool)(p) {
+			return append(dst, 1), nil
+		}
+		return append(dst, 0), nil
+	case reflect.Int32:
+		if v.kind == vEnum {
+			idx, err := v.enum.index(*(*int32)(p), 0)
+			if err != nil {
+				return dst, err
+			}
+			return appendLong(dst, int64(idx)), nil
+		}
+		return appendLong(dst, int64(*(*int32)(p))), nil
+	case reflect.Int64:
+		return appendLong(dst, *(*int64)(p)), nil
+	case reflect.Uint32:
+		if v.java32 {
+			return appendLong(dst, int64(*(*int32)(p))), nil
+		}
+		return appendLong(dst, int64(*(*uint32)(p))), nil
+	case reflect.Uint64:
+		if v.kind == vUint64Dec || v.kind == vFixed64Dec {
+			return appendDecimalUint64(dst, *(*uint64)(p)), nil
+		}
+		return appendLong(dst, int64(*(*uint64)(p))), nil
+	case reflect.Float32:
+		u := *(*uint32)(p)
+		return append(dst, byte(u), byte(u>>8), byte(u>>16), byte(u>>24)), nil
+	case reflect.Float64:
+		u := *(*uint64)(p)
+		return append(dst, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56)), nil
+	case reflect.String:
+		s := *(*string)(p)
+		if !utf8.ValidString(s) {
+			return dst, dataErr(ErrMalformed, 0, "string is not valid UTF-8")
+		}
+		dst = appendLong(dst, int64(len(s)))
+		return append(dst, s...), nil
+	}
+	return appendAvroBytes(dst, *(*[]byte)(p)), nil
+}
+
+// appendScalarList writes the []T of Go element kind k at p as one block.
+func appendScalarList(dst []byte, v *encValue, k reflect.Kind, p unsafe.Pointer) ([]byte, error) {
+	// Every slice header has the same layout: read length and data pointer.
+	hdr := (*struct {
+		data unsafe.Pointer
+		n    int
+		c    int
+	})(p)
+	if hdr.n == 0 {
+		return append(dst, 0), nil
+	}
+	var size uintptr
+	switch k {
+	case reflect.Bool:
+		size = 1
+	case reflect.Int32, reflect.Uint32, reflect.Float32:
+		size = 4
+	case reflect.Int64, reflect.Uint64, reflect.Float64:
+		size = 8
+	case reflect.String:
+		size = unsafe.Sizeof("")
+	default:
+		size = unsafe.Sizeof([]byte(nil))
+	}
+	dst = appendLong(dst, int64(hdr.n))
+	var err error
+	for j := range hdr.n {
+		if dst, err = appendScalarAt(dst, v, k, unsafe.Add(hdr.data, uintptr(j)*size)); err != nil {
+			return dst, inIndex(err, j)
+		}
+	}
+	return append(dst, 0), nil
 }
 
 // absentStruct writes an unset singular field.
@@ -401,18 +504,6 @@ func (st *encState) goValue(dst []byte, v *encValue, fv reflect.Value) ([]byte, 
 		return appendLong(dst, int64(idx)), nil
 	}
 	return dst, dataErr(ErrMalformed, 0, "internal error: kind %d", v.kind)
-}
-
-// isZeroGo reports whether an implicit-presence value is unset (protobuf's
-// rule: zero, with -0.0 and NaN counted as set, and empty bytes as unset).
-func isZeroGo(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Float32, reflect.Float64:
-		return math.Float64bits(v.Float()) == 0
-	case reflect.Slice:
-		return v.Len() == 0
-	}
-	return v.IsZero()
 }
 
 // encodeMapReflect writes a map field through protoreflect by marshalling
