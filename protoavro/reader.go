@@ -42,7 +42,7 @@ type decField struct {
 	// oneof is the declaration index of the field's (non-synthetic) oneof,
 	// or -1: proto.Marshal writes oneof members after the other fields.
 	oneof int
-	skip avro.Schema
+	skip  avro.Schema
 	// implicit fields drop an emitted value equal to their default, so
 	// unset fields stay unset.
 	dropIfDefault []byte

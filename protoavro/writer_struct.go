@@ -37,7 +37,7 @@ const (
 type structField struct {
 	f       *encField
 	fd      protoreflect.FieldDescriptor
-	index   int // struct field index (the interface field for oneof members)
+	index   int          // struct field index (the interface field for oneof members)
 	offset  uintptr      // byte offset of that struct field
 	goKind  reflect.Kind // kind of the stored scalar (the element for *T and []T)
 	repr    goRepr
