@@ -114,6 +114,7 @@ func (cp *compiler) message(md protoreflect.MessageDescriptor) (*encMsg, error) 
 		}
 		m.fields[i] = f
 	}
+	m.finish()
 	return m, nil
 }
 
@@ -192,6 +193,7 @@ func (cp *compiler) entryMessage(md protoreflect.MessageDescriptor) (*encMsg, er
 			}
 		}
 	}
+	m.finish()
 	return m, nil
 }
 

@@ -87,6 +87,30 @@ type encMsg struct {
 	dense   []int16 // field number -> index+1 for numbers < len(dense)
 	sparse  map[protowire.Number]int
 	nOneofs int
+	// Set by finish, once the fields are compiled:
+	scanInfo []scanInfo // per field, what the scanner checks
+	blank    []int32    // a frame of -1s: 2 per field, 1 per oneof
+}
+
+// scanInfo is the part of a field the scanner reads, kept compact.
+type scanInfo struct {
+	wt      protowire.Type // wire type of one unpacked value
+	packed  bool           // a BytesType occurrence is a packed list
+	mapLike bool           // map entries: BytesType only
+	oneof   int16          // oneof index, or -1
+}
+
+// finish computes the scanner's tables of a compiled message.
+func (m *encMsg) finish() {
+	m.scanInfo = make([]scanInfo, len(m.fields))
+	for i := range m.fields {
+		f := &m.fields[i]
+		m.scanInfo[i] = scanInfo{wt: f.val.wt, packed: f.packed, mapLike: f.mode == modeMap || f.mode == modeEntries, oneof: int16(f.oneof)}
+	}
+	m.blank = make([]int32, 2*len(m.fields)+m.nOneofs)
+	for i := range m.blank {
+		m.blank[i] = -1
+	}
 }
 
 func (m *encMsg) index(num protowire.Number) int {
@@ -133,9 +157,7 @@ func (st *encState) encodeMessage(dst []byte, m *encMsg, head int32) ([]byte, er
 	}
 	nf := len(m.fields)
 	base := len(st.tbl)
-	for range 2*nf + m.nOneofs {
-		st.tbl = append(st.tbl, -1)
-	}
+	st.tbl = append(st.tbl, m.blank...)
 	for o := head; o >= 0; o = st.occ[o].next {
 		if err := st.scan(m, base, int(st.occ[o].start), int(st.occ[o].end)); err != nil {
 			return dst, err
@@ -165,37 +187,74 @@ func (st *encState) scan(m *encMsg, base, start, end int) error {
 	b := st.in[:end]
 	pos := start
 	for pos < end {
-		num, wt, n := consumeTag(b[pos:])
-		if n < 0 {
-			return wireErr(n, pos, "tag")
-		}
+		var (
+			num protowire.Number
+			wt  protowire.Type
+		)
 		tagPos := pos
-		pos += n
-		vn := protowire.ConsumeFieldValue(num, wt, b[pos:])
-		if vn < 0 {
-			return inField(wireErr(vn, pos, "value"), "#"+strconv.Itoa(int(num)))
+		if c := b[pos]; c < 0x80 && c >= 8 { // one-byte tag, field number ≥ 1
+			num, wt = protowire.Number(c>>3), protowire.Type(c&7)
+			pos++
+		} else {
+			var n int
+			if num, wt, n = consumeTag(b[pos:]); n < 0 {
+				return wireErr(n, pos, "tag")
+			}
+			pos += n
 		}
-		vstart, vend := pos, pos+vn
-		switch wt {
+		vstart, vend := pos, -1
+		switch wt { // fast paths for the common encodings
+		case protowire.VarintType:
+			for p := pos; p < end && p < pos+10; p++ {
+				if b[p] < 0x80 {
+					if p-pos < 9 || b[p] <= 1 { // else overflow: the slow path reports it
+						vend = p + 1
+					}
+					break
+				}
+			}
+		case protowire.Fixed32Type:
+			if end-pos >= 4 {
+				vend = pos + 4
+			}
+		case protowire.Fixed64Type:
+			if end-pos >= 8 {
+				vend = pos + 8
+			}
 		case protowire.BytesType:
-			_, ln := protowire.ConsumeVarint(b[pos:])
-			vstart += ln
-		case protowire.StartGroupType:
-			vend -= protowire.SizeTag(num) // the end-group tag
+			if pos < end && b[pos] < 0x80 && int(b[pos]) <= end-pos-1 {
+				vstart, vend = pos+1, pos+1+int(b[pos])
+			}
 		}
-		pos += vn
+		if vend < 0 { // long lengths, groups, and errors
+			vn := protowire.ConsumeFieldValue(num, wt, b[pos:])
+			if vn < 0 {
+				return inField(wireErr(vn, pos, "value"), "#"+strconv.Itoa(int(num)))
+			}
+			vend = pos + vn
+			switch wt {
+			case protowire.BytesType:
+				_, ln := protowire.ConsumeVarint(b[pos:])
+				vstart += ln
+			case protowire.StartGroupType:
+				vend -= protowire.SizeTag(num) // the end-group tag
+			}
+			pos += vn
+		} else {
+			pos = vend
+		}
 		i := m.index(num)
 		if i < 0 {
 			continue // unknown field: not part of the schema (see docs/mapping.md)
 		}
-		f := &m.fields[i]
-		if wt != f.val.wt && (!f.packed || wt != protowire.BytesType) && !(f.mode == modeMap || f.mode == modeEntries) {
-			return inField(dataErr(ErrMalformed, tagPos, "wire type %d, want %d", wt, f.val.wt), f.name)
+		si := &m.scanInfo[i]
+		if wt != si.wt && (!si.packed || wt != protowire.BytesType) && !si.mapLike {
+			return inField(dataErr(ErrMalformed, tagPos, "wire type %d, want %d", wt, si.wt), m.fields[i].name)
 		}
-		if (f.mode == modeMap || f.mode == modeEntries) && wt != protowire.BytesType {
-			return inField(dataErr(ErrMalformed, tagPos, "map entry with wire type %d", wt), f.name)
+		if si.mapLike && wt != protowire.BytesType {
+			return inField(dataErr(ErrMalformed, tagPos, "map entry with wire type %d", wt), m.fields[i].name)
 		}
-		if f.oneof >= 0 && st.tbl[base+2*nf+f.oneof] != int32(i) {
+		if si.oneof >= 0 && st.tbl[base+2*nf+int(si.oneof)] != int32(i) {
 			// Another member of the oneof was set since this one: protobuf
 			// starts this member afresh instead of merging into its earlier
 			// occurrences.
@@ -209,8 +268,8 @@ func (st *encState) scan(m *encMsg, base, start, end int) error {
 			st.tbl[base+2*i] = o
 		}
 		st.tbl[base+2*i+1] = o
-		if f.oneof >= 0 {
-			st.tbl[base+2*nf+f.oneof] = int32(i)
+		if si.oneof >= 0 {
+			st.tbl[base+2*nf+int(si.oneof)] = int32(i)
 		}
 	}
 	return nil
@@ -248,6 +307,10 @@ func (st *encState) encodeField(dst []byte, f *encField, first, last int32) ([]b
 			return append(dst, 0), nil
 		}
 		dst = append(dst, 2) // union branch 1, zig-zag encoded
+		if f.val.kind < vMessage { // a scalar: the last occurrence
+			oc := &st.occ[last]
+			return st.scalar(dst, &f.val, st.in[oc.start:oc.end], int(oc.start))
+		}
 		return st.encodeValue(dst, &f.val, first, last)
 	case modeRequired:
 		if last < 0 {
@@ -466,6 +529,14 @@ func (st *encState) encodeValue(dst []byte, v *encValue, first, last int32) ([]b
 	return st.scalar(dst, v, st.in[oc.start:oc.end], int(oc.start))
 }
 
+// varint is protowire.ConsumeVarint with a fast path for one-byte values.
+func varint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return protowire.ConsumeVarint(b)
+}
+
 // scalarZero writes the zero value of a scalar kind (a map entry without
 // its value, for instance).
 func (st *encState) scalarZero(dst []byte, v *encValue) []byte {
@@ -486,7 +557,7 @@ func (st *encState) scalarZero(dst []byte, v *encValue) []byte {
 func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte, error) {
 	switch v.kind {
 	case vBool:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
@@ -495,13 +566,13 @@ func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte
 		}
 		return append(dst, 0), nil
 	case vInt32:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
 		return appendLong(dst, int64(int32(x))), nil
 	case vSint32:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
@@ -509,7 +580,7 @@ func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte
 	case vSfixed32:
 		return appendLong(dst, int64(int32(binary.LittleEndian.Uint32(raw)))), nil
 	case vUint32:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
@@ -524,13 +595,13 @@ func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte
 		}
 		return appendLong(dst, int64(x)), nil
 	case vInt64, vUint64:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
 		return appendLong(dst, int64(x)), nil
 	case vSint64:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
@@ -538,7 +609,7 @@ func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte
 	case vSfixed64, vFixed64:
 		return appendLong(dst, int64(binary.LittleEndian.Uint64(raw))), nil
 	case vUint64Dec:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
@@ -557,7 +628,7 @@ func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte
 	case vBytes:
 		return appendAvroBytes(dst, raw), nil
 	case vEnum:
-		x, n := protowire.ConsumeVarint(raw)
+		x, n := varint(raw)
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}

@@ -522,6 +522,7 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	sub := encState{in: wire, occ: []occ{}}
 	one := &encMsg{name: sf.f.name, fields: []encField{*sf.f}, dense: nil, sparse: map[protowire.Number]int{sf.f.num: 0}}
 	one.fields[0].oneof = -1
+	one.finish()
 	sub.occ = append(sub.occ, occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	sub.depth = st.depth
 	out, err := sub.encodeMessage(dst, one, 0)
