@@ -306,7 +306,7 @@ func (st *encState) encodeField(dst []byte, f *encField, first, last int32) ([]b
 		if last < 0 {
 			return append(dst, 0), nil
 		}
-		dst = append(dst, 2) // union branch 1, zig-zag encoded
+		dst = append(dst, 2)       // union branch 1, zig-zag encoded
 		if f.val.kind < vMessage { // a scalar: the last occurrence
 			oc := &st.occ[last]
 			return st.scalar(dst, &f.val, st.in[oc.start:oc.end], int(oc.start))
