@@ -1,0 +1,823 @@
+package interop
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hamba/avro/v2"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Avro values, as the tests compare them. Every implementation's reader
+// prints the records it reads as "interop JSON", a JSON form directed by the
+// schema (below); the Go side parses that into these values with the same
+// schema and compares them with the values it expects from the source
+// protobuf messages. The same JSON form is the input of the writers.
+//
+//	null                nil
+//	boolean             bool
+//	int, long           int64 (timestamps: the long in the logical type's unit)
+//	float               f32 (the IEEE 754 bits)
+//	double              f64 (the IEEE 754 bits)
+//	string              string
+//	bytes               []byte
+//	bytes, decimal      decimal (the unscaled integer in decimal)
+//	enum                symbol (the symbol's name)
+//	array               []any
+//	map                 map[string]any
+//	record              record (field name → value)
+//	["null", T] union   nil or the value of T
+//
+// Interop JSON: null, booleans and strings as JSON; int and long as JSON
+// integers, exact (64-bit); float and double as JSON numbers that parse to
+// the exact value (a float printed as the shortest form of its double
+// value), "NaN", "Infinity" and "-Infinity" for the non-finite values and
+// -0.0 for negative zero; bytes as lowercase hex; decimals as a string of
+// the integer; enums as the symbol; arrays, maps and records as JSON arrays
+// and objects (a record object has every field); a union as null or its
+// non-null branch's value.
+type (
+	f32     uint32
+	f64     uint64
+	decimal string
+	symbol  string
+	record  map[string]any
+)
+
+// deref resolves a reference to a named type.
+func deref(s avro.Schema) avro.Schema {
+	if r, ok := s.(*avro.RefSchema); ok {
+		return r.Schema()
+	}
+	return s
+}
+
+// nullableBranch returns T of a ["null", T] union, or an error for any
+// other union: the derived schemas have no others.
+func nullableBranch(u *avro.UnionSchema) (avro.Schema, error) {
+	ts := u.Types()
+	if len(ts) != 2 || ts[0].Type() != avro.Null || ts[1].Type() == avro.Null {
+		return nil, fmt.Errorf("union %s is not [\"null\", T]", u)
+	}
+	return ts[1], nil
+}
+
+func logicalType(s avro.Schema) avro.LogicalType {
+	if p, ok := s.(*avro.PrimitiveSchema); ok && p.Logical() != nil {
+		return p.Logical().Type()
+	}
+	return ""
+}
+
+// expectRecord returns the Avro record that message m must read as, with
+// record schema s: what the protobuf message says, field by field, by the
+// mapping in docs/mapping.md. The schema decides the shape (union or not,
+// map or entry array, int or long, record or timestamp or wrapper), so one
+// function serves both profiles and every option.
+func expectRecord(s avro.Schema, m protoreflect.Message) (record, error) {
+	rs, ok := deref(s).(*avro.RecordSchema)
+	if !ok {
+		return nil, fmt.Errorf("%s: schema %s is not a record", m.Descriptor().FullName(), s)
+	}
+	out := record{}
+	fds := m.Descriptor().Fields()
+	for _, f := range rs.Fields() {
+		fd := fds.ByName(protoreflect.Name(f.Name()))
+		if fd == nil {
+			return nil, fmt.Errorf("%s has no field %s", m.Descriptor().FullName(), f.Name())
+		}
+		v, err := expectField(f.Type(), m, fd)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fd.FullName(), err)
+		}
+		out[f.Name()] = v
+	}
+	return out, nil
+}
+
+func expectField(t avro.Schema, m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, error) {
+	t = deref(t)
+	switch {
+	case fd.IsMap():
+		return expectMap(t, fd, m.Get(fd).Map())
+	case fd.IsList():
+		as, ok := t.(*avro.ArraySchema)
+		if !ok {
+			return nil, fmt.Errorf("repeated field with schema %s", t)
+		}
+		l := m.Get(fd).List()
+		out := make([]any, 0, l.Len())
+		for i := range l.Len() {
+			v, err := expectValue(as.Items(), fd, l.Get(i))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	if u, ok := t.(*avro.UnionSchema); ok {
+		b, err := nullableBranch(u)
+		if err != nil {
+			return nil, err
+		}
+		if !m.Has(fd) {
+			return nil, nil
+		}
+		return expectValue(b, fd, m.Get(fd))
+	}
+	// No union: the field has no presence in the schema, and an unset
+	// field is written as its protobuf default (Get returns it).
+	return expectValue(t, fd, m.Get(fd))
+}
+
+func expectMap(t avro.Schema, fd protoreflect.FieldDescriptor, mp protoreflect.Map) (any, error) {
+	kfd, vfd := fd.MapKey(), fd.MapValue()
+	keys := make([]protoreflect.MapKey, 0, mp.Len())
+	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, k)
+		return true
+	})
+	sortMapKeys(kfd.Kind(), keys)
+	switch t := t.(type) {
+	case *avro.MapSchema:
+		out := map[string]any{}
+		for _, k := range keys {
+			v, err := expectValue(t.Values(), vfd, mp.Get(k))
+			if err != nil {
+				return nil, err
+			}
+			out[mapKeyText(kfd.Kind(), k)] = v
+		}
+		return out, nil
+	case *avro.ArraySchema:
+		// Entry records {key, value}, in protobuf's deterministic key order.
+		rs, ok := deref(t.Items()).(*avro.RecordSchema)
+		if !ok || len(rs.Fields()) != 2 || rs.Fields()[0].Name() != "key" || rs.Fields()[1].Name() != "value" {
+			return nil, fmt.Errorf("map field with schema %s", t)
+		}
+		out := make([]any, 0, len(keys))
+		for _, k := range keys {
+			kv, err := expectValue(rs.Fields()[0].Type(), kfd, k.Value())
+			if err != nil {
+				return nil, err
+			}
+			vt := deref(rs.Fields()[1].Type())
+			if u, ok := vt.(*avro.UnionSchema); ok { // a message value: present
+				if vt, err = nullableBranch(u); err != nil {
+					return nil, err
+				}
+			}
+			vv, err := expectValue(vt, vfd, mp.Get(k))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, record{"key": kv, "value": vv})
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("map field with schema %s", t)
+}
+
+// sortMapKeys sorts keys the way deterministic protobuf marshalling does.
+func sortMapKeys(k protoreflect.Kind, keys []protoreflect.MapKey) {
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i].Value(), keys[j].Value()
+		switch k {
+		case protoreflect.BoolKind:
+			return !a.Bool() && b.Bool()
+		case protoreflect.StringKind:
+			return a.String() < b.String()
+		case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+			return a.Uint() < b.Uint()
+		default:
+			return a.Int() < b.Int()
+		}
+	})
+}
+
+// mapKeyText is the text form of a map key in an Avro map: the key's
+// canonical text (ProtoJSON's map key form).
+func mapKeyText(k protoreflect.Kind, key protoreflect.MapKey) string {
+	v := key.Value()
+	switch k {
+	case protoreflect.StringKind:
+		return v.String()
+	case protoreflect.BoolKind:
+		return strconv.FormatBool(v.Bool())
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return strconv.FormatUint(v.Uint(), 10)
+	default:
+		return strconv.FormatInt(v.Int(), 10)
+	}
+}
+
+// expectValue converts one protobuf value of field fd's kind (a singular
+// value, list element, map key or map value) to the Avro value of schema t.
+func expectValue(t avro.Schema, fd protoreflect.FieldDescriptor, v protoreflect.Value) (any, error) {
+	t = deref(t)
+	bad := func() (any, error) { return nil, fmt.Errorf("%s value with schema %s", fd.Kind(), t) }
+	typ := t.Type()
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		msg := v.Message()
+		switch typ {
+		case avro.Record:
+			return expectRecord(t, msg)
+		case avro.Long:
+			if lt := logicalType(t); strings.HasPrefix(string(lt), "timestamp-") && msg.Descriptor().FullName() == "google.protobuf.Timestamp" {
+				fds := msg.Descriptor().Fields()
+				secs, nanos := msg.Get(fds.ByNumber(1)).Int(), msg.Get(fds.ByNumber(2)).Int()
+				switch lt {
+				case avro.TimestampMillis:
+					return secs*1e3 + nanos/1e6, nil
+				case avro.TimestampMicros:
+					return secs*1e6 + nanos/1e3, nil
+				default:
+					return secs*1e9 + nanos, nil
+				}
+			}
+		}
+		// A wrapper: the wrapped value.
+		vfd := msg.Descriptor().Fields().ByNumber(1)
+		if !strings.HasPrefix(string(msg.Descriptor().FullName()), "google.protobuf.") || vfd == nil || msg.Descriptor().Fields().Len() != 1 {
+			return bad()
+		}
+		return expectValue(t, vfd, msg.Get(vfd))
+	case protoreflect.BoolKind:
+		if typ != avro.Boolean {
+			return bad()
+		}
+		return v.Bool(), nil
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		if typ != avro.Int {
+			return bad()
+		}
+		return v.Int(), nil
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		if typ != avro.Long {
+			return bad()
+		}
+		return v.Int(), nil
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		switch typ {
+		case avro.Int: // Java profile: the same 32 bits, signed
+			return int64(int32(uint32(v.Uint()))), nil
+		case avro.Long:
+			return int64(v.Uint()), nil
+		}
+		return bad()
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		switch {
+		case typ == avro.Long: // the same 64 bits, signed
+			return int64(v.Uint()), nil
+		case typ == avro.Bytes && logicalType(t) == avro.Decimal:
+			return decimal(strconv.FormatUint(v.Uint(), 10)), nil
+		}
+		return bad()
+	case protoreflect.FloatKind:
+		if typ != avro.Float {
+			return bad()
+		}
+		return f32(math.Float32bits(float32(v.Float()))), nil
+	case protoreflect.DoubleKind:
+		if typ != avro.Double {
+			return bad()
+		}
+		return f64(math.Float64bits(v.Float())), nil
+	case protoreflect.StringKind:
+		if typ != avro.String {
+			return bad()
+		}
+		return v.String(), nil
+	case protoreflect.BytesKind:
+		if typ != avro.Bytes || logicalType(t) != "" {
+			return bad()
+		}
+		return append([]byte{}, v.Bytes()...), nil
+	case protoreflect.EnumKind:
+		es, ok := t.(*avro.EnumSchema)
+		if !ok {
+			return bad()
+		}
+		ev := fd.Enum().Values().ByNumber(v.Enum()) // the first value with the number
+		if ev == nil {
+			return nil, fmt.Errorf("enum %s has no value %d", fd.Enum().FullName(), v.Enum())
+		}
+		for _, s := range es.Symbols() {
+			if s == string(ev.Name()) {
+				return symbol(s), nil
+			}
+		}
+		return nil, fmt.Errorf("enum schema %s has no symbol %s", es.FullName(), ev.Name())
+	}
+	return bad()
+}
+
+// Interop JSON output.
+
+func (f f32) MarshalJSON() ([]byte, error) {
+	return []byte(floatJSON(float64(math.Float32frombits(uint32(f))))), nil
+}
+
+func (f f64) MarshalJSON() ([]byte, error) {
+	return []byte(floatJSON(math.Float64frombits(uint64(f)))), nil
+}
+
+// floatJSON prints x so that parsing it as a double gives x exactly.
+func floatJSON(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return `"NaN"`
+	case math.IsInf(x, 1):
+		return `"Infinity"`
+	case math.IsInf(x, -1):
+		return `"-Infinity"`
+	case x == 0 && math.Signbit(x):
+		return "-0.0"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// interopJSON encodes a value as interop JSON.
+func interopJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(toJSONTree(v)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func toJSONTree(v any) any {
+	switch v := v.(type) {
+	case []byte:
+		return hex.EncodeToString(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = toJSONTree(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = toJSONTree(e)
+		}
+		return out
+	case record:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = toJSONTree(e)
+		}
+		return out
+	}
+	return v
+}
+
+// Interop JSON input.
+
+// decodeJSON parses JSON keeping numbers as text.
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// parseInterop converts interop JSON (already decoded by decodeJSON) of
+// schema t to a value.
+func parseInterop(t avro.Schema, j any) (any, error) { return jsonDialect{}.parse(t, j) }
+
+// jsonDialect is a variant of interop JSON.
+type jsonDialect struct {
+	// decimalAsBytes: decimals are their two's-complement bytes, in hex
+	// (interop JSON of an implementation without logical types).
+	decimalAsBytes bool
+	// avroC: Avro C's own JSON (avro_value_to_json, which avrocat
+	// prints): a union value is null or {"branch name": value}, bytes are
+	// a string of the code points 0 to 255, floats are plain numbers, and
+	// decimals are bytes (parsed as []byte, not decimal).
+	avroC bool
+}
+
+func (d jsonDialect) parse(t avro.Schema, j any) (any, error) {
+	t = deref(t)
+	bad := func() (any, error) {
+		s, _ := json.Marshal(j)
+		if len(s) > 200 {
+			s = append(s[:200], "..."...)
+		}
+		return nil, fmt.Errorf("%s: unexpected JSON %s", t.Type(), s)
+	}
+	switch t := t.(type) {
+	case *avro.UnionSchema:
+		b, err := nullableBranch(t)
+		if err != nil {
+			return nil, err
+		}
+		if j == nil {
+			return nil, nil
+		}
+		if d.avroC {
+			o, ok := j.(map[string]any)
+			if !ok || len(o) != 1 {
+				return bad()
+			}
+			for k, v := range o {
+				if k != branchName(b) {
+					return nil, fmt.Errorf("union branch %q, want %q", k, branchName(b))
+				}
+				j = v
+			}
+		}
+		return d.parse(b, j)
+	case *avro.RecordSchema:
+		o, ok := j.(map[string]any)
+		if !ok {
+			return bad()
+		}
+		out := record{}
+		for _, f := range t.Fields() {
+			fj, ok := o[f.Name()]
+			if !ok {
+				return nil, fmt.Errorf("%s: no field %s", t.FullName(), f.Name())
+			}
+			v, err := d.parse(f.Type(), fj)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", t.FullName(), f.Name(), err)
+			}
+			out[f.Name()] = v
+		}
+		if len(o) != len(t.Fields()) {
+			return nil, fmt.Errorf("%s: %d fields, want %d", t.FullName(), len(o), len(t.Fields()))
+		}
+		return out, nil
+	case *avro.ArraySchema:
+		a, ok := j.([]any)
+		if !ok {
+			return bad()
+		}
+		out := make([]any, len(a))
+		for i, e := range a {
+			v, err := d.parse(t.Items(), e)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = v
+		}
+		return out, nil
+	case *avro.MapSchema:
+		o, ok := j.(map[string]any)
+		if !ok {
+			return bad()
+		}
+		out := make(map[string]any, len(o))
+		for k, e := range o {
+			v, err := d.parse(t.Values(), e)
+			if err != nil {
+				return nil, fmt.Errorf("[%q]: %w", k, err)
+			}
+			out[k] = v
+		}
+		return out, nil
+	case *avro.EnumSchema:
+		s, ok := j.(string)
+		if !ok {
+			return bad()
+		}
+		return symbol(s), nil
+	}
+	switch t.Type() {
+	case avro.Null:
+		if j != nil {
+			return bad()
+		}
+		return nil, nil
+	case avro.Boolean:
+		b, ok := j.(bool)
+		if !ok {
+			return bad()
+		}
+		return b, nil
+	case avro.Int, avro.Long:
+		n, ok := j.(json.Number)
+		if !ok {
+			return bad()
+		}
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		if err != nil || t.Type() == avro.Int && int64(int32(i)) != i {
+			return bad()
+		}
+		return i, nil
+	case avro.Float, avro.Double:
+		x, ok := parseFloatJSON(j)
+		if !ok {
+			return bad()
+		}
+		if t.Type() == avro.Double {
+			return f64(math.Float64bits(x)), nil
+		}
+		if float64(float32(x)) != x && !math.IsNaN(x) {
+			return nil, fmt.Errorf("float: %v is not a float32 value", j)
+		}
+		return f32(math.Float32bits(float32(x))), nil
+	case avro.String:
+		s, ok := j.(string)
+		if !ok {
+			return bad()
+		}
+		return s, nil
+	case avro.Bytes:
+		s, ok := j.(string)
+		if !ok {
+			return bad()
+		}
+		var b []byte
+		if d.avroC {
+			for _, r := range s {
+				if r > 0xff {
+					return bad()
+				}
+				b = append(b, byte(r))
+			}
+		} else if logicalType(t) != avro.Decimal || d.decimalAsBytes {
+			var err error
+			if b, err = hex.DecodeString(s); err != nil {
+				return bad()
+			}
+		}
+		if logicalType(t) == avro.Decimal && !d.avroC { // Avro C's JSON keeps the bytes
+			if b == nil && !d.decimalAsBytes {
+				return decimal(s), nil
+			}
+			return decimal(twosComplement(b).String()), nil
+		}
+		if b == nil {
+			b = []byte{}
+		}
+		return b, nil
+	}
+	return bad()
+}
+
+// branchName is the name Avro C gives a union branch: the type name, or
+// the unqualified name of a named type.
+func branchName(s avro.Schema) string {
+	s = deref(s)
+	if n, ok := s.(avro.NamedSchema); ok {
+		return n.Name()
+	}
+	return string(s.Type())
+}
+
+// twosComplement reads big-endian two's-complement bytes.
+func twosComplement(b []byte) *big.Int {
+	n := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return n
+}
+
+// twosComplementBytes is the shortest big-endian two's-complement form of n.
+func twosComplementBytes(n *big.Int) []byte {
+	for l := 1; ; l++ {
+		lim := new(big.Int).Lsh(big.NewInt(1), uint(8*l-1))
+		if n.Cmp(lim) < 0 && n.Cmp(new(big.Int).Neg(lim)) >= 0 {
+			u := new(big.Int).Set(n)
+			if u.Sign() < 0 {
+				u.Add(u, new(big.Int).Lsh(big.NewInt(1), uint(8*l)))
+			}
+			return u.FillBytes(make([]byte, l))
+		}
+	}
+}
+
+// decimalsToBytes replaces every decimal in v by its bytes.
+func decimalsToBytes(v any) any {
+	return transform(v, func(x any) (any, bool) {
+		if d, ok := x.(decimal); ok {
+			n, _ := new(big.Int).SetString(string(d), 10)
+			return twosComplementBytes(n), true
+		}
+		return nil, false
+	})
+}
+
+// transform returns a copy of v in which f replaced the values it accepts.
+func transform(v any, f func(any) (any, bool)) any {
+	if r, ok := f(v); ok {
+		return r
+	}
+	switch v := v.(type) {
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = transform(e, f)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = transform(e, f)
+		}
+		return out
+	case record:
+		out := make(record, len(v))
+		for k, e := range v {
+			out[k] = transform(e, f)
+		}
+		return out
+	}
+	return v
+}
+
+// find reports whether f accepts any value in v.
+func find(v any, f func(v any) bool) bool {
+	if f(v) {
+		return true
+	}
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			if find(e, f) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if find(e, f) {
+				return true
+			}
+		}
+	case record:
+		for _, e := range v {
+			if find(e, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasNonFinite reports whether v holds a NaN or an infinity.
+func hasNonFinite(v any) bool {
+	return find(v, func(x any) bool {
+		switch x := x.(type) {
+		case f32:
+			f := float64(math.Float32frombits(uint32(x)))
+			return math.IsNaN(f) || math.IsInf(f, 0)
+		case f64:
+			f := math.Float64frombits(uint64(x))
+			return math.IsNaN(f) || math.IsInf(f, 0)
+		}
+		return false
+	})
+}
+
+// truncateAtNUL cuts every string and bytes value of v at its first NUL.
+func truncateAtNUL(v any) any {
+	return transform(v, func(x any) (any, bool) {
+		switch x := x.(type) {
+		case string:
+			if i := strings.IndexByte(x, 0); i >= 0 {
+				return x[:i], true
+			}
+		case []byte:
+			if i := bytes.IndexByte(x, 0); i >= 0 {
+				return x[:i], true
+			}
+		}
+		return nil, false
+	})
+}
+
+// parseFloatJSON reads a JSON number or one of the strings for non-finite
+// values.
+func parseFloatJSON(j any) (float64, bool) {
+	switch j := j.(type) {
+	case json.Number:
+		x, err := strconv.ParseFloat(string(j), 64)
+		return x, err == nil
+	case string:
+		switch j {
+		case "NaN":
+			return math.NaN(), true
+		case "Infinity":
+			return math.Inf(1), true
+		case "-Infinity":
+			return math.Inf(-1), true
+		}
+	}
+	return 0, false
+}
+
+// Comparison.
+
+// diff appends to out the differences between want and got, at most max.
+func diff(out []string, path string, want, got any, max int) []string {
+	if len(out) >= max {
+		return out
+	}
+	mismatch := func() []string {
+		return append(out, fmt.Sprintf("%s: got %s, want %s", path, show(got), show(want)))
+	}
+	switch w := want.(type) {
+	case nil:
+		if got != nil {
+			return mismatch()
+		}
+	case f32:
+		g, ok := got.(f32)
+		wn, gn := math.IsNaN(float64(math.Float32frombits(uint32(w)))), ok && math.IsNaN(float64(math.Float32frombits(uint32(g))))
+		if !ok || !(wn && gn) && w != g {
+			return mismatch()
+		}
+	case f64:
+		g, ok := got.(f64)
+		wn, gn := math.IsNaN(math.Float64frombits(uint64(w))), ok && math.IsNaN(math.Float64frombits(uint64(g)))
+		if !ok || !(wn && gn) && w != g {
+			return mismatch()
+		}
+	case []byte:
+		g, ok := got.([]byte)
+		if !ok || !bytes.Equal(w, g) {
+			return mismatch()
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return mismatch()
+		}
+		for i := range w {
+			out = diff(out, fmt.Sprintf("%s[%d]", path, i), w[i], g[i], max)
+		}
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return mismatch()
+		}
+		out = diffObject(out, path, w, g, max, true)
+	case record:
+		g, ok := got.(record)
+		if !ok {
+			return mismatch()
+		}
+		out = diffObject(out, path, w, g, max, false)
+	default:
+		if want != got {
+			return mismatch()
+		}
+	}
+	return out
+}
+
+func diffObject(out []string, path string, w, g map[string]any, max int, isMap bool) []string {
+	keys := make([]string, 0, len(w))
+	for k := range w {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := path + "." + k
+		if isMap {
+			p = fmt.Sprintf("%s[%q]", path, k)
+		}
+		gv, ok := g[k]
+		if !ok {
+			out = append(out, p+": missing")
+			continue
+		}
+		out = diff(out, p, w[k], gv, max)
+	}
+	for k := range g {
+		if _, ok := w[k]; !ok {
+			out = append(out, fmt.Sprintf("%s: unexpected key %q", path, k))
+		}
+	}
+	return out
+}
+
+// show prints a value briefly for a test failure.
+func show(v any) string {
+	s, err := interopJSON(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	if len(s) > 300 {
+		return string(s[:300]) + "..."
+	}
+	return fmt.Sprintf("%s (%T)", s, v)
+}
