@@ -597,7 +597,7 @@ func theirsToOurs(t *testing.T, wt writeTest) {
 		}
 		errs[wo.Output] = wo.Error
 	}
-	records, known, tsBug := 0, 0, 0
+	records, known := 0, 0
 	for _, j := range jobs {
 		t.Run(j.c.name+"/"+j.Codec, func(t *testing.T) {
 			e, ok := errs[j.Output]
@@ -614,19 +614,12 @@ func theirsToOurs(t *testing.T, wt writeTest) {
 			case e != "":
 				t.Fatalf("writing: %s", e)
 			}
-			n, bug := readBack(t, j)
-			records += n
-			if bug {
-				tsBug++
-			}
+			records += readBack(t, j)
 		})
 	}
 	summary(t, "%s wrote %d files (%s) that protoavro read: %d records equal the source messages", wt.impl, len(jobs)-known, codecList(wt.codecs), records)
 	if known > 0 {
 		summary(t, "%d files fail as documented (known incompatibility)", known)
-	}
-	if tsBug > 0 {
-		summary(t, "%d timestamp-millis and timestamp-nanos files give wrong timestamps when read with timestamp-micros options (known protoavro bug)", tsBug)
 	}
 }
 
@@ -668,10 +661,8 @@ func logicalTypes(schemaJSON []byte) string {
 // checkForeignTimestamps reads a file whose schema has timestamp-millis or
 // timestamp-nanos with the default options (timestamp-micros), as a program
 // reading another program's file does: by docs/mapping.md the writer's
-// logical type gives the unit. It does not today: see "Known protoavro
-// bugs" in docs/interop.md. The check passes while the bug is there and
-// fails once it is fixed, so that the note is updated.
-func checkForeignTimestamps(t *testing.T, j *writeJob) bool {
+// logical type gives the unit, so every record must come out right.
+func checkForeignTimestamps(t *testing.T, j *writeJob) {
 	t.Helper()
 	c := j.c
 	f, err := os.Open(j.Output)
@@ -696,14 +687,10 @@ func checkForeignTimestamps(t *testing.T, j *writeJob) bool {
 			wrong++
 		}
 	}
-	if wrong == 0 {
-		t.Errorf("read with timestamp-micros options, the %s file gives the right timestamps: "+
-			"the known bug is fixed; update checkForeignTimestamps and docs/interop.md", c.opts.Timestamps)
-		return false
+	if wrong > 0 {
+		t.Errorf("read with timestamp-micros options, %d of %d records of this %s file are wrong: the writer's unit must win",
+			wrong, len(j.given), c.opts.Timestamps)
 	}
-	t.Logf("known protoavro bug (docs/interop.md): read with timestamp-micros options, %d of %d records of this %s file are wrong",
-		wrong, len(j.given), c.opts.Timestamps)
-	return true
 }
 
 // expectKnownFailure checks that a documented incompatibility still fails.
@@ -718,7 +705,7 @@ func expectKnownFailure(t *testing.T, known, err string) {
 
 // readBack reads a file written by another implementation with protoavro
 // and compares the messages with the expected ones.
-func readBack(t *testing.T, j *writeJob) (n int, tsBug bool) {
+func readBack(t *testing.T, j *writeJob) (n int) {
 	c := j.c
 	f, err := os.Open(j.Output)
 	if err != nil {
@@ -739,7 +726,7 @@ func readBack(t *testing.T, j *writeJob) (n int, tsBug bool) {
 		t.Errorf("the file's schema has other logical types:\ngot  %s\nwant %s", got, want)
 	}
 	if c.opts.Timestamps != protoavro.TimestampMicros && !j.dropsLogicalTypes {
-		tsBug = checkForeignTimestamps(t, j)
+		checkForeignTimestamps(t, j)
 	}
 	for ; ; n++ {
 		m := c.mt.New().Interface()
@@ -761,7 +748,7 @@ func readBack(t *testing.T, j *writeJob) (n int, tsBug bool) {
 	if n != len(j.given) {
 		t.Errorf("%d records, want %d", n, len(j.given))
 	}
-	return n, tsBug
+	return n
 }
 
 // expectedMessage is what protoavro must read back from the Avro record of

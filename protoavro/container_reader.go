@@ -133,7 +133,10 @@ func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, erro
 	if cr.codec, err = o.Codec(cr.mt.Descriptor()); err != nil {
 		return nil, err
 	}
-	if CanonicalForm(cr.writer) == cr.codec.schema.canonical {
+	// The codec's own reader serves when the schemas read the same: the
+	// same canonical form and the same logical types (timestamp units).
+	if CanonicalForm(cr.writer) == cr.codec.schema.canonical &&
+		logicalSignature(cr.writer) == logicalSignature(cr.codec.schema.record) {
 		cr.dec = cr.codec.dec
 	} else {
 		res, err := cr.codec.Resolve(cr.writer)

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 var allCompressions = []Compression{CompressionNull, CompressionDeflate, CompressionSnappy, CompressionZstd}
@@ -413,5 +414,61 @@ func TestContainerWriteBadMessage(t *testing.T) {
 	}
 	if err := w.Close(); err != nil || w.Records() != 2 || len(skipped) != 1 || skipped[0] != 1 {
 		t.Errorf("close %v, %d records, skipped %v", err, w.Records(), skipped)
+	}
+}
+
+// A block of WriteWire records that are all empty messages (no wire bytes).
+func TestContainerEmptyWireRecords(t *testing.T) {
+	md := (&kitchenpb.Scalars{}).ProtoReflect().Descriptor()
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := w.WriteWire(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := readAll(buf.Bytes(), ReaderOptions{}); err != nil || n != 3 {
+		t.Fatalf("read %d records: %v", n, err)
+	}
+}
+
+// A file written with another timestamp precision reads in the file's
+// unit, whatever the reader's options: the canonical forms are equal (they
+// strip logical types), so the reader must look at the logical types.
+func TestContainerTimestampUnits(t *testing.T) {
+	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
+	ts := &timestamppb.Timestamp{Seconds: 1700000000, Nanos: 123456789}
+	for _, wp := range []TimestampPrecision{TimestampMillis, TimestampMicros, TimestampNanos} {
+		for _, rp := range []TimestampPrecision{TimestampMillis, TimestampMicros, TimestampNanos} {
+			var buf bytes.Buffer
+			w, err := NewContainerWriter(&buf, md, ContainerOptions{Options: Options{Timestamps: wp}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(&kitchenpb.WellKnown{Timestamp: ts}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := NewContainerReader(&buf, ReaderOptions{Message: (&kitchenpb.WellKnown{}).ProtoReflect().Type(), Options: Options{Timestamps: rp}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := &kitchenpb.WellKnown{}
+			if err := r.Read(got); err != nil {
+				t.Fatal(err)
+			}
+			want := map[TimestampPrecision]int32{TimestampMillis: 123000000, TimestampMicros: 123456000, TimestampNanos: 123456789}[wp]
+			if got.Timestamp.GetSeconds() != ts.Seconds || got.Timestamp.GetNanos() != want {
+				t.Errorf("written %v, read %v: %v, want %d s %d ns", wp, rp, got.Timestamp, ts.Seconds, want)
+			}
+		}
 	}
 }

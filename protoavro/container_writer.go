@@ -107,6 +107,7 @@ type wblock struct {
 	n       int
 	wire    []byte  // WriteWire inputs, concatenated
 	ends    []int   // end of each input in wire; -1 for records encoded directly
+	hasWire bool    // some records came from WriteWire (possibly empty ones)
 	offsets []int64 // input offsets, for errors
 	avro    []byte  // encoded datums
 	out     []byte  // the block as written: count, size, data, sync
@@ -260,6 +261,7 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 	b := cw.block()
 	b.wire = append(b.wire, wire...)
 	b.ends = append(b.ends, len(b.wire))
+	b.hasWire = true
 	b.offsets = append(b.offsets, offset)
 	return cw.added(b)
 }
@@ -285,7 +287,7 @@ func (cw *ContainerWriter) block() *wblock {
 		b := cw.cur
 		b.first, b.n = cw.next, 0
 		b.wire, b.ends, b.offsets, b.avro, b.out = b.wire[:0], b.ends[:0], b.offsets[:0], b.avro[:0], b.out[:0]
-		b.bad, b.err = b.bad[:0], nil
+		b.bad, b.err, b.hasWire = b.bad[:0], nil, false
 		b.done = make(chan struct{})
 	}
 	return cw.cur
@@ -366,7 +368,7 @@ func (cw *ContainerWriter) worker() {
 func (cw *ContainerWriter) process(b *wblock) {
 	// Convert the records given as wire bytes, in order, beside the ones
 	// encoded directly.
-	if len(b.wire) > 0 {
+	if b.hasWire {
 		data := make([]byte, 0, len(b.avro)+len(b.wire))
 		start, p := 0, 0
 		var err error

@@ -3,6 +3,7 @@ package protoavro
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"math"
 	"strconv"
 	"sync"
@@ -997,15 +998,13 @@ func timestampDec(w avro.Schema, v *encValue, defTag uint64) (valueDec, error) {
 		return nil, incompatible(w, "a timestamp long")
 	}
 	prec := v.tsPrec
-	if p, ok := w.(*avro.PrimitiveSchema); ok && p.Logical() != nil {
-		switch p.Logical().Type() {
-		case avro.TimestampMillis, avro.LocalTimestampMillis:
-			prec = TimestampMillis
-		case avro.TimestampMicros, avro.LocalTimestampMicros:
-			prec = TimestampMicros
-		case timestampNanos:
-			prec = TimestampNanos
-		}
+	switch logicalTypeOf(w) {
+	case avro.TimestampMillis, avro.LocalTimestampMillis:
+		prec = TimestampMillis
+	case avro.TimestampMicros, avro.LocalTimestampMicros:
+		prec = TimestampMicros
+	case timestampNanos, "local-timestamp-nanos":
+		prec = TimestampNanos
 	}
 	per := int64(1_000_000)
 	switch prec {
@@ -1047,6 +1046,64 @@ func timestampDec(w avro.Schema, v *encValue, defTag uint64) (valueDec, error) {
 		}
 		return fixLength(dst, start), nil
 	}, nil
+}
+
+// logicalTypeOf returns the logical type of a primitive schema, including
+// the ones hamba/avro does not model (it keeps them as a "logicalType"
+// property), such as timestamp-nanos.
+func logicalTypeOf(s avro.Schema) avro.LogicalType {
+	p, ok := s.(*avro.PrimitiveSchema)
+	if !ok {
+		return ""
+	}
+	if l := p.Logical(); l != nil {
+		return l.Type()
+	}
+	if lt, ok := p.Prop("logicalType").(string); ok {
+		return avro.LogicalType(lt)
+	}
+	return ""
+}
+
+// logicalSignature lists the logical types of a schema's primitives in
+// order: with the canonical form (which strips them), it tells whether two
+// schemas read the same.
+func logicalSignature(s avro.Schema) string {
+	var sb strings.Builder
+	seen := map[string]bool{}
+	var walk func(s avro.Schema)
+	walk = func(s avro.Schema) {
+		switch t := s.(type) {
+		case *avro.PrimitiveSchema:
+			if lt := logicalTypeOf(t); lt != "" {
+				sb.WriteString(string(lt))
+				if d, ok := t.Logical().(*avro.DecimalLogicalSchema); ok {
+					fmt.Fprintf(&sb, "(%d,%d)", d.Precision(), d.Scale())
+				}
+			}
+			sb.WriteByte(';')
+		case *avro.RecordSchema:
+			if seen[t.FullName()] {
+				return
+			}
+			seen[t.FullName()] = true
+			for _, f := range t.Fields() {
+				walk(f.Type())
+			}
+		case *avro.ArraySchema:
+			walk(t.Items())
+		case *avro.MapSchema:
+			walk(t.Values())
+		case *avro.UnionSchema:
+			for _, u := range t.Types() {
+				walk(u)
+			}
+		case *avro.RefSchema:
+			walk(t.Schema())
+		}
+	}
+	walk(s)
+	return sb.String()
 }
 
 // skipValue skips one writer value the reader has no field for.
