@@ -3,9 +3,9 @@ package protoavro
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
