@@ -3,7 +3,6 @@ package protoavro
 import (
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -224,34 +223,12 @@ func zeroValue(fd protoreflect.FieldDescriptor) protoreflect.Value {
 func appendProtoValue(dst []byte, v *encValue, fd protoreflect.FieldDescriptor, pv protoreflect.Value) ([]byte, error) {
 	var wire []byte
 	switch fd.Kind() {
-	case protoreflect.BoolKind:
-		wire = protowire.AppendVarint(nil, protowire.EncodeBool(pv.Bool()))
-	case protoreflect.EnumKind:
-		wire = protowire.AppendVarint(nil, uint64(pv.Enum()))
-	case protoreflect.Int32Kind, protoreflect.Int64Kind:
-		wire = protowire.AppendVarint(nil, uint64(pv.Int()))
-	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
-		wire = protowire.AppendVarint(nil, protowire.EncodeZigZag(pv.Int()))
-	case protoreflect.Uint32Kind, protoreflect.Uint64Kind:
-		wire = protowire.AppendVarint(nil, pv.Uint())
-	case protoreflect.Sfixed32Kind:
-		wire = protowire.AppendFixed32(nil, uint32(pv.Int()))
-	case protoreflect.Fixed32Kind:
-		wire = protowire.AppendFixed32(nil, uint32(pv.Uint()))
-	case protoreflect.Sfixed64Kind:
-		wire = protowire.AppendFixed64(nil, uint64(pv.Int()))
-	case protoreflect.Fixed64Kind:
-		wire = protowire.AppendFixed64(nil, pv.Uint())
-	case protoreflect.FloatKind:
-		wire = protowire.AppendFixed32(nil, math.Float32bits(float32(pv.Float())))
-	case protoreflect.DoubleKind:
-		wire = protowire.AppendFixed64(nil, math.Float64bits(pv.Float()))
-	case protoreflect.StringKind:
+	case protoreflect.StringKind: // the transcoder takes string and bytes values without their length
 		wire = []byte(pv.String())
 	case protoreflect.BytesKind:
 		wire = pv.Bytes()
 	default:
-		return nil, fmt.Errorf("%w: default of %s", ErrUnsupported, fd.FullName())
+		wire = appendWireValue(nil, fd, pv)
 	}
 	st := encState{in: wire}
 	out, err := st.scalar(dst, v, wire, 0)

@@ -1006,13 +1006,6 @@ func timestampDec(w avro.Schema, v *encValue, defTag uint64) (valueDec, error) {
 	case timestampNanos, "local-timestamp-nanos":
 		prec = TimestampNanos
 	}
-	per := int64(1_000_000)
-	switch prec {
-	case TimestampMillis:
-		per = 1_000
-	case TimestampNanos:
-		per = 1_000_000_000
-	}
 	isInt := w.Type() == avro.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 		var x int64
@@ -1027,11 +1020,7 @@ func timestampDec(w avro.Schema, v *encValue, defTag uint64) (valueDec, error) {
 		if err != nil {
 			return dst, err
 		}
-		secs, rem := x/per, x%per
-		if rem < 0 {
-			secs, rem = secs-1, rem+per
-		}
-		nanos := rem * (1_000_000_000 / per)
+		secs, nanos := splitTimestamp(x, prec)
 		if tag == 0 {
 			tag = defTag
 		}

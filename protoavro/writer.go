@@ -673,22 +673,11 @@ func (st *encState) encodeTimestamp(dst []byte, v *encValue, head int32) ([]byte
 			b = b[vn:]
 		}
 	}
-	if nanos < 0 || nanos > 999_999_999 {
-		return dst, dataErr(ErrOutOfRange, off, "timestamp nanos %d outside [0, 999999999]", nanos)
+	out, err := appendTimestamp(dst, v, secs, nanos)
+	if de, ok := err.(*DataError); ok {
+		de.Offset = off
 	}
-	var unit, per int64
-	switch v.tsPrec {
-	case TimestampMillis:
-		unit, per = 1_000, 1_000_000
-	case TimestampNanos:
-		unit, per = 1_000_000_000, 1
-	default:
-		unit, per = 1_000_000, 1_000
-	}
-	if !timestampFits(secs, nanos/per, unit) {
-		return dst, dataErr(ErrOutOfRange, off, "timestamp of %d seconds and %d nanos does not fit timestamp-%s", secs, nanos, v.tsPrec)
-	}
-	return appendLong(dst, secs*unit+nanos/per), nil
+	return out, err
 }
 
 // timestampFits reports whether secs*unit+q, with 0 <= q < unit, fits an
