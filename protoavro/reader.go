@@ -175,9 +175,7 @@ func (rc *readerCompiler) record(w *avro.RecordSchema, md protoreflect.MessageDe
 		}
 		if f.mode == modeImplicit && fd.Message() == nil && !entry && !md.IsMapEntry() {
 			// Map entries keep zero keys and values, as proto.Marshal writes them.
-			if df.dropIfDefault, err = rc.defaultWire(fd, entry); err != nil {
-				return nil, err
-			}
+			df.dropIfDefault = rc.defaultWire(fd)
 		}
 		r.fields[i] = df
 	}
@@ -215,13 +213,13 @@ func (rc *readerCompiler) record(w *avro.RecordSchema, md protoreflect.MessageDe
 
 // defaultWire is the wire encoding (tag and value) of an implicit field's
 // default: the zero value, or under the Java profile the proto default.
-func (rc *readerCompiler) defaultWire(fd protoreflect.FieldDescriptor, entry bool) ([]byte, error) {
+func (rc *readerCompiler) defaultWire(fd protoreflect.FieldDescriptor) []byte {
 	dv := zeroValue(fd)
-	if rc.opts.Profile == JavaProfile && !entry {
+	if rc.opts.Profile == JavaProfile {
 		dv = fd.Default()
 	}
 	b := protowire.AppendTag(nil, fd.Number(), wireType(fd))
-	return appendWireValue(b, fd, dv), nil
+	return appendWireValue(b, fd, dv)
 }
 
 // fieldTag is the tag of one (unpacked) value of fd.
