@@ -1,6 +1,6 @@
 module github.com/protoavro/protoavro
 
-go 1.26.8
+go 1.26
 
 require (
 	github.com/bufbuild/protocompile v0.14.1
