@@ -70,10 +70,15 @@ func nullableBranch(u *avro.UnionSchema) (avro.Schema, error) {
 }
 
 func logicalType(s avro.Schema) avro.LogicalType {
-	if p, ok := s.(*avro.PrimitiveSchema); ok && p.Logical() != nil {
+	p, ok := s.(*avro.PrimitiveSchema)
+	if !ok {
+		return ""
+	}
+	if p.Logical() != nil {
 		return p.Logical().Type()
 	}
-	return ""
+	lt, _ := p.Prop("logicalType").(string) // hamba keeps timestamp-nanos as a property
+	return avro.LogicalType(lt)
 }
 
 // expectRecord returns the Avro record that message m must read as, with
