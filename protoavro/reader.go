@@ -1020,10 +1020,7 @@ func (c *Codec) Unmarshal(data []byte, m proto.Message) error {
 	if err := c.check(m); err != nil {
 		return err
 	}
-	if isNilPointer(m) {
-		return fmt.Errorf("%w: cannot decode into a nil %T", ErrWrongType, m)
-	}
-	if d := c.directPlan(m); d.readable {
+	if d := c.directPlan(m); d.readable && !isNilPointer(m) {
 		return c.unmarshalStruct(d.plan, data, m)
 	}
 	return unmarshal(c, c.dec, data, m)
@@ -1032,6 +1029,9 @@ func (c *Codec) Unmarshal(data []byte, m proto.Message) error {
 func unmarshal(c *Codec, rec *decRecord, data []byte, m proto.Message) error {
 	if err := c.check(m); err != nil {
 		return err
+	}
+	if isNilPointer(m) {
+		return fmt.Errorf("%w: cannot decode into a nil %T", ErrWrongType, m)
 	}
 	bp := wirePool.Get().(*[]byte)
 	wire, err := transcodeToProto(rec, (*bp)[:0], data, true)

@@ -1,0 +1,196 @@
+package avroschema
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	twmb "github.com/twmb/avro"
+)
+
+// foreign are schemas protoavro does not derive: namespaces inherited and
+// escaped, references by short and full name, recursion, fixed, logical
+// types, aliases and custom attributes.
+var foreign = []string{
+	`"int"`,
+	`{"type":"string","logicalType":"uuid"}`,
+	`["null","long",{"type":"array","items":"string"}]`,
+	`{"type":"record","name":"R","namespace":"a.b","doc":"d","fields":[
+		{"name":"e","type":{"type":"enum","name":"E","symbols":["X","Y"],"default":"Y"},"default":"X"},
+		{"name":"e2","type":"E"},
+		{"name":"e3","type":"a.b.E"},
+		{"name":"self","type":["null","R"],"default":null},
+		{"name":"f","type":{"type":"fixed","name":"F","namespace":"z","size":16,"logicalType":"decimal","precision":30,"scale":2}},
+		{"name":"f2","type":"z.F"},
+		{"name":"t","type":{"type":"long","logicalType":"timestamp-nanos"}},
+		{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":20},"default":"\u0000\u00ff"},
+		{"name":"m","type":{"type":"map","values":{"type":"record","name":"Inner","fields":[{"name":"x","type":"double","default":1.5}]}}},
+		{"name":"big","type":"long","default":9007199254740993},
+		{"name":"custom","type":{"type":"int","com.example.tag":{"k":[1,2]}}}
+	]}`,
+	`{"type":"record","name":"Outer","fields":[{"name":"in","type":{"type":"record","name":"Inner","namespace":"","fields":[{"name":"o","type":["null","Outer"]}]}}]}`,
+}
+
+func TestParseAgreesWithTwmb(t *testing.T) {
+	for _, text := range foreign {
+		n, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		ref, err := twmb.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := n.Canonical(), string(ref.Canonical()); got != want {
+			t.Errorf("canonical form\n got %s\nwant %s", got, want)
+		}
+		// The JSON we write parses again to the same schema.
+		again, err := Parse(n.JSON())
+		if err != nil {
+			t.Fatalf("reparse of %s: %v", n.JSON(), err)
+		}
+		if again.Canonical() != n.Canonical() || string(again.JSON()) != string(n.JSON()) {
+			t.Errorf("JSON does not round-trip:\n%s\n%s", n.JSON(), again.JSON())
+		}
+		h := twmb.NewRabin()
+		h.Write(ref.Canonical())
+		if got, want := Fingerprint64(n.Canonical()), binary.BigEndian.Uint64(h.Sum(nil)); got != want {
+			t.Errorf("fingerprint %016x, twmb's Rabin %016x", got, want)
+		}
+	}
+}
+
+func TestParseModel(t *testing.T) {
+	n, err := Parse([]byte(foreign[3]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Type != Record || n.Name != "a.b.R" || n.Doc != "d" {
+		t.Fatalf("root %v %q %q", n.Type, n.Name, n.Doc)
+	}
+	f := func(name string) *Field {
+		for i := range n.Fields {
+			if n.Fields[i].Name == name {
+				return &n.Fields[i]
+			}
+		}
+		t.Fatalf("no field %s", name)
+		return nil
+	}
+	e := f("e").Type
+	if e.Type != Enum || e.Name != "a.b.E" || !e.HasEnumDefault || e.EnumDefault != "Y" || string(f("e").Default) != `"X"` {
+		t.Errorf("enum %+v default %s", e, f("e").Default)
+	}
+	for _, name := range []string{"e2", "e3"} {
+		if r := f(name).Type; !r.IsRef() || r.Def != e || r.Deref() != e {
+			t.Errorf("%s is not a reference to E", name)
+		}
+	}
+	self := f("self").Type.Branches[1]
+	if !self.IsRef() || self.Def != n {
+		t.Error("recursive reference does not point at the record")
+	}
+	if fx := f("f").Type; fx.Type != Fixed || fx.Name != "z.F" || fx.Size != 16 || fx.Logical != "decimal" || fx.Precision != 30 || fx.Scale != 2 {
+		t.Errorf("fixed %+v", fx)
+	}
+	if f("f2").Type.Def != f("f").Type {
+		t.Error("z.F reference")
+	}
+	if lt := f("t").Type; lt.Type != Long || lt.Logical != "timestamp-nanos" {
+		t.Errorf("timestamp-nanos %+v", lt)
+	}
+	if d := f("d"); d.Type.Logical != "decimal" || d.Type.Precision != 20 || string(d.Default) != `"\u0000ÿ"` {
+		t.Errorf("decimal %+v default %s", d.Type, d.Default)
+	}
+	if m := f("m").Type; m.Type != Map || m.Values.Name != "a.b.Inner" {
+		t.Errorf("map values %+v", m.Values)
+	}
+	if d := f("big").Default; string(d) != "9007199254740993" {
+		t.Errorf("long default %s, want it exact", d)
+	}
+	if c := f("custom").Type; string(c.Prop("com.example.tag")) != `{"k":[1,2]}` {
+		t.Errorf("custom attribute %s", c.Prop("com.example.tag"))
+	}
+	out, err := Parse([]byte(foreign[4]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := out.Fields[0].Type; in.Name != "Inner" || in.Fields[0].Type.Branches[1].Def != out {
+		t.Errorf("null-namespace Inner: %q", in.Name)
+	}
+}
+
+func TestParseLimits(t *testing.T) {
+	deep := strings.Repeat(`{"type":"array","items":`, 300) + `"int"` + strings.Repeat("}", 300)
+	garbage := "\x1b[31m" + strings.Repeat("x", 10000)
+	tests := []struct {
+		name string
+		l    Limits
+		text string
+		want string
+	}{
+		{"too large", Limits{MaxSize: 100, MaxDepth: 10}, `{"type":"record","name":"R","fields":[` + strings.Repeat(" ", 200) + `]}`, "exceed the limit of 100"},
+		{"too deep", DefaultLimits, deep, "nested more than 256 levels"},
+		{"not JSON", DefaultLimits, garbage, "invalid Avro schema"},
+		{"unknown name", DefaultLimits, `{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}`, "invalid Avro schema"},
+		{"bad name", DefaultLimits, `{"type":"record","name":"1R","fields":[]}`, "invalid Avro schema"},
+		{"empty", DefaultLimits, ``, "invalid Avro schema"},
+	}
+	for _, tc := range tests {
+		_, err := tc.l.Parse([]byte(tc.text))
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want ErrInvalid with %q", tc.name, err, tc.want)
+			continue
+		}
+		if len(err.Error()) > 400 {
+			t.Errorf("%s: error message of %d bytes", tc.name, len(err.Error()))
+		}
+	}
+	if _, err := DefaultLimits.Parse([]byte(strings.Repeat(`{"type":"array","items":`, 200) + `"int"` + strings.Repeat("}", 200))); err != nil {
+		t.Errorf("200 levels: %v", err)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	if got := Truncate("héllo", 2); got != "h… (6 bytes)" {
+		t.Errorf("Truncate = %q", got)
+	}
+	if got := Truncate("short", 10); got != "short" {
+		t.Errorf("Truncate = %q", got)
+	}
+}
+
+// FuzzParse parses arbitrary text: never a panic, and whatever parses writes
+// JSON that parses to the same canonical form.
+func FuzzParse(f *testing.F) {
+	for _, s := range foreign {
+		f.Add([]byte(s))
+	}
+	golden, _ := filepath.Glob("../../protoavro/testdata/golden/*/*.avsc")
+	for _, p := range golden[:min(len(golden), 20)] {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"type":"record","name":"R","fields":[{"name":"a","type":["null","R"]}]}`))
+	f.Add([]byte(`[[[[["int"]]]]]`))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		n, err := Parse(text)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+			return
+		}
+		again, err := Parse(n.JSON())
+		if err != nil {
+			t.Fatalf("our JSON of a parsed schema does not parse: %v\n%s", err, n.JSON())
+		}
+		if again.Canonical() != n.Canonical() {
+			t.Fatalf("canonical form changed: %s vs %s", n.Canonical(), again.Canonical())
+		}
+	})
+}
