@@ -7,6 +7,9 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 )
 
 // This file holds the Avro writer: a plan compiled once per message type
@@ -19,7 +22,10 @@ type scanInfo struct {
 	wt      protowire.Type // wire type of one unpacked value
 	packed  bool           // a BytesType occurrence is a packed list
 	mapLike bool           // map entries: BytesType only
-	oneof   int16          // oneof index, or -1
+	// utf8 marks singular strings whose every occurrence proto.Unmarshal
+	// validates, including the ones a later occurrence overwrites.
+	utf8  bool
+	oneof int16 // oneof index, or -1
 }
 
 // finish computes the scanner's tables of a compiled message: a dense
@@ -48,7 +54,8 @@ func (m *msgPlan) finish() {
 	m.scanInfo = make([]scanInfo, len(m.fields))
 	for i := range m.fields {
 		f := &m.fields[i]
-		m.scanInfo[i] = scanInfo{wt: f.val.wt, packed: f.packed, mapLike: f.mode == modeMap || f.mode == modeEntries, oneof: int16(f.oneof)}
+		m.scanInfo[i] = scanInfo{wt: f.val.wt, packed: f.packed, mapLike: f.mode == modeMap || f.mode == modeEntries,
+			utf8: f.val.kind == vString && f.mode != modeList && enforceUTF8(f.fd), oneof: int16(f.oneof)}
 	}
 	m.blank = make([]int32, 2*len(m.fields)+m.nOneofs)
 	for i := range m.blank {
@@ -113,7 +120,13 @@ func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, e
 		f := &m.fields[i]
 		first, last := st.tbl[base+2*i], st.tbl[base+2*i+1]
 		if f.oneof >= 0 && st.tbl[base+2*nf+f.oneof] != int32(i) {
-			first, last = -1, -1 // another member of the oneof was set last
+			// Another member of the oneof was set last.
+			if err = st.checkDropped(f, first); err != nil {
+				st.tbl = st.tbl[:base]
+				st.depth--
+				return dst, err
+			}
+			first, last = -1, -1
 		}
 		if dst, err = st.encodeField(dst, f, first, last); err != nil {
 			st.tbl = st.tbl[:base]
@@ -199,10 +212,16 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 		if si.mapLike && wt != protowire.BytesType {
 			return inField(dataErr(ErrMalformed, tagPos, "map entry with wire type %d", wt), m.fields[i].name)
 		}
+		if si.utf8 && !utf8.Valid(b[vstart:vend]) {
+			return inField(dataErr(ErrMalformed, vstart, "string is not valid UTF-8"), m.fields[i].name)
+		}
 		if si.oneof >= 0 && st.tbl[base+2*nf+int(si.oneof)] != int32(i) {
 			// Another member of the oneof was set since this one: protobuf
 			// starts this member afresh instead of merging into its earlier
-			// occurrences.
+			// occurrences, which it has parsed all the same.
+			if err := st.checkDropped(&m.fields[i], st.tbl[base+2*i]); err != nil {
+				return err
+			}
 			st.tbl[base+2*i], st.tbl[base+2*i+1] = -1, -1
 		}
 		o := int32(len(st.occ))
@@ -218,6 +237,37 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 		}
 	}
 	return nil
+}
+
+// checkDropped checks the occurrences from head of a message-valued oneof
+// member that a later member replaces: proto.Unmarshal parses them before
+// discarding them, so the transcoders reject what it rejects there too.
+// Messages are checked by proto.Unmarshal itself, which is slow but rare.
+func (st *encState) checkDropped(f *fieldPlan, head int32) error {
+	if head < 0 || !f.val.kind.isMessage() {
+		return nil // scalars were checked as they were scanned
+	}
+	md := f.fd.Message()
+	for o := head; o >= 0; o = st.occ[o].next {
+		oc := st.occ[o]
+		m := dynamicpb.NewMessage(md)
+		if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(st.in[oc.start:oc.end], m); err != nil {
+			return inField(dataErr(ErrMalformed, int(oc.start), "replaced oneof member: %v", err), f.name)
+		}
+	}
+	return nil
+}
+
+// enforceUTF8 reports whether proto.Unmarshal validates the UTF-8 of a
+// string field, as protobuf-go decides it (internal/strs.EnforceUTF8):
+// proto3 strings, and editions strings with utf8_validation = VERIFY.
+func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
+	if fd.Syntax() == protoreflect.Editions {
+		if e, ok := fd.(interface{ EnforceUTF8() bool }); ok {
+			return e.EnforceUTF8()
+		}
+	}
+	return fd.Syntax() == protoreflect.Proto3
 }
 
 // consumeTag is protowire.ConsumeTag that also rejects field numbers above
@@ -668,6 +718,10 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 				if wt == protowire.BytesType {
 					_, ln := protowire.ConsumeVarint(lastRaw)
 					lastRaw, lastOff = lastRaw[ln:], lastOff+ln
+					// StringValue is proto3: every occurrence must be UTF-8.
+					if v.inner.kind == vString && !utf8.Valid(lastRaw) {
+						return dst, dataErr(ErrMalformed, lastOff, "%s.value is not valid UTF-8", v.fullName)
+					}
 				}
 			}
 			p += vn
