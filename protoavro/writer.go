@@ -55,7 +55,7 @@ func (m *msgPlan) finish() {
 	for i := range m.fields {
 		f := &m.fields[i]
 		m.scanInfo[i] = scanInfo{wt: f.val.wt, packed: f.packed, mapLike: f.mode == modeMap || f.mode == modeEntries,
-			utf8: f.val.kind == vString && f.mode != modeList && enforceUTF8(f.fd), oneof: int16(f.oneof)}
+			utf8: f.val.kind == vString && f.mode <= modeRequired && enforceUTF8(f.fd), oneof: int16(f.oneof)}
 	}
 	m.blank = make([]int32, 2*len(m.fields)+m.nOneofs)
 	for i := range m.blank {
