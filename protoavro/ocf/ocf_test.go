@@ -422,7 +422,7 @@ func TestHostile(t *testing.T) {
 		{"varint of 11 bytes", cat(magicB, bytes.Repeat([]byte{0xff}, 11)), ReaderOptions{}, ErrMalformed, "varint longer"},
 		{"metadata count MinInt64", cat(magicB, long(math.MinInt64)), ReaderOptions{}, ErrMalformed, "metadata block count"},
 		{"metadata entries", cat(magicB, long(1<<40)), ReaderOptions{}, ErrLimit, "MaxMetadataEntries"},
-		{"negative metadata entries", cat(magicB, long(-(1 << 40), 5)), ReaderOptions{}, ErrLimit, "MaxMetadataEntries"},
+		{"negative metadata entries", cat(magicB, long(-(1<<40), 5)), ReaderOptions{}, ErrLimit, "MaxMetadataEntries"},
 		{"metadata length", cat(magicB, long(1, 1<<50)), ReaderOptions{}, ErrLimit, "MaxMetadataSize"},
 		{"negative length", cat(magicB, long(1, -5)), ReaderOptions{}, ErrMalformed, "negative length"},
 		{"metadata claims more than the file", cat(magicB, long(1, 1<<20), []byte("abc")), ReaderOptions{}, ErrTruncated, "3 of 1048576 bytes"},

@@ -163,7 +163,7 @@ func (ow *Writer) write(p []byte) error {
 	n, err := ow.w.Write(p)
 	ow.bytes += int64(n)
 	if err != nil {
-		ow.err = fmt.Errorf("ocf: write: %w", err)
+		ow.err = err
 	}
 	return ow.err
 }
@@ -176,8 +176,8 @@ func (ow *Writer) Flush() error {
 	}
 	if f, ok := ow.w.(interface{ Flush() error }); ok {
 		if err := f.Flush(); err != nil {
-			ow.err = fmt.Errorf("ocf: flush: %w", err)
-			return ow.err
+			ow.err = err
+			return err
 		}
 	}
 	return nil
