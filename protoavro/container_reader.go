@@ -218,34 +218,12 @@ func ParseOptions(s string) (Options, error) {
 		case "profile":
 			o.Profile, err = ParseProfile(v)
 		case "timestamps":
-			switch v {
-			case "micros":
-				o.Timestamps = TimestampMicros
-			case "millis":
-				o.Timestamps = TimestampMillis
-			case "nanos":
-				o.Timestamps = TimestampNanos
-			default:
-				err = fmt.Errorf("%w: timestamps=%s", ErrInvalidOptions, v)
-			}
+			err = pickOption(&o.Timestamps, k, v, map[string]TimestampPrecision{
+				"micros": TimestampMicros, "millis": TimestampMillis, "nanos": TimestampNanos})
 		case "uint64":
-			switch v {
-			case "long":
-				o.Uint64 = Uint64AsLong
-			case "decimal":
-				o.Uint64 = Uint64AsDecimal
-			default:
-				err = fmt.Errorf("%w: uint64=%s", ErrInvalidOptions, v)
-			}
+			err = pickOption(&o.Uint64, k, v, map[string]Uint64Mapping{"long": Uint64AsLong, "decimal": Uint64AsDecimal})
 		case "mapkeys":
-			switch v {
-			case "text":
-				o.MapKeys = MapKeysAsText
-			case "entries":
-				o.MapKeys = MapAsEntryArray
-			default:
-				err = fmt.Errorf("%w: mapkeys=%s", ErrInvalidOptions, v)
-			}
+			err = pickOption(&o.MapKeys, k, v, map[string]MapKeyMapping{"text": MapKeysAsText, "entries": MapAsEntryArray})
 		default:
 			err = fmt.Errorf("%w: unknown option %q", ErrInvalidOptions, kv)
 		}
@@ -254,6 +232,16 @@ func ParseOptions(s string) (Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// pickOption sets *dst to the value named v of option k.
+func pickOption[T any](dst *T, k, v string, values map[string]T) error {
+	x, ok := values[v]
+	if !ok {
+		return fmt.Errorf("%w: %s=%s", ErrInvalidOptions, k, v)
+	}
+	*dst = x
+	return nil
 }
 
 // Metadata returns the file's metadata, avro.schema and avro.codec included.

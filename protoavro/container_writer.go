@@ -301,18 +301,11 @@ func (cw *ContainerWriter) submit() error {
 		return nil
 	}
 	cw.cur = nil
-	cw.pool.Submit(b)
-	for cw.pool.Full() {
-		if err := cw.writeOldest(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return cw.pool.Put(b, cw.writeBlock)
 }
 
-// writeOldest waits for the oldest block in flight and writes it.
-func (cw *ContainerWriter) writeOldest() error {
-	b, _ := cw.pool.Next()
+// writeBlock writes a block the workers finished.
+func (cw *ContainerWriter) writeBlock(b *wblock) error {
 	defer func() { cw.free = append(cw.free, b) }()
 	if b.err != nil {
 		cw.err = b.err
@@ -379,10 +372,8 @@ func (cw *ContainerWriter) Flush() error {
 	if err := cw.submit(); err != nil {
 		return err
 	}
-	for cw.pool.Len() > 0 {
-		if err := cw.writeOldest(); err != nil {
-			return err
-		}
+	if err := cw.pool.Drain(cw.writeBlock); err != nil {
+		return err
 	}
 	if err := cw.ow.Flush(); err != nil {
 		cw.err = fmt.Errorf("protoavro: write container: %w", err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/hamba/avro/v2"
+	"github.com/twmb/avro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -68,11 +68,11 @@ func compileSet(t *testing.T, importPath string, names ...string) []byte {
 	return data
 }
 
-// parseAvro parses schema JSON with hamba/avro, in a private name cache so
-// that schemas of different tests do not interfere.
-func parseAvro(t *testing.T, schema string) avro.Schema {
+// parseAvro parses schema JSON with twmb/avro, an Avro implementation
+// independent of protoavro.
+func parseAvro(t *testing.T, schema string) *avro.Schema {
 	t.Helper()
-	s, err := avro.ParseWithCache(schema, "", &avro.SchemaCache{})
+	s, err := avro.Parse(schema)
 	if err != nil {
 		t.Fatalf("output is not a valid Avro schema: %v\n%s", err, schema)
 	}

@@ -9,21 +9,16 @@ package pool
 // work runs on the workers, so it must not touch what the caller uses
 // meanwhile.
 //
-// A typical loop:
+// A typical loop, with handle the caller's use of a result:
 //
 //	p := pool.New(workers, work)
 //	defer p.Close()
 //	for each job {
-//		p.Submit(job)
-//		for p.Full() {
-//			r, _ := p.Next()
-//			handle(r)
+//		if err := p.Put(job, handle); err != nil {
+//			return err
 //		}
 //	}
-//	for p.Len() > 0 {
-//		r, _ := p.Next()
-//		handle(r)
-//	}
+//	return p.Drain(handle)
 type Ordered[J, R any] struct {
 	jobs     chan *job[J, R]
 	inFlight []*job[J, R] // submitted, oldest first
@@ -80,6 +75,31 @@ func (p *Ordered[J, R]) Next() (r R, ok bool) {
 	p.inFlight[0] = nil
 	p.inFlight = p.inFlight[1:]
 	return j.out, true
+}
+
+// Put submits j and then, while the pool is Full, hands the oldest result
+// to f. It returns f's first error.
+func (p *Ordered[J, R]) Put(j J, f func(R) error) error {
+	p.Submit(j)
+	for p.Full() {
+		r, _ := p.Next()
+		if err := f(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Drain hands the result of every job in flight to f, oldest first. It
+// returns f's first error, leaving the later jobs in flight.
+func (p *Ordered[J, R]) Drain(f func(R) error) error {
+	for p.Len() > 0 {
+		r, _ := p.Next()
+		if err := f(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close waits for the jobs in flight, drops their results and stops the

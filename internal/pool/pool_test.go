@@ -1,6 +1,8 @@
 package pool
 
 import (
+	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -67,6 +69,42 @@ func TestOrder(t *testing.T) {
 		if w := int64(max(workers, 1)); peak.Load() > w {
 			t.Errorf("workers=%d: %d jobs ran at once", workers, peak.Load())
 		}
+	}
+}
+
+// TestPutDrain: Put and Drain hand the results over in order and stop at
+// the first error of the handler.
+func TestPutDrain(t *testing.T) {
+	p := New(2, func(i int) int { return -i })
+	defer p.Close()
+	var got []int
+	stop := errors.New("stop")
+	handle := func(r int) error {
+		got = append(got, r)
+		if r == -7 {
+			return stop
+		}
+		return nil
+	}
+	for i := range 5 {
+		if err := p.Put(i, handle); err != nil {
+			t.Fatal(err)
+		}
+		if p.Len() > 2 {
+			t.Fatalf("%d jobs in flight after Put", p.Len())
+		}
+	}
+	if err := p.Drain(handle); err != nil || p.Len() != 0 {
+		t.Fatalf("Drain: %v, %d left", err, p.Len())
+	}
+	for i := 5; i < 10; i++ {
+		p.Submit(i)
+	}
+	if err := p.Drain(handle); err != stop || p.Len() != 2 {
+		t.Fatalf("Drain: %v, %d left; want the handler's error and 2 left", err, p.Len())
+	}
+	if want := []int{0, -1, -2, -3, -4, -5, -6, -7}; !slices.Equal(got, want) {
+		t.Errorf("results %v, want %v", got, want)
 	}
 }
 

@@ -387,7 +387,9 @@ func TestBomb(t *testing.T) {
 		if !errors.Is(err2, ErrLimit) || !strings.Contains(err2.Error(), "container block 0 at byte") {
 			t.Errorf("%s: %v, want ErrLimit", b.name, err2)
 		}
-		if max := uint64(len(file)) + 8*limit; n > max {
+		// Far less than the 64 MiB of the bomb (the bound leaves room for
+		// buffer growth and, under the race detector, dropped sync.Pool items).
+		if max := uint64(len(file)) + 16*limit; n > max {
 			t.Errorf("%s: reading the bomb allocated %d bytes, more than %d", b.name, n, max)
 		}
 		t.Logf("%s: %d bytes compressed, %d allocated: %v", b.name, len(b.data), n, err2)

@@ -2,6 +2,7 @@ package ocf
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -103,15 +104,9 @@ func appendHeader(b []byte, meta map[string][]byte, sync [16]byte) []byte {
 	return append(b, sync[:]...)
 }
 
-// appendLong appends v as an Avro long: a zig-zag varint.
-func appendLong(b []byte, v int64) []byte {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
-}
+// appendLong appends v as an Avro long, a zig-zag varint: the encoding of
+// binary.AppendVarint.
+func appendLong(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
 
 // WriteBlock compresses data, count encoded records, with the file's codec
 // and writes it as one block.
