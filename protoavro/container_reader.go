@@ -1,8 +1,6 @@
 package protoavro
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // ReaderOptions configure a [ContainerReader].
@@ -41,36 +41,19 @@ const defaultMaxBlockSize = 64 << 20
 // schema than the message's (an older or newer version, or a file written
 // by another program) is resolved by Avro's rules.
 type ContainerReader struct {
-	r        *countingReader
-	br       *bufio.Reader
-	meta     map[string][]byte
-	writer   *Schema
-	sync     [16]byte
-	bc       blockCodec
-	codec    *Codec
-	dec      *decRecord
-	mt       protoreflect.MessageType
-	maxBlock int
+	or     *ocf.Reader
+	meta   map[string][]byte
+	writer *Schema
+	codec  *Codec
+	dec    *decRecord
+	mt     protoreflect.MessageType
 
-	raw, block []byte // compressed and decompressed current block
-	pos        int    // read position in block
-	left       int64  // records left in the block
-	blockStart int64  // file offset of the current block
-	blocks     int64
-	index      int64 // index of the next record
-	wire       []byte
-	err        error
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	block ocf.Block // the current block, decompressed
+	pos   int       // read position in block.Data
+	left  int64     // records left in the block
+	index int64     // index of the next record
+	wire  []byte
+	err   error
 }
 
 // ContainerError is an error in the structure of a container file.
@@ -84,39 +67,66 @@ type ContainerError struct {
 }
 
 func (e *ContainerError) Error() string {
-	if e.Block < 0 {
-		return fmt.Sprintf("protoavro: container header at byte %d: %v", e.Offset, e.Err)
-	}
-	return fmt.Sprintf("protoavro: container block %d at byte %d: %v", e.Block, e.Offset, e.Err)
+	return "protoavro: " + (&ocf.Error{Offset: e.Offset, Block: e.Block, Err: e.Err}).Error()
 }
 
 // Unwrap returns the underlying error.
 func (e *ContainerError) Unwrap() error { return e.Err }
 
-// ErrNotContainer reports input that does not start with the container magic.
-var ErrNotContainer = errors.New("not an Avro container file")
+// Is reports the error classes of package ocf as protoavro's:
+// ocf.ErrTruncated as [ErrTruncated], ocf.ErrMalformed and ocf.ErrLimit as
+// [ErrMalformed], ocf.ErrUnsupportedCodec as [ErrUnsupported].
+func (e *ContainerError) Is(target error) bool {
+	switch target {
+	case ErrTruncated:
+		return errors.Is(e.Err, ocf.ErrTruncated)
+	case ErrMalformed:
+		return errors.Is(e.Err, ocf.ErrMalformed) || errors.Is(e.Err, ocf.ErrLimit)
+	case ErrUnsupported:
+		return errors.Is(e.Err, ocf.ErrUnsupportedCodec)
+	}
+	return false
+}
+
+// containerError turns an *ocf.Error into a *ContainerError.
+func containerError(err error) error {
+	var oe *ocf.Error
+	if errors.As(err, &oe) {
+		return &ContainerError{Block: oe.Block, Offset: oe.Offset, Err: oe.Err}
+	}
+	return err
+}
+
+// ErrNotContainer reports input that does not start with the container
+// magic; it is [ocf.ErrNotContainer].
+var ErrNotContainer = ocf.ErrNotContainer
 
 // NewContainerReader reads the header of a container file.
 func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, error) {
-	cr := &ContainerReader{r: &countingReader{r: r}, maxBlock: opts.MaxBlockSize}
-	if cr.maxBlock <= 0 {
-		cr.maxBlock = defaultMaxBlockSize
+	limit := opts.MaxBlockSize
+	if limit <= 0 {
+		limit = defaultMaxBlockSize
 	}
-	cr.br = bufio.NewReaderSize(cr.r, 64<<10)
-	if err := cr.readHeader(); err != nil {
-		return nil, err
+	or, err := ocf.NewReader(r, ocf.ReaderOptions{MaxBlockSize: limit, MaxBlockDataSize: limit, MaxMetadataSize: limit})
+	if err != nil {
+		return nil, containerError(err)
 	}
+	return NewContainerReaderFrom(or, opts)
+}
+
+// NewContainerReaderFrom reads the records of the container file whose
+// header or has read, before any of its blocks; or's limits apply instead
+// of opts.MaxBlockSize. It serves callers that look at the header first.
+func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReader, error) {
+	h := or.Header()
+	cr := &ContainerReader{or: or, meta: h.Metadata}
 	hdrErr := func(err error) error { return &ContainerError{Block: -1, Offset: 0, Err: err} }
-	var err error
-	if cr.writer, err = ParseSchema(cr.meta["avro.schema"]); err != nil {
-		return nil, hdrErr(fmt.Errorf("%w: avro.schema: %v", ErrMalformed, err))
-	}
-	name := string(cr.meta["avro.codec"])
-	if cr.bc, err = newBlockCodec(Compression(name)); err != nil {
-		return nil, hdrErr(err)
+	if !h.Codec.Supported() {
+		return nil, hdrErr(fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, h.Codec))
 	}
 	o := opts.Options
 	cr.mt = opts.Message
+	var err error
 	if cr.mt == nil {
 		if cr.mt, err = embeddedType(cr.meta); err != nil {
 			return nil, hdrErr(err)
@@ -132,110 +142,35 @@ func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, erro
 	if cr.codec, err = o.Codec(cr.mt.Descriptor()); err != nil {
 		return nil, err
 	}
-	// The codec's own reader serves when the schemas read the same: the
-	// same canonical form and the same logical types (timestamp units).
-	if cr.writer.readsAs(cr.codec.schema) {
-		cr.dec = cr.codec.dec
-	} else {
-		res, err := cr.codec.Resolve(cr.writer)
-		if err != nil {
-			return nil, hdrErr(err)
-		}
-		cr.dec = res.dec
+	if err := cr.useWriterSchema(h.Schema); err != nil {
+		return nil, hdrErr(err)
 	}
 	return cr, nil
 }
 
-// readHeader reads magic, metadata and sync marker.
-func (cr *ContainerReader) readHeader() error {
-	fail := func(err error) error { return &ContainerError{Block: -1, Offset: cr.offset(), Err: err} }
-	var magic [4]byte
-	if _, err := io.ReadFull(cr.br, magic[:]); err != nil {
-		return fail(fmt.Errorf("%w: %v", ErrNotContainer, err))
+// useWriterSchema parses the file's writer schema and chooses the decoder
+// of its records: the codec's own when the schemas read the same (the same
+// canonical form and the same logical types, such as timestamp units),
+// else one that resolves the writer schema to the codec's.
+func (cr *ContainerReader) useWriterSchema(schemaJSON []byte) error {
+	var err error
+	if cr.writer, err = ParseSchema(schemaJSON); err != nil {
+		return fmt.Errorf("%w: avro.schema: %w", ErrMalformed, err)
 	}
-	if !bytes.Equal(magic[:], []byte{'O', 'b', 'j', 1}) {
-		return &ContainerError{Block: -1, Offset: 0, Err: fmt.Errorf("%w: magic %q", ErrNotContainer, magic[:])}
+	if cr.writer.readsAs(cr.codec.schema) {
+		cr.dec = cr.codec.dec
+		return nil
 	}
-	cr.meta = map[string][]byte{}
-	total := 0
-	for {
-		n, err := cr.readLong()
-		if err != nil {
-			return fail(err)
-		}
-		if n == 0 {
-			break
-		}
-		if n < 0 {
-			n = -n
-			if _, err := cr.readLong(); err != nil {
-				return fail(err)
-			}
-		}
-		for range n {
-			k, err := cr.readBytes(cr.maxBlock - total)
-			if err != nil {
-				return fail(fmt.Errorf("metadata key: %w", err))
-			}
-			v, err := cr.readBytes(cr.maxBlock - total)
-			if err != nil {
-				return fail(fmt.Errorf("metadata %q: %w", k, err))
-			}
-			total += len(k) + len(v)
-			cr.meta[string(k)] = v
-		}
+	res, err := cr.codec.Resolve(cr.writer)
+	if err != nil {
+		return err
 	}
-	if _, err := io.ReadFull(cr.br, cr.sync[:]); err != nil {
-		return fail(fmt.Errorf("%w: sync marker: %v", ErrTruncated, err))
-	}
+	cr.dec = res.dec
 	return nil
 }
 
-// offset is the file offset of the next unread byte.
-func (cr *ContainerReader) offset() int64 { return cr.r.n - int64(cr.br.Buffered()) }
-
-func (cr *ContainerReader) readLong() (int64, error) {
-	var u uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		c, err := cr.br.ReadByte()
-		if err != nil {
-			if err == io.EOF && shift > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return 0, err
-		}
-		u |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: varint longer than 10 bytes", ErrMalformed)
-}
-
-// readBytes reads a length-prefixed value of at most limit bytes, growing
-// the buffer only as data arrives.
-func (cr *ContainerReader) readBytes(limit int) ([]byte, error) {
-	n, err := cr.readLong()
-	if err != nil {
-		return nil, unexpected(err)
-	}
-	if n < 0 || n > int64(limit) {
-		return nil, fmt.Errorf("%w: length %d (limit %d)", ErrMalformed, n, limit)
-	}
-	var buf bytes.Buffer
-	m, err := io.CopyN(&buf, cr.br, n)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %d of %d bytes", ErrTruncated, m, n)
-	}
-	return buf.Bytes(), nil
-}
-
-func unexpected(err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return fmt.Errorf("%w: unexpected end of file", ErrTruncated)
-	}
-	return err
-}
+// WriterSchema returns the schema the file was written with.
+func (cr *ContainerReader) WriterSchema() *Schema { return cr.writer }
 
 // embeddedType builds the message type recorded in the file's metadata.
 func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
@@ -274,34 +209,12 @@ func ParseOptions(s string) (Options, error) {
 		case "profile":
 			o.Profile, err = ParseProfile(v)
 		case "timestamps":
-			switch v {
-			case "micros":
-				o.Timestamps = TimestampMicros
-			case "millis":
-				o.Timestamps = TimestampMillis
-			case "nanos":
-				o.Timestamps = TimestampNanos
-			default:
-				err = fmt.Errorf("%w: timestamps=%s", ErrInvalidOptions, v)
-			}
+			err = pickOption(&o.Timestamps, k, v, map[string]TimestampPrecision{
+				"micros": TimestampMicros, "millis": TimestampMillis, "nanos": TimestampNanos})
 		case "uint64":
-			switch v {
-			case "long":
-				o.Uint64 = Uint64AsLong
-			case "decimal":
-				o.Uint64 = Uint64AsDecimal
-			default:
-				err = fmt.Errorf("%w: uint64=%s", ErrInvalidOptions, v)
-			}
+			err = pickOption(&o.Uint64, k, v, map[string]Uint64Mapping{"long": Uint64AsLong, "decimal": Uint64AsDecimal})
 		case "mapkeys":
-			switch v {
-			case "text":
-				o.MapKeys = MapKeysAsText
-			case "entries":
-				o.MapKeys = MapAsEntryArray
-			default:
-				err = fmt.Errorf("%w: mapkeys=%s", ErrInvalidOptions, v)
-			}
+			err = pickOption(&o.MapKeys, k, v, map[string]MapKeyMapping{"text": MapKeysAsText, "entries": MapAsEntryArray})
 		default:
 			err = fmt.Errorf("%w: unknown option %q", ErrInvalidOptions, kv)
 		}
@@ -312,11 +225,18 @@ func ParseOptions(s string) (Options, error) {
 	return o, nil
 }
 
+// pickOption sets *dst to the value named v of option k.
+func pickOption[T any](dst *T, k, v string, values map[string]T) error {
+	x, ok := values[v]
+	if !ok {
+		return fmt.Errorf("%w: %s=%s", ErrInvalidOptions, k, v)
+	}
+	*dst = x
+	return nil
+}
+
 // Metadata returns the file's metadata, avro.schema and avro.codec included.
 func (cr *ContainerReader) Metadata() map[string][]byte { return cr.meta }
-
-// WriterSchema returns the schema the file was written with.
-func (cr *ContainerReader) WriterSchema() *Schema { return cr.writer }
 
 // MessageType returns the message type records are read into.
 func (cr *ContainerReader) MessageType() protoreflect.MessageType { return cr.mt }
@@ -325,16 +245,16 @@ func (cr *ContainerReader) MessageType() protoreflect.MessageType { return cr.mt
 func (cr *ContainerReader) Codec() *Codec { return cr.codec }
 
 // Compression returns the file's block codec.
-func (cr *ContainerReader) Compression() Compression { return Compression(cr.meta["avro.codec"]) }
+func (cr *ContainerReader) Compression() Compression { return cr.or.Header().Codec }
 
 // Blocks returns the number of blocks read so far.
-func (cr *ContainerReader) Blocks() int64 { return cr.blocks }
+func (cr *ContainerReader) Blocks() int64 { return cr.or.Blocks() }
 
 // Records returns the number of records read so far.
 func (cr *ContainerReader) Records() int64 { return cr.index }
 
 // Offset returns the number of bytes of the file read so far.
-func (cr *ContainerReader) Offset() int64 { return cr.offset() }
+func (cr *ContainerReader) Offset() int64 { return cr.or.Offset() }
 
 // ReadWire reads the next record as protobuf wire bytes appended to dst. It
 // returns io.EOF after the last record.
@@ -348,9 +268,10 @@ func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
 			return dst, err
 		}
 	}
+	data := cr.block.Data
 	start := cr.pos
 	st := decStatePool.Get().(*decState)
-	st.r = avroReader{buf: cr.block, pos: cr.pos}
+	st.r = avroReader{buf: data, pos: cr.pos}
 	st.depth = 0
 	n := len(dst)
 	out, err := st.record(dst, cr.dec)
@@ -363,28 +284,28 @@ func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
 			de.Offset -= start
 		}
 		err = inField(err, cr.dec.name)
-		cr.err = &RecordError{Index: cr.index, Offset: -1, Record: cr.block[start:min(cr.pos, len(cr.block))],
-			Err: fmt.Errorf("block %d at byte %d, datum byte %d of the block: %w", cr.blocks-1, cr.blockStart, start, err)}
+		cr.err = &RecordError{Index: cr.index, Offset: -1, Record: data[start:min(cr.pos, len(data))],
+			Err: fmt.Errorf("block %d at byte %d, datum byte %d of the block: %w", cr.block.Index, cr.block.Offset, start, err)}
 		return dst[:n], cr.err
 	}
 	cr.left--
 	cr.index++
-	if cr.left == 0 && cr.pos != len(cr.block) {
-		cr.err = &ContainerError{Block: cr.blocks - 1, Offset: cr.blockStart,
-			Err: fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(cr.block)-cr.pos)}
+	if cr.left == 0 && cr.pos != len(data) {
+		cr.err = cr.blockError(fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-cr.pos))
 		return dst[:n], cr.err
 	}
 	return out, nil
 }
 
 // Read reads the next record into m (reset first), which must be of the
-// reader's message type. It returns io.EOF after the last record.
+// reader's message type. It returns io.EOF after the last record. A message
+// of another type is an error that leaves the record to the next call.
 func (cr *ContainerReader) Read(m proto.Message) error {
-	var err error
-	if cr.wire, err = cr.ReadWire(cr.wire[:0]); err != nil {
+	if err := cr.codec.check(m); err != nil {
 		return err
 	}
-	if err := cr.codec.check(m); err != nil {
+	var err error
+	if cr.wire, err = cr.ReadWire(cr.wire[:0]); err != nil {
 		return err
 	}
 	if err := (proto.UnmarshalOptions{}).Unmarshal(cr.wire, m); err != nil {
@@ -398,44 +319,18 @@ func (cr *ContainerReader) NewMessage() proto.Message { return cr.mt.New().Inter
 
 // nextBlock reads and decompresses the next block.
 func (cr *ContainerReader) nextBlock() error {
-	cr.blockStart = cr.offset()
-	fail := func(err error) error { return &ContainerError{Block: cr.blocks, Offset: cr.blockStart, Err: err} }
-	count, err := cr.readLong()
-	if err == io.EOF {
-		return io.EOF
-	}
+	b, err := cr.or.Next()
 	if err != nil {
-		return fail(unexpected(err))
+		return containerError(err) // io.EOF stays io.EOF
 	}
-	size, err := cr.readLong()
-	if err != nil {
-		return fail(unexpected(err))
+	cr.block, cr.pos, cr.left = b, 0, b.Count
+	if b.Count > int64(len(b.Data)) && b.Count > maxEmptyItems {
+		return cr.blockError(fmt.Errorf("%w: %d records in %d bytes", ErrMalformed, b.Count, len(b.Data)))
 	}
-	if count < 0 || size < 0 {
-		return fail(fmt.Errorf("%w: block of %d records in %d bytes", ErrMalformed, count, size))
-	}
-	if size > int64(cr.maxBlock) {
-		return fail(fmt.Errorf("%w: block of %d bytes exceeds the limit of %d (ReaderOptions.MaxBlockSize)", ErrMalformed, size, cr.maxBlock))
-	}
-	buf := bytes.NewBuffer(cr.raw[:0])
-	if m, err := io.CopyN(buf, cr.br, size); err != nil {
-		return fail(fmt.Errorf("%w: block claims %d bytes, %d remain in the file", ErrTruncated, size, m))
-	}
-	cr.raw = buf.Bytes()
-	var sync [16]byte
-	if _, err := io.ReadFull(cr.br, sync[:]); err != nil {
-		return fail(fmt.Errorf("%w: sync marker: %v", ErrTruncated, unexpected(err)))
-	}
-	if sync != cr.sync {
-		return fail(fmt.Errorf("%w: sync marker %x does not match the header's %x", ErrMalformed, sync, cr.sync))
-	}
-	if cr.block, err = cr.bc.decompress(cr.block[:0], cr.raw, cr.maxBlock); err != nil {
-		return fail(fmt.Errorf("%w: %s block: %v", ErrMalformed, cr.Compression(), err))
-	}
-	if count > int64(len(cr.block)) && count > maxEmptyItems {
-		return fail(fmt.Errorf("%w: %d records in %d bytes", ErrMalformed, count, len(cr.block)))
-	}
-	cr.pos, cr.left = 0, count
-	cr.blocks++
 	return nil
+}
+
+// blockError is err in the current block.
+func (cr *ContainerReader) blockError(err error) error {
+	return &ContainerError{Block: cr.block.Index, Offset: cr.block.Offset, Err: err}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,7 +203,7 @@ func TestContainerCorruption(t *testing.T) {
 	// The first block starts after the header.
 	r, _ := NewContainerReader(bytes.NewReader(good), ReaderOptions{})
 	hdrLen := int(r.Offset())
-	sync := r.sync
+	sync := r.or.Header().Sync
 
 	badSync := bytes.Clone(good)
 	i := bytes.Index(badSync[hdrLen:], sync[:]) + hdrLen
@@ -470,5 +471,72 @@ func TestContainerTimestampUnits(t *testing.T) {
 				t.Errorf("written %v, read %v: %v, want %d s %d ns", wp, rp, got.Timestamp, ts.Seconds, want)
 			}
 		}
+	}
+}
+
+// A record skipped by Write (OnBadRecord) still counts in the indexes of
+// the bad WriteWire records after it in the same block.
+func TestContainerBadRecordIndexAfterSkippedWrite(t *testing.T) {
+	md := (&kitchenpb.Scalars{}).ProtoReflect().Descriptor()
+	badWire := []byte{0x0a, 0x05, 'x'} // truncated
+	good, _ := proto.Marshal(&kitchenpb.Scalars{Int32Field: 1})
+	var skipped []int64
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{OnBadRecord: func(e *RecordError) error {
+		skipped = append(skipped, e.Index)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(&kitchenpb.Scalars{StringField: "\xff"}); err != nil { // record 0: not UTF-8
+		t.Fatal(err)
+	}
+	for _, rec := range [][]byte{badWire, good, badWire} { // records 1, 2, 3
+		if err := w.WriteWire(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Write(&kitchenpb.Scalars{Int32Field: 4}); err != nil { // record 4
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 1, 3}; !slices.Equal(skipped, want) || w.Records() != 2 {
+		t.Errorf("skipped %v, want %v; %d records written", skipped, want, w.Records())
+	}
+	r, err := NewContainerReader(&buf, ReaderOptions{Message: (&kitchenpb.Scalars{}).ProtoReflect().Type()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int32{1, 4} {
+		got := &kitchenpb.Scalars{}
+		if err := r.Read(got); err != nil || got.Int32Field != want {
+			t.Fatalf("read %v, %v; want int32_field %d", got, err, want)
+		}
+	}
+}
+
+// A Read with a message of another type fails and leaves the record to the
+// next Read.
+func TestContainerReadWrongTypeKeepsRecord(t *testing.T) {
+	msgs := sampleFoos(3)
+	data := containerBytes(t, CompressionNull, 1024, msgs)
+	r, err := NewContainerReader(bytes.NewReader(data), ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Read(&kitchenpb.Scalars{}); !errors.Is(err, ErrWrongType) {
+		t.Fatalf("Read into a Scalars: %v, want ErrWrongType", err)
+	}
+	for i, want := range msgs {
+		got := &avro2147pb.Foo{}
+		if err := r.Read(got); err != nil || !proto.Equal(got, want) {
+			t.Fatalf("record %d: %v, %v; want %v", i, got, err, want)
+		}
+	}
+	if r.Records() != 3 {
+		t.Errorf("Records() = %d", r.Records())
 	}
 }

@@ -1,12 +1,14 @@
 package protoavro
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"strings"
+
+	"github.com/protoavro/protoavro/internal/pool"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -77,6 +79,28 @@ func (e *RecordError) Error() string {
 // Unwrap returns the underlying error.
 func (e *RecordError) Unwrap() error { return e.Err }
 
+// Compression names the block codec of an Avro container file; it is
+// [ocf.Codec], so its values serve both packages.
+type Compression = ocf.Codec
+
+// The block codecs of the Avro specification that protoavro reads and writes.
+const (
+	CompressionNull    Compression = ocf.Null
+	CompressionDeflate Compression = ocf.Deflate
+	CompressionSnappy  Compression = ocf.Snappy
+	CompressionZstd    Compression = ocf.Zstandard
+)
+
+// ParseCompression accepts the codec names of the specification and the
+// short form "zstd".
+func ParseCompression(s string) (Compression, error) {
+	c, err := ocf.ParseCodec(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: unknown codec %q (want null, deflate, snappy or zstd)", ErrInvalidOptions, s)
+	}
+	return c, nil
+}
+
 const defaultBlockSize = 256 << 10
 
 // ContainerWriter writes an Avro Object Container File of one protobuf
@@ -84,36 +108,35 @@ const defaultBlockSize = 256 << 10
 // goroutines; blocks are written in order. Its methods must be called from
 // one goroutine.
 type ContainerWriter struct {
-	w       io.Writer
-	codec   *Codec
-	bc      blockCodec
-	sync    [16]byte
-	opts    ContainerOptions
-	cur     *wblock
-	pending []*wblock // submitted, in order
-	free    []*wblock
-	jobs    chan *wblock
-	next    int64 // index of the next record
-	records int64 // records written to the file
-	blocks  int64
-	bytes   int64 // bytes written to w
-	err     error
-	closed  bool
+	ow     *ocf.Writer
+	codec  *Codec
+	opts   ContainerOptions
+	pool   *pool.Ordered[*wblock, *wblock]
+	cur    *wblock
+	free   []*wblock
+	next   int64 // index of the next record
+	err    error
+	closed bool
 }
 
 // wblock is one block in flight.
 type wblock struct {
-	first   int64
-	n       int
-	wire    []byte  // WriteWire inputs, concatenated
-	ends    []int   // end of each input in wire; -1 for records encoded directly
-	hasWire bool    // some records came from WriteWire (possibly empty ones)
-	offsets []int64 // input offsets, for errors
-	avro    []byte  // encoded datums
-	out     []byte  // the block as written: count, size, data, sync
+	recs    []wrec
+	wire    []byte // WriteWire inputs, concatenated
+	avro    []byte // datums of the records given to Write, concatenated
+	hasWire bool   // some records came from WriteWire (possibly empty ones)
+	data    []byte // all the datums, when some came from WriteWire
+	out     []byte // the block's data compressed
 	bad     []*RecordError
 	err     error
-	done    chan struct{}
+}
+
+// wrec is one record of a block.
+type wrec struct {
+	index  int64 // in the stream
+	offset int64 // in the caller's input, or -1
+	wire   bool  // given to WriteWire: end is in wblock.wire, else in wblock.avro
+	end    int
 }
 
 // NewContainerWriter writes the header of a container file for messages of
@@ -123,18 +146,17 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if err != nil {
 		return nil, err
 	}
-	bc, err := newBlockCodec(opts.Compression)
-	if err != nil {
-		return nil, err
+	if opts.Compression == "" {
+		opts.Compression = CompressionNull
+	}
+	if !opts.Compression.Supported() {
+		return nil, fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, opts.Compression)
 	}
 	if opts.BlockSize <= 0 {
 		opts.BlockSize = defaultBlockSize
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
-	}
-	if opts.Compression == "" {
-		opts.Compression = CompressionNull
 	}
 	meta := map[string][]byte{}
 	for k, v := range opts.Metadata {
@@ -147,50 +169,21 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if err != nil {
 		return nil, err
 	}
-	meta["avro.schema"] = schemaJSON
-	meta["avro.codec"] = []byte(opts.Compression)
 	meta[MetaMessage] = []byte(md.FullName())
 	if meta[MetaDescriptors], err = fileDescriptorSet(md.ParentFile()); err != nil {
 		return nil, err
 	}
 	meta[MetaOptions] = []byte(opts.Options.String())
-	cw := &ContainerWriter{w: w, codec: codec, bc: bc, opts: opts, jobs: make(chan *wblock, opts.Workers)}
-	if _, err := rand.Read(cw.sync[:]); err != nil {
-		return nil, err
+	ow, err := ocf.NewWriter(w, ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta})
+	if err != nil {
+		return nil, fmt.Errorf("protoavro: write container: %w", err)
 	}
-	hdr := writeHeader(nil, meta, cw.sync)
-	if err := cw.write(hdr); err != nil {
-		return nil, err
-	}
-	for range opts.Workers {
-		go cw.worker()
-	}
+	cw := &ContainerWriter{ow: ow, codec: codec, opts: opts}
+	cw.pool = pool.New(opts.Workers, func(b *wblock) *wblock {
+		cw.process(b)
+		return b
+	})
 	return cw, nil
-}
-
-// writeHeader encodes the container header: magic, metadata map, sync marker.
-func writeHeader(b []byte, meta map[string][]byte, sync [16]byte) []byte {
-	b = append(b, 'O', 'b', 'j', 1)
-	keys := make([]string, 0, len(meta))
-	for k := range meta {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	b = appendLong(b, int64(len(keys)))
-	for _, k := range keys {
-		b = appendAvroBytes(b, []byte(k))
-		b = appendAvroBytes(b, meta[k])
-	}
-	b = append(b, 0)
-	return append(b, sync[:]...)
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // fileDescriptorSet serializes fd and all its dependencies, dependencies first.
@@ -226,8 +219,10 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 		return err
 	}
 	b := cw.block()
+	n := len(b.avro)
 	var err error
 	if b.avro, err = cw.codec.MarshalAppend(b.avro, m); err != nil {
+		b.avro = b.avro[:n]
 		re := &RecordError{Index: cw.next, Offset: -1, Err: err}
 		if cw.opts.OnBadRecord != nil {
 			if err := cw.opts.OnBadRecord(re); err != nil {
@@ -240,9 +235,7 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 		cw.err = re
 		return re
 	}
-	b.ends = append(b.ends, -1)
-	b.offsets = append(b.offsets, -1)
-	return cw.added(b)
+	return cw.added(b, wrec{offset: -1, end: len(b.avro)})
 }
 
 // WriteWire adds one message given as protobuf wire bytes. The conversion
@@ -260,10 +253,8 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 	}
 	b := cw.block()
 	b.wire = append(b.wire, wire...)
-	b.ends = append(b.ends, len(b.wire))
 	b.hasWire = true
-	b.offsets = append(b.offsets, offset)
-	return cw.added(b)
+	return cw.added(b, wrec{offset: offset, wire: true, end: len(b.wire)})
 }
 
 func (cw *ContainerWriter) ready() error {
@@ -285,16 +276,16 @@ func (cw *ContainerWriter) block() *wblock {
 			cw.cur = &wblock{}
 		}
 		b := cw.cur
-		b.first, b.n = cw.next, 0
-		b.wire, b.ends, b.offsets, b.avro, b.out = b.wire[:0], b.ends[:0], b.offsets[:0], b.avro[:0], b.out[:0]
+		b.recs, b.wire, b.avro, b.data, b.out = b.recs[:0], b.wire[:0], b.avro[:0], b.data[:0], b.out[:0]
 		b.bad, b.err, b.hasWire = b.bad[:0], nil, false
-		b.done = make(chan struct{})
 	}
 	return cw.cur
 }
 
-func (cw *ContainerWriter) added(b *wblock) error {
-	b.n++
+// added records r, the next record of the stream, in b.
+func (cw *ContainerWriter) added(b *wblock, r wrec) error {
+	r.index = cw.next
+	b.recs = append(b.recs, r)
 	cw.next++
 	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize {
 		return cw.submit()
@@ -302,29 +293,19 @@ func (cw *ContainerWriter) added(b *wblock) error {
 	return nil
 }
 
-// submit hands the current block to the workers, first writing finished
-// blocks so that at most Workers+1 blocks are in flight.
+// submit hands the current block to the workers, then writes finished
+// blocks so that at most Workers blocks stay in flight.
 func (cw *ContainerWriter) submit() error {
 	b := cw.cur
-	if b == nil || b.n == 0 {
+	if b == nil || len(b.recs) == 0 {
 		return nil
 	}
 	cw.cur = nil
-	for len(cw.pending) > cw.opts.Workers {
-		if err := cw.writeOldest(); err != nil {
-			return err
-		}
-	}
-	cw.pending = append(cw.pending, b)
-	cw.jobs <- b
-	return nil
+	return cw.pool.Put(b, cw.writeBlock)
 }
 
-// writeOldest waits for the oldest pending block and writes it.
-func (cw *ContainerWriter) writeOldest() error {
-	b := cw.pending[0]
-	<-b.done
-	cw.pending = cw.pending[1:]
+// writeBlock writes a block the workers finished.
+func (cw *ContainerWriter) writeBlock(b *wblock) error {
 	defer func() { cw.free = append(cw.free, b) }()
 	if b.err != nil {
 		cw.err = b.err
@@ -336,81 +317,51 @@ func (cw *ContainerWriter) writeOldest() error {
 			return err
 		}
 	}
-	if b.n-len(b.bad) == 0 {
+	count := len(b.recs) - len(b.bad)
+	if count == 0 {
 		return nil
 	}
-	if err := cw.write(b.out); err != nil {
-		return err
-	}
-	cw.records += int64(b.n - len(b.bad))
-	cw.blocks++
-	return nil
-}
-
-func (cw *ContainerWriter) write(p []byte) error {
-	n, err := cw.w.Write(p)
-	cw.bytes += int64(n)
-	if err != nil {
+	if err := cw.ow.WriteRawBlock(int64(count), b.out); err != nil {
 		cw.err = fmt.Errorf("protoavro: write container: %w", err)
 		return cw.err
 	}
 	return nil
 }
 
-// worker converts and compresses blocks.
-func (cw *ContainerWriter) worker() {
-	for b := range cw.jobs {
-		cw.process(b)
-		close(b.done)
-	}
-}
-
+// process converts and compresses a block, on a worker.
 func (cw *ContainerWriter) process(b *wblock) {
-	// Convert the records given as wire bytes, in order, beside the ones
-	// encoded directly.
+	data := b.avro
 	if b.hasWire {
-		data := make([]byte, 0, len(b.avro)+len(b.wire))
-		start, p := 0, 0
-		var err error
-		for i, end := range b.ends {
-			if end < 0 { // encoded directly: copy its datum
-				n := datumLen(cw.codec, b.avro[p:])
-				data = append(data, b.avro[p:p+n]...)
-				p += n
+		// Convert the records given as wire bytes, in order, beside the
+		// ones encoded directly.
+		data = b.data[:0]
+		wstart, astart := 0, 0
+		for _, r := range b.recs {
+			if !r.wire {
+				data = append(data, b.avro[astart:r.end]...)
+				astart = r.end
 				continue
 			}
+			wire := b.wire[wstart:r.end]
+			wstart = r.end
 			n := len(data)
-			if data, err = cw.codec.TranscodeToAvro(data, b.wire[start:end]); err != nil {
+			var err error
+			if data, err = cw.codec.TranscodeToAvro(data, wire); err != nil {
 				data = data[:n]
-				re := &RecordError{Index: b.first + int64(i), Offset: b.offsets[i], Record: b.wire[start:end], Err: err}
+				re := &RecordError{Index: r.index, Offset: r.offset, Record: wire, Err: err}
 				if cw.opts.OnBadRecord == nil {
 					b.err = re
 					return
 				}
 				b.bad = append(b.bad, re)
 			}
-			start = end
 		}
-		b.avro = data
+		b.data = data
 	}
-	count := int64(b.n - len(b.bad))
-	out := appendLong(b.out[:0], count)
-	body, err := cw.bc.compress(nil, b.avro)
-	if err != nil {
+	var err error
+	if b.out, err = cw.opts.Compression.Compress(b.out[:0], data); err != nil {
 		b.err = fmt.Errorf("protoavro: compress block: %w", err)
-		return
 	}
-	out = appendLong(out, int64(len(body)))
-	out = append(out, body...)
-	b.out = append(out, cw.sync[:]...)
-}
-
-// datumLen returns the length of the first datum in data. Mixing Write and
-// WriteWire in one block is rare; this re-reads the datum to find its end.
-func datumLen(c *Codec, data []byte) int {
-	st := &decState{r: avroReader{buf: data}}
-	_, _ = st.record(nil, c.dec)
-	return st.r.pos
 }
 
 // Flush writes every record added so far as complete blocks.
@@ -421,16 +372,12 @@ func (cw *ContainerWriter) Flush() error {
 	if err := cw.submit(); err != nil {
 		return err
 	}
-	for len(cw.pending) > 0 {
-		if err := cw.writeOldest(); err != nil {
-			return err
-		}
+	if err := cw.pool.Drain(cw.writeBlock); err != nil {
+		return err
 	}
-	if f, ok := cw.w.(interface{ Flush() error }); ok {
-		if err := f.Flush(); err != nil {
-			cw.err = err
-			return err
-		}
+	if err := cw.ow.Flush(); err != nil {
+		cw.err = fmt.Errorf("protoavro: write container: %w", err)
+		return cw.err
 	}
 	return nil
 }
@@ -444,12 +391,7 @@ func (cw *ContainerWriter) Close() error {
 	}
 	err := cw.Flush()
 	cw.closed = true
-	// Wait for blocks still in flight after an error, then stop the workers.
-	for _, b := range cw.pending {
-		<-b.done
-	}
-	cw.pending = nil
-	close(cw.jobs)
+	cw.pool.Close() // waits for blocks still in flight after an error
 	return err
 }
 
@@ -458,10 +400,10 @@ func (cw *ContainerWriter) Codec() *Codec { return cw.codec }
 
 // Records returns the number of records written to the file so far
 // (records in blocks not yet written are not counted).
-func (cw *ContainerWriter) Records() int64 { return cw.records }
+func (cw *ContainerWriter) Records() int64 { return cw.ow.Records() }
 
 // Blocks returns the number of blocks written so far.
-func (cw *ContainerWriter) Blocks() int64 { return cw.blocks }
+func (cw *ContainerWriter) Blocks() int64 { return cw.ow.Blocks() }
 
 // BytesWritten returns the number of bytes written to the underlying writer.
-func (cw *ContainerWriter) BytesWritten() int64 { return cw.bytes }
+func (cw *ContainerWriter) BytesWritten() int64 { return cw.ow.BytesWritten() }

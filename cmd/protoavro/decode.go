@@ -109,10 +109,9 @@ func runDecode(args []string, std stdio) error {
 		return err
 	}
 	defer in.close()
-	src := &countingReader{r: in.r}
 	// With an explicit type, the mapping options are still the file's.
 	ropts.FileOptions = true
-	cr, err := protoavro.NewContainerReader(src, ropts)
+	cr, err := protoavro.NewContainerReader(in.r, ropts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.name, stripPrefix(err))
 	}
@@ -131,7 +130,7 @@ func runDecode(args []string, std stdio) error {
 		return err
 	}
 	fmt.Fprintf(std.err, "protoavro: decoded %s (%s in, %s out, %s, %s) in %s\n",
-		plural(cr.Records(), "record"), formatBytes(src.n), formatBytes(out.written()),
+		plural(cr.Records(), "record"), formatBytes(cr.Offset()), formatBytes(out.written()),
 		plural(cr.Blocks(), "block"), cr.Compression(), formatDuration(time.Since(start)))
 	return nil
 }
@@ -142,22 +141,23 @@ func runDecode(args []string, std stdio) error {
 // and formatted as JSON.
 // Errors of the input start with its name.
 func decodeRecords(cr *protoavro.ContainerReader, name string, out *output, format recordFormat, workers int, p *progress, std stdio) error {
-	pool := newOrderedPool(workers, func(b *decodeBatch) { b.err = b.format(format) })
-	defer pool.close()
-	var free []*decodeBatch
-	newBatch := func() *decodeBatch {
-		b := &decodeBatch{}
-		if n := len(free); n > 0 {
-			b, free = free[n-1], free[:n-1]
-		} else {
-			b.m = cr.NewMessage()
-		}
+	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage()} }
+	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.ends, b.out, b.err = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil
-		return b
 	}
-	take := func() error {
-		b, _ := pool.next()
-		free = append(free, b)
+	add := func(b *decodeBatch) (int, int, error) {
+		var err error
+		if b.wire, err = cr.ReadWire(b.wire); err != nil {
+			if err == io.EOF {
+				return 0, 0, err
+			}
+			return 0, 0, fmt.Errorf("%s: %w", name, stripPrefix(err))
+		}
+		b.ends = append(b.ends, len(b.wire))
+		p.update(cr.Records(), cr.Offset())
+		return len(b.ends), len(b.wire), nil
+	}
+	take := func(b *decodeBatch) error {
 		if b.err != nil {
 			return b.err
 		}
@@ -166,49 +166,8 @@ func decodeRecords(cr *protoavro.ContainerReader, name string, out *output, form
 		}
 		return nil
 	}
-	cur := newBatch()
-	done := std.ctx.Done()
-	for {
-		select {
-		case <-done:
-			return errInterrupted
-		default:
-		}
-		var err error
-		cur.wire, err = cr.ReadWire(cur.wire)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// Report a bad record before this one first.
-			for pool.pending() > 0 {
-				if err := take(); err != nil {
-					return err
-				}
-			}
-			return fmt.Errorf("%s: %w", name, stripPrefix(err))
-		}
-		cur.ends = append(cur.ends, len(cur.wire))
-		p.update(cr.Records(), cr.Offset())
-		if len(cur.wire) >= batchBytes || len(cur.ends) >= batchRecords {
-			pool.submit(cur)
-			cur = newBatch()
-			for pool.full() {
-				if err := take(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if len(cur.ends) > 0 {
-		pool.submit(cur)
-	}
-	for pool.pending() > 0 {
-		if err := take(); err != nil {
-			return err
-		}
-	}
-	return nil
+	work := func(b *decodeBatch) { b.err = b.format(format) }
+	return runBatches(std.ctx.Done(), workers, work, fresh, reset, add, take)
 }
 
 // decodeBatch is a run of records that a worker formats.

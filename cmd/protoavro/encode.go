@@ -281,13 +281,6 @@ func (e *encoder) encodeDelimited(r io.Reader) error {
 	}
 }
 
-// Batches of records handed to worker goroutines close at batchBytes
-// bytes or batchRecords records, whichever comes first.
-const (
-	batchBytes   = 256 << 10
-	batchRecords = 1024
-)
-
 // encodeJSONL reads JSON lines and feeds their wire bytes to the writer.
 // Lines are parsed in batches on worker goroutines, each into a dynamicpb
 // message that is then marshalled and converted once, so that a record
@@ -296,72 +289,24 @@ const (
 // writer converts the good ones again on its own workers.
 func (e *encoder) encodeJSONL(r io.Reader) error {
 	lr := newLineReader(r)
-	pool := newOrderedPool(e.workers, e.convertLines)
-	defer pool.close()
-	var free []*jsonBatch
-	newBatch := func() *jsonBatch {
-		if n := len(free); n > 0 {
-			b := free[n-1]
-			free = free[:n-1]
-			b.reset()
-			return b
-		}
-		return &jsonBatch{m: dynamicpb.NewMessage(e.md)}
-	}
-	take := func() error {
-		b, _ := pool.next()
-		free = append(free, b)
-		return e.writeLines(b)
-	}
-	cur := newBatch()
-	done := e.std.ctx.Done()
-	for {
-		select {
-		case <-done:
-			return errInterrupted
-		default:
-		}
+	fresh := func() *jsonBatch { return &jsonBatch{m: dynamicpb.NewMessage(e.md)} }
+	add := func(b *jsonBatch) (int, int, error) {
 		raw, off, line, err := lr.next()
 		e.bytesIn = lr.off
-		if err == io.EOF {
-			break
-		}
 		if err != nil {
-			// Report a bad line before this one first.
-			for pool.pending() > 0 {
-				if err := take(); err != nil {
-					return err
-				}
-			}
-			return err
+			return 0, 0, err
 		}
-		if len(cur.ends) == 0 {
-			cur.first = lr.index - 1
+		if len(b.ends) == 0 {
+			b.first = lr.index - 1
 		}
-		cur.raw = append(cur.raw, raw...)
-		cur.ends = append(cur.ends, len(cur.raw))
-		cur.offsets = append(cur.offsets, off)
-		cur.lines = append(cur.lines, line)
+		b.raw = append(b.raw, raw...)
+		b.ends = append(b.ends, len(b.raw))
+		b.offsets = append(b.offsets, off)
+		b.lines = append(b.lines, line)
 		e.prog.update(lr.index, lr.off)
-		if len(cur.raw) >= batchBytes || len(cur.ends) >= batchRecords {
-			pool.submit(cur)
-			cur = newBatch()
-			for pool.full() {
-				if err := take(); err != nil {
-					return err
-				}
-			}
-		}
+		return len(b.ends), len(b.raw), nil
 	}
-	if len(cur.ends) > 0 {
-		pool.submit(cur)
-	}
-	for pool.pending() > 0 {
-		if err := take(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return runBatches(e.std.ctx.Done(), e.workers, e.convertLines, fresh, (*jsonBatch).reset, add, e.writeLines)
 }
 
 // jsonBatch is a run of JSON lines that a worker converts.

@@ -181,19 +181,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-// Read reads from the underlying reader and counts what was read.
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // isTerminal reports whether w is a terminal (a character device).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

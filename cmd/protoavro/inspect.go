@@ -1,17 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // inspectCommand is "protoavro inspect": describe a container file.
@@ -59,60 +60,42 @@ func runInspect(args []string, std stdio) error {
 		return err
 	}
 	defer in.close()
-	src := &countingReader{r: in.r}
-	seen := &recorder{}
-	br := bufio.NewReaderSize(io.TeeReader(src, seen), 64<<10)
-	h, err := readHeader(br)
+	or, err := ocf.NewReader(in.r, ocf.ReaderOptions{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.name, err)
 	}
-	info := &inspection{name: in.name, header: h}
-	var readErr error
-	if h.meta[protoavro.MetaMessage] != nil && h.meta[protoavro.MetaDescriptors] != nil {
+	meta := or.Header().Metadata
+	info := &inspection{name: in.name, header: or.Header()}
+	if meta[protoavro.MetaMessage] != nil && meta[protoavro.MetaDescriptors] != nil {
 		info.decoded = true
-		readErr = info.readRecords(io.MultiReader(&seen.buf, src))
+		err = info.readRecords(or)
 	} else {
-		seen.stop = true // not replayed
-		readErr = info.walkBlocks(br)
+		err = info.walkBlocks(or)
 	}
 	info.size = in.size
 	if info.size < 0 {
-		info.size = src.n
+		info.size = or.Offset()
 	}
-	info.print(std.out, readErr != nil)
-	if readErr != nil {
-		return fmt.Errorf("%s: %w", in.name, stripPrefix(readErr))
+	info.print(std.out, err != nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.name, stripPrefix(err))
 	}
 	return nil
-}
-
-// recorder keeps what is written to it until stop is set.
-type recorder struct {
-	buf  bytes.Buffer
-	stop bool
-}
-
-// Write appends p unless the recorder was stopped.
-func (r *recorder) Write(p []byte) (int, error) {
-	if !r.stop {
-		r.buf.Write(p)
-	}
-	return len(p), nil
 }
 
 // inspection is what inspect found out about a file.
 type inspection struct {
 	name    string
 	size    int64
-	header  *containerHeader
+	header  *ocf.Header
 	decoded bool // records were decoded, not only counted
 	blocks  int64
 	records int64
 }
 
 // readRecords decodes every record of a file written by protoavro.
-func (info *inspection) readRecords(r io.Reader) error {
-	cr, err := protoavro.NewContainerReader(r, protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache()}})
+func (info *inspection) readRecords(or *ocf.Reader) error {
+	cr, err := protoavro.NewContainerReaderFrom(or, protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache()}})
 	if err != nil {
 		return err
 	}
@@ -129,60 +112,26 @@ func (info *inspection) readRecords(r io.Reader) error {
 	}
 }
 
-// walkBlocks checks the block structure of a file after its header (the
-// block sizes and sync markers) and counts blocks and records, without
-// decompressing or decoding.
-func (info *inspection) walkBlocks(br *bufio.Reader) error {
-	off := info.header.size
+// walkBlocks checks the block structure of a file (the block sizes and
+// sync markers) and counts blocks and records, without decompressing or
+// decoding.
+func (info *inspection) walkBlocks(or *ocf.Reader) error {
 	for {
-		start := off
-		fail := func(err error) error {
-			return fmt.Errorf("container block %d at byte %d: %w", info.blocks, start, err)
-		}
-		count, err := readVarlong(br, &off)
+		_, err := or.NextRaw()
+		info.blocks, info.records = or.Blocks(), or.Records()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		size, err := readVarlong(br, &off)
-		if err == io.EOF {
-			err = fmt.Errorf("truncated: the file ends in the block header")
-		}
-		if err != nil {
-			return fail(err)
-		}
-		if count < 0 || size < 0 {
-			return fail(fmt.Errorf("malformed: block of %d records in %d bytes", count, size))
-		}
-		n, err := br.Discard(int(min(size, int64(maxInt))))
-		off += int64(n)
-		if err != nil || int64(n) != size {
-			return fail(fmt.Errorf("truncated: the block claims %d bytes, %d remain", size, n))
-		}
-		var sync [16]byte
-		m, err := io.ReadFull(br, sync[:])
-		off += int64(m)
-		if err != nil {
-			return fail(fmt.Errorf("truncated: the file ends in the sync marker"))
-		}
-		if sync != info.header.sync {
-			return fail(fmt.Errorf("malformed: sync marker %x does not match the header's %x", sync, info.header.sync))
-		}
-		info.blocks++
-		info.records += count
 	}
 }
-
-// maxInt is the largest int.
-const maxInt = int(^uint(0) >> 1)
 
 // print writes the description. incomplete says that reading stopped at
 // an error, so the counts are those before it.
 func (info *inspection) print(w io.Writer, incomplete bool) {
-	h := info.header
-	meta := h.meta
+	meta := info.header.Metadata
 	text := func(key, missing string) string {
 		if v, ok := meta[key]; ok {
 			return string(v)
@@ -200,7 +149,7 @@ func (info *inspection) print(w io.Writer, incomplete bool) {
 		row("options", "%s", meta[protoavro.MetaOptions])
 	}
 	row("codec", "%s", text("avro.codec", "null (not set)"))
-	schemaJSON := meta["avro.schema"]
+	schemaJSON := info.header.Schema
 	if s, err := protoavro.ParseSchema(schemaJSON); err != nil {
 		row("schema", "invalid: %s", errorLine(err))
 	} else {
@@ -217,9 +166,8 @@ func (info *inspection) print(w io.Writer, incomplete bool) {
 	}
 	row("blocks", "%d%s", info.blocks, counted)
 	row("records", "%d%s", info.records, counted)
-	row("metadata", "%s", plural(int64(len(h.keys)), "key"))
-	keys := slices.Clone(h.keys)
-	slices.Sort(keys)
+	row("metadata", "%s", plural(int64(len(meta)), "key"))
+	keys := slices.Sorted(maps.Keys(meta))
 	width := 0
 	for _, k := range keys {
 		width = max(width, len(k))

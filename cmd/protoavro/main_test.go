@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/avro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -69,16 +68,13 @@ func compileSet(t *testing.T, importPath string, names ...string) []byte {
 	return data
 }
 
-// parseAvro checks schema JSON with an independent Avro implementation
-// (github.com/twmb/avro) and parses it with protoavro.ParseSchema.
-func parseAvro(t *testing.T, schema string) *protoavro.Schema {
+// parseAvro parses schema JSON with twmb/avro, an Avro implementation
+// independent of protoavro.
+func parseAvro(t *testing.T, schema string) *avro.Schema {
 	t.Helper()
-	if _, err := avro.Parse(schema); err != nil {
-		t.Fatalf("output is not a valid Avro schema: %v\n%s", err, schema)
-	}
-	s, err := protoavro.ParseSchema([]byte(schema))
+	s, err := avro.Parse(schema)
 	if err != nil {
-		t.Fatalf("ParseSchema: %v", err)
+		t.Fatalf("output is not a valid Avro schema: %v\n%s", err, schema)
 	}
 	return s
 }

@@ -269,7 +269,7 @@ func TestSchemaAVRO2147(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d: %s", r.code, r.stderr)
 	}
-	got := parseAvro(t, r.stdout).Canonical()
+	got := string(parseAvro(t, r.stdout).Canonical())
 	if got != strings.TrimSpace(string(want)) {
 		t.Errorf("canonical form differs from Apache Avro Java's:\n got: %s\nwant: %s", got, want)
 	}

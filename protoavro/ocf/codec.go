@@ -1,0 +1,282 @@
+package ocf
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"sync"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Codec is the block codec of a container file, its avro.codec metadata.
+type Codec string
+
+// The block codecs of the Avro specification that this package implements.
+const (
+	Null      Codec = "null"
+	Deflate   Codec = "deflate"
+	Snappy    Codec = "snappy"
+	Zstandard Codec = "zstandard"
+)
+
+// ParseCodec accepts the codec names of the specification, the short form
+// "zstd", and "" for null.
+func ParseCodec(s string) (Codec, error) {
+	switch s {
+	case "", "null":
+		return Null, nil
+	case "deflate":
+		return Deflate, nil
+	case "snappy":
+		return Snappy, nil
+	case "zstd", "zstandard":
+		return Zstandard, nil
+	}
+	return "", fmt.Errorf("%w %q (want null, deflate, snappy or zstd)", ErrUnsupportedCodec, s)
+}
+
+// Supported reports whether the package implements c. The empty Codec is
+// null.
+func (c Codec) Supported() bool {
+	_, err := c.impl()
+	return err == nil
+}
+
+// Compress appends src compressed with c to dst. It is safe for concurrent
+// use.
+func (c Codec) Compress(dst, src []byte) ([]byte, error) {
+	impl, err := c.impl()
+	if err != nil {
+		return dst, err
+	}
+	return impl.compress(dst, src)
+}
+
+// Decompress appends the block src, compressed with c, decompressed to dst.
+// It fails with [ErrLimit] as soon as the output would exceed limit bytes,
+// without producing much more than that, and with [ErrMalformed] when src
+// is not valid data of the codec. It is safe for concurrent use.
+func (c Codec) Decompress(dst, src []byte, limit int) ([]byte, error) {
+	impl, err := c.impl()
+	if err != nil {
+		return dst, err
+	}
+	out, err := impl.decompress(dst, src, max(limit, 0))
+	if err != nil && !errors.Is(err, ErrLimit) {
+		err = fmt.Errorf("%w: %s block: %v", ErrMalformed, c, err)
+	}
+	return out, err
+}
+
+// blockCodec compresses and decompresses blocks. Implementations are safe
+// for concurrent use.
+type blockCodec interface {
+	compress(dst, src []byte) ([]byte, error)
+	// decompress appends the decompressed block to dst, failing with
+	// ErrLimit when it would exceed limit bytes.
+	decompress(dst, src []byte, limit int) ([]byte, error)
+}
+
+var (
+	deflateShared = &deflateCodec{}
+	zstdOnce      sync.Once
+	zstdShared    *zstdCodec
+	zstdErr       error
+)
+
+func (c Codec) impl() (blockCodec, error) {
+	switch c {
+	case Null, "":
+		return nullCodec{}, nil
+	case Deflate:
+		return deflateShared, nil
+	case Snappy:
+		return snappyCodec{}, nil
+	case Zstandard:
+		zstdOnce.Do(func() { zstdShared, zstdErr = newZstdCodec() })
+		return zstdShared, zstdErr
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnsupportedCodec, string(c))
+}
+
+// tooLarge is the error of a block that decompresses beyond limit bytes.
+func tooLarge(limit int) error {
+	return fmt.Errorf("%w: the block decompresses to more than %d bytes (ReaderOptions.MaxBlockDataSize)", ErrLimit, limit)
+}
+
+type nullCodec struct{}
+
+func (nullCodec) compress(dst, src []byte) ([]byte, error) { return append(dst, src...), nil }
+func (nullCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
+	if len(src) > limit {
+		return dst, tooLarge(limit)
+	}
+	return append(dst, src...), nil
+}
+
+// deflateCodec is raw DEFLATE (RFC 1951), as the specification requires.
+type deflateCodec struct {
+	writers, readers sync.Pool
+}
+
+func (c *deflateCodec) compress(dst, src []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	w, _ := c.writers.Get().(*flate.Writer)
+	if w == nil {
+		var err error
+		if w, err = flate.NewWriter(buf, flate.DefaultCompression); err != nil {
+			return dst, err
+		}
+	} else {
+		w.Reset(buf)
+	}
+	if _, err := w.Write(src); err != nil {
+		return dst, err
+	}
+	if err := w.Close(); err != nil {
+		return dst, err
+	}
+	c.writers.Put(w)
+	return buf.Bytes(), nil
+}
+
+func (c *deflateCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
+	r, _ := c.readers.Get().(io.ReadCloser)
+	if r == nil {
+		r = flate.NewReader(bytes.NewReader(src))
+	} else if err := r.(flate.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
+		return dst, err
+	}
+	defer c.readers.Put(r)
+	// Read through a limit, so that a bomb stops one byte past it.
+	buf := bytes.NewBuffer(dst)
+	n, err := io.Copy(buf, io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return dst, err
+	}
+	if n > int64(limit) {
+		return dst, tooLarge(limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// snappyCodec is Snappy block compression followed by the big-endian CRC-32
+// of the uncompressed data, as the specification requires.
+type snappyCodec struct{}
+
+func (snappyCodec) compress(dst, src []byte) ([]byte, error) {
+	n := snappy.MaxEncodedLen(len(src))
+	start := len(dst)
+	dst = append(dst, make([]byte, n+4)...)
+	enc := snappy.Encode(dst[start:start+n], src)
+	dst = dst[:start+len(enc)]
+	return binary.BigEndian.AppendUint32(dst, crc32.ChecksumIEEE(src)), nil
+}
+
+// snappyMaxRatio bounds the expansion of Snappy data: its best element, a
+// copy with a 2-byte offset, gives 64 bytes for 3.
+const snappyMaxRatio = 22
+
+func (snappyCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
+	if len(src) < 4 {
+		return dst, errors.New("shorter than its checksum")
+	}
+	body, sum := src[:len(src)-4], binary.BigEndian.Uint32(src[len(src)-4:])
+	n, err := snappy.DecodedLen(body)
+	if err != nil {
+		return dst, err
+	}
+	if n > limit {
+		return dst, tooLarge(limit)
+	}
+	// The stated length is a claim: allocate it only when the data could
+	// hold it.
+	if n > snappyMaxRatio*len(body)+64 {
+		return dst, fmt.Errorf("states %d bytes for %d bytes of data", n, len(body))
+	}
+	start := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	out, err := snappy.Decode(dst[start:], body)
+	if err != nil {
+		return dst[:start], err
+	}
+	if crc32.ChecksumIEEE(out) != sum {
+		return dst[:start], errors.New("checksum mismatch")
+	}
+	return dst[:start+len(out)], nil
+}
+
+// zstdCodec shares one encoder, and one decoder per decompression limit;
+// both are safe for concurrent use through EncodeAll and DecodeAll.
+type zstdCodec struct {
+	enc  *zstd.Encoder
+	mu   sync.Mutex
+	decs map[int]*zstd.Decoder
+}
+
+// maxZstdDecoders bounds the decoders kept for distinct limits.
+const maxZstdDecoders = 8
+
+func newZstdCodec() (*zstdCodec, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	return &zstdCodec{enc: enc, decs: map[int]*zstd.Decoder{}}, nil
+}
+
+func (c *zstdCodec) compress(dst, src []byte) ([]byte, error) {
+	return c.enc.EncodeAll(src, dst), nil
+}
+
+// decoder returns the decoder for limit; the caller closes it when it is
+// not kept (cached false).
+func (c *zstdCodec) decoder(limit int) (d *zstd.Decoder, cached bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.decs[limit]; d != nil {
+		return d, true, nil
+	}
+	// DecodeAll checks the output against the maximum memory after each
+	// zstd block (at most 128 KiB) and the stated frame size before it.
+	d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(uint64(max(limit, 1))))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(c.decs) < maxZstdDecoders {
+		c.decs[limit] = d
+		return d, true, nil
+	}
+	return d, false, nil
+}
+
+func (c *zstdCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
+	var h zstd.Header
+	if err := h.Decode(src); err == nil && h.HasFCS && h.FrameContentSize > uint64(limit) {
+		return dst, tooLarge(limit)
+	}
+	d, cached, err := c.decoder(limit)
+	if err != nil {
+		return dst, err
+	}
+	if !cached {
+		defer d.Close()
+	}
+	out, err := d.DecodeAll(src, dst)
+	if err != nil {
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			return dst, tooLarge(limit)
+		}
+		return dst, err
+	}
+	if len(out)-len(dst) > limit {
+		return dst, tooLarge(limit)
+	}
+	return out, nil
+}

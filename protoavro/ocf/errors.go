@@ -1,0 +1,48 @@
+package ocf
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error classes. Errors of a [Reader] are *[Error] values wrapping one of
+// them; use [errors.Is] to tell them apart.
+var (
+	// ErrNotContainer reports input that does not start with the magic
+	// "Obj\x01" of a container file.
+	ErrNotContainer = errors.New("not an Avro container file")
+	// ErrTruncated reports input that ends inside the header or a block.
+	ErrTruncated = errors.New("truncated input")
+	// ErrMalformed reports bytes that are not a valid container file: a bad
+	// varint, a negative size, a sync marker that does not match, a block
+	// that does not decompress.
+	ErrMalformed = errors.New("malformed input")
+	// ErrLimit reports a size beyond a limit of [ReaderOptions].
+	ErrLimit = errors.New("over the limit")
+	// ErrUnsupportedCodec reports a block codec this package does not
+	// implement.
+	ErrUnsupportedCodec = errors.New("unsupported codec")
+)
+
+// Error is an error in the structure of a container file.
+type Error struct {
+	// Offset is the byte offset in the file: for a block, where the block
+	// starts; for the header, where reading failed.
+	Offset int64
+	// Block is the 0-based index of the block, or -1 for the header.
+	Block int64
+	// Err is the underlying error, which wraps one of the error classes.
+	Err error
+}
+
+// Error describes the error and where it is, as "container header at byte
+// N: ..." or "container block B at byte N: ...".
+func (e *Error) Error() string {
+	if e.Block < 0 {
+		return fmt.Sprintf("container header at byte %d: %v", e.Offset, e.Err)
+	}
+	return fmt.Sprintf("container block %d at byte %d: %v", e.Block, e.Offset, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }

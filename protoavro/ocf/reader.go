@@ -1,0 +1,357 @@
+package ocf
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+)
+
+// ReaderOptions bound what a [Reader] accepts, so that hostile input cannot
+// make it allocate without bound. A zero field takes its default.
+type ReaderOptions struct {
+	// MaxSchemaSize bounds avro.schema, in bytes (default 16 MiB).
+	MaxSchemaSize int
+	// MaxMetadataEntries bounds the number of metadata entries (default 4096).
+	MaxMetadataEntries int
+	// MaxMetadataSize bounds the metadata's keys and values together, in
+	// bytes (default 64 MiB).
+	MaxMetadataSize int
+	// MaxBlockSize bounds the size of one block as stored (default 64 MiB).
+	MaxBlockSize int
+	// MaxBlockDataSize bounds the size of one block decompressed (default
+	// 64 MiB).
+	MaxBlockDataSize int
+}
+
+// The defaults of [ReaderOptions].
+const (
+	DefaultMaxSchemaSize      = 16 << 20
+	DefaultMaxMetadataEntries = 4096
+	DefaultMaxMetadataSize    = 64 << 20
+	DefaultMaxBlockSize       = 64 << 20
+	DefaultMaxBlockDataSize   = 64 << 20
+)
+
+func (o *ReaderOptions) setDefaults() {
+	for _, f := range []struct {
+		p   *int
+		def int
+	}{
+		{&o.MaxSchemaSize, DefaultMaxSchemaSize},
+		{&o.MaxMetadataEntries, DefaultMaxMetadataEntries},
+		{&o.MaxMetadataSize, DefaultMaxMetadataSize},
+		{&o.MaxBlockSize, DefaultMaxBlockSize},
+		{&o.MaxBlockDataSize, DefaultMaxBlockDataSize},
+	} {
+		if *f.p <= 0 {
+			*f.p = f.def
+		}
+	}
+}
+
+// Header is the header of a container file.
+type Header struct {
+	// Schema is the writer schema as JSON, the avro.schema metadata.
+	Schema []byte
+	// Codec is the block codec, the avro.codec metadata; null when absent.
+	// It may be one this package does not implement (see
+	// [Codec.Supported]): then only [Reader.NextRaw] reads blocks.
+	Codec Codec
+	// Metadata is the whole metadata map, avro.schema and avro.codec
+	// included.
+	Metadata map[string][]byte
+	// Sync is the sync marker that ends every block.
+	Sync [16]byte
+	// Size is the length of the header in bytes: the offset of the first
+	// block.
+	Size int64
+}
+
+// Block is one block of a container file.
+type Block struct {
+	// Index is the 0-based index of the block in the file.
+	Index int64
+	// Offset is the byte offset of the block in the file.
+	Offset int64
+	// Count is the number of records the block says it holds.
+	Count int64
+	// Size is the size of the block's data as stored (compressed).
+	Size int64
+	// Data is the block's data: decompressed from [Reader.Next], as stored
+	// from [Reader.NextRaw]. The reader reuses it on the next call.
+	Data []byte
+}
+
+// Reader reads a container file block by block. Its methods must be called
+// from one goroutine, except [Reader.Decompress] and [Reader.Header].
+type Reader struct {
+	br      *bufio.Reader
+	off     int64 // bytes consumed
+	opts    ReaderOptions
+	h       Header
+	raw     []byte
+	data    []byte
+	blocks  int64
+	records int64
+	err     error // sticky: io.EOF or an *Error
+}
+
+// NewReader reads the header of the container file in r. It buffers r.
+func NewReader(r io.Reader, opts ReaderOptions) (*Reader, error) {
+	opts.setDefaults()
+	or := &Reader{br: bufio.NewReaderSize(r, 64<<10), opts: opts}
+	if err := or.readHeader(); err != nil {
+		return nil, &Error{Offset: or.off, Block: -1, Err: err}
+	}
+	return or, nil
+}
+
+func (or *Reader) readHeader() error {
+	var m [4]byte
+	n, _ := io.ReadFull(or.br, m[:])
+	or.off += int64(n)
+	if n < 4 || m != magic {
+		or.off = 0
+		return fmt.Errorf("%w (no \"Obj\\x01\" magic at the start)", ErrNotContainer)
+	}
+	meta := map[string][]byte{}
+	entries, size := 0, 0
+	for {
+		count, err := or.readLong()
+		if err != nil {
+			return truncated(err, "metadata")
+		}
+		if count == 0 {
+			break
+		}
+		if count < 0 { // a negative count is followed by the block's size
+			if count == math.MinInt64 {
+				return fmt.Errorf("%w: metadata block count %d", ErrMalformed, count)
+			}
+			count = -count
+			if _, err := or.readLong(); err != nil {
+				return truncated(err, "metadata")
+			}
+		}
+		if count > int64(or.opts.MaxMetadataEntries-entries) {
+			return fmt.Errorf("%w: more than %d metadata entries (ReaderOptions.MaxMetadataEntries)", ErrLimit, or.opts.MaxMetadataEntries)
+		}
+		entries += int(count)
+		for range count {
+			k, err := or.readBytes(or.opts.MaxMetadataSize-size, "ReaderOptions.MaxMetadataSize")
+			if err != nil {
+				return fmt.Errorf("metadata key: %w", err)
+			}
+			size += len(k)
+			limit, name := or.opts.MaxMetadataSize-size, "ReaderOptions.MaxMetadataSize"
+			if string(k) == MetaSchema && or.opts.MaxSchemaSize < limit {
+				limit, name = or.opts.MaxSchemaSize, "ReaderOptions.MaxSchemaSize"
+			}
+			v, err := or.readBytes(limit, name)
+			if err != nil {
+				return fmt.Errorf("metadata %q: %w", k, err)
+			}
+			size += len(v)
+			if _, dup := meta[string(k)]; dup {
+				return fmt.Errorf("%w: metadata key %q appears twice", ErrMalformed, k)
+			}
+			meta[string(k)] = v
+		}
+	}
+	n, _ = io.ReadFull(or.br, or.h.Sync[:])
+	or.off += int64(n)
+	if n < len(or.h.Sync) {
+		return fmt.Errorf("%w: the file ends in the sync marker", ErrTruncated)
+	}
+	schema, ok := meta[MetaSchema]
+	if !ok {
+		return fmt.Errorf("%w: no %s metadata", ErrMalformed, MetaSchema)
+	}
+	or.h.Schema, or.h.Metadata, or.h.Size, or.h.Codec = schema, meta, or.off, Null
+	if c, ok := meta[MetaCodec]; ok {
+		or.h.Codec = Codec(c)
+	}
+	return nil
+}
+
+// truncated turns an end of input in what into ErrTruncated.
+func truncated(err error, what string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: the file ends in the %s", ErrTruncated, what)
+	}
+	return err
+}
+
+// readLong reads an Avro long. It returns io.EOF when the input ends before
+// it, io.ErrUnexpectedEOF inside it.
+func (or *Reader) readLong() (int64, error) {
+	var u uint64
+	for shift := uint(0); shift < 70; shift += 7 {
+		c, err := or.br.ReadByte()
+		if err != nil {
+			if err == io.EOF && shift > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		or.off++
+		u |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return int64(u>>1) ^ -int64(u&1), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: varint longer than 10 bytes", ErrMalformed)
+}
+
+// readBytes reads a length-prefixed value of at most limit bytes; name is
+// the option that sets the limit.
+func (or *Reader) readBytes(limit int, name string) ([]byte, error) {
+	n, err := or.readLong()
+	if err != nil {
+		return nil, truncated(err, "metadata")
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("%w: negative length %d", ErrMalformed, n)
+	}
+	if n > int64(limit) {
+		return nil, fmt.Errorf("%w: length %d exceeds the limit of %d (%s)", ErrLimit, n, limit, name)
+	}
+	v, m, err := or.readN(nil, n)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %d of %d bytes", err, m, n)
+	}
+	return v, nil
+}
+
+// readN appends n bytes of input to dst and returns how many it read. The
+// buffer grows as the bytes arrive, at most doubling, so that a size that
+// claims more than the input holds allocates little more than the input.
+// An end of input is ErrTruncated.
+func (or *Reader) readN(dst []byte, n int64) ([]byte, int64, error) {
+	start := len(dst)
+	for read := int64(0); read < n; {
+		if len(dst) == cap(dst) {
+			dst = slices.Grow(dst, int(min(n-read, max(read, 64<<10))))
+		}
+		m, err := io.ReadFull(or.br, dst[len(dst):start+int(min(n, int64(cap(dst)-start)))])
+		dst = dst[:len(dst)+m]
+		read += int64(m)
+		or.off += int64(m)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return dst, read, ErrTruncated
+		}
+		if err != nil {
+			return dst, read, err
+		}
+	}
+	return dst, n, nil
+}
+
+// Header returns the file's header. The caller must not modify it.
+func (or *Reader) Header() *Header { return &or.h }
+
+// Offset returns the number of bytes read from the file so far: after
+// [Reader.Next] or [Reader.NextRaw], the offset of the next block.
+func (or *Reader) Offset() int64 { return or.off }
+
+// Blocks returns the number of blocks read so far.
+func (or *Reader) Blocks() int64 { return or.blocks }
+
+// Records returns the sum of the record counts of the blocks read so far.
+func (or *Reader) Records() int64 { return or.records }
+
+// Next reads the next block and decompresses it. It returns io.EOF after
+// the last block; after another error, it returns that error again.
+func (or *Reader) Next() (Block, error) {
+	b, err := or.next(true)
+	if err != nil {
+		return b, err
+	}
+	if or.data, err = or.Decompress(or.data[:0], b); err != nil {
+		or.err = err
+		return Block{}, err
+	}
+	b.Data = or.data
+	return b, nil
+}
+
+// NextRaw reads the next block without decompressing it. It returns io.EOF
+// after the last block; after another error, it returns that error again.
+func (or *Reader) NextRaw() (Block, error) { return or.next(false) }
+
+// next reads the next block; decompress says that it will be decompressed.
+func (or *Reader) next(decompress bool) (Block, error) {
+	if or.err != nil {
+		return Block{}, or.err
+	}
+	limit, name := or.opts.MaxBlockSize, "ReaderOptions.MaxBlockSize"
+	if decompress && (or.h.Codec == Null || or.h.Codec == "") && or.opts.MaxBlockDataSize < limit {
+		limit, name = or.opts.MaxBlockDataSize, "ReaderOptions.MaxBlockDataSize"
+	}
+	b, err := or.readBlock(limit, name)
+	if err != nil {
+		if err != io.EOF {
+			err = &Error{Offset: b.Offset, Block: b.Index, Err: err}
+		}
+		or.err = err
+		return Block{}, err
+	}
+	or.blocks++
+	or.records += b.Count
+	return b, nil
+}
+
+// readBlock reads a block of at most limit bytes; name is the option that
+// sets the limit.
+func (or *Reader) readBlock(limit int, name string) (Block, error) {
+	b := Block{Index: or.blocks, Offset: or.off}
+	var err error
+	if b.Count, err = or.readLong(); err != nil {
+		if err == io.EOF {
+			return b, io.EOF // the end, between blocks
+		}
+		return b, truncated(err, "block header")
+	}
+	if b.Size, err = or.readLong(); err != nil {
+		return b, truncated(err, "block header")
+	}
+	if b.Count < 0 || b.Size < 0 {
+		return b, fmt.Errorf("%w: block of %d records in %d bytes", ErrMalformed, b.Count, b.Size)
+	}
+	if b.Count > math.MaxInt64-or.records {
+		return b, fmt.Errorf("%w: block of %d records: the file's record count overflows", ErrMalformed, b.Count)
+	}
+	if b.Size > int64(limit) {
+		return b, fmt.Errorf("%w: block of %d bytes exceeds the limit of %d (%s)", ErrLimit, b.Size, limit, name)
+	}
+	var m int64
+	or.raw, m, err = or.readN(or.raw[:0], b.Size)
+	if err != nil {
+		return b, fmt.Errorf("%w: block claims %d bytes, %d remain in the file", err, b.Size, m)
+	}
+	var sync [16]byte
+	n, _ := io.ReadFull(or.br, sync[:])
+	or.off += int64(n)
+	if n < len(sync) {
+		return b, fmt.Errorf("%w: sync marker: the file ends in it", ErrTruncated)
+	}
+	if sync != or.h.Sync {
+		return b, fmt.Errorf("%w: sync marker %x does not match the header's %x", ErrMalformed, sync, or.h.Sync)
+	}
+	b.Data = or.raw
+	return b, nil
+}
+
+// Decompress appends the data of b, a block from [Reader.NextRaw] of this
+// reader, decompressed to dst, within ReaderOptions.MaxBlockDataSize. It
+// may be called from several goroutines at once, on copies of the blocks'
+// data: the way to decompress blocks in parallel.
+func (or *Reader) Decompress(dst []byte, b Block) ([]byte, error) {
+	out, err := or.h.Codec.Decompress(dst, b.Data, or.opts.MaxBlockDataSize)
+	if err != nil {
+		return dst, &Error{Offset: b.Offset, Block: b.Index, Err: err}
+	}
+	return out, nil
+}
