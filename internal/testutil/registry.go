@@ -12,6 +12,7 @@ import (
 	"runtime"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -24,6 +25,7 @@ var Files = []protoreflect.FileDescriptor{
 	avro2147pb.File_avro2147_proto,
 	kitchenpb.File_kitchen_kitchen_proto,
 	legacypb.File_legacy_legacy_proto,
+	editionspb.File_editions_editions_proto,
 }
 
 // Messages lists every message type of Files, nested types included, map
