@@ -6,8 +6,9 @@ require (
 	github.com/bufbuild/protocompile v0.14.1
 	github.com/golang/snappy v1.0.0
 	github.com/hamba/avro/v2 v2.31.0
-	github.com/klauspost/compress v1.18.2
+	github.com/klauspost/compress v1.18.4
 	github.com/linkedin/goavro/v2 v2.15.0
+	github.com/twmb/avro v1.9.1
 	google.golang.org/protobuf v1.36.12
 )
 

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hamba/avro/v2"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
@@ -123,7 +122,7 @@ func TestJavaReferenceDatums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := avro.ParseBytesWithCache(schemaJSON, "", &avro.SchemaCache{})
+	schema, err := parseSchema(schemaJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
