@@ -6,18 +6,21 @@
 //
 //	go test -run '^$' -bench AVRO2147 -benchmem -count 10 . | tee bench.txt
 //	benchstat bench.txt
+//
+// The comparisons with other Go Avro libraries (linkedin/goavro, hamba/avro)
+// are in the nested module bench/, so that those benchmarks' dependencies stay
+// out of the library's go.mod:
+//
+//	cd bench && go test -run '^$' -bench AVRO2147 -benchmem -count 10 .
 package protoavro_test
 
 import (
 	"bytes"
 	"testing"
 
-	"github.com/hamba/avro/v2"
-	"github.com/linkedin/goavro/v2"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func BenchmarkAVRO2147(b *testing.B) {
@@ -142,47 +145,6 @@ func BenchmarkAVRO2147(b *testing.B) {
 		}
 	})
 
-	// Goavro: linkedin/goavro over a native map built from the message per
-	// datum, as goavro-based converters (go.einride.tech/protobuf-avro) do.
-	b.Run("Goavro", func(b *testing.B) {
-		gc, err := goavro.NewCodec(codec.Schema().Canonical())
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			native := goavroNative(msg.ProtoReflect())
-			if buf, err = gc.BinaryFromNative(buf[:0], native); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-
-	// HambaStruct: hamba/avro's struct codec on a hand-written struct of
-	// the same schema, filled once.
-	b.Run("HambaStruct", func(b *testing.B) {
-		hs, err := avro.Parse(codec.Schema().Canonical())
-		if err != nil {
-			b.Fatal(err)
-		}
-		v := hambaDatum()
-		// hamba writes array blocks with byte sizes: check the datum, not the bytes.
-		got, err := avro.Marshal(hs, v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		back := &avro2147pb.Foo{}
-		if err := codec.Unmarshal(got, back); err != nil || !proto.Equal(back, msg) {
-			b.Fatalf("hamba struct encodes %v (%v), want %v", back, err, msg)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := avro.Marshal(hs, v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-
 	// SchemaUncached: the whole derivation, nested record and 676-symbol
 	// enum included, with a fresh cache each time (what AVRO-2147 did per datum).
 	b.Run("SchemaUncached", func(b *testing.B) {
@@ -243,114 +205,6 @@ func BenchmarkAVRO2147Parallel(b *testing.B) {
 			}
 		})
 	})
-}
-
-// goavroNative builds goavro's native form of a message under the default
-// profile: a map per record, union values wrapped in a one-entry map.
-func goavroNative(m protoreflect.Message) map[string]any {
-	fields := m.Descriptor().Fields()
-	out := make(map[string]any, fields.Len())
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		switch {
-		case fd.IsList():
-			l := m.Get(fd).List()
-			items := make([]any, l.Len())
-			for j := range l.Len() {
-				items[j] = goavroValue(fd, l.Get(j))
-			}
-			out[string(fd.Name())] = items
-		case fd.Cardinality() == protoreflect.Required:
-			out[string(fd.Name())] = goavroValue(fd, m.Get(fd))
-		case !m.Has(fd):
-			out[string(fd.Name())] = nil
-		default:
-			out[string(fd.Name())] = goavro.Union(goavroBranch(fd), goavroValue(fd, m.Get(fd)))
-		}
-	}
-	return out
-}
-
-func goavroValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
-	switch fd.Kind() {
-	case protoreflect.MessageKind:
-		return goavroNative(v.Message())
-	case protoreflect.EnumKind:
-		return string(fd.Enum().Values().ByNumber(v.Enum()).Name())
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return int64(v.Uint())
-	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return int64(v.Uint())
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return int32(v.Int())
-	case protoreflect.FloatKind:
-		return float32(v.Float())
-	}
-	return v.Interface()
-}
-
-func goavroBranch(fd protoreflect.FieldDescriptor) string {
-	switch fd.Kind() {
-	case protoreflect.MessageKind:
-		return string(fd.Message().FullName())
-	case protoreflect.EnumKind:
-		return string(fd.Enum().FullName())
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return "int"
-	case protoreflect.FloatKind:
-		return "float"
-	case protoreflect.DoubleKind:
-		return "double"
-	case protoreflect.BoolKind:
-		return "boolean"
-	case protoreflect.StringKind:
-		return "string"
-	case protoreflect.BytesKind:
-		return "bytes"
-	}
-	return "long"
-}
-
-// hambaFoo is a hand-written struct for Foo's default-profile schema.
-type hambaFoo struct {
-	Int32    int32       `avro:"int32"`
-	Int64    *int64      `avro:"int64"`
-	Uint32   *int64      `avro:"uint32"`
-	Uint64   *int64      `avro:"uint64"`
-	Sint32   *int32      `avro:"sint32"`
-	Sint64   *int64      `avro:"sint64"`
-	Fixed32  *int64      `avro:"fixed32"`
-	Fixed64  *int64      `avro:"fixed64"`
-	Sfixed32 *int32      `avro:"sfixed32"`
-	Sfixed64 *int64      `avro:"sfixed64"`
-	Float    *float32    `avro:"float"`
-	Double   *float64    `avro:"double"`
-	Bool     *bool       `avro:"bool"`
-	String   *string     `avro:"string"`
-	Bytes    *[]byte     `avro:"bytes"`
-	Enum     *string     `avro:"enum"`
-	IntArray []int32     `avro:"intArray"`
-	FooArray []hambaFoo  `avro:"fooArray"`
-	Syms     []string    `avro:"syms"`
-	Foo      *hambaFoo   `avro:"foo"`
-	Bar      *hambaLarge `avro:"bar"`
-}
-
-type hambaLarge struct {
-	Enum *string `avro:"enum"`
-}
-
-func hambaDatum() *hambaFoo {
-	i64 := func(v int64) *int64 { return &v }
-	i32 := func(v int32) *int32 { return &v }
-	str := func(v string) *string { return &v }
-	f32, f64, t, by := float32(1), float64(2), true, []byte("bar")
-	return &hambaFoo{
-		Int32: 0, Int64: i64(2), Uint32: i64(3), Uint64: i64(4), Sint32: i32(5), Sint64: i64(6),
-		Fixed32: i64(7), Fixed64: i64(8), Sfixed32: i32(9), Sfixed64: i64(10), Float: &f32, Double: &f64,
-		Bool: &t, String: str("foo"), Bytes: &by, Enum: str("X"), IntArray: []int32{27}, Syms: []string{"Y"},
-		Bar: &hambaLarge{Enum: str("AA")},
-	}
 }
 
 // BenchmarkContainer writes and reads container files of varied Foo records

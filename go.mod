@@ -7,7 +7,6 @@ require (
 	github.com/golang/snappy v1.0.0
 	github.com/hamba/avro/v2 v2.31.0
 	github.com/klauspost/compress v1.18.4
-	github.com/linkedin/goavro/v2 v2.15.0
 	github.com/twmb/avro v1.9.1
 	google.golang.org/protobuf v1.36.12
 )

@@ -722,7 +722,7 @@ func readBack(t *testing.T, j *writeJob) (n int) {
 	if got := string(cr.Compression()); got != j.Codec && !(j.Codec == "null" && got == "") {
 		t.Errorf("codec %q, want %q", got, j.Codec)
 	}
-	if got := protoavro.CanonicalForm(cr.WriterSchema()); got != c.schema.Canonical() {
+	if got := cr.WriterSchema().Canonical(); got != c.schema.Canonical() {
 		t.Errorf("the file's schema has another canonical form:\ngot  %.500s\nwant %.500s", got, c.schema.Canonical())
 	}
 	if got, want := logicalTypes(cr.Metadata()["avro.schema"]), logicalTypes(c.avsc); got != want && !j.dropsLogicalTypes {

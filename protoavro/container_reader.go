@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hamba/avro/v2"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -45,7 +44,7 @@ type ContainerReader struct {
 	r        *countingReader
 	br       *bufio.Reader
 	meta     map[string][]byte
-	writer   avro.Schema
+	writer   *Schema
 	sync     [16]byte
 	bc       blockCodec
 	codec    *Codec
@@ -109,7 +108,7 @@ func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, erro
 	}
 	hdrErr := func(err error) error { return &ContainerError{Block: -1, Offset: 0, Err: err} }
 	var err error
-	if cr.writer, err = avro.ParseBytesWithCache(cr.meta["avro.schema"], "", &avro.SchemaCache{}); err != nil {
+	if cr.writer, err = ParseSchema(cr.meta["avro.schema"]); err != nil {
 		return nil, hdrErr(fmt.Errorf("%w: avro.schema: %v", ErrMalformed, err))
 	}
 	name := string(cr.meta["avro.codec"])
@@ -135,8 +134,7 @@ func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, erro
 	}
 	// The codec's own reader serves when the schemas read the same: the
 	// same canonical form and the same logical types (timestamp units).
-	if CanonicalForm(cr.writer) == cr.codec.schema.canonical &&
-		logicalSignature(cr.writer) == logicalSignature(cr.codec.schema.record) {
+	if cr.writer.readsAs(cr.codec.schema) {
 		cr.dec = cr.codec.dec
 	} else {
 		res, err := cr.codec.Resolve(cr.writer)
@@ -318,7 +316,7 @@ func ParseOptions(s string) (Options, error) {
 func (cr *ContainerReader) Metadata() map[string][]byte { return cr.meta }
 
 // WriterSchema returns the schema the file was written with.
-func (cr *ContainerReader) WriterSchema() avro.Schema { return cr.writer }
+func (cr *ContainerReader) WriterSchema() *Schema { return cr.writer }
 
 // MessageType returns the message type records are read into.
 func (cr *ContainerReader) MessageType() protoreflect.MessageType { return cr.mt }

@@ -375,9 +375,9 @@ func TestContainerFileOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Codec().Schema().Options().Profile != JavaProfile || Fingerprint64(r.WriterSchema()) != r.Codec().Schema().Fingerprint() {
+	if r.Codec().Schema().Options().Profile != JavaProfile || r.WriterSchema().Fingerprint() != r.Codec().Schema().Fingerprint() {
 		t.Errorf("profile %v, writer fingerprint %x, codec %x", r.Codec().Schema().Options().Profile,
-			Fingerprint64(r.WriterSchema()), r.Codec().Schema().Fingerprint())
+			r.WriterSchema().Fingerprint(), r.Codec().Schema().Fingerprint())
 	}
 	got := &kitchenpb.Scalars{}
 	if err := r.Read(got); err != nil || got.Int32Field != 3 {

@@ -29,30 +29,32 @@ func (p UnknownEnumPolicy) String() string {
 	return fmt.Sprintf("UnknownEnumPolicy(%d)", uint8(p))
 }
 
-// enumTable maps enum numbers to Avro symbol indexes and back, in constant
-// time: a dense table over the range of numbers when it is compact, a map
-// otherwise. Aliases share a number; the number maps to the first symbol
-// declared with it, and every symbol maps back to its number.
+// enumTable is the plan of one enum type: its Avro name and symbols, and a
+// map from numbers to symbol indexes and back, in constant time: a dense
+// table over the range of numbers when it is compact, a map otherwise.
+// Aliases share a number; the number maps to the first symbol declared with
+// it, and every symbol maps back to its number.
 type enumTable struct {
-	name      protoreflect.FullName
-	min       int32
-	dense     []int32 // number-min -> index+1, 0 for no symbol
-	sparse    map[int32]int32
-	numbers   []int32 // symbol index -> number
-	zeroIndex int     // default symbol: the first value
-	policy    UnknownEnumPolicy
+	desc     protoreflect.EnumDescriptor
+	avroName string
+	symbols  []string
+	min      int32
+	dense    []int32 // number-min -> index+1, 0 for no symbol
+	sparse   map[int32]int32
+	numbers  []int32 // symbol index -> number
 }
 
 // maxDenseEnumSpan bounds the dense table; wider enums use a map.
 const maxDenseEnumSpan = 4096
 
-func newEnumTable(ed protoreflect.EnumDescriptor, policy UnknownEnumPolicy) *enumTable {
+func newEnumTable(ed protoreflect.EnumDescriptor, avroName string) *enumTable {
 	vals := ed.Values()
-	t := &enumTable{name: ed.FullName(), numbers: make([]int32, vals.Len()), policy: policy}
+	t := &enumTable{desc: ed, avroName: avroName, symbols: make([]string, vals.Len()), numbers: make([]int32, vals.Len())}
 	lo, hi := int64(0), int64(0)
 	for i := range vals.Len() {
 		n := int32(vals.Get(i).Number())
 		t.numbers[i] = n
+		t.symbols[i] = string(vals.Get(i).Name())
 		if i == 0 || int64(n) < lo {
 			lo = int64(n)
 		}
@@ -75,8 +77,9 @@ func newEnumTable(ed protoreflect.EnumDescriptor, policy UnknownEnumPolicy) *enu
 	return t
 }
 
-// index returns the symbol index of number n, applying the unknown-number policy.
-func (t *enumTable) index(n int32, off int) (int, error) {
+// index returns the symbol index of number n, applying the unknown-number
+// policy: the default symbol is the first value.
+func (t *enumTable) index(n int32, off int, policy UnknownEnumPolicy) (int, error) {
 	if t.dense != nil {
 		if d := int64(n) - int64(t.min); d >= 0 && d < int64(len(t.dense)) {
 			if i := t.dense[d]; i > 0 {
@@ -86,8 +89,8 @@ func (t *enumTable) index(n int32, off int) (int, error) {
 	} else if i, ok := t.sparse[n]; ok {
 		return int(i), nil
 	}
-	if t.policy == UnknownEnumDefault {
-		return t.zeroIndex, nil
+	if policy == UnknownEnumDefault {
+		return 0, nil
 	}
-	return 0, dataErr(ErrUnknownEnum, off, "%d is not a value of %s", n, t.name)
+	return 0, dataErr(ErrUnknownEnum, off, "%d is not a value of %s", n, t.desc.FullName())
 }

@@ -15,6 +15,10 @@ var (
 	// ErrInvalidName reports a protobuf name that cannot become a valid Avro name.
 	ErrInvalidName = errors.New("protoavro: invalid Avro name")
 
+	// ErrInvalidSchema reports Avro schema text that does not parse, or
+	// exceeds the bounds on untrusted schemas (see [ParseSchema]).
+	ErrInvalidSchema = errors.New("protoavro: invalid Avro schema")
+
 	// ErrUnsupported reports a descriptor feature the selected profile cannot map.
 	ErrUnsupported = errors.New("protoavro: unsupported")
 )

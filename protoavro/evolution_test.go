@@ -115,7 +115,7 @@ func evolve(t *testing.T, writer, reader *Codec, w proto.Message) *dynamicpb.Mes
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := reader.Resolve(writer.Schema().Avro())
+	r, err := reader.Resolve(writer.Schema())
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
@@ -225,7 +225,7 @@ func TestEvolutionV2ToV1(t *testing.T) {
 	// v2's own schema cannot be read as v1: long → int and double → float
 	// are not Avro promotions.
 	for _, o := range evolutionProfiles {
-		_, err := evolutionCodec(t, o, v1).Resolve(evolutionCodec(t, o, v2).Schema().Avro())
+		_, err := evolutionCodec(t, o, v1).Resolve(evolutionCodec(t, o, v2).Schema())
 		if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "age") {
 			t.Errorf("%v: Resolve(v2) with v1: %v, want ErrIncompatible naming age", o.Profile, err)
 		}
@@ -320,7 +320,7 @@ func TestEvolutionIncompatible(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(o.Profile.String()+"/"+tc.name, func(t *testing.T) {
 				w := evolutionCodec(t, o, tc.writer)
-				_, err := reader.Resolve(w.Schema().Avro())
+				_, err := reader.Resolve(w.Schema())
 				if !errors.Is(err, ErrIncompatible) {
 					t.Fatalf("Resolve: %v, want ErrIncompatible", err)
 				}
@@ -342,7 +342,7 @@ func TestEvolutionIncompatibleUnionBranch(t *testing.T) {
 	for _, o := range evolutionProfiles {
 		t.Run(o.Profile.String(), func(t *testing.T) {
 			w, reader := evolutionCodec(t, o, place), evolutionCodec(t, o, v2)
-			r, err := reader.Resolve(w.Schema().Avro())
+			r, err := reader.Resolve(w.Schema())
 			if err != nil {
 				t.Fatal(err)
 			}

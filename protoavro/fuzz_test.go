@@ -288,7 +288,7 @@ func FuzzTranscodeToProto(f *testing.F) {
 	codecs := readCodecs(f)
 	resolvers := make([]*Resolver, len(codecs))
 	for i, fc := range codecs {
-		r, err := fc.c.Resolve(fc.c.Schema().Avro())
+		r, err := fc.c.Resolve(fc.c.Schema())
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -5,16 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/hamba/avro/v2"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testutil"
+	twmbavro "github.com/twmb/avro"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
@@ -97,33 +98,80 @@ func contains(list []protoreflect.FullName, n protoreflect.FullName) bool {
 	return false
 }
 
-// checkParses checks that the schema JSON parses with hamba/avro and that the
-// parsed schema has the same canonical form as the derived one.
+// checkParses checks that the schema JSON parses with an independent Avro
+// implementation (github.com/twmb/avro) and with ParseSchema, that both give
+// the derived canonical form, and that every default survives the JSON.
 func checkParses(t *testing.T, s *Schema, avsc []byte) {
 	t.Helper()
-	parsed, err := avro.ParseBytesWithCache(avsc, "", &avro.SchemaCache{})
+	independent, err := twmbavro.Parse(string(avsc))
 	if err != nil {
-		t.Fatalf("avro.Parse rejects the schema: %v\n%s", err, avsc)
+		t.Fatalf("twmb/avro rejects the schema: %v\n%s", err, avsc)
 	}
-	if got := CanonicalForm(parsed); got != s.Canonical() {
+	if got := string(independent.Canonical()); got != s.Canonical() {
+		t.Errorf("twmb/avro's canonical form differs:\nparsed:  %s\nderived: %s", got, s.Canonical())
+	}
+	parsed, err := ParseSchema(avsc)
+	if err != nil {
+		t.Fatalf("ParseSchema rejects the schema: %v", err)
+	}
+	if got := parsed.Canonical(); got != s.Canonical() {
 		t.Errorf("canonical form after parsing differs:\nparsed:  %s\nderived: %s", got, s.Canonical())
 	}
-	if _, err := avro.ParseWithCache(s.Canonical(), "", &avro.SchemaCache{}); err != nil {
+	if parsed.Fingerprint() != s.Fingerprint() {
+		t.Errorf("fingerprint after parsing %x, derived %x", parsed.Fingerprint(), s.Fingerprint())
+	}
+	if _, err := twmbavro.Parse(s.Canonical()); err != nil {
 		t.Errorf("canonical form does not parse: %v", err)
 	}
 	// Defaults survive the JSON: bytes defaults in particular are written
-	// as the specification says, not base64.
-	for i, f := range parsed.(*avro.RecordSchema).Fields() {
-		want := s.Avro().Fields()[i]
-		if v, ok := want.Default().(int64); ok && (v > 1<<53 || v < -(1<<53)) {
-			continue // hamba parses JSON numbers as float64: exact only to 2^53
-		}
-		got, _ := json.Marshal(f.Default())
-		exp, _ := json.Marshal(want.Default())
-		if f.HasDefault() != want.HasDefault() || !bytes.Equal(got, exp) {
-			t.Errorf("field %s: default after parsing %s, derived %s", f.Name(), got, exp)
+	// as the specification says, not base64, and longs beyond 2^53 exactly.
+	for i, f := range parsed.root.Fields {
+		want := s.root.Fields[i]
+		if (f.Default == nil) != (want.Default == nil) || !sameJSON(f.Default, want.Default) {
+			t.Errorf("field %s: default after parsing %s, derived %s", f.Name, f.Default, want.Default)
 		}
 	}
+}
+
+// sameJSON reports whether two JSON texts hold the same value, numbers
+// compared exactly.
+func sameJSON(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := decodeJSON(a), decodeJSON(b)
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return bytes.Equal(ja, jb)
+}
+
+func decodeJSON(b []byte) any {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return err.Error()
+	}
+	return normalizeNumbers(v)
+}
+
+// normalizeNumbers rewrites JSON numbers in one form (0.0 and 0 are equal).
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(t.String()); ok {
+			return r.RatString()
+		}
+	case []any:
+		for i := range t {
+			t[i] = normalizeNumbers(t[i])
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = normalizeNumbers(t[k])
+		}
+	}
+	return v
 }
 
 // TestDescriptorProtoDerives derives every message of descriptor.proto, a
@@ -175,7 +223,7 @@ func TestJavaProfileMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	javaSchema, err := avro.ParseBytesWithCache(javaJSON, "", &avro.SchemaCache{})
+	javaSchema, err := ParseSchema(javaJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,28 +231,24 @@ func TestJavaProfileMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oursParsed, err := avro.ParseBytesWithCache(ours, "", &avro.SchemaCache{})
+	oursParsed, err := ParseSchema(ours)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf, of := javaSchema.(*avro.RecordSchema).Fields(), oursParsed.(*avro.RecordSchema).Fields()
+	jf, of := javaSchema.root.Fields, oursParsed.root.Fields
 	if len(jf) != len(of) {
 		t.Fatalf("%d fields, Java has %d", len(of), len(jf))
 	}
 	for i := range jf {
-		if jf[i].HasDefault() != of[i].HasDefault() {
-			t.Errorf("field %s: has default %v, Java %v", of[i].Name(), of[i].HasDefault(), jf[i].HasDefault())
+		if (jf[i].Default == nil) != (of[i].Default == nil) {
+			t.Errorf("field %s: has default %v, Java %v", of[i].Name, of[i].Default != nil, jf[i].Default != nil)
 			continue
 		}
-		jd, _ := json.Marshal(jf[i].Default())
-		od, _ := json.Marshal(of[i].Default())
-		if !bytes.Equal(jd, od) {
-			t.Errorf("field %s: default %s, Java %s", of[i].Name(), od, jd)
+		if !sameJSON(jf[i].Default, of[i].Default) {
+			t.Errorf("field %s: default %s, Java %s", of[i].Name, of[i].Default, jf[i].Default)
 		}
-		jt, _ := json.Marshal(jf[i].Type())
-		ot, _ := json.Marshal(of[i].Type())
-		if !bytes.Equal(jt, ot) {
-			t.Errorf("field %s: type %s, Java %s", of[i].Name(), ot, jt)
+		if jt, ot := jf[i].Type.JSON(), of[i].Type.JSON(); !bytes.Equal(jt, ot) {
+			t.Errorf("field %s: type %s, Java %s", of[i].Name, ot, jt)
 		}
 	}
 }
@@ -235,12 +279,12 @@ func TestDocsFromSourceInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Avro().Doc() == "" {
+	if s.root.Doc == "" {
 		t.Error("record has no doc")
 	}
 	withDoc := 0
-	for _, f := range s.Avro().Fields() {
-		if f.Doc() != "" {
+	for _, f := range s.root.Fields {
+		if f.Doc != "" {
 			withDoc++
 		}
 	}
@@ -251,7 +295,7 @@ func TestDocsFromSourceInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if js.Avro().Doc() != "" {
+	if js.root.Doc != "" {
 		t.Error("the Java profile emits docs; ProtobufData does not")
 	}
 	// Docs do not change the canonical form.

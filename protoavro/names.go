@@ -9,16 +9,6 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
-// recordName returns the Avro full name of a message's record.
-func (b *builder) recordName(md protoreflect.MessageDescriptor) (string, error) {
-	return b.typeName(md)
-}
-
-// enumName returns the Avro full name of an enum.
-func (b *builder) enumName(ed protoreflect.EnumDescriptor) (string, error) {
-	return b.typeName(ed)
-}
-
 // typeName returns the Avro full name of a message or enum type.
 //
 // Default profile: the simple name is the protobuf name and the namespace is
@@ -29,9 +19,9 @@ func (b *builder) enumName(ed protoreflect.EnumDescriptor) (string, error) {
 // (java_package or the package, then the outer class name unless
 // java_multiple_files), with enclosing messages joined by "." where Java
 // writes "$", which is not valid in an Avro name.
-func (b *builder) typeName(d protoreflect.Descriptor) (string, error) {
+func (p *planner) typeName(d protoreflect.Descriptor) (string, error) {
 	var full string
-	if b.opts.Profile == JavaProfile {
+	if p.opts.Profile == JavaProfile {
 		full = javaFullName(d)
 	} else {
 		full = string(d.FullName())

@@ -9,10 +9,11 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/hamba/avro/v2"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protoavro/protoavro/internal/avroschema"
 )
 
 // This file holds the Avro reader: a program compiled from a writer schema
@@ -43,7 +44,7 @@ type decField struct {
 	// oneof is the declaration index of the field's (non-synthetic) oneof,
 	// or -1: proto.Marshal writes oneof members after the other fields.
 	oneof int
-	skip  avro.Schema
+	skip  *avroschema.Node
 	// implicit fields drop an emitted value equal to their default, so
 	// unset fields stay unset.
 	dropIfDefault []byte
@@ -99,84 +100,61 @@ func fieldOrder(fields []decField) []int {
 	return idx
 }
 
-// readerCompiler compiles reader programs; records are memoized per
-// (writer record, reader message) so recursive types terminate.
+// readerCompiler compiles reader programs from a writer schema and the
+// reader's plan; records are memoized per (writer record, reader message)
+// so recursive types terminate.
 type readerCompiler struct {
 	opts    Options
-	enc     *compiler
 	records map[recordKey]*decRecord
 }
 
 type recordKey struct {
-	w  *avro.RecordSchema
-	md protoreflect.MessageDescriptor
+	w *avroschema.Node
+	p *msgPlan
 }
 
-// compileReader builds the reader program of md for data written with writer.
-func compileReader(writer avro.Schema, md protoreflect.MessageDescriptor, o Options) (*decRecord, error) {
-	rc := &readerCompiler{
-		opts:    o,
-		enc:     &compiler{opts: o, msgs: map[protoreflect.MessageDescriptor]*encMsg{}, enums: map[protoreflect.EnumDescriptor]*enumTable{}},
-		records: map[recordKey]*decRecord{},
+// compileReader builds the reader program of plan p for data written with writer.
+func compileReader(writer *avroschema.Node, p *msgPlan, o Options) (*decRecord, error) {
+	rc := &readerCompiler{opts: o, records: map[recordKey]*decRecord{}}
+	w := writer.Deref()
+	if w.Type != avroschema.Record {
+		return nil, fmt.Errorf("%w: writer schema is a %s, not a record", ErrIncompatible, w.Type)
 	}
-	w, ok := deref(writer).(*avro.RecordSchema)
-	if !ok {
-		return nil, fmt.Errorf("%w: writer schema is a %s, not a record", ErrIncompatible, writer.Type())
-	}
-	return rc.record(w, md, false)
+	return rc.record(w, p)
 }
 
-func deref(s avro.Schema) avro.Schema {
-	if r, ok := s.(*avro.RecordSchema); ok {
-		return r
-	}
-	if r, ok := s.(*avro.RefSchema); ok {
-		return r.Schema()
-	}
-	return s
-}
-
-// record compiles a writer record against a reader message. entry marks map
-// entries of the default profile, whose value is never null.
-func (rc *readerCompiler) record(w *avro.RecordSchema, md protoreflect.MessageDescriptor, entry bool) (*decRecord, error) {
-	k := recordKey{w, md}
+// record compiles a writer record against a reader message's plan.
+func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, error) {
+	k := recordKey{w, p}
 	if r, ok := rc.records[k]; ok {
 		return r, nil
 	}
-	if w.Name() != string(md.Name()) {
-		return nil, fmt.Errorf("%w: writer record %s cannot be read as message %s", ErrIncompatible, w.FullName(), md.FullName())
+	if simpleName(w.Name) != p.name {
+		return nil, fmt.Errorf("%w: writer record %s cannot be read as message %s", ErrIncompatible, w.Name, p.desc.FullName())
 	}
-	r := &decRecord{name: string(md.Name()), fields: make([]decField, len(w.Fields()))}
+	r := &decRecord{name: p.name, fields: make([]decField, len(w.Fields))}
 	rc.records[k] = r
-	seen := map[protoreflect.FieldDescriptor]bool{}
-	for i, wf := range w.Fields() {
-		df := decField{name: wf.Name()}
-		fd := md.Fields().ByName(protoreflect.Name(wf.Name()))
-		if fd == nil {
-			df.skip = wf.Type()
+	seen := make([]bool, len(p.fields))
+	for i := range w.Fields {
+		wf := &w.Fields[i]
+		df := decField{name: wf.Name}
+		fi := p.byName(wf.Name)
+		if fi < 0 {
+			df.skip = wf.Type
 			r.fields[i] = df
 			continue
 		}
-		seen[fd] = true
-		f, err := rc.enc.field(fd)
-		if err != nil {
-			return nil, err
-		}
-		if entry {
-			f.mode = modeImplicit
-			f.absent = nil
-		}
-		df.tag, df.num, df.oneof = fieldTag(fd), fd.Number(), -1
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+		f := &p.fields[fi]
+		seen[fi] = true
+		df.tag, df.num, df.oneof = f.tag, f.num, -1
+		if od := f.fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 			df.oneof = od.Index()
 		}
-		if df.dec, err = rc.field(wf.Type(), fd, &f); err != nil {
-			return nil, fmt.Errorf("field %s.%s: %w", md.FullName(), fd.Name(), err)
+		var err error
+		if df.dec, err = rc.field(wf.Type, f); err != nil {
+			return nil, fmt.Errorf("field %s.%s: %w", p.desc.FullName(), f.name, err)
 		}
-		if f.mode == modeImplicit && fd.Message() == nil && !entry && !md.IsMapEntry() {
-			// Map entries keep zero keys and values, as proto.Marshal writes them.
-			df.dropIfDefault = rc.defaultWire(fd)
-		}
+		df.dropIfDefault = f.dropWire
 		r.fields[i] = df
 	}
 	r.order = fieldOrder(r.fields)
@@ -202,148 +180,85 @@ func (rc *readerCompiler) record(w *avro.RecordSchema, md protoreflect.MessageDe
 	}
 	// Reader fields the writer lacks take their defaults; a required field
 	// has none.
-	for i := range md.Fields().Len() {
-		fd := md.Fields().Get(i)
-		if !seen[fd] && fd.Cardinality() == protoreflect.Required {
-			return nil, fmt.Errorf("%w: required field %s is missing from writer record %s", ErrIncompatible, fd.FullName(), w.FullName())
+	for i := range p.fields {
+		if !seen[i] && p.fields[i].mode == modeRequired {
+			return nil, fmt.Errorf("%w: required field %s is missing from writer record %s", ErrIncompatible, p.fields[i].fd.FullName(), w.Name)
 		}
 	}
 	return r, nil
 }
 
-// defaultWire is the wire encoding (tag and value) of an implicit field's
-// default: the zero value, or under the Java profile the proto default.
-func (rc *readerCompiler) defaultWire(fd protoreflect.FieldDescriptor) []byte {
-	dv := zeroValue(fd)
-	if rc.opts.Profile == JavaProfile {
-		dv = fd.Default()
-	}
-	b := protowire.AppendTag(nil, fd.Number(), wireType(fd))
-	return appendWireValue(b, fd, dv)
-}
-
-// fieldTag is the tag of one (unpacked) value of fd.
-func fieldTag(fd protoreflect.FieldDescriptor) uint64 {
-	return protowire.EncodeTag(fd.Number(), wireType(fd))
-}
-
-func wireType(fd protoreflect.FieldDescriptor) protowire.Type {
-	switch fd.Kind() {
-	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
-		return protowire.Fixed32Type
-	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
-		return protowire.Fixed64Type
-	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind:
-		return protowire.BytesType
-	case protoreflect.GroupKind:
-		return protowire.StartGroupType
-	}
-	return protowire.VarintType
-}
-
-// appendWireValue writes a scalar protoreflect value in wire form (no tag).
-func appendWireValue(b []byte, fd protoreflect.FieldDescriptor, v protoreflect.Value) []byte {
-	switch fd.Kind() {
-	case protoreflect.BoolKind:
-		return protowire.AppendVarint(b, protowire.EncodeBool(v.Bool()))
-	case protoreflect.EnumKind:
-		return protowire.AppendVarint(b, uint64(v.Enum()))
-	case protoreflect.Int32Kind, protoreflect.Int64Kind:
-		return protowire.AppendVarint(b, uint64(v.Int()))
-	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
-		return protowire.AppendVarint(b, protowire.EncodeZigZag(v.Int()))
-	case protoreflect.Uint32Kind, protoreflect.Uint64Kind:
-		return protowire.AppendVarint(b, v.Uint())
-	case protoreflect.Sfixed32Kind:
-		return protowire.AppendFixed32(b, uint32(v.Int()))
-	case protoreflect.Fixed32Kind:
-		return protowire.AppendFixed32(b, uint32(v.Uint()))
-	case protoreflect.Sfixed64Kind:
-		return protowire.AppendFixed64(b, uint64(v.Int()))
-	case protoreflect.Fixed64Kind:
-		return protowire.AppendFixed64(b, v.Uint())
-	case protoreflect.FloatKind:
-		return protowire.AppendFixed32(b, math.Float32bits(float32(v.Float())))
-	case protoreflect.DoubleKind:
-		return protowire.AppendFixed64(b, math.Float64bits(v.Float()))
-	case protoreflect.StringKind:
-		return protowire.AppendString(b, v.String())
-	case protoreflect.BytesKind:
-		return protowire.AppendBytes(b, v.Bytes())
-	}
-	return b
-}
+// simpleName returns the last part of an Avro full name.
+func simpleName(full string) string { return full[strings.LastIndexByte(full, '.')+1:] }
 
 // field compiles the writer type of a field against the reader field.
-func (rc *readerCompiler) field(w avro.Schema, fd protoreflect.FieldDescriptor, f *encField) (valueDec, error) {
-	w = deref(w)
+func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, error) {
+	w = w.Deref()
 	switch f.mode {
 	case modeList:
-		wa, ok := w.(*avro.ArraySchema)
-		if !ok {
+		if w.Type != avroschema.Array {
 			return nil, incompatible(w, "an array")
 		}
-		item, err := rc.value(wa.Items(), fd, &f.val)
+		item, err := rc.value(w.Items, f.num, &f.val)
 		if err != nil {
 			return nil, err
 		}
-		return listDec(fd, item, f.packed && fd.IsPacked(), minSize(wa.Items())), nil
+		return listDec(f.tag, item, f.packedOut, minSize(w.Items)), nil
 	case modeMap:
-		wm, ok := w.(*avro.MapSchema)
-		if !ok {
+		if w.Type != avroschema.Map {
 			return nil, incompatible(w, "a map")
 		}
-		val, err := rc.value(wm.Values(), fd.MapValue(), &f.val)
+		val, err := rc.value(w.Values, 2, &f.val)
 		if err != nil {
 			return nil, err
 		}
-		return mapDec(fd, val, 1+minSize(wm.Values())), nil
+		return mapDec(f, val, 1+minSize(w.Values)), nil
 	case modeEntries:
-		wa, ok := w.(*avro.ArraySchema)
-		if !ok {
+		if w.Type != avroschema.Array {
 			return nil, incompatible(w, "an array of map entries")
 		}
-		wr, ok := deref(wa.Items()).(*avro.RecordSchema)
-		if !ok {
-			return nil, incompatible(wa.Items(), "a map entry record")
+		wr := w.Items.Deref()
+		if wr.Type != avroschema.Record {
+			return nil, incompatible(wr, "a map entry record")
 		}
-		rec, err := rc.record(wr, fd.Message(), rc.opts.Profile != JavaProfile)
+		rec, err := rc.record(wr, f.entry)
 		if err != nil {
 			return nil, err
 		}
-		tag := protowire.EncodeTag(fd.Number(), protowire.BytesType)
-		return listDec(fd, func(st *decState, dst []byte, _ uint64) ([]byte, error) {
+		tag := f.tag
+		return listDec(tag, func(st *decState, dst []byte, _ uint64) ([]byte, error) {
 			return st.nested(dst, tag, rec)
 		}, false, minSize(wr)), nil
 	}
-	return rc.value(w, fd, &f.val)
+	return rc.value(w, f.num, &f.val)
 }
 
-func incompatible(w avro.Schema, want string) error {
-	return fmt.Errorf("%w: writer type %s cannot be read as %s", ErrIncompatible, w.Type(), want)
+func incompatible(w *avroschema.Node, want string) error {
+	return fmt.Errorf("%w: writer type %s cannot be read as %s", ErrIncompatible, w.Type, want)
 }
 
 // minSize is the least number of bytes a value of the writer type takes: 0
 // if it can be empty (null, fixed(0), a record of such values), else 1.
-func minSize(s avro.Schema) int {
+func minSize(s *avroschema.Node) int {
 	if canBeEmpty(s, 0) {
 		return 0
 	}
 	return 1
 }
 
-func canBeEmpty(s avro.Schema, depth int) bool {
-	switch t := deref(s).(type) {
-	case *avro.NullSchema:
+func canBeEmpty(s *avroschema.Node, depth int) bool {
+	t := s.Deref()
+	switch t.Type {
+	case avroschema.Null:
 		return true
-	case *avro.FixedSchema:
-		return t.Size() == 0
-	case *avro.RecordSchema:
+	case avroschema.Fixed:
+		return t.Size == 0
+	case avroschema.Record:
 		if depth > 32 {
 			return false // a record holding itself without a union has no finite value
 		}
-		for _, f := range t.Fields() {
-			if !canBeEmpty(f.Type(), depth+1) {
+		for i := range t.Fields {
+			if !canBeEmpty(t.Fields[i].Type, depth+1) {
 				return false
 			}
 		}
@@ -352,17 +267,11 @@ func canBeEmpty(s avro.Schema, depth int) bool {
 	return false
 }
 
-// listDec reads an Avro array into a repeated field, packed or not. Every
-// item takes at least minItemSize bytes.
-func listDec(fd protoreflect.FieldDescriptor, item valueDec, packed bool, minItemSize int) valueDec {
-	tag := protowire.EncodeTag(fd.Number(), wireType(fd))
-	if fd.IsMap() || fd.Message() != nil {
-		tag = protowire.EncodeTag(fd.Number(), protowire.BytesType)
-		if fd.Kind() == protoreflect.GroupKind {
-			tag = protowire.EncodeTag(fd.Number(), protowire.StartGroupType)
-		}
-	}
-	packedTag := protowire.EncodeTag(fd.Number(), protowire.BytesType)
+// listDec reads an Avro array into a repeated field with the given tag (of
+// one element), packed or not. Every item takes at least minItemSize bytes.
+func listDec(tag uint64, item valueDec, packed bool, minItemSize int) valueDec {
+	num, _ := protowire.DecodeTag(tag)
+	packedTag := protowire.EncodeTag(num, protowire.BytesType)
 	return func(st *decState, dst []byte, _ uint64) ([]byte, error) {
 		start := -1
 		if packed {
@@ -403,14 +312,10 @@ func listDec(fd protoreflect.FieldDescriptor, item valueDec, packed bool, minIte
 // mapDec reads an Avro map into a map field: each entry becomes an entry
 // message with the key (parsed back from text for non-string keys) and value.
 // Every entry takes at least minEntrySize bytes.
-func mapDec(fd protoreflect.FieldDescriptor, val valueDec, minEntrySize int) valueDec {
-	tag := protowire.EncodeTag(fd.Number(), protowire.BytesType)
-	key := fd.MapKey()
-	vfd := fd.MapValue()
-	valTag := protowire.EncodeTag(2, wireType(vfd))
-	if vfd.Message() != nil {
-		valTag = protowire.EncodeTag(2, protowire.BytesType)
-	}
+func mapDec(f *fieldPlan, val valueDec, minEntrySize int) valueDec {
+	tag := f.tag
+	key := f.key
+	valTag := protowire.EncodeTag(2, f.val.wt)
 	return func(st *decState, dst []byte, _ uint64) ([]byte, error) {
 		for {
 			n, err := st.r.blockCount(minEntrySize)
@@ -442,47 +347,47 @@ func mapDec(fd protoreflect.FieldDescriptor, val valueDec, minEntrySize int) val
 }
 
 // appendMapKey writes field 1 of a map entry from the Avro map key.
-func appendMapKey(dst []byte, fd protoreflect.FieldDescriptor, k []byte, off int) ([]byte, error) {
+func appendMapKey(dst []byte, key *valuePlan, k []byte, off int) ([]byte, error) {
 	if !utf8.Valid(k) {
 		return dst, dataErr(ErrMalformed, off, "map key is not valid UTF-8")
 	}
-	if fd.Kind() == protoreflect.StringKind {
+	if key.kind == vString {
 		dst = protowire.AppendTag(dst, 1, protowire.BytesType)
 		return protowire.AppendBytes(dst, k), nil
 	}
 	s := string(k)
 	var v protoreflect.Value
 	var err error
-	switch fd.Kind() {
-	case protoreflect.BoolKind:
+	switch key.kind {
+	case vBool:
 		var b bool
 		b, err = strconv.ParseBool(s)
 		if s != "true" && s != "false" {
 			err = strconv.ErrSyntax
 		}
 		v = protoreflect.ValueOfBool(b)
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+	case vInt32, vSint32, vSfixed32:
 		var x int64
 		x, err = strconv.ParseInt(s, 10, 32)
 		v = protoreflect.ValueOfInt32(int32(x))
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+	case vInt64, vSint64, vSfixed64:
 		var x int64
 		x, err = strconv.ParseInt(s, 10, 64)
 		v = protoreflect.ValueOfInt64(x)
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+	case vUint32, vFixed32:
 		var x uint64
 		x, err = strconv.ParseUint(s, 10, 32)
 		v = protoreflect.ValueOfUint32(uint32(x))
-	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+	default: // uint64 and fixed64, whatever the Uint64 mapping
 		var x uint64
 		x, err = strconv.ParseUint(s, 10, 64)
 		v = protoreflect.ValueOfUint64(x)
 	}
 	if err != nil {
-		return dst, dataErr(ErrMalformed, off, "map key %q is not a %v", s, fd.Kind())
+		return dst, dataErr(ErrMalformed, off, "map key %q is not a %v", s, key.kind)
 	}
-	dst = protowire.AppendTag(dst, 1, wireType(fd))
-	return appendWireValue(dst, fd, v), nil
+	dst = protowire.AppendVarint(dst, protowire.EncodeTag(1, key.wt))
+	return appendWireValue(dst, key, v), nil
 }
 
 // fixLength writes the length of the bytes after the one-byte placeholder at
@@ -592,24 +497,19 @@ func (st *decState) recordReordered(dst []byte, rec *decRecord) ([]byte, error) 
 }
 
 // value compiles a writer type against one reader value (a singular field,
-// a list element or a map value). tag passed at run time overrides fd's tag
-// for packed elements (0) and map values (field 2).
-func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, v *encValue) (valueDec, error) {
-	w = deref(w)
-	defTag := protowire.EncodeTag(fd.Number(), wireType(fd))
-	if fd.Message() != nil {
-		defTag = protowire.EncodeTag(fd.Number(), protowire.BytesType)
-		if fd.Kind() == protoreflect.GroupKind {
-			defTag = protowire.EncodeTag(fd.Number(), protowire.StartGroupType)
-		}
-	}
-	if u, ok := w.(*avro.UnionSchema); ok {
-		branches := make([]valueDec, len(u.Types()))
-		for i, bt := range u.Types() {
-			if bt.Type() == avro.Null {
+// a list element or a map value) of field number num. tag passed at run time
+// overrides the value's own tag for packed elements (0) and map values
+// (field 2).
+func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *valuePlan) (valueDec, error) {
+	w = w.Deref()
+	defTag := protowire.EncodeTag(num, v.wt)
+	if w.Type == avroschema.Union {
+		branches := make([]valueDec, len(w.Branches))
+		for i, bt := range w.Branches {
+			if bt.Type == avroschema.Null {
 				continue // null: the field stays unset
 			}
-			d, err := rc.value(bt, fd, v)
+			d, err := rc.value(bt, num, v)
 			if err != nil {
 				// Resolution fails only if the writer actually uses this branch.
 				msg := err.Error()
@@ -658,11 +558,10 @@ func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, 
 	}
 	switch v.kind {
 	case vMessage:
-		wr, ok := w.(*avro.RecordSchema)
-		if !ok {
-			return nil, incompatible(w, "record "+string(fd.Message().FullName()))
+		if w.Type != avroschema.Record {
+			return nil, incompatible(w, "record "+string(v.msg.desc.FullName()))
 		}
-		rec, err := rc.record(wr, fd.Message(), false)
+		rec, err := rc.record(w, v.msg)
 		if err != nil {
 			return nil, err
 		}
@@ -675,13 +574,12 @@ func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, 
 	case vTimestamp:
 		return timestampDec(w, v, defTag)
 	case vWrapper:
-		vfd := fd.Message().Fields().ByNumber(1)
-		inner, err := rc.scalar(w, vfd, v.inner)
+		inner, err := rc.scalar(w, 1, v.inner)
 		if err != nil {
 			return nil, err
 		}
 		// The wrapped value has implicit presence: a zero value is omitted.
-		zero := appendWireValue(protowire.AppendTag(nil, 1, wireType(vfd)), vfd, zeroValue(vfd))
+		zero := append(protowire.AppendVarint(nil, protowire.EncodeTag(1, v.inner.wt)), zeroWire(v.inner)...)
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 			if tag == 0 {
 				tag = defTag
@@ -699,15 +597,16 @@ func (rc *readerCompiler) value(w avro.Schema, fd protoreflect.FieldDescriptor, 
 			return fixLength(dst, start), nil
 		}, nil
 	}
-	return rc.scalar(w, fd, v)
+	return rc.scalar(w, num, v)
 }
 
-// scalar compiles a writer primitive or enum against a scalar reader field.
-// The tag given at run time carries the field number; its wire type bits are
-// replaced by fd's. A tag of 0 writes the value alone (packed).
-func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor, v *encValue) (valueDec, error) {
-	own := protowire.EncodeTag(fd.Number(), wireType(fd))
-	wt := uint64(wireType(fd))
+// scalar compiles a writer primitive or enum against a scalar reader value
+// of field number num. The tag given at run time carries the field number;
+// its wire type bits are replaced by the value's. A tag of 0 writes the value
+// alone (packed).
+func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *valuePlan) (valueDec, error) {
+	own := protowire.EncodeTag(num, v.wt)
+	wt := uint64(v.wt)
 	emit := func(dst []byte, tag uint64) []byte {
 		if tag == 0 {
 			return dst
@@ -717,16 +616,14 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 		}
 		return protowire.AppendVarint(dst, tag&^7|wt)
 	}
-	// packedTag marks list elements written without a tag.
 	if v.kind == vEnum {
-		we, ok := w.(*avro.EnumSchema)
-		if !ok {
-			return nil, incompatible(w, "enum "+string(fd.Enum().FullName()))
+		if w.Type != avroschema.Enum {
+			return nil, incompatible(w, "enum "+string(v.enum.desc.FullName()))
 		}
-		ed := fd.Enum()
-		numbers := make([]int32, len(we.Symbols()))
-		def := int32(ed.Values().Get(0).Number())
-		for i, sym := range we.Symbols() {
+		ed := v.enum.desc
+		numbers := make([]int32, len(w.Symbols))
+		def := v.enum.numbers[0]
+		for i, sym := range w.Symbols {
 			if ev := ed.Values().ByName(protoreflect.Name(sym)); ev != nil {
 				numbers[i] = int32(ev.Number())
 			} else {
@@ -746,15 +643,15 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 			return protowire.AppendVarint(dst, uint64(int64(numbers[i]))), nil
 		}, nil
 	}
-	wt0 := w.Type()
-	rt := readerAvroType(v)
+	wt0 := w.Type
+	rt := v.avroType()
 	if !promotable(wt0, rt) {
-		return nil, incompatible(w, string(rt))
+		return nil, incompatible(w, rt.String())
 	}
-	kind := fd.Kind()
-	if d := fastScalar(wt0, kind, v, own, wt); d != nil {
+	if d := fastScalar(wt0, v, own, wt); d != nil {
 		return d, nil
 	}
+	kind := v.kind
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 		off := st.r.pos
 		var (
@@ -764,26 +661,26 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 			err error
 		)
 		switch wt0 {
-		case avro.Boolean:
+		case avroschema.Boolean:
 			var x bool
 			x, err = st.r.boolean()
 			if x {
 				i = 1
 			}
-		case avro.Int:
+		case avroschema.Int:
 			var x int32
 			x, err = st.r.int()
 			i, f = int64(x), float64(x)
-		case avro.Long:
+		case avroschema.Long:
 			i, err = st.r.long()
 			f = float64(i)
-		case avro.Float:
+		case avroschema.Float:
 			var x float32
 			x, err = st.r.float()
 			f = float64(x)
-		case avro.Double:
+		case avroschema.Double:
 			f, err = st.r.double()
-		case avro.String, avro.Bytes:
+		case avroschema.String, avroschema.Bytes:
 			b, err = st.r.bytes()
 		}
 		if err != nil {
@@ -791,47 +688,45 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 		}
 		dst = emit(dst, tag)
 		switch kind {
-		case protoreflect.BoolKind:
+		case vBool, vInt64:
 			return protowire.AppendVarint(dst, uint64(i)), nil
-		case protoreflect.Int32Kind:
+		case vInt32:
 			return protowire.AppendVarint(dst, uint64(int64(int32(i)))), nil
-		case protoreflect.Int64Kind:
-			return protowire.AppendVarint(dst, uint64(i)), nil
-		case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		case vSint32, vSint64:
 			return protowire.AppendVarint(dst, protowire.EncodeZigZag(i)), nil
-		case protoreflect.Sfixed32Kind:
+		case vSfixed32:
 			return protowire.AppendFixed32(dst, uint32(i)), nil
-		case protoreflect.Sfixed64Kind:
+		case vSfixed64:
 			return protowire.AppendFixed64(dst, uint64(i)), nil
-		case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		case vUint32, vFixed32:
 			if !v.java32 && (i < 0 || i > math.MaxUint32) {
 				return dst, dataErr(ErrOutOfRange, off, "%d does not fit %v", i, kind)
 			}
-			if kind == protoreflect.Fixed32Kind {
+			if kind == vFixed32 {
 				return protowire.AppendFixed32(dst, uint32(i)), nil
 			}
 			return protowire.AppendVarint(dst, uint64(uint32(i))), nil
-		case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		case vUint64, vFixed64, vUint64Dec, vFixed64Dec:
 			u := uint64(i)
-			if v.kind == vUint64Dec || v.kind == vFixed64Dec {
+			if kind == vUint64Dec || kind == vFixed64Dec {
 				if u, err = decimalUint64(b, off); err != nil {
 					return dst, err
 				}
 			}
-			if kind == protoreflect.Fixed64Kind {
+			if v.wt == protowire.Fixed64Type {
 				return protowire.AppendFixed64(dst, u), nil
 			}
 			return protowire.AppendVarint(dst, u), nil
-		case protoreflect.FloatKind:
+		case vFloat:
 			return protowire.AppendFixed32(dst, math.Float32bits(float32(f))), nil
-		case protoreflect.DoubleKind:
+		case vDouble:
 			return protowire.AppendFixed64(dst, math.Float64bits(f)), nil
-		case protoreflect.StringKind:
+		case vString:
 			if !utf8.Valid(b) {
 				return dst, dataErr(ErrMalformed, off, "string is not valid UTF-8")
 			}
 			return protowire.AppendBytes(dst, b), nil
-		case protoreflect.BytesKind:
+		case vBytes:
 			return protowire.AppendBytes(dst, b), nil
 		}
 		return dst, dataErr(ErrMalformed, off, "internal error: kind %v", kind)
@@ -840,52 +735,48 @@ func (rc *readerCompiler) scalar(w avro.Schema, fd protoreflect.FieldDescriptor,
 
 // fastScalar returns a specialised decoder for the common cases where the
 // writer type is the reader's own, or nil.
-func fastScalar(w avro.Type, kind protoreflect.Kind, v *encValue, own, wt uint64) valueDec {
+func fastScalar(w avroschema.Type, v *valuePlan, own, wt uint64) valueDec {
 	tagged := func(dst []byte, tag uint64) []byte { return appendFieldTag(dst, tag, own, wt) }
+	k := v.kind
 	switch {
-	case (w == avro.Long && (kind == protoreflect.Int64Kind || (kind == protoreflect.Uint64Kind && v.kind == vUint64))) ||
-		(w == avro.Int && kind == protoreflect.Int32Kind) || (w == avro.Int && kind == protoreflect.EnumKind):
+	case (w == avroschema.Long && (k == vInt64 || k == vUint64)) || (w == avroschema.Int && k == vInt32):
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 			off := st.r.pos
 			x, err := st.r.long()
 			if err != nil {
 				return dst, err
 			}
-			if w == avro.Int && (x < math.MinInt32 || x > math.MaxInt32) {
+			if w == avroschema.Int && (x < math.MinInt32 || x > math.MaxInt32) {
 				return dst, dataErr(ErrMalformed, off, "int %d out of 32-bit range", x)
 			}
 			return protowire.AppendVarint(tagged(dst, tag), uint64(x)), nil
 		}
-	case (w == avro.Long && kind == protoreflect.Sint64Kind) || (w == avro.Int && kind == protoreflect.Sint32Kind):
+	case (w == avroschema.Long && k == vSint64) || (w == avroschema.Int && k == vSint32):
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 			off := st.r.pos
 			x, err := st.r.long()
 			if err != nil {
 				return dst, err
 			}
-			if w == avro.Int && (x < math.MinInt32 || x > math.MaxInt32) {
+			if w == avroschema.Int && (x < math.MinInt32 || x > math.MaxInt32) {
 				return dst, dataErr(ErrMalformed, off, "int %d out of 32-bit range", x)
 			}
 			return protowire.AppendVarint(tagged(dst, tag), protowire.EncodeZigZag(x)), nil
 		}
-	case w == avro.Float && kind == protoreflect.FloatKind:
+	case (w == avroschema.Float && k == vFloat) || (w == avroschema.Double && k == vDouble):
+		size := 4
+		if w == avroschema.Double {
+			size = 8
+		}
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			b, err := st.r.fixed(4)
+			b, err := st.r.fixed(size)
 			if err != nil {
 				return dst, err
 			}
 			return append(tagged(dst, tag), b...), nil // both little-endian IEEE 754
 		}
-	case w == avro.Double && kind == protoreflect.DoubleKind:
-		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			b, err := st.r.fixed(8)
-			if err != nil {
-				return dst, err
-			}
-			return append(tagged(dst, tag), b...), nil
-		}
-	case (w == avro.Bytes || w == avro.String) && (kind == protoreflect.BytesKind || kind == protoreflect.StringKind):
-		check := kind == protoreflect.StringKind
+	case (w == avroschema.Bytes || w == avroschema.String) && (k == vBytes || k == vString):
+		check := k == vString
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 			off := st.r.pos
 			b, err := st.r.bytes()
@@ -916,54 +807,22 @@ func appendFieldTag(dst []byte, tag, own, wt uint64) []byte {
 	return protowire.AppendVarint(dst, tag)
 }
 
-// readerAvroType is the Avro type the reader's mapping gives a value.
-func readerAvroType(v *encValue) avro.Type {
-	switch v.kind {
-	case vBool:
-		return avro.Boolean
-	case vInt32, vSint32, vSfixed32:
-		return avro.Int
-	case vUint32, vFixed32:
-		if v.java32 {
-			return avro.Int
-		}
-		return avro.Long
-	case vUint64Dec, vFixed64Dec:
-		return avro.Bytes
-	case vFloat:
-		return avro.Float
-	case vDouble:
-		return avro.Double
-	case vString:
-		return avro.String
-	case vBytes:
-		return avro.Bytes
-	case vEnum:
-		return avro.Enum
-	case vMessage:
-		return avro.Record
-	case vWrapper:
-		return readerAvroType(v.inner)
-	}
-	return avro.Long
-}
-
 // promotable reports whether Avro resolves writer type w to reader type r.
-func promotable(w, r avro.Type) bool {
+func promotable(w, r avroschema.Type) bool {
 	if w == r {
 		return true
 	}
 	switch w {
-	case avro.Int:
-		return r == avro.Long || r == avro.Float || r == avro.Double
-	case avro.Long:
-		return r == avro.Float || r == avro.Double
-	case avro.Float:
-		return r == avro.Double
-	case avro.String:
-		return r == avro.Bytes
-	case avro.Bytes:
-		return r == avro.String
+	case avroschema.Int:
+		return r == avroschema.Long || r == avroschema.Float || r == avroschema.Double
+	case avroschema.Long:
+		return r == avroschema.Float || r == avroschema.Double
+	case avroschema.Float:
+		return r == avroschema.Double
+	case avroschema.String:
+		return r == avroschema.Bytes
+	case avroschema.Bytes:
+		return r == avroschema.String
 	}
 	return false
 }
@@ -991,20 +850,20 @@ func decimalUint64(b []byte, off int) (uint64, error) {
 
 // timestampDec reads a long (in the writer's timestamp unit, or the
 // reader's when the writer has no logical type) into a Timestamp message.
-func timestampDec(w avro.Schema, v *encValue, defTag uint64) (valueDec, error) {
-	if w.Type() != avro.Long && w.Type() != avro.Int {
+func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
+	if w.Type != avroschema.Long && w.Type != avroschema.Int {
 		return nil, incompatible(w, "a timestamp long")
 	}
 	prec := v.tsPrec
-	switch logicalTypeOf(w) {
-	case avro.TimestampMillis, avro.LocalTimestampMillis:
+	switch w.Logical {
+	case "timestamp-millis", "local-timestamp-millis":
 		prec = TimestampMillis
-	case avro.TimestampMicros, avro.LocalTimestampMicros:
+	case "timestamp-micros", "local-timestamp-micros":
 		prec = TimestampMicros
-	case timestampNanos, "local-timestamp-nanos":
+	case "timestamp-nanos", "local-timestamp-nanos":
 		prec = TimestampNanos
 	}
-	isInt := w.Type() == avro.Int
+	isInt := w.Type == avroschema.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 		var x int64
 		var err error
@@ -1035,124 +894,77 @@ func timestampDec(w avro.Schema, v *encValue, defTag uint64) (valueDec, error) {
 	}, nil
 }
 
-// logicalTypeOf returns the logical type of a primitive schema, including
-// the ones hamba/avro does not model (it keeps them as a "logicalType"
-// property), such as timestamp-nanos.
-func logicalTypeOf(s avro.Schema) avro.LogicalType {
-	p, ok := s.(*avro.PrimitiveSchema)
-	if !ok {
-		return ""
-	}
-	if l := p.Logical(); l != nil {
-		return l.Type()
-	}
-	if lt, ok := p.Prop("logicalType").(string); ok {
-		return avro.LogicalType(lt)
-	}
-	return ""
-}
-
 // logicalSignature lists the logical types of a schema's primitives in
 // order: with the canonical form (which strips them), it tells whether two
 // schemas read the same.
-func logicalSignature(s avro.Schema) string {
+func logicalSignature(n *avroschema.Node) string {
 	var sb strings.Builder
-	seen := map[string]bool{}
-	var walk func(s avro.Schema)
-	walk = func(s avro.Schema) {
-		switch t := s.(type) {
-		case *avro.PrimitiveSchema:
-			if lt := logicalTypeOf(t); lt != "" {
-				sb.WriteString(string(lt))
-				if d, ok := t.Logical().(*avro.DecimalLogicalSchema); ok {
-					fmt.Fprintf(&sb, "(%d,%d)", d.Precision(), d.Scale())
-				}
+	n.Walk(func(t *avroschema.Node) {
+		if t.Type.Primitive() {
+			sb.WriteString(t.Logical)
+			if t.Logical == "decimal" {
+				fmt.Fprintf(&sb, "(%d,%d)", t.Precision, t.Scale)
 			}
 			sb.WriteByte(';')
-		case *avro.RecordSchema:
-			if seen[t.FullName()] {
-				return
-			}
-			seen[t.FullName()] = true
-			for _, f := range t.Fields() {
-				walk(f.Type())
-			}
-		case *avro.ArraySchema:
-			walk(t.Items())
-		case *avro.MapSchema:
-			walk(t.Values())
-		case *avro.UnionSchema:
-			for _, u := range t.Types() {
-				walk(u)
-			}
-		case *avro.RefSchema:
-			walk(t.Schema())
 		}
-	}
-	walk(s)
+	})
 	return sb.String()
 }
 
 // skipValue skips one writer value the reader has no field for.
-func skipValue(st *decState, s avro.Schema) error {
-	s = deref(s)
-	switch t := s.(type) {
-	case *avro.NullSchema:
+func skipValue(st *decState, s *avroschema.Node) error {
+	t := s.Deref()
+	var err error
+	switch t.Type {
+	case avroschema.Null:
 		return nil
-	case *avro.PrimitiveSchema:
-		var err error
-		switch t.Type() {
-		case avro.Boolean:
-			_, err = st.r.fixed(1)
-		case avro.Int, avro.Long:
-			_, err = st.r.long()
-		case avro.Float:
-			_, err = st.r.fixed(4)
-		case avro.Double:
-			_, err = st.r.fixed(8)
-		case avro.String, avro.Bytes:
-			_, err = st.r.bytes()
-		}
-		return err
-	case *avro.FixedSchema:
-		_, err := st.r.fixed(t.Size())
-		return err
-	case *avro.EnumSchema:
-		_, err := st.r.long()
-		return err
-	case *avro.UnionSchema:
+	case avroschema.Boolean:
+		_, err = st.r.fixed(1)
+	case avroschema.Int, avroschema.Long, avroschema.Enum:
+		_, err = st.r.long()
+	case avroschema.Float:
+		_, err = st.r.fixed(4)
+	case avroschema.Double:
+		_, err = st.r.fixed(8)
+	case avroschema.String, avroschema.Bytes:
+		_, err = st.r.bytes()
+	case avroschema.Fixed:
+		_, err = st.r.fixed(t.Size)
+	case avroschema.Union:
 		off := st.r.pos
 		i, err := st.r.long()
 		if err != nil {
 			return err
 		}
-		if i < 0 || i >= int64(len(t.Types())) {
-			return dataErr(ErrMalformed, off, "union index %d of %d branches", i, len(t.Types()))
+		if i < 0 || i >= int64(len(t.Branches)) {
+			return dataErr(ErrMalformed, off, "union index %d of %d branches", i, len(t.Branches))
 		}
-		return skipValue(st, t.Types()[i])
-	case *avro.RecordSchema:
+		return skipValue(st, t.Branches[i])
+	case avroschema.Record:
 		st.depth++
 		if st.depth > maxDepth {
 			return dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
 		}
-		for _, f := range t.Fields() {
-			if err := skipValue(st, f.Type()); err != nil {
-				return inField(err, f.Name())
+		for i := range t.Fields {
+			if err := skipValue(st, t.Fields[i].Type); err != nil {
+				return inField(err, t.Fields[i].Name)
 			}
 		}
 		st.depth--
 		return nil
-	case *avro.ArraySchema:
-		return skipBlocks(st, minSize(t.Items()), func() error { return skipValue(st, t.Items()) })
-	case *avro.MapSchema:
-		return skipBlocks(st, 1+minSize(t.Values()), func() error {
+	case avroschema.Array:
+		return skipBlocks(st, minSize(t.Items), func() error { return skipValue(st, t.Items) })
+	case avroschema.Map:
+		return skipBlocks(st, 1+minSize(t.Values), func() error {
 			if _, err := st.r.bytes(); err != nil {
 				return err
 			}
-			return skipValue(st, t.Values())
+			return skipValue(st, t.Values)
 		})
+	default:
+		return dataErr(ErrIncompatible, st.r.pos, "cannot skip a %s", t.Type)
 	}
-	return dataErr(ErrIncompatible, st.r.pos, "cannot skip a %s", s.Type())
+	return err
 }
 
 func skipBlocks(st *decState, minItemSize int, item func() error) error {
@@ -1208,6 +1020,9 @@ func (c *Codec) Unmarshal(data []byte, m proto.Message) error {
 	if err := c.check(m); err != nil {
 		return err
 	}
+	if isNilPointer(m) {
+		return fmt.Errorf("%w: cannot decode into a nil %T", ErrWrongType, m)
+	}
 	if d := c.directPlan(m); d.readable {
 		return c.unmarshalStruct(d.plan, data, m)
 	}
@@ -1237,7 +1052,7 @@ func unmarshal(c *Codec, rec *decRecord, data []byte, m proto.Message) error {
 // concurrent use.
 type Resolver struct {
 	codec  *Codec
-	writer avro.Schema
+	writer *Schema
 	dec    *decRecord
 }
 
@@ -1245,8 +1060,11 @@ type Resolver struct {
 // Avro's schema resolution rules. It fails with ErrIncompatible when the
 // schemas cannot be resolved (a reader field without default missing from the
 // writer, a type that does not promote, a record of another name).
-func (c *Codec) Resolve(writer avro.Schema) (*Resolver, error) {
-	dec, err := compileReader(writer, c.schema.desc, c.opts)
+func (c *Codec) Resolve(writer *Schema) (*Resolver, error) {
+	if writer == nil {
+		return nil, fmt.Errorf("%w: nil writer schema", ErrIncompatible)
+	}
+	dec, err := compileReader(writer.root, c.schema.plan, c.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func splitTimestamp(x int64, prec TimestampPrecision) (int64, int64) {
 }
 
 // goScalar decodes one scalar into a settable Go value of the field's kind.
-func (st *decState) goScalar(v *encValue, fv reflect.Value) error {
+func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
 	off := st.r.pos
 	switch v.kind {
 	case vBool:
@@ -341,7 +341,7 @@ func newScalar(k reflect.Kind) unsafe.Pointer {
 
 // setScalar decodes one scalar and stores it at p, a Go value of kind k (the
 // generated struct's field, or the element of a pointer or slice).
-func (st *decState) setScalar(v *encValue, k reflect.Kind, p unsafe.Pointer) error {
+func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) error {
 	off := st.r.pos
 	switch k {
 	case reflect.Bool:

@@ -5,21 +5,23 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
-	"github.com/hamba/avro/v2"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protoavro/protoavro/internal/avroschema"
 )
 
-// Schema is the Avro schema derived from one protobuf message type under one
-// set of mapping options. It is immutable and safe for concurrent use; obtain
-// it from [Options.Schema].
+// Schema is an Avro schema: derived from one protobuf message type under one
+// set of mapping options (by [Options.Schema]), or parsed from JSON text (by
+// [ParseSchema]) such as the writer schema of a container file. It is
+// immutable and safe for concurrent use.
 type Schema struct {
-	desc      protoreflect.MessageDescriptor
-	opts      Options // mapping options; Cache is cleared
-	record    *avro.RecordSchema
-	named     []namedDef // every named type defined in record's tree
+	desc      protoreflect.MessageDescriptor // nil for parsed schemas
+	opts      Options                        // mapping options; Cache is cleared
+	plan      *msgPlan                       // nil for parsed schemas
+	root      *avroschema.Node
+	named     []namedDef // every named type defined in root's tree
 	canonical string
 	crc       uint64
 	sha       [32]byte
@@ -29,23 +31,27 @@ type Schema struct {
 // namedDef records one named Avro type of a schema tree and the protobuf
 // type it came from.
 type namedDef struct {
-	name   string
-	desc   protoreflect.Descriptor
-	schema avro.NamedSchema
+	name string
+	desc protoreflect.Descriptor
+	node *avroschema.Node
 }
 
-// Avro returns the schema in hamba/avro's model. Its top level is always a
-// record. Callers must not modify it.
-func (s *Schema) Avro() *avro.RecordSchema { return s.record }
-
-// Descriptor returns the message descriptor the schema was derived from.
+// Descriptor returns the message descriptor the schema was derived from, or
+// nil for a parsed schema.
 func (s *Schema) Descriptor() protoreflect.MessageDescriptor { return s.desc }
 
-// Options returns the mapping options the schema was derived with (with a nil Cache).
+// Options returns the mapping options the schema was derived with (with a
+// nil Cache); the zero Options for a parsed schema.
 func (s *Schema) Options() Options { return s.opts }
 
-// FullName returns the Avro full name of the top-level record.
-func (s *Schema) FullName() string { return s.record.FullName() }
+// FullName returns the Avro full name of the top-level type (a record for
+// every derived schema), or the type name of an unnamed one ("long").
+func (s *Schema) FullName() string {
+	if s.root.Type.Named() {
+		return s.root.Name
+	}
+	return s.root.Type.String()
+}
 
 // Canonical returns the schema's Parsing Canonical Form as defined by the
 // Avro specification: only the attributes that matter for parsing, in a fixed
@@ -66,48 +72,57 @@ func (s *Schema) String() string { return s.canonical }
 
 // MarshalJSON returns the full schema as compact JSON, with defaults, docs
 // and properties.
-func (s *Schema) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := writeSchemaJSON(&buf, s.record); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+func (s *Schema) MarshalJSON() ([]byte, error) { return s.root.JSON(), nil }
 
 // JSON returns the full schema as indented JSON (the content of an .avsc
 // file), ending with a newline.
 func (s *Schema) JSON() ([]byte, error) {
-	raw, err := s.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("protoavro: encode schema of %s: %w", s.desc.FullName(), err)
-	}
 	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return nil, fmt.Errorf("protoavro: indent schema of %s: %w", s.desc.FullName(), err)
+	if err := json.Indent(&buf, s.root.JSON(), "", "  "); err != nil {
+		return nil, fmt.Errorf("protoavro: indent schema of %s: %w", s.FullName(), err)
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
 }
 
-// newSchema wraps a derived record and computes its canonical form and fingerprints.
-func newSchema(md protoreflect.MessageDescriptor, o Options, rec *avro.RecordSchema, named []namedDef) *Schema {
+// ParseSchema parses Avro schema JSON text, such as the writer schema of a
+// container file or a schema registry's, for [Codec.Resolve]. The text is
+// untrusted: schemas over 16 MiB or nested over 256 levels are refused before
+// parsing. Errors wrap [ErrInvalidSchema].
+func ParseSchema(text []byte) (*Schema, error) {
+	n, err := avroschema.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+	}
+	return newSchema(nil, Options{}, nil, n, nil), nil
+}
+
+// readsAs reports whether data written with s reads as data written with
+// other: the same canonical form and the same logical types.
+func (s *Schema) readsAs(other *Schema) bool {
+	return s.canonical == other.canonical && logicalSignature(s.root) == logicalSignature(other.root)
+}
+
+// newSchema wraps a schema tree and computes its canonical form and fingerprints.
+func newSchema(md protoreflect.MessageDescriptor, o Options, p *msgPlan, root *avroschema.Node, named []namedDef) *Schema {
 	o.Cache = nil
 	o.UnknownEnums = 0
-	canon := CanonicalForm(rec)
-	crc := crc64Of(canon)
+	canon := root.Canonical()
 	return &Schema{
 		desc:      md,
 		opts:      o,
-		record:    rec,
+		plan:      p,
+		root:      root,
 		named:     named,
 		canonical: canon,
-		crc:       crc,
+		crc:       avroschema.Fingerprint64(canon),
 		sha:       sha256.Sum256([]byte(canon)),
 	}
 }
 
-// builder derives one schema tree. Named types are defined once per tree;
-// later uses refer to them by name.
+// builder writes the schema tree of a plan. Named types are defined once
+// per tree; later uses refer to them by name. It decides nothing about the
+// mapping: every type, default and name comes from the plan (plan.go).
 type builder struct {
 	opts    Options
 	cache   *Cache
@@ -132,31 +147,36 @@ func (d *derivation) contains(md protoreflect.MessageDescriptor) bool {
 	return false
 }
 
-// derive builds the standalone schema of md. It does not consult or fill the
-// top-level cache entry of md itself; nested messages go through the cache.
+// derive compiles the plan of md and builds its standalone schema. It does
+// not consult or fill the top-level cache entry of md itself; nested
+// messages go through the cache.
 func derive(md protoreflect.MessageDescriptor, o Options, c *Cache, stack *derivation) (*Schema, error) {
+	p, err := compilePlan(md, o)
+	if err != nil {
+		return nil, err
+	}
 	b := &builder{
 		opts:    o,
 		cache:   c,
 		stack:   &derivation{desc: md, next: stack},
 		defined: make(map[string]namedDef),
 	}
-	rec, err := b.record(md)
+	rec, err := b.record(p)
 	if err != nil {
 		return nil, err
 	}
-	return newSchema(md, o, rec, b.named), nil
+	return newSchema(md, o, p, rec, b.named), nil
 }
 
 // define registers a named type in the tree, or reports a collision with a
 // different protobuf type of the same Avro name.
-func (b *builder) define(name string, desc protoreflect.Descriptor, s avro.NamedSchema) error {
-	if prev, ok := b.defined[name]; ok && prev.desc != desc {
-		return collision(name, prev.desc, desc)
+func (b *builder) define(desc protoreflect.Descriptor, n *avroschema.Node) error {
+	if prev, ok := b.defined[n.Name]; ok && prev.desc != desc {
+		return collision(n.Name, prev.desc, desc)
 	}
-	d := namedDef{name: name, desc: desc, schema: s}
+	d := namedDef{name: n.Name, desc: desc, node: n}
 	b.named = append(b.named, d)
-	b.defined[name] = d
+	b.defined[n.Name] = d
 	return nil
 }
 
@@ -172,10 +192,9 @@ func fileName(d protoreflect.Descriptor) string {
 	return "unknown file"
 }
 
-// lookup returns the schema to use for a named type already defined in the
-// tree: a reference to it. It reports a collision if the name belongs to a
-// different protobuf type.
-func (b *builder) lookup(name string, desc protoreflect.Descriptor) (avro.Schema, bool, error) {
+// lookup returns a reference to a named type already defined in the tree.
+// It reports a collision if the name belongs to a different protobuf type.
+func (b *builder) lookup(name string, desc protoreflect.Descriptor) (*avroschema.Node, bool, error) {
 	prev, ok := b.defined[name]
 	if !ok {
 		return nil, false, nil
@@ -183,7 +202,7 @@ func (b *builder) lookup(name string, desc protoreflect.Descriptor) (avro.Schema
 	if prev.desc != desc {
 		return nil, false, collision(name, prev.desc, desc)
 	}
-	return avro.NewRefSchema(prev.schema), true, nil
+	return avroschema.RefTo(prev.node), true, nil
 }
 
 // adopt tries to reuse a cached standalone schema as a subtree. That is valid
@@ -198,27 +217,24 @@ func (b *builder) adopt(s *Schema) (bool, error) {
 		}
 	}
 	for _, d := range s.named {
-		if err := b.define(d.name, d.desc, d.schema); err != nil {
+		if err := b.define(d.desc, d.node); err != nil {
 			return false, err
 		}
 	}
 	return true, nil
 }
 
-// messageRecord returns the record schema of a message used inside this tree:
-// a reference if it is already defined, a cached standalone subtree when one
+// messageRecord returns the record of a message used inside this tree: a
+// reference if it is already defined, a cached standalone subtree when one
 // fits, or a record built in place.
-func (b *builder) messageRecord(md protoreflect.MessageDescriptor) (avro.Schema, error) {
-	name, err := b.recordName(md)
-	if err != nil {
-		return nil, err
-	}
-	if ref, ok, err := b.lookup(name, md); ok || err != nil {
+func (b *builder) messageRecord(p *msgPlan) (*avroschema.Node, error) {
+	if ref, ok, err := b.lookup(p.avroName, p.desc); ok || err != nil {
 		return ref, err
 	}
-	s := b.cache.load(md, b.opts)
-	if s == nil && !b.stack.contains(md) {
-		if s, err = b.cache.derive(md, b.opts, b.stack); err != nil {
+	s := b.cache.load(p.desc, b.opts)
+	if s == nil && !b.stack.contains(p.desc) {
+		var err error
+		if s, err = b.cache.derive(p.desc, b.opts, b.stack); err != nil {
 			return nil, err
 		}
 	}
@@ -228,282 +244,108 @@ func (b *builder) messageRecord(md protoreflect.MessageDescriptor) (avro.Schema,
 			return nil, err
 		}
 		if ok {
-			return s.record, nil
+			return s.root, nil
 		}
 	}
-	return b.record(md)
+	return b.record(p)
 }
 
-// record builds the record of md in place, defining it in this tree.
-func (b *builder) record(md protoreflect.MessageDescriptor) (*avro.RecordSchema, error) {
-	name, err := b.recordName(md)
-	if err != nil {
+// record builds the record of a message (or a map entry) in place, defining
+// it in this tree.
+func (b *builder) record(p *msgPlan) (*avroschema.Node, error) {
+	rec := &avroschema.Node{Type: avroschema.Record, Name: p.avroName, Fields: make([]avroschema.Field, len(p.fields))}
+	if !p.entry {
+		rec.Doc = b.doc(p.desc)
+	}
+	// The record is defined before its fields are built so that recursive
+	// references can point to it.
+	if err := b.define(p.desc, rec); err != nil {
 		return nil, err
 	}
-	fds := md.Fields()
-	fields := make([]*avro.Field, fds.Len())
-	var opts []avro.SchemaOption
-	if doc := b.doc(md); doc != "" {
-		opts = append(opts, avro.WithDoc(doc))
-	}
-	// The record is created before its fields are known so that recursive
-	// references can point to it; fields shares its backing array.
-	rec, err := avro.NewRecordSchema(name, "", fields, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: message %s: %v", ErrInvalidName, md.FullName(), err)
-	}
-	if err := b.define(name, md, rec); err != nil {
-		return nil, err
-	}
-	for i := range fds.Len() {
-		fd := fds.Get(i)
-		if fields[i], err = b.field(fd); err != nil {
+	for i := range p.fields {
+		f := &p.fields[i]
+		t, err := b.fieldType(f)
+		if err != nil {
 			return nil, err
+		}
+		rec.Fields[i] = avroschema.Field{Name: f.name, Type: t, Default: f.def}
+		if !p.entry {
+			rec.Fields[i].Doc = b.doc(f.fd)
 		}
 	}
 	return rec, nil
 }
 
-// field builds the Avro field of fd.
-func (b *builder) field(fd protoreflect.FieldDescriptor) (*avro.Field, error) {
-	var (
-		typ avro.Schema
-		def any
-		err error
-	)
-	if b.opts.Profile == JavaProfile {
-		typ, def, err = b.javaField(fd)
-	} else {
-		typ, def, err = b.defaultField(fd)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var opts []avro.SchemaOption
-	if def != avro.NoDefault {
-		opts = append(opts, avro.WithDefault(def))
-	}
-	if doc := b.doc(fd); doc != "" {
-		opts = append(opts, avro.WithDoc(doc))
-	}
-	f, err := avro.NewField(string(fd.Name()), typ, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: field %s: %v", ErrInvalidName, fd.FullName(), err)
-	}
-	return f, nil
-}
-
-// defaultField maps fd under the default profile; see docs/mapping.md.
-func (b *builder) defaultField(fd protoreflect.FieldDescriptor) (avro.Schema, any, error) {
-	switch {
-	case fd.IsMap():
-		return b.mapField(fd)
-	case fd.IsList():
-		items, err := b.element(fd)
+// fieldType builds the Avro type of a field from its mode.
+func (b *builder) fieldType(f *fieldPlan) (*avroschema.Node, error) {
+	switch f.mode {
+	case modeList:
+		items, err := b.value(&f.val)
+		return &avroschema.Node{Type: avroschema.Array, Items: items}, err
+	case modeMap:
+		values, err := b.value(&f.val)
+		return &avroschema.Node{Type: avroschema.Map, Values: values}, err
+	case modeEntries:
+		var entry *avroschema.Node
+		var err error
+		if f.entry.entry {
+			entry, err = b.entryRecord(f.entry)
+		} else {
+			entry, err = b.messageRecord(f.entry)
+		}
+		return &avroschema.Node{Type: avroschema.Array, Items: entry}, err
+	case modeNullable:
+		t, err := b.value(&f.val)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return avro.NewArraySchema(items), []any{}, nil
-	case fd.Cardinality() == protoreflect.Required:
-		t, err := b.element(fd)
-		return t, avro.NoDefault, err
-	case fd.Message() != nil || fd.HasPresence():
-		t, err := b.element(fd)
-		if err != nil {
-			return nil, nil, err
-		}
-		u, err := nullable(t)
-		return u, nil, err
-	default:
-		t, err := b.element(fd)
-		if err != nil {
-			return nil, nil, err
-		}
-		return t, zeroDefault(fd, t), nil
+		return avroschema.Nullable(t), nil
 	}
+	return b.value(&f.val)
 }
 
-// nullable returns ["null", t].
-func nullable(t avro.Schema) (avro.Schema, error) {
-	u, err := avro.NewUnionSchema([]avro.Schema{avro.NewNullSchema(), t})
-	if err != nil {
-		return nil, fmt.Errorf("protoavro: internal error: %w", err)
-	}
-	return u, nil
-}
-
-// element returns the Avro type of one value of fd, ignoring cardinality and
-// presence: the item type of a repeated field, the value type of a singular one.
-func (b *builder) element(fd protoreflect.FieldDescriptor) (avro.Schema, error) {
-	if md := fd.Message(); md != nil {
-		if b.opts.Profile == DefaultProfile {
-			if t, err := b.wellKnown(md); t != nil || err != nil {
-				return t, err
-			}
-		}
-		return b.messageRecord(md)
-	}
-	return b.scalar(fd)
-}
-
-// scalar returns the Avro type of a non-message field value.
-func (b *builder) scalar(fd protoreflect.FieldDescriptor) (avro.Schema, error) {
-	java := b.opts.Profile == JavaProfile
-	switch fd.Kind() {
-	case protoreflect.BoolKind:
-		return avro.NewPrimitiveSchema(avro.Boolean, nil), nil
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return avro.NewPrimitiveSchema(avro.Int, nil), nil
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		if java {
-			return avro.NewPrimitiveSchema(avro.Int, nil), nil
-		}
-		return avro.NewPrimitiveSchema(avro.Long, nil), nil
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return avro.NewPrimitiveSchema(avro.Long, nil), nil
-	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		if !java && b.opts.Uint64 == Uint64AsDecimal {
-			return avro.NewPrimitiveSchema(avro.Bytes, avro.NewDecimalLogicalSchema(20, 0)), nil
-		}
-		return avro.NewPrimitiveSchema(avro.Long, nil), nil
-	case protoreflect.FloatKind:
-		return avro.NewPrimitiveSchema(avro.Float, nil), nil
-	case protoreflect.DoubleKind:
-		return avro.NewPrimitiveSchema(avro.Double, nil), nil
-	case protoreflect.StringKind:
-		if java {
-			return avro.NewPrimitiveSchema(avro.String, nil,
-				avro.WithProps(map[string]any{"avro.java.string": "String"})), nil
-		}
-		return avro.NewPrimitiveSchema(avro.String, nil), nil
-	case protoreflect.BytesKind:
-		return avro.NewPrimitiveSchema(avro.Bytes, nil), nil
-	case protoreflect.EnumKind:
-		return b.enum(fd)
-	}
-	return nil, fmt.Errorf("%w: field %s has kind %v", ErrUnsupported, fd.FullName(), fd.Kind())
-}
-
-// enum returns the enum schema of fd's enum type, defined on first use in the
-// tree and referenced afterwards.
-func (b *builder) enum(fd protoreflect.FieldDescriptor) (avro.Schema, error) {
-	ed := fd.Enum()
-	name, err := b.enumName(ed)
-	if err != nil {
-		return nil, err
-	}
-	if ref, ok, err := b.lookup(name, ed); ok || err != nil {
+// entryRecord returns the key/value record of a map entry.
+func (b *builder) entryRecord(p *msgPlan) (*avroschema.Node, error) {
+	if ref, ok, err := b.lookup(p.avroName, p.desc); ok || err != nil {
 		return ref, err
 	}
-	// The enum's own default symbol: the first value, except that the Java
-	// profile uses the field's explicit default as ProtobufData does.
-	def := 0
-	if b.opts.Profile == JavaProfile && fd.HasDefault() && !fd.IsList() {
-		def = ed.Values().ByNumber(fd.Default().Enum()).Index()
-	}
-	s, err := b.cache.enum(ed, b.opts, def, name, b.doc(ed))
-	if err != nil {
-		return nil, err
-	}
-	if err := b.define(name, ed, s); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return b.record(p)
 }
 
-// newEnumSchema builds the enum schema of ed.
-func newEnumSchema(ed protoreflect.EnumDescriptor, name string, def int, doc string) (*avro.EnumSchema, error) {
-	vals := ed.Values()
-	symbols := make([]string, vals.Len())
-	for i := range vals.Len() {
-		symbols[i] = string(vals.Get(i).Name())
+// value builds the Avro type of one value.
+func (b *builder) value(v *valuePlan) (*avroschema.Node, error) {
+	switch v.kind {
+	case vMessage:
+		return b.messageRecord(v.msg)
+	case vEnum:
+		return b.enum(v)
 	}
-	opts := []avro.SchemaOption{avro.WithDefault(symbols[def])}
-	if doc != "" {
-		opts = append(opts, avro.WithDoc(doc))
+	n := avroschema.Prim(v.avroType())
+	n.Logical, n.Precision = v.logicalType()
+	if v.kind == vString && v.javaString {
+		n.Props = []avroschema.Prop{{Key: "avro.java.string", Value: json.RawMessage(`"String"`)}}
 	}
-	s, err := avro.NewEnumSchema(name, "", symbols, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: enum %s: %v", ErrInvalidName, ed.FullName(), err)
-	}
-	return s, nil
+	return n, nil
 }
 
-// mapField maps a protobuf map field under the default profile.
-func (b *builder) mapField(fd protoreflect.FieldDescriptor) (avro.Schema, any, error) {
-	key, val := fd.MapKey(), fd.MapValue()
-	values, err := b.element(val)
-	if err != nil {
-		return nil, nil, err
-	}
-	if key.Kind() == protoreflect.StringKind || b.opts.MapKeys == MapKeysAsText {
-		return avro.NewMapSchema(values), map[string]any{}, nil
-	}
-	entry, err := b.entryRecord(fd.Message(), values)
-	if err != nil {
-		return nil, nil, err
-	}
-	return avro.NewArraySchema(entry), []any{}, nil
-}
-
-// entryRecord builds the key/value record of a map entry message.
-func (b *builder) entryRecord(md protoreflect.MessageDescriptor, values avro.Schema) (avro.Schema, error) {
-	name, err := b.recordName(md)
-	if err != nil {
-		return nil, err
-	}
-	if ref, ok, err := b.lookup(name, md); ok || err != nil {
+// enum returns the enum schema of a value's enum type, defined on first use
+// in the tree and referenced afterwards.
+func (b *builder) enum(v *valuePlan) (*avroschema.Node, error) {
+	t := v.enum
+	if ref, ok, err := b.lookup(t.avroName, t.desc); ok || err != nil {
 		return ref, err
 	}
-	keyType, err := b.scalar(md.Fields().ByNumber(1))
-	if err != nil {
+	n := b.cache.enum(t, b.opts, v.enumDef, b.doc(t.desc))
+	if err := b.define(t.desc, n); err != nil {
 		return nil, err
 	}
-	kf, err := avro.NewField("key", keyType)
-	if err != nil {
-		return nil, fmt.Errorf("protoavro: internal error: %w", err)
-	}
-	vf, err := avro.NewField("value", values)
-	if err != nil {
-		return nil, fmt.Errorf("protoavro: internal error: %w", err)
-	}
-	rec, err := avro.NewRecordSchema(name, "", []*avro.Field{kf, vf})
-	if err != nil {
-		return nil, fmt.Errorf("%w: map entry %s: %v", ErrInvalidName, md.FullName(), err)
-	}
-	return rec, b.define(name, md, rec)
+	return n, nil
 }
 
-// zeroDefault is the Avro default of a field with implicit presence: the
-// protobuf zero value of its kind.
-func zeroDefault(fd protoreflect.FieldDescriptor, t avro.Schema) any {
-	switch fd.Kind() {
-	case protoreflect.BoolKind:
-		return false
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return 0
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		if t.Type() == avro.Int {
-			return 0
-		}
-		return int64(0)
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return int64(0)
-	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		if t.Type() == avro.Bytes {
-			return "\u0000"
-		}
-		return int64(0)
-	case protoreflect.FloatKind:
-		return float32(0)
-	case protoreflect.DoubleKind:
-		return float64(0)
-	case protoreflect.StringKind, protoreflect.BytesKind:
-		return ""
-	case protoreflect.EnumKind:
-		return string(fd.Enum().Values().Get(0).Name())
-	}
-	return nil
+// newEnumNode builds the enum schema of t with its default symbol def.
+func newEnumNode(t *enumTable, def int, doc string) *avroschema.Node {
+	return &avroschema.Node{Type: avroschema.Enum, Name: t.avroName, Doc: doc, Symbols: t.symbols,
+		EnumDefault: t.symbols[def], HasEnumDefault: true}
 }
 
 // doc returns the leading comment of d when d's file carries source info and
@@ -526,6 +368,3 @@ func (b *builder) doc(d protoreflect.Descriptor) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// isFinite reports whether a float default can be written as JSON.
-func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

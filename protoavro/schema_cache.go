@@ -4,8 +4,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hamba/avro/v2"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protoavro/protoavro/internal/avroschema"
 )
 
 // Cache memoizes derived schemas per message descriptor and mapping options,
@@ -22,7 +23,7 @@ import (
 // The zero Cache is ready to use. A Cache must not be copied after first use.
 type Cache struct {
 	messages sync.Map // protoreflect.MessageDescriptor -> *cacheEntry
-	enums    sync.Map // enumKey -> *avro.EnumSchema
+	enums    sync.Map // enumKey -> *avroschema.Node
 }
 
 // cacheEntry holds the schemas of one message descriptor, one slot per
@@ -80,18 +81,15 @@ func (c *Cache) derive(md protoreflect.MessageDescriptor, o Options, stack *deri
 	return slot.Load(), nil
 }
 
-// enum returns the enum schema of ed, building it on first use.
-func (c *Cache) enum(ed protoreflect.EnumDescriptor, o Options, def int, name, doc string) (*avro.EnumSchema, error) {
-	k := enumKey{desc: ed, variant: o.variant(), def: def}
-	if s, ok := c.enums.Load(k); ok {
-		return s.(*avro.EnumSchema), nil
+// enum returns the enum schema of t with default symbol def, building it
+// on first use.
+func (c *Cache) enum(t *enumTable, o Options, def int, doc string) *avroschema.Node {
+	k := enumKey{desc: t.desc, variant: o.variant(), def: def}
+	if n, ok := c.enums.Load(k); ok {
+		return n.(*avroschema.Node)
 	}
-	s, err := newEnumSchema(ed, name, def, doc)
-	if err != nil {
-		return nil, err
-	}
-	actual, _ := c.enums.LoadOrStore(k, s)
-	return actual.(*avro.EnumSchema), nil
+	actual, _ := c.enums.LoadOrStore(k, newEnumNode(t, def, doc))
+	return actual.(*avroschema.Node)
 }
 
 // Len returns the number of message descriptors with at least one cached schema.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hamba/avro/v2"
+	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -53,34 +53,30 @@ func TestCacheReusesNestedSchemas(t *testing.T) {
 	if withBig == nil {
 		t.Fatal("nested message WithBig was not cached while deriving Holder")
 	}
-	nested := unwrapNullable(t, holder.Avro().Fields()[0].Type())
-	if nested != avro.Schema(withBig.Avro()) {
+	nested := unwrapNullable(t, holder.root.Fields[0].Type)
+	if nested != withBig.root {
 		t.Error("Holder does not reuse the cached WithBig record")
 	}
 	other, err := o.Schema(testutil.FindMessage(fd, "cachetest.Other"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if unwrapNullable(t, other.Avro().Fields()[0].Type()) != avro.Schema(withBig.Avro()) {
+	if unwrapNullable(t, other.root.Fields[0].Type) != withBig.root {
 		t.Error("Other does not reuse the cached WithBig record")
 	}
 	// Other.y uses enum Big again: WithBig defined it, so y refers to it by name.
-	ref, ok := unwrapNullable(t, other.Avro().Fields()[1].Type()).(*avro.RefSchema)
-	if !ok || ref.Schema() != withBig.Avro().Fields()[0].Type().(*avro.UnionSchema).Types()[1] {
-		t.Errorf("Other.y is %v, want a reference to the enum defined in WithBig", other.Avro().Fields()[1].Type())
-	}
-	if _, err := avro.Parse(other.Canonical()); err != nil {
-		t.Errorf("reused schema does not parse: %v", err)
+	ref := unwrapNullable(t, other.root.Fields[1].Type)
+	if !ref.IsRef() || ref.Def != withBig.root.Fields[0].Type.Branches[1] {
+		t.Errorf("Other.y is %s, want a reference to the enum defined in WithBig", other.root.Fields[1].Type.JSON())
 	}
 }
 
-func unwrapNullable(t *testing.T, s avro.Schema) avro.Schema {
+func unwrapNullable(t *testing.T, s *avroschema.Node) *avroschema.Node {
 	t.Helper()
-	u, ok := s.(*avro.UnionSchema)
-	if !ok || len(u.Types()) != 2 || u.Types()[0].Type() != avro.Null {
-		t.Fatalf("%v is not [null, T]", s)
+	if s.Type != avroschema.Union || len(s.Branches) != 2 || s.Branches[0].Type != avroschema.Null {
+		t.Fatalf("%s is not [null, T]", s.JSON())
 	}
-	return u.Types()[1]
+	return s.Branches[1]
 }
 
 // TestCacheDistinguishesDescriptorVersions loads two versions of one message

@@ -1,7 +1,6 @@
 package protoavro
 
 import (
-	"github.com/hamba/avro/v2"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -54,27 +53,4 @@ func classifyWellKnown(md protoreflect.MessageDescriptor) wellKnownKind {
 		}
 	}
 	return notWellKnown
-}
-
-// timestampNanos is the Avro 1.12 logical type, which hamba/avro does not name.
-const timestampNanos avro.LogicalType = "timestamp-nanos"
-
-// wellKnown returns the dedicated Avro type of a well-known message used as a
-// field value, or nil when md maps as an ordinary record. The type is never
-// a union: the caller adds ["null", …] where the field has presence.
-func (b *builder) wellKnown(md protoreflect.MessageDescriptor) (avro.Schema, error) {
-	switch classifyWellKnown(md) {
-	case wellKnownTimestamp:
-		lt := avro.TimestampMicros
-		switch b.opts.Timestamps {
-		case TimestampMillis:
-			lt = avro.TimestampMillis
-		case TimestampNanos:
-			lt = timestampNanos
-		}
-		return avro.NewPrimitiveSchema(avro.Long, avro.NewPrimitiveLogicalSchema(lt)), nil
-	case wellKnownWrapper:
-		return b.scalar(md.Fields().ByNumber(1))
-	}
-	return nil, nil
 }

@@ -7,90 +7,12 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // This file holds the Avro writer: a plan compiled once per message type
 // that transcodes protobuf wire bytes into Avro binary without building a
 // message. Marshal of a proto.Message goes through it too: proto.Marshal into
 // a pooled buffer, then this transcoder.
-
-// fieldMode says how a field is written and what its absence means.
-type fieldMode uint8
-
-const (
-	modeImplicit fieldMode = iota // T; absent writes the default bytes
-	modeNullable                  // ["null", T]; absent writes null
-	modeRequired                  // T; absent is an error
-	modeList                      // array of T
-	modeMap                       // Avro map (string or text keys)
-	modeEntries                   // array of entry records
-)
-
-// valueKind is the conversion of one protobuf value to Avro.
-type valueKind uint8
-
-const (
-	vBool valueKind = iota
-	vInt32
-	vSint32
-	vSfixed32
-	vUint32  // varint, unsigned, written as long (int in the Java profile)
-	vFixed32 // fixed32, unsigned, written as long (int in the Java profile)
-	vInt64
-	vSint64
-	vSfixed64
-	vUint64  // varint, written as long with the same 64 bits
-	vFixed64 // fixed64, written as long with the same 64 bits
-	vUint64Dec
-	vFixed64Dec
-	vFloat
-	vDouble
-	vString
-	vBytes
-	vEnum
-	vMessage
-	vTimestamp
-	vWrapper
-)
-
-// encValue converts one value.
-type encValue struct {
-	kind     valueKind
-	wt       protowire.Type // the wire type of one unpacked value
-	java32   bool           // Java profile: uint32/fixed32 written as int (same bits)
-	enum     *enumTable
-	msg      *encMsg   // vMessage
-	inner    *encValue // vWrapper: the wrapped value
-	tsPrec   TimestampPrecision
-	fullName protoreflect.FullName // vTimestamp/vWrapper: for errors
-}
-
-// encField is one field of a record.
-type encField struct {
-	name    string
-	num     protowire.Number
-	mode    fieldMode
-	oneof   int // index of the containing (non-synthetic or synthetic) oneof, or -1
-	val     encValue
-	key     *encValue // maps: the key
-	textKey bool      // modeMap with non-string keys written as text
-	entry   *encMsg   // modeEntries: the entry record
-	absent  []byte    // modeImplicit: the Avro bytes of the default
-	packed  bool      // value kind can be packed on the wire
-}
-
-// encMsg is the compiled writer of one record.
-type encMsg struct {
-	name    string
-	fields  []encField
-	dense   []int16 // field number -> index+1 for numbers < len(dense)
-	sparse  map[protowire.Number]int
-	nOneofs int
-	// Set by finish, once the fields are compiled:
-	scanInfo []scanInfo // per field, what the scanner checks
-	blank    []int32    // a frame of -1s: 2 per field, 1 per oneof
-}
 
 // scanInfo is the part of a field the scanner reads, kept compact.
 type scanInfo struct {
@@ -100,8 +22,29 @@ type scanInfo struct {
 	oneof   int16          // oneof index, or -1
 }
 
-// finish computes the scanner's tables of a compiled message.
-func (m *encMsg) finish() {
+// finish computes the scanner's tables of a compiled message: a dense
+// index of field numbers (a map for numbers of 1024 and above), per-field
+// scan information and the blank frame.
+func (m *msgPlan) finish() {
+	if m.dense == nil {
+		maxNum := 0
+		for i := range m.fields {
+			if n := int(m.fields[i].num); n > maxNum && n < 1024 {
+				maxNum = n
+			}
+		}
+		m.dense = make([]int16, maxNum+1)
+		for i := range m.fields {
+			if n := m.fields[i].num; int(n) < len(m.dense) {
+				m.dense[n] = int16(i + 1)
+			} else {
+				if m.sparse == nil {
+					m.sparse = map[protowire.Number]int{}
+				}
+				m.sparse[n] = i
+			}
+		}
+	}
 	m.scanInfo = make([]scanInfo, len(m.fields))
 	for i := range m.fields {
 		f := &m.fields[i]
@@ -113,7 +56,7 @@ func (m *encMsg) finish() {
 	}
 }
 
-func (m *encMsg) index(num protowire.Number) int {
+func (m *msgPlan) index(num protowire.Number) int {
 	if int(num) < len(m.dense) {
 		return int(m.dense[num]) - 1
 	}
@@ -137,6 +80,8 @@ type encState struct {
 	occ   []occ
 	tbl   []int32 // frames of per-field first/last occurrence and per-oneof winner
 	depth int
+	// policy is the codec's unknown-enum policy.
+	policy UnknownEnumPolicy
 }
 
 // frame layout for a message with n fields and k oneofs at base:
@@ -146,7 +91,7 @@ type encState struct {
 // encodeMessage writes the record of m from the occurrence list starting at
 // head (-1: the message is empty). Occurrences are merged in order, as
 // protobuf merges repeated occurrences of a message.
-func (st *encState) encodeMessage(dst []byte, m *encMsg, head int32) ([]byte, error) {
+func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, error) {
 	st.depth++
 	if st.depth > maxDepth {
 		off := 0
@@ -182,7 +127,7 @@ func (st *encState) encodeMessage(dst []byte, m *encMsg, head int32) ([]byte, er
 }
 
 // scan records the fields of one occurrence of a message in the frame at base.
-func (st *encState) scan(m *encMsg, base, start, end int) error {
+func (st *encState) scan(m *msgPlan, base, start, end int) error {
 	nf := len(m.fields)
 	b := st.in[:end]
 	pos := start
@@ -294,7 +239,7 @@ func wireErr(n, pos int, what string) error {
 }
 
 // encodeField writes one field from its occurrences.
-func (st *encState) encodeField(dst []byte, f *encField, first, last int32) ([]byte, error) {
+func (st *encState) encodeField(dst []byte, f *fieldPlan, first, last int32) ([]byte, error) {
 	var err error
 	switch f.mode {
 	case modeImplicit:
@@ -341,7 +286,7 @@ func (st *encState) encodeField(dst []byte, f *encField, first, last int32) ([]b
 }
 
 // encodeEntry writes one map entry: key and value of the entry message at occurrence o.
-func (st *encState) encodeEntry(dst []byte, f *encField, o int32) ([]byte, error) {
+func (st *encState) encodeEntry(dst []byte, f *fieldPlan, o int32) ([]byte, error) {
 	saved := st.occ[o].next
 	st.occ[o].next = -1 // encode this entry alone
 	defer func() { st.occ[o].next = saved }()
@@ -370,7 +315,7 @@ func (st *encState) encodeEntry(dst []byte, f *encField, o int32) ([]byte, error
 
 // encodeKey writes a map key as an Avro string: strings as they are, other
 // kinds in their canonical text form.
-func (st *encState) encodeKey(dst []byte, f *encField, o int32) ([]byte, error) {
+func (st *encState) encodeKey(dst []byte, f *fieldPlan, o int32) ([]byte, error) {
 	if o < 0 {
 		if f.key.kind == vString {
 			return append(dst, 0), nil
@@ -424,7 +369,7 @@ func (st *encState) encodeKey(dst []byte, f *encField, o int32) ([]byte, error) 
 }
 
 // encodeList writes a repeated field as one Avro array block.
-func (st *encState) encodeList(dst []byte, f *encField, first int32) ([]byte, error) {
+func (st *encState) encodeList(dst []byte, f *fieldPlan, first int32) ([]byte, error) {
 	n := 0
 	for o := first; o >= 0; o = st.occ[o].next {
 		oc := &st.occ[o]
@@ -513,7 +458,7 @@ func countPacked(raw []byte, wt protowire.Type, off int) (int, error) {
 
 // encodeValue writes one value from the occurrences first..last: the last
 // one for scalars, all of them merged for messages.
-func (st *encState) encodeValue(dst []byte, v *encValue, first, last int32) ([]byte, error) {
+func (st *encState) encodeValue(dst []byte, v *valuePlan, first, last int32) ([]byte, error) {
 	switch v.kind {
 	case vMessage:
 		return st.encodeMessage(dst, v.msg, first)
@@ -539,7 +484,7 @@ func varint(b []byte) (uint64, int) {
 
 // scalarZero writes the zero value of a scalar kind (a map entry without
 // its value, for instance).
-func (st *encState) scalarZero(dst []byte, v *encValue) []byte {
+func (st *encState) scalarZero(dst []byte, v *valuePlan) []byte {
 	switch v.kind {
 	case vFloat:
 		return append(dst, 0, 0, 0, 0)
@@ -548,13 +493,13 @@ func (st *encState) scalarZero(dst []byte, v *encValue) []byte {
 	case vUint64Dec, vFixed64Dec:
 		return append(dst, 2, 0)
 	case vEnum:
-		return appendLong(dst, int64(v.enum.zeroIndex))
+		return appendLong(dst, 0) // the first symbol
 	}
 	return append(dst, 0) // 0 as int/long/boolean, empty string/bytes
 }
 
 // scalar converts one raw wire value.
-func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte, error) {
+func (st *encState) scalar(dst []byte, v *valuePlan, raw []byte, off int) ([]byte, error) {
 	switch v.kind {
 	case vBool:
 		x, n := varint(raw)
@@ -632,7 +577,7 @@ func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
-		idx, err := v.enum.index(int32(x), off)
+		idx, err := v.enum.index(int32(x), off, st.policy)
 		if err != nil {
 			return dst, err
 		}
@@ -644,7 +589,7 @@ func (st *encState) scalar(dst []byte, v *encValue, raw []byte, off int) ([]byte
 // encodeTimestamp writes a google.protobuf.Timestamp as a long in the
 // configured precision. Sub-precision nanoseconds are truncated toward
 // negative infinity, so the long orders like the instant.
-func (st *encState) encodeTimestamp(dst []byte, v *encValue, head int32) ([]byte, error) {
+func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byte, error) {
 	var secs, nanos int64
 	off := len(st.in)
 	for o := head; o >= 0; o = st.occ[o].next {
@@ -696,7 +641,7 @@ func timestampFits(secs, q, unit int64) bool {
 }
 
 // encodeWrapper writes the value field of a wrapper message (zero if absent).
-func (st *encState) encodeWrapper(dst []byte, v *encValue, head int32) ([]byte, error) {
+func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte, error) {
 	var last int32 = -1
 	var lastRaw []byte
 	var lastOff int

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/hamba/avro/v2"
 
 	"github.com/protoavro/protoavro/protoavro"
 )
@@ -204,17 +201,12 @@ func (info *inspection) print(w io.Writer, incomplete bool) {
 	}
 	row("codec", "%s", text("avro.codec", "null (not set)"))
 	schemaJSON := meta["avro.schema"]
-	if s, err := avro.ParseBytesWithCache(schemaJSON, "", &avro.SchemaCache{}); err != nil {
+	if s, err := protoavro.ParseSchema(schemaJSON); err != nil {
 		row("schema", "invalid: %s", errorLine(err))
 	} else {
-		canonical := protoavro.CanonicalForm(s)
-		name := string(s.Type())
-		if n, ok := s.(avro.NamedSchema); ok {
-			name = n.FullName()
-		}
-		row("schema", "%s", name)
-		row("fingerprint", "CRC-64-AVRO %016x", protoavro.Fingerprint64(s))
-		row("sha-256", "%x", sha256.Sum256([]byte(canonical)))
+		row("schema", "%s", s.FullName())
+		row("fingerprint", "CRC-64-AVRO %016x", s.Fingerprint())
+		row("sha-256", "%x", s.SHA256())
 	}
 	counted := ""
 	switch {

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/hamba/avro/v2"
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/twmb/avro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -68,13 +69,16 @@ func compileSet(t *testing.T, importPath string, names ...string) []byte {
 	return data
 }
 
-// parseAvro parses schema JSON with hamba/avro, in a private name cache so
-// that schemas of different tests do not interfere.
-func parseAvro(t *testing.T, schema string) avro.Schema {
+// parseAvro checks schema JSON with an independent Avro implementation
+// (github.com/twmb/avro) and parses it with protoavro.ParseSchema.
+func parseAvro(t *testing.T, schema string) *protoavro.Schema {
 	t.Helper()
-	s, err := avro.ParseWithCache(schema, "", &avro.SchemaCache{})
-	if err != nil {
+	if _, err := avro.Parse(schema); err != nil {
 		t.Fatalf("output is not a valid Avro schema: %v\n%s", err, schema)
+	}
+	s, err := protoavro.ParseSchema([]byte(schema))
+	if err != nil {
+		t.Fatalf("ParseSchema: %v", err)
 	}
 	return s
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/protoavro/protoavro/protoavro"
 )
 
 // testProtos are the .proto files the schema tests compile.
@@ -271,7 +269,7 @@ func TestSchemaAVRO2147(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d: %s", r.code, r.stderr)
 	}
-	got := protoavro.CanonicalForm(parseAvro(t, r.stdout))
+	got := parseAvro(t, r.stdout).Canonical()
 	if got != strings.TrimSpace(string(want)) {
 		t.Errorf("canonical form differs from Apache Avro Java's:\n got: %s\nwant: %s", got, want)
 	}

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2"
-	"github.com/hamba/avro/v2/ocf"
+	"github.com/twmb/avro"
+	"github.com/twmb/avro/ocf"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -356,7 +356,7 @@ func TestInspect(t *testing.T) {
 	if !ok {
 		t.Fatalf("no schema in the output:\n%s", r.stdout)
 	}
-	if got := protoavro.CanonicalForm(parseAvro(t, schemaJSON)); got != s.Canonical() {
+	if got := parseAvro(t, schemaJSON).Canonical(); got != s.Canonical() {
 		t.Errorf("printed schema:\n%s\nwant canonical form %s", schemaJSON, s.Canonical())
 	}
 	if !strings.Contains(schemaJSON, "\n  \"fields\"") && !strings.Contains(schemaJSON, "\n  \"name\"") {
@@ -369,9 +369,9 @@ func TestInspect(t *testing.T) {
 // decoded.
 func TestInspectForeign(t *testing.T) {
 	t.Parallel()
-	schema := mustParseAvro(t, `{"type":"record","name":"x.R","fields":[{"name":"a","type":"long"}]}`)
+	schema := avro.MustParse(`{"type":"record","name":"x.R","fields":[{"name":"a","type":"long"}]}`)
 	var buf bytes.Buffer
-	enc, err := ocf.NewEncoderWithSchema(schema, &buf, ocf.WithBlockLength(10), ocf.WithCodec(ocf.Deflate))
+	enc, err := ocf.NewWriter(&buf, schema, ocf.WithBlockCount(10), ocf.WithCodec(ocf.DeflateCodec(6)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -822,14 +822,4 @@ func TestDelimitedReaderLargeRecord(t *testing.T) {
 	if want := []int64{0, 3, 3 + 4 + 3<<20}; !slices.Equal(offs, want) {
 		t.Errorf("offsets = %v, want %v", offs, want)
 	}
-}
-
-// mustParseAvro parses schema in a private name cache.
-func mustParseAvro(t *testing.T, schema string) avro.Schema {
-	t.Helper()
-	s, err := avro.ParseWithCache(schema, "", &avro.SchemaCache{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

@@ -1,0 +1,247 @@
+package avroschema
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// AppendJSON appends the full JSON form of n: every attribute, compact, with
+// "name" first in named types and references written as the full name.
+// Bytes defaults are already in the specification's form (a string whose code
+// points 0-255 are the byte values), since defaults are kept as JSON text.
+func (n *Node) AppendJSON(buf *bytes.Buffer) {
+	switch {
+	case n.Def != nil:
+		writeString(buf, n.Name)
+	case n.Type.Primitive():
+		if n.Logical == "" && len(n.Props) == 0 {
+			writeString(buf, n.Type.String())
+			return
+		}
+		buf.WriteString(`{"type":`)
+		writeString(buf, n.Type.String())
+		n.appendLogical(buf)
+		appendProps(buf, n.Props)
+		buf.WriteByte('}')
+	case n.Type == Record:
+		n.appendNameDoc(buf)
+		buf.WriteString(`,"type":"record","fields":[`)
+		for i := range n.Fields {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			f := &n.Fields[i]
+			buf.WriteString(`{"name":`)
+			writeString(buf, f.Name)
+			if f.Doc != "" {
+				buf.WriteString(`,"doc":`)
+				writeString(buf, f.Doc)
+			}
+			buf.WriteString(`,"type":`)
+			f.Type.AppendJSON(buf)
+			if f.Default != nil {
+				buf.WriteString(`,"default":`)
+				buf.Write(f.Default)
+			}
+			buf.WriteByte('}')
+		}
+		buf.WriteByte(']')
+		appendProps(buf, n.Props)
+		buf.WriteByte('}')
+	case n.Type == Enum:
+		n.appendNameDoc(buf)
+		buf.WriteString(`,"type":"enum","symbols":[`)
+		for i, s := range n.Symbols {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, s)
+		}
+		buf.WriteByte(']')
+		if n.HasEnumDefault {
+			buf.WriteString(`,"default":`)
+			writeString(buf, n.EnumDefault)
+		}
+		appendProps(buf, n.Props)
+		buf.WriteByte('}')
+	case n.Type == Fixed:
+		n.appendNameDoc(buf)
+		buf.WriteString(`,"type":"fixed","size":` + strconv.Itoa(n.Size))
+		n.appendLogical(buf)
+		appendProps(buf, n.Props)
+		buf.WriteByte('}')
+	case n.Type == Array:
+		buf.WriteString(`{"type":"array","items":`)
+		n.Items.AppendJSON(buf)
+		appendProps(buf, n.Props)
+		buf.WriteByte('}')
+	case n.Type == Map:
+		buf.WriteString(`{"type":"map","values":`)
+		n.Values.AppendJSON(buf)
+		appendProps(buf, n.Props)
+		buf.WriteByte('}')
+	case n.Type == Union:
+		buf.WriteByte('[')
+		for i, b := range n.Branches {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			b.AppendJSON(buf)
+		}
+		buf.WriteByte(']')
+	}
+}
+
+// JSON returns the full JSON form of n (see AppendJSON).
+func (n *Node) JSON() []byte {
+	var buf bytes.Buffer
+	n.AppendJSON(&buf)
+	return buf.Bytes()
+}
+
+func (n *Node) appendNameDoc(buf *bytes.Buffer) {
+	buf.WriteString(`{"name":`)
+	writeString(buf, n.Name)
+	if n.Doc != "" {
+		buf.WriteString(`,"doc":`)
+		writeString(buf, n.Doc)
+	}
+}
+
+func (n *Node) appendLogical(buf *bytes.Buffer) {
+	if n.Logical == "" {
+		return
+	}
+	buf.WriteString(`,"logicalType":`)
+	writeString(buf, n.Logical)
+	if n.Logical == "decimal" {
+		buf.WriteString(`,"precision":` + strconv.Itoa(n.Precision))
+		if n.Scale > 0 {
+			buf.WriteString(`,"scale":` + strconv.Itoa(n.Scale))
+		}
+	}
+}
+
+func appendProps(buf *bytes.Buffer, props []Prop) {
+	for _, p := range props {
+		buf.WriteByte(',')
+		writeString(buf, p.Key)
+		buf.WriteByte(':')
+		buf.Write(p.Value)
+	}
+}
+
+// writeString writes s as a JSON string, escaped as encoding/json does.
+func writeString(buf *bytes.Buffer, s string) {
+	if isPlain(s) {
+		buf.WriteByte('"')
+		buf.WriteString(s)
+		buf.WriteByte('"')
+		return
+	}
+	raw, _ := json.Marshal(s)
+	buf.Write(raw)
+}
+
+// isPlain reports whether s needs no escaping in JSON.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// Canonical returns the Parsing Canonical Form of n as the Avro
+// specification defines it: primitive types as plain names, full names for
+// named types, only the attributes type, name, fields, symbols, items, values
+// and size, in that order, and no white space. A named type defined earlier
+// in the tree is written as its full name. Logical types are stripped, as the
+// specification and Apache Avro Java do.
+func (n *Node) Canonical() string {
+	var sb strings.Builder
+	n.appendCanonical(&sb, map[*Node]bool{})
+	return sb.String()
+}
+
+func (n *Node) appendCanonical(sb *strings.Builder, seen map[*Node]bool) {
+	if n.Def != nil || (n.Type.Named() && seen[n]) {
+		sb.WriteString(strconv.Quote(n.Name))
+		return
+	}
+	switch n.Type {
+	case Record:
+		seen[n] = true
+		sb.WriteString(`{"name":` + strconv.Quote(n.Name) + `,"type":"record","fields":[`)
+		for i := range n.Fields {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(`{"name":` + strconv.Quote(n.Fields[i].Name) + `,"type":`)
+			n.Fields[i].Type.appendCanonical(sb, seen)
+			sb.WriteByte('}')
+		}
+		sb.WriteString("]}")
+	case Enum:
+		seen[n] = true
+		sb.WriteString(`{"name":` + strconv.Quote(n.Name) + `,"type":"enum","symbols":[`)
+		for i, s := range n.Symbols {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(strconv.Quote(s))
+		}
+		sb.WriteString("]}")
+	case Fixed:
+		seen[n] = true
+		sb.WriteString(`{"name":` + strconv.Quote(n.Name) + `,"type":"fixed","size":` + strconv.Itoa(n.Size) + `}`)
+	case Array:
+		sb.WriteString(`{"type":"array","items":`)
+		n.Items.appendCanonical(sb, seen)
+		sb.WriteByte('}')
+	case Map:
+		sb.WriteString(`{"type":"map","values":`)
+		n.Values.appendCanonical(sb, seen)
+		sb.WriteByte('}')
+	case Union:
+		sb.WriteByte('[')
+		for i, b := range n.Branches {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			b.appendCanonical(sb, seen)
+		}
+		sb.WriteByte(']')
+	default:
+		sb.WriteString(`"` + n.Type.String() + `"`)
+	}
+}
+
+// crcTable is the CRC-64-AVRO (Rabin) table of the specification.
+var crcTable = func() (t [256]uint64) {
+	for i := range t {
+		fp := uint64(i)
+		for range 8 {
+			fp = fp>>1 ^ (crcEmpty & -(fp & 1))
+		}
+		t[i] = fp
+	}
+	return t
+}()
+
+const crcEmpty = 0xc15d213aa4d7a795
+
+// Fingerprint64 returns the CRC-64-AVRO fingerprint of s (normally a
+// Parsing Canonical Form), the value of Apache Avro Java's
+// SchemaNormalization.fingerprint64.
+func Fingerprint64(s string) uint64 {
+	fp := uint64(crcEmpty)
+	for i := 0; i < len(s); i++ {
+		fp = fp>>8 ^ crcTable[byte(fp)^s[i]]
+	}
+	return fp
+}

@@ -1,0 +1,255 @@
+package avroschema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	twmb "github.com/twmb/avro"
+)
+
+// This file is the only place that uses a third-party Avro module: the
+// parser of schemas protoavro did not derive (container headers, registries).
+// github.com/twmb/avro validates the text against the specification; its
+// plain node tree is then converted into this package's model.
+
+// Limits bound the schema text Parse accepts. Schemas come from untrusted
+// files and servers, so size and nesting are checked before any parsing.
+type Limits struct {
+	// MaxSize is the largest schema text, in bytes.
+	MaxSize int
+	// MaxDepth is the deepest nesting of JSON objects and arrays.
+	MaxDepth int
+}
+
+// DefaultLimits are the limits of Parse: 16 MiB and 256 levels, far above
+// any schema derived from a real protobuf type (the largest seen, of
+// google.api.Service, is 175 KB and 40 levels deep).
+var DefaultLimits = Limits{MaxSize: 16 << 20, MaxDepth: 256}
+
+// ErrInvalid reports schema text that is not a valid Avro schema or exceeds
+// the limits.
+var ErrInvalid = errors.New("invalid Avro schema")
+
+// Parse parses schema JSON text under DefaultLimits.
+func Parse(text []byte) (*Node, error) { return DefaultLimits.Parse(text) }
+
+// Parse parses schema JSON text into a tree, checking the limits first.
+func (l Limits) Parse(text []byte) (*Node, error) {
+	if len(text) > l.MaxSize {
+		return nil, fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrInvalid, len(text), l.MaxSize)
+	}
+	if d, at := jsonDepth(text, l.MaxDepth); d > l.MaxDepth {
+		return nil, fmt.Errorf("%w: nested more than %d levels deep (at byte %d)", ErrInvalid, l.MaxDepth, at)
+	}
+	s, err := twmb.Parse(string(text))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrInvalid, Truncate(err.Error(), 300))
+	}
+	c := converter{defs: map[string]*Node{}}
+	root := s.Root()
+	n, err := c.node(root, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.link(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// jsonDepth returns the nesting depth of JSON text, stopping as soon as it
+// exceeds max, and the offset where it did.
+func jsonDepth(text []byte, max int) (int, int) {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for i, c := range text {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > max {
+					return deepest, i
+				}
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest, 0
+}
+
+// Truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// converter turns a twmb tree into nodes; references are linked once every
+// definition is known.
+type converter struct {
+	defs map[string]*Node
+	refs []pendingRef
+}
+
+type pendingRef struct {
+	node       *Node
+	name, ns   string // the name as written and the enclosing namespace
+	definition bool
+}
+
+func fullName(name, ns string) string {
+	if strings.Contains(name, ".") || ns == "" {
+		return name
+	}
+	return ns + "." + name
+}
+
+func (c *converter) node(s *twmb.SchemaNode, ns string) (*Node, error) {
+	if t, ok := primitiveTypes[s.Type]; ok {
+		n := &Node{Type: t, Logical: s.LogicalType}
+		if s.LogicalType == "decimal" {
+			n.Precision, n.Scale = s.Precision, s.Scale
+		}
+		return n, c.props(n, s.Props)
+	}
+	var n *Node
+	switch s.Type {
+	case "record", "error":
+		n = &Node{Type: Record}
+	case "enum":
+		n = &Node{Type: Enum, Symbols: s.Symbols, EnumDefault: s.EnumDefault, HasEnumDefault: s.HasEnumDefault}
+	case "fixed":
+		n = &Node{Type: Fixed, Size: s.Size, Logical: s.LogicalType}
+		if s.LogicalType == "decimal" {
+			n.Precision, n.Scale = s.Precision, s.Scale
+		}
+	case "array":
+		n = &Node{Type: Array}
+		items, err := c.node(s.Items, ns)
+		if err != nil {
+			return nil, err
+		}
+		n.Items = items
+		return n, c.props(n, s.Props)
+	case "map":
+		n = &Node{Type: Map}
+		values, err := c.node(s.Values, ns)
+		if err != nil {
+			return nil, err
+		}
+		n.Values = values
+		return n, c.props(n, s.Props)
+	case "union":
+		n = &Node{Type: Union, Branches: make([]*Node, len(s.Branches))}
+		for i := range s.Branches {
+			b, err := c.node(&s.Branches[i], ns)
+			if err != nil {
+				return nil, err
+			}
+			n.Branches[i] = b
+		}
+		return n, nil
+	default: // a reference to a named type
+		n = &Node{}
+		c.refs = append(c.refs, pendingRef{node: n, name: s.Type, ns: ns})
+		return n, nil
+	}
+	// A named type.
+	n.Name = fullName(s.Name, s.Namespace)
+	n.Doc = s.Doc
+	if _, dup := c.defs[n.Name]; dup {
+		return nil, fmt.Errorf("%w: %s is defined twice", ErrInvalid, n.Name)
+	}
+	c.defs[n.Name] = n
+	inner := ""
+	if i := strings.LastIndexByte(n.Name, '.'); i >= 0 {
+		inner = n.Name[:i]
+	}
+	if n.Type == Record {
+		n.Fields = make([]Field, len(s.Fields))
+		for i := range s.Fields {
+			sf := &s.Fields[i]
+			t, err := c.node(&sf.Type, inner)
+			if err != nil {
+				return nil, err
+			}
+			f := Field{Name: sf.Name, Doc: sf.Doc, Type: t}
+			if sf.HasDefault {
+				def := sf.Default
+				if b, ok := def.([]byte); ok { // bytes and fixed defaults: code points 0-255
+					def = BytesDefault(b)
+				}
+				raw, err := json.Marshal(def)
+				if err != nil {
+					return nil, fmt.Errorf("%w: default of field %s.%s: %v", ErrInvalid, n.Name, sf.Name, err)
+				}
+				f.Default = raw
+			}
+			n.Fields[i] = f
+		}
+	}
+	return n, c.props(n, s.Props)
+}
+
+// props keeps the other attributes, sorted by key so output is stable.
+func (c *converter) props(n *Node, props map[string]any) error {
+	if len(props) == 0 {
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		raw, err := json.Marshal(props[k])
+		if err != nil {
+			return fmt.Errorf("%w: attribute %q: %v", ErrInvalid, k, err)
+		}
+		n.Props = append(n.Props, Prop{Key: k, Value: raw})
+	}
+	return nil
+}
+
+// link points every reference at its definition: the name as written in the
+// enclosing namespace, else as a full name.
+func (c *converter) link() error {
+	for _, r := range c.refs {
+		def := c.defs[fullName(r.name, r.ns)]
+		if def == nil {
+			def = c.defs[r.name]
+		}
+		if def == nil {
+			return fmt.Errorf("%w: unknown type %q", ErrInvalid, Truncate(r.name, 200))
+		}
+		r.node.Type, r.node.Name, r.node.Def = def.Type, def.Name, def
+	}
+	return nil
+}
+
+// BytesDefault writes bytes in the specification's JSON form for bytes and
+// fixed values: a string whose code points 0-255 are the byte values.
+func BytesDefault(p []byte) string {
+	r := make([]rune, len(p))
+	for i, c := range p {
+		r[i] = rune(c)
+	}
+	return string(r)
+}

@@ -1,0 +1,570 @@
+package protoavro
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protoavro/protoavro/internal/avroschema"
+)
+
+// This file is the plan: one compiled description of a message type under
+// one set of mapping options, from which everything else is driven — the
+// Avro schema (schema.go), the wire→Avro transcoder (writer.go), the struct
+// writer (writer_struct.go), the Avro→wire reader and schema resolution
+// (reader.go) and the struct reader (reader_struct.go). Every mapping
+// decision is made here, once: the Avro type of each field kind, the
+// well-known types, presence, defaults, names and wire types. It is the only
+// file that switches over protobuf field kinds; the rest switches over the
+// plan's own value kinds.
+
+// fieldMode says how a field is written and what its absence means.
+type fieldMode uint8
+
+const (
+	modeImplicit fieldMode = iota // T; absent writes the default bytes
+	modeNullable                  // ["null", T]; absent writes null
+	modeRequired                  // T; absent is an error
+	modeList                      // array of T
+	modeMap                       // Avro map (string or text keys)
+	modeEntries                   // array of entry records
+)
+
+// valueKind is the conversion of one protobuf value to Avro.
+type valueKind uint8
+
+const (
+	vBool valueKind = iota
+	vInt32
+	vSint32
+	vSfixed32
+	vUint32  // varint, unsigned, written as long (int in the Java profile)
+	vFixed32 // fixed32, unsigned, written as long (int in the Java profile)
+	vInt64
+	vSint64
+	vSfixed64
+	vUint64  // varint, written as long with the same 64 bits
+	vFixed64 // fixed64, written as long with the same 64 bits
+	vUint64Dec
+	vFixed64Dec
+	vFloat
+	vDouble
+	vString
+	vBytes
+	vEnum
+	vMessage
+	vTimestamp
+	vWrapper
+)
+
+var valueKindNames = [...]string{
+	vBool: "bool", vInt32: "int32", vSint32: "sint32", vSfixed32: "sfixed32",
+	vUint32: "uint32", vFixed32: "fixed32", vInt64: "int64", vSint64: "sint64",
+	vSfixed64: "sfixed64", vUint64: "uint64", vFixed64: "fixed64",
+	vUint64Dec: "uint64", vFixed64Dec: "fixed64", vFloat: "float", vDouble: "double",
+	vString: "string", vBytes: "bytes", vEnum: "enum", vMessage: "message",
+	vTimestamp: "google.protobuf.Timestamp", vWrapper: "wrapper",
+}
+
+// String returns the protobuf kind of the values, as protoreflect names it.
+func (k valueKind) String() string { return valueKindNames[k] }
+
+// isMessage reports whether values of kind k are protobuf messages (records,
+// Timestamps or wrappers).
+func (k valueKind) isMessage() bool { return k >= vMessage }
+
+// valuePlan converts one value.
+type valuePlan struct {
+	kind       valueKind
+	wt         protowire.Type // the wire type of one unpacked value
+	java32     bool           // Java profile: uint32/fixed32 written as int (same bits)
+	javaString bool           // Java profile: strings carry avro.java.string
+	enum       *enumTable
+	enumDef    int        // vEnum: index of the enum schema's default symbol
+	msg        *msgPlan   // vMessage
+	inner      *valuePlan // vWrapper: the wrapped value
+	tsPrec     TimestampPrecision
+	fullName   protoreflect.FullName // vTimestamp/vWrapper: for errors
+}
+
+// fieldPlan is one field of a record.
+type fieldPlan struct {
+	name    string
+	fd      protoreflect.FieldDescriptor
+	num     protowire.Number
+	tag     uint64 // the tag of one unpacked value (maps: of one entry)
+	mode    fieldMode
+	oneof   int // index of the containing (non-synthetic or synthetic) oneof, or -1
+	val     valuePlan
+	key     *valuePlan // maps: the key
+	textKey bool       // modeMap with non-string keys written as text
+	entry   *msgPlan   // modeMap, modeEntries: the entry message
+	absent  []byte     // modeImplicit: the Avro bytes of the default
+	packed  bool       // value kind can be packed on the wire
+	// packedOut: the reader writes the list packed, as proto.Marshal does.
+	packedOut bool
+	// def is the JSON text of the Avro default, nil for none.
+	def json.RawMessage
+	// dropWire is the wire encoding (tag and value) of an implicit scalar's
+	// default: the reader drops an emitted value equal to it, so unset
+	// fields stay unset. Nil where values are always kept (map entries).
+	dropWire []byte
+}
+
+// msgPlan is the compiled plan of one record.
+type msgPlan struct {
+	name     string // the message's simple name, for error paths
+	desc     protoreflect.MessageDescriptor
+	avroName string // the record's Avro full name
+	entry    bool   // a default-profile map entry: key and value only, never null
+	fields   []fieldPlan
+	dense    []int16 // field number -> index+1 for numbers < len(dense)
+	sparse   map[protowire.Number]int
+	nOneofs  int
+	// Set by finish, once the fields are compiled:
+	scanInfo []scanInfo // per field, what the scanner checks
+	blank    []int32    // a frame of -1s: 2 per field, 1 per oneof
+}
+
+// byName returns the index of the field named name, or -1.
+func (m *msgPlan) byName(name string) int {
+	for i := range m.fields {
+		if m.fields[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// planner compiles the plan of one message type, sharing the plans of
+// message types used more than once (recursive ones included).
+type planner struct {
+	opts    Options
+	msgs    map[protoreflect.MessageDescriptor]*msgPlan
+	entries map[protoreflect.MessageDescriptor]*msgPlan
+	enums   map[protoreflect.EnumDescriptor]*enumTable
+}
+
+// compilePlan compiles the plan of md under the mapping options o.
+func compilePlan(md protoreflect.MessageDescriptor, o Options) (*msgPlan, error) {
+	o.Cache = nil
+	p := &planner{
+		opts:    o,
+		msgs:    map[protoreflect.MessageDescriptor]*msgPlan{},
+		entries: map[protoreflect.MessageDescriptor]*msgPlan{},
+		enums:   map[protoreflect.EnumDescriptor]*enumTable{},
+	}
+	return p.message(md)
+}
+
+func (p *planner) java() bool { return p.opts.Profile == JavaProfile }
+
+func (p *planner) enum(ed protoreflect.EnumDescriptor) (*enumTable, error) {
+	if t, ok := p.enums[ed]; ok {
+		return t, nil
+	}
+	name, err := p.typeName(ed)
+	if err != nil {
+		return nil, err
+	}
+	t := newEnumTable(ed, name)
+	p.enums[ed] = t
+	return t, nil
+}
+
+func (p *planner) message(md protoreflect.MessageDescriptor) (*msgPlan, error) {
+	if m, ok := p.msgs[md]; ok {
+		return m, nil
+	}
+	name, err := p.typeName(md)
+	if err != nil {
+		return nil, err
+	}
+	fds := md.Fields()
+	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, fields: make([]fieldPlan, fds.Len()), nOneofs: md.Oneofs().Len()}
+	p.msgs[md] = m
+	for i := range fds.Len() {
+		if m.fields[i], err = p.field(fds.Get(i), md.IsMapEntry()); err != nil {
+			return nil, err
+		}
+	}
+	m.finish()
+	return m, nil
+}
+
+// field compiles one field: its mode, value, default and wire details.
+func (p *planner) field(fd protoreflect.FieldDescriptor, inEntry bool) (fieldPlan, error) {
+	f := fieldPlan{name: string(fd.Name()), fd: fd, num: fd.Number(), oneof: -1}
+	if od := fd.ContainingOneof(); od != nil {
+		f.oneof = od.Index()
+	}
+	if fd.IsMap() {
+		return p.mapField(f)
+	}
+	var err error
+	if f.val, err = p.value(fd); err != nil {
+		return f, err
+	}
+	f.tag = protowire.EncodeTag(f.num, f.val.wt)
+	if fd.IsList() {
+		f.mode, f.def = modeList, jsonDefault([]any{})
+		f.packed = f.val.wt != protowire.BytesType && f.val.wt != protowire.StartGroupType
+		f.packedOut = f.packed && fd.IsPacked()
+		return f, nil
+	}
+	// Only repeated fields may be packed: protobuf parses a packed
+	// occurrence of a singular field as an unknown field, and we reject it.
+	java := p.java()
+	switch {
+	case fd.Cardinality() == protoreflect.Required:
+		f.mode = modeRequired
+	case fd.Message() != nil || (!java && fd.HasPresence()):
+		f.mode, f.def = modeNullable, jsonDefault(nil)
+	default:
+		f.mode = modeImplicit
+		dv := zeroValue(fd)
+		f.def = zeroDefault(&f.val)
+		if java {
+			dv = fd.Default()
+			if fd.HasDefault() {
+				f.def = javaDefault(fd, &f.val)
+			}
+		}
+		if f.absent, err = absentBytes(fd, &f.val, dv); err != nil {
+			return f, err
+		}
+		if !inEntry {
+			f.dropWire = appendWireValue(protowire.AppendVarint(nil, f.tag), &f.val, dv)
+		}
+	}
+	return f, nil
+}
+
+// mapField compiles a map field: an Avro map, or an array of entry records
+// (always under the Java profile, for non-string keys with MapAsEntryArray).
+func (p *planner) mapField(f fieldPlan) (fieldPlan, error) {
+	fd := f.fd
+	f.tag = protowire.EncodeTag(f.num, protowire.BytesType)
+	kv, err := p.value(fd.MapKey())
+	if err != nil {
+		return f, err
+	}
+	f.key = &kv
+	if p.java() || (kv.kind != vString && p.opts.MapKeys == MapAsEntryArray) {
+		f.mode, f.def = modeEntries, jsonDefault([]any{})
+		if p.java() {
+			f.entry, err = p.message(fd.Message())
+		} else {
+			f.entry, err = p.entryMessage(fd.Message())
+		}
+		return f, err
+	}
+	f.mode, f.def = modeMap, jsonDefault(map[string]any{})
+	f.textKey = kv.kind != vString
+	if f.val, err = p.value(fd.MapValue()); err != nil {
+		return f, err
+	}
+	f.entry, err = p.entryMessage(fd.Message())
+	return f, err
+}
+
+// entryMessage builds the plan of a map entry under the default profile: key
+// and value are plain (never null) values, with no Avro defaults.
+func (p *planner) entryMessage(md protoreflect.MessageDescriptor) (*msgPlan, error) {
+	if m, ok := p.entries[md]; ok {
+		return m, nil
+	}
+	name, err := p.typeName(md)
+	if err != nil {
+		return nil, err
+	}
+	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, entry: true, fields: make([]fieldPlan, 2), dense: []int16{0, 1, 2}}
+	p.entries[md] = m
+	for i, fd := range []protoreflect.FieldDescriptor{md.Fields().ByNumber(1), md.Fields().ByNumber(2)} {
+		v, err := p.value(fd)
+		if err != nil {
+			return nil, err
+		}
+		f := fieldPlan{name: string(fd.Name()), fd: fd, num: fd.Number(), tag: protowire.EncodeTag(fd.Number(), v.wt), oneof: -1, val: v, mode: modeImplicit}
+		if !v.kind.isMessage() { // a message value, when absent, is written empty
+			if f.absent, err = absentBytes(fd, &f.val, zeroValue(fd)); err != nil {
+				return nil, err
+			}
+		}
+		m.fields[i] = f
+	}
+	m.finish()
+	return m, nil
+}
+
+// value compiles the conversion of one value of fd: the one place where a
+// protobuf field kind becomes an Avro type.
+func (p *planner) value(fd protoreflect.FieldDescriptor) (valuePlan, error) {
+	java := p.java()
+	v := valuePlan{}
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		v.kind, v.wt = vBool, protowire.VarintType
+	case protoreflect.Int32Kind:
+		v.kind, v.wt = vInt32, protowire.VarintType
+	case protoreflect.Sint32Kind:
+		v.kind, v.wt = vSint32, protowire.VarintType
+	case protoreflect.Sfixed32Kind:
+		v.kind, v.wt = vSfixed32, protowire.Fixed32Type
+	case protoreflect.Uint32Kind:
+		v.kind, v.wt, v.java32 = vUint32, protowire.VarintType, java
+	case protoreflect.Fixed32Kind:
+		v.kind, v.wt, v.java32 = vFixed32, protowire.Fixed32Type, java
+	case protoreflect.Int64Kind:
+		v.kind, v.wt = vInt64, protowire.VarintType
+	case protoreflect.Sint64Kind:
+		v.kind, v.wt = vSint64, protowire.VarintType
+	case protoreflect.Sfixed64Kind:
+		v.kind, v.wt = vSfixed64, protowire.Fixed64Type
+	case protoreflect.Uint64Kind:
+		v.kind, v.wt = vUint64, protowire.VarintType
+		if !java && p.opts.Uint64 == Uint64AsDecimal {
+			v.kind = vUint64Dec
+		}
+	case protoreflect.Fixed64Kind:
+		v.kind, v.wt = vFixed64, protowire.Fixed64Type
+		if !java && p.opts.Uint64 == Uint64AsDecimal {
+			v.kind = vFixed64Dec
+		}
+	case protoreflect.FloatKind:
+		v.kind, v.wt = vFloat, protowire.Fixed32Type
+	case protoreflect.DoubleKind:
+		v.kind, v.wt = vDouble, protowire.Fixed64Type
+	case protoreflect.StringKind:
+		v.kind, v.wt, v.javaString = vString, protowire.BytesType, java
+	case protoreflect.BytesKind:
+		v.kind, v.wt = vBytes, protowire.BytesType
+	case protoreflect.EnumKind:
+		t, err := p.enum(fd.Enum())
+		if err != nil {
+			return v, err
+		}
+		v.kind, v.wt, v.enum = vEnum, protowire.VarintType, t
+		// The enum schema's default symbol: the first value, except that
+		// the Java profile uses the field's explicit default as
+		// ProtobufData does.
+		if java && fd.HasDefault() && !fd.IsList() {
+			v.enumDef = fd.Enum().Values().ByNumber(fd.Default().Enum()).Index()
+		}
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		v.wt = protowire.BytesType
+		if fd.Kind() == protoreflect.GroupKind {
+			v.wt = protowire.StartGroupType
+		}
+		md := fd.Message()
+		if !java {
+			switch classifyWellKnown(md) {
+			case wellKnownTimestamp:
+				v.kind, v.tsPrec, v.fullName = vTimestamp, p.opts.Timestamps, md.FullName()
+				return v, nil
+			case wellKnownWrapper:
+				inner, err := p.value(md.Fields().ByNumber(1))
+				if err != nil {
+					return v, err
+				}
+				v.kind, v.inner, v.fullName = vWrapper, &inner, md.FullName()
+				return v, nil
+			}
+		}
+		m, err := p.message(md)
+		if err != nil {
+			return v, err
+		}
+		v.kind, v.msg = vMessage, m
+	default:
+		return v, fmt.Errorf("%w: field %s has kind %v", ErrUnsupported, fd.FullName(), fd.Kind())
+	}
+	return v, nil
+}
+
+// avroType is the Avro type of a value (of the wrapped value for wrappers).
+func (v *valuePlan) avroType() avroschema.Type {
+	switch v.kind {
+	case vBool:
+		return avroschema.Boolean
+	case vInt32, vSint32, vSfixed32:
+		return avroschema.Int
+	case vUint32, vFixed32:
+		if v.java32 {
+			return avroschema.Int
+		}
+		return avroschema.Long
+	case vUint64Dec, vFixed64Dec, vBytes:
+		return avroschema.Bytes
+	case vFloat:
+		return avroschema.Float
+	case vDouble:
+		return avroschema.Double
+	case vString:
+		return avroschema.String
+	case vEnum:
+		return avroschema.Enum
+	case vMessage:
+		return avroschema.Record
+	case vWrapper:
+		return v.inner.avroType()
+	}
+	return avroschema.Long // 64-bit integers, timestamps
+}
+
+// logicalType is the Avro logical type of a value, and its decimal precision.
+func (v *valuePlan) logicalType() (string, int) {
+	switch v.kind {
+	case vUint64Dec, vFixed64Dec:
+		return "decimal", 20
+	case vTimestamp:
+		return "timestamp-" + v.tsPrec.String(), 0
+	case vWrapper:
+		return v.inner.logicalType()
+	}
+	return "", 0
+}
+
+// zeroValue is the zero value of a scalar or enum field.
+func zeroValue(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(fd.Enum().Values().Get(0).Number())
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString("")
+	case protoreflect.BytesKind:
+		return protoreflect.ValueOfBytes(nil)
+	}
+	return fd.Default() // numeric kinds and bool without an explicit default
+}
+
+// absentBytes is the Avro encoding of the value written for an absent field.
+func absentBytes(fd protoreflect.FieldDescriptor, v *valuePlan, dv protoreflect.Value) ([]byte, error) {
+	var wire []byte
+	switch v.kind {
+	case vString: // the transcoder takes string and bytes values without their length
+		wire = []byte(dv.String())
+	case vBytes:
+		wire = dv.Bytes()
+	default:
+		wire = appendWireValue(nil, v, dv)
+	}
+	st := encState{in: wire}
+	out, err := st.scalar(nil, v, wire, 0)
+	if err != nil {
+		return nil, fmt.Errorf("protoavro: default of %s: %w", fd.FullName(), err)
+	}
+	return out, nil
+}
+
+// appendWireValue writes a scalar protoreflect value in wire form (no tag).
+func appendWireValue(b []byte, v *valuePlan, pv protoreflect.Value) []byte {
+	switch v.kind {
+	case vBool:
+		return protowire.AppendVarint(b, protowire.EncodeBool(pv.Bool()))
+	case vEnum:
+		return protowire.AppendVarint(b, uint64(pv.Enum()))
+	case vInt32, vInt64:
+		return protowire.AppendVarint(b, uint64(pv.Int()))
+	case vSint32, vSint64:
+		return protowire.AppendVarint(b, protowire.EncodeZigZag(pv.Int()))
+	case vUint32, vUint64, vUint64Dec:
+		return protowire.AppendVarint(b, pv.Uint())
+	case vSfixed32:
+		return protowire.AppendFixed32(b, uint32(pv.Int()))
+	case vFixed32:
+		return protowire.AppendFixed32(b, uint32(pv.Uint()))
+	case vSfixed64:
+		return protowire.AppendFixed64(b, uint64(pv.Int()))
+	case vFixed64, vFixed64Dec:
+		return protowire.AppendFixed64(b, pv.Uint())
+	case vFloat:
+		return protowire.AppendFixed32(b, math.Float32bits(float32(pv.Float())))
+	case vDouble:
+		return protowire.AppendFixed64(b, math.Float64bits(pv.Float()))
+	case vString:
+		return protowire.AppendString(b, pv.String())
+	case vBytes:
+		return protowire.AppendBytes(b, pv.Bytes())
+	}
+	return b
+}
+
+// zeroWire is the wire encoding (no tag) of a scalar's zero value.
+func zeroWire(v *valuePlan) []byte {
+	switch v.wt {
+	case protowire.Fixed32Type:
+		return make([]byte, 4)
+	case protowire.Fixed64Type:
+		return make([]byte, 8)
+	}
+	if v.kind == vEnum {
+		return protowire.AppendVarint(nil, uint64(int64(v.enum.numbers[0])))
+	}
+	return []byte{0} // varint 0, empty string or bytes
+}
+
+// jsonDefault encodes a Go value as the JSON text of an Avro default.
+func jsonDefault(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic("protoavro: internal error: default " + err.Error())
+	}
+	return raw
+}
+
+// zeroDefault is the Avro default of a field with implicit presence: the
+// protobuf zero value of its kind.
+func zeroDefault(v *valuePlan) json.RawMessage {
+	switch v.kind {
+	case vBool:
+		return jsonDefault(false)
+	case vUint64Dec, vFixed64Dec:
+		return jsonDefault("\u0000")
+	case vString, vBytes:
+		return jsonDefault("")
+	case vEnum:
+		return jsonDefault(v.enum.symbols[0])
+	}
+	return jsonDefault(0) // every number: int, long, float, double
+}
+
+// javaDefault converts an explicit proto2 default into the Avro default
+// ProtobufData writes. Non-finite floating-point defaults have no JSON form
+// (Java fails on them); the field then gets no default.
+func javaDefault(fd protoreflect.FieldDescriptor, v *valuePlan) json.RawMessage {
+	d := fd.Default()
+	switch v.kind {
+	case vBool:
+		return jsonDefault(d.Bool())
+	case vInt32, vSint32, vSfixed32, vInt64, vSint64, vSfixed64:
+		return jsonDefault(d.Int())
+	case vUint32, vFixed32:
+		return jsonDefault(int32(d.Uint())) // Java's int holds the same 32 bits
+	case vUint64, vFixed64:
+		return jsonDefault(int64(d.Uint()))
+	case vFloat:
+		if !isFinite(d.Float()) {
+			return nil
+		}
+		return jsonDefault(float32(d.Float()))
+	case vDouble:
+		if !isFinite(d.Float()) {
+			return nil
+		}
+		return jsonDefault(d.Float())
+	case vString:
+		return jsonDefault(d.String())
+	case vBytes:
+		return jsonDefault(avroschema.BytesDefault(d.Bytes()))
+	case vEnum:
+		return jsonDefault(string(fd.DefaultEnumValue().Name()))
+	}
+	return nil
+}
+
+// isFinite reports whether a float default can be written as JSON.
+func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
