@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -120,7 +121,7 @@ func TestCorpusCoverage(t *testing.T) {
 				}
 			}
 		}
-		for _, md := range testMessages() {
+		for _, md := range testutil.Messages() {
 			for i := range md.Fields().Len() {
 				if fd := md.Fields().Get(i); !setFields[fd.FullName()] {
 					t.Errorf("%s profile: field %s is never set", profile, fd.FullName())

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
@@ -112,8 +112,13 @@ var variants = []variant{
 }
 
 // corpusSize is the number of edge-value and random messages per message
-// type and variant (corpus adds an empty one and one per oneof member).
-var corpusSize = corpusConfig{edges: 4, random: 12}
+// type and variant (testutil.Corpus adds an empty one and one per oneof
+// member): messages whose every field is set to edge values (extreme
+// integers, unsigned maxima, NaN, ±Inf, −0.0, subnormals, empty and
+// non-ASCII strings, empty and large bytes, lists and maps holding every
+// edge value, messages nested several levels deep, recursion included), and
+// seeded random messages that mix edge values with random bit patterns.
+var corpusSize = testutil.CorpusConfig{Edges: 4, Random: 12}
 
 // testCase is one variant and message type with its messages.
 type testCase struct {
@@ -122,6 +127,7 @@ type testCase struct {
 	mt     protoreflect.MessageType
 	schema *protoavro.Schema
 	avsc   []byte
+	tree   schema // avsc, parsed by twmb/avro
 	msgs   []proto.Message
 	want   []record // expectRecord of each message
 }
@@ -131,7 +137,7 @@ type testCase struct {
 func buildCases(noNULMapKeys bool) ([]*testCase, error) {
 	var out []*testCase
 	for _, v := range variants {
-		for _, md := range testMessages() {
+		for _, md := range testutil.Messages() {
 			if v.only != nil && !contains(v.only, md.FullName()) {
 				continue
 			}
@@ -147,13 +153,20 @@ func buildCases(noNULMapKeys bool) ([]*testCase, error) {
 			if err != nil {
 				return nil, err
 			}
-			c := &testCase{name: v.name + "/" + string(md.FullName()), opts: v.opts, mt: mt, schema: s, avsc: avsc,
-				msgs: corpus(md, corpusSize, v.opts.Timestamps, v.name)}
+			tree, err := parseSchema(avsc)
+			if err != nil {
+				return nil, fmt.Errorf("%s: twmb/avro parses the schema: %w", md.FullName(), err)
+			}
+			c := &testCase{name: v.name + "/" + string(md.FullName()), opts: v.opts, mt: mt, schema: s, avsc: avsc, tree: tree,
+				msgs: testutil.Corpus(md, corpusSize, testutil.Precision(v.opts.Timestamps), v.name)}
 			for i, m := range c.msgs {
+				if err := proto.CheckInitialized(m); err != nil {
+					return nil, fmt.Errorf("%s: message %d: %w", c.name, i, err)
+				}
 				if noNULMapKeys {
 					removeNULMapKeys(m.ProtoReflect())
 				}
-				r, err := expectRecord(hambaSchema(s), m.ProtoReflect())
+				r, err := expectRecord(c.tree, m.ProtoReflect())
 				if err != nil {
 					return nil, fmt.Errorf("%s: message %d: %w", c.name, i, err)
 				}
@@ -174,30 +187,20 @@ var (
 // holds a NUL character.
 func removeNULMapKeys(m protoreflect.Message) {
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsMap():
+		if fd.IsMap() && fd.MapKey().Kind() == protoreflect.StringKind {
 			mp := v.Map()
 			var drop []protoreflect.MapKey
-			mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				if fd.MapKey().Kind() == protoreflect.StringKind && strings.IndexByte(k.String(), 0) >= 0 {
+			mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				if strings.IndexByte(k.String(), 0) >= 0 {
 					drop = append(drop, k)
-				} else if fd.MapValue().Message() != nil {
-					removeNULMapKeys(mv.Message())
 				}
 				return true
 			})
 			for _, k := range drop {
 				mp.Clear(k)
 			}
-		case fd.IsList():
-			if fd.Message() != nil {
-				for i := range v.List().Len() {
-					removeNULMapKeys(v.List().Get(i).Message())
-				}
-			}
-		case fd.Message() != nil:
-			removeNULMapKeys(v.Message())
 		}
+		testutil.ForEachMessage(fd, v, removeNULMapKeys)
 		return true
 	})
 }
@@ -364,7 +367,7 @@ type readTest struct {
 	read func(files []string) []byte
 	// parse converts one record of a reader's output; nil means interop
 	// JSON (parseInterop).
-	parse func(s avro.Schema, j any) (any, error)
+	parse func(s schema, j any) (any, error)
 	// skip, when set, says why a record is not compared (a documented
 	// limitation of the implementation), and whether the reader leaves it
 	// out of its output.
@@ -486,7 +489,7 @@ func compareRecords(t *testing.T, rt readTest, c *testCase, raws []json.RawMessa
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
-		got, err := parse(hambaSchema(c.schema), j)
+		got, err := parse(c.tree, j)
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
@@ -758,46 +761,9 @@ func readBack(t *testing.T, j *writeJob) (n int) {
 func expectedMessage(c *testCase, m proto.Message) proto.Message {
 	m = proto.Clone(m)
 	if c.opts.Profile == protoavro.JavaProfile {
-		clearDefaults(m.ProtoReflect())
+		testutil.ClearDefaults(m.ProtoReflect())
 	}
 	return m
-}
-
-// clearDefaults clears every set singular scalar field whose value is its
-// default (floats compared bit for bit, so −0.0 stays), recursively.
-func clearDefaults(m protoreflect.Message) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsMap():
-			if fd.MapValue().Message() != nil {
-				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-					clearDefaults(mv.Message())
-					return true
-				})
-			}
-		case fd.IsList():
-			if fd.Message() != nil {
-				for i := range v.List().Len() {
-					clearDefaults(v.List().Get(i).Message())
-				}
-			}
-		case fd.Message() != nil:
-			clearDefaults(v.Message())
-		case fd.Cardinality() != protoreflect.Required && sameScalar(fd, v, fd.Default()):
-			m.Clear(fd)
-		}
-		return true
-	})
-}
-
-func sameScalar(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
-	switch fd.Kind() {
-	case protoreflect.FloatKind:
-		return math.Float32bits(float32(a.Float())) == math.Float32bits(float32(b.Float()))
-	case protoreflect.DoubleKind:
-		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
-	}
-	return a.Equal(b)
 }
 
 // sameMessage compares two messages exactly, −0.0 included, but any NaN
@@ -823,36 +789,36 @@ func canonicalNaN(m protoreflect.Message) {
 		}
 		return v, false
 	}
+	var set []protoreflect.FieldDescriptor
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
-		case fd.IsMap():
+		case fd.IsMap() && fd.MapValue().Message() == nil:
 			mp := v.Map()
 			mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				if fd.MapValue().Message() != nil {
-					canonicalNaN(mv.Message())
-				} else if nv, ok := nan(fd.MapValue(), mv); ok {
+				if nv, ok := nan(fd.MapValue(), mv); ok {
 					mp.Set(k, nv)
 				}
 				return true
 			})
-		case fd.IsList():
+		case fd.IsList() && fd.Message() == nil:
 			l := v.List()
 			for i := range l.Len() {
-				if fd.Message() != nil {
-					canonicalNaN(l.Get(i).Message())
-				} else if nv, ok := nan(fd, l.Get(i)); ok {
+				if nv, ok := nan(fd, l.Get(i)); ok {
 					l.Set(i, nv)
 				}
 			}
-		case fd.Message() != nil:
-			canonicalNaN(v.Message())
-		default:
-			if nv, ok := nan(fd, v); ok {
-				m.Set(fd, nv)
+		case !fd.IsMap() && !fd.IsList() && fd.Message() == nil:
+			if _, ok := nan(fd, v); ok {
+				set = append(set, fd)
 			}
 		}
+		testutil.ForEachMessage(fd, v, canonicalNaN)
 		return true
 	})
+	for _, fd := range set {
+		nv, _ := nan(fd, m.Get(fd))
+		m.Set(fd, nv)
+	}
 }
 
 // repoDir returns the path of a file of this package's directory.
@@ -865,23 +831,3 @@ func repoDir(elem ...string) string {
 }
 
 var allCodecs = []protoavro.Compression{protoavro.CompressionNull, protoavro.CompressionDeflate, protoavro.CompressionSnappy, protoavro.CompressionZstd}
-
-// hambaSchema parses a derived schema's JSON with hamba/avro, the model the
-// expected-value walkers of this package use.
-func hambaSchema(s *protoavro.Schema) avro.Schema {
-	if h, ok := hambaSchemas.Load(s); ok {
-		return h.(avro.Schema)
-	}
-	j, err := s.MarshalJSON()
-	if err != nil {
-		panic(err)
-	}
-	h, err := avro.ParseWithCache(string(j), "", &avro.SchemaCache{})
-	if err != nil {
-		panic(err)
-	}
-	hambaSchemas.Store(s, h)
-	return h
-}
-
-var hambaSchemas sync.Map // *protoavro.Schema -> avro.Schema

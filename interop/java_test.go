@@ -2,7 +2,6 @@ package interop
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hamba/avro/v2"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
 )
@@ -123,7 +122,7 @@ func TestJavaReferenceDatums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := avro.ParseBytesWithCache(schemaJSON, "", &avro.SchemaCache{})
+	schema, err := parseSchema(schemaJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,24 +130,27 @@ func TestJavaReferenceDatums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	datums := readReferenceDatums(t, filepath.Join(ref, "datums.txt"))
+	datums, err := testutil.ReferenceDatums()
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]record{}
 	var input bytes.Buffer
 	for _, d := range datums {
 		msg := &avro2147pb.Foo{}
-		if err := proto.Unmarshal(d.proto, msg); err != nil {
-			t.Fatalf("%s: %v", d.name, err)
+		if err := proto.Unmarshal(d.Proto, msg); err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
 		}
 		r, err := expectRecord(schema, msg.ProtoReflect())
 		if err != nil {
-			t.Fatalf("%s: %v", d.name, err)
+			t.Fatalf("%s: %v", d.Name, err)
 		}
 		ours, err := codec.Marshal(msg)
 		if err != nil {
-			t.Fatalf("%s: %v", d.name, err)
+			t.Fatalf("%s: %v", d.Name, err)
 		}
-		want["reference/"+d.name], want["protoavro/"+d.name] = r, r
-		fmt.Fprintf(&input, "reference/%s %x\nprotoavro/%s %x\n", d.name, d.avro, d.name, ours)
+		want["reference/"+d.Name], want["protoavro/"+d.Name] = r, r
+		fmt.Fprintf(&input, "reference/%s %x\nprotoavro/%s %x\n", d.Name, d.Avro, d.Name, ours)
 	}
 	dir := t.TempDir()
 	schemaFile, inputFile := filepath.Join(dir, "java_schema.json"), filepath.Join(dir, "datums.txt")
@@ -196,42 +198,4 @@ func TestJavaReferenceDatums(t *testing.T) {
 	}
 	summary(t, "Java Avro %s GenericDatumReader read %d reference datums and %d datums protoavro wrote with java_schema.json",
 		j.version, len(datums), len(datums))
-}
-
-type referenceDatum struct {
-	name        string
-	proto, avro []byte
-}
-
-// readReferenceDatums parses datums.txt (its README describes the format).
-func readReferenceDatums(t *testing.T, path string) []referenceDatum {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []referenceDatum
-	for _, line := range strings.Split(string(b), "\n") {
-		var err error
-		switch {
-		case strings.HasPrefix(line, "# "):
-			out = append(out, referenceDatum{name: line[2:]})
-		case strings.HasPrefix(line, "proto_hex: "):
-			out[len(out)-1].proto, err = hex.DecodeString(line[len("proto_hex: "):])
-		case strings.HasPrefix(line, "avro_hex: "):
-			out[len(out)-1].avro, err = hex.DecodeString(line[len("avro_hex: "):])
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no datums")
-	}
-	for _, d := range out {
-		if d.proto == nil || d.avro == nil {
-			t.Fatalf("datum %s is incomplete", d.name)
-		}
-	}
-	return out
 }

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hamba/avro/v2"
+	"github.com/twmb/avro"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -51,34 +51,79 @@ type (
 	record  map[string]any
 )
 
-// deref resolves a reference to a named type.
-func deref(s avro.Schema) avro.Schema {
-	if r, ok := s.(*avro.RefSchema); ok {
-		return r.Schema()
+// schema is a node of a parsed Avro schema, twmb/avro's SchemaNode tree,
+// with the named types of the whole schema: at resolves references.
+type schema struct {
+	*avro.SchemaNode
+	named map[string]*avro.SchemaNode
+}
+
+// parseSchema parses schema JSON and returns its root.
+func parseSchema(text []byte) (schema, error) {
+	parsed, err := avro.Parse(string(text))
+	if err != nil {
+		return schema{}, err
 	}
-	return s
+	root := parsed.Root()
+	named := map[string]*avro.SchemaNode{}
+	var collect func(n *avro.SchemaNode)
+	collect = func(n *avro.SchemaNode) {
+		switch n.Type {
+		case "record", "error", "enum", "fixed":
+			named[fullName(n)] = n
+		}
+		for i := range n.Fields {
+			collect(&n.Fields[i].Type)
+		}
+		for _, c := range []*avro.SchemaNode{n.Items, n.Values} {
+			if c != nil {
+				collect(c)
+			}
+		}
+		for i := range n.Branches {
+			collect(&n.Branches[i])
+		}
+	}
+	collect(root)
+	return schema{root, named}, nil
+}
+
+// fullName is the full name of a named type's node.
+func fullName(n *avro.SchemaNode) string {
+	if strings.Contains(n.Name, ".") || n.Namespace == "" {
+		return n.Name
+	}
+	return n.Namespace + "." + n.Name
+}
+
+// at returns node n of s's schema, a reference resolved to the named type.
+func (s schema) at(n *avro.SchemaNode) schema {
+	if d, ok := s.named[n.Type]; ok {
+		return schema{d, s.named}
+	}
+	for name, d := range s.named { // a name relative to its namespace
+		if !strings.Contains(n.Type, ".") && strings.HasSuffix(name, "."+n.Type) {
+			return schema{d, s.named}
+		}
+	}
+	return schema{n, s.named}
+}
+
+func (s schema) String() string {
+	if p, err := s.Schema(); err == nil {
+		return p.String()
+	}
+	return s.Type
 }
 
 // nullableBranch returns T of a ["null", T] union, or an error for any
 // other union: the derived schemas have no others.
-func nullableBranch(u *avro.UnionSchema) (avro.Schema, error) {
-	ts := u.Types()
-	if len(ts) != 2 || ts[0].Type() != avro.Null || ts[1].Type() == avro.Null {
-		return nil, fmt.Errorf("union %s is not [\"null\", T]", u)
+func nullableBranch(u schema) (schema, error) {
+	ts := u.Branches
+	if len(ts) != 2 || ts[0].Type != "null" || ts[1].Type == "null" {
+		return schema{}, fmt.Errorf("union %s is not [\"null\", T]", u)
 	}
-	return ts[1], nil
-}
-
-func logicalType(s avro.Schema) avro.LogicalType {
-	p, ok := s.(*avro.PrimitiveSchema)
-	if !ok {
-		return ""
-	}
-	if p.Logical() != nil {
-		return p.Logical().Type()
-	}
-	lt, _ := p.Prop("logicalType").(string) // hamba keeps timestamp-nanos as a property
-	return avro.LogicalType(lt)
+	return u.at(&ts[1]), nil
 }
 
 // expectRecord returns the Avro record that message m must read as, with
@@ -86,41 +131,39 @@ func logicalType(s avro.Schema) avro.LogicalType {
 // mapping in docs/mapping.md. The schema decides the shape (union or not,
 // map or entry array, int or long, record or timestamp or wrapper), so one
 // function serves both profiles and every option.
-func expectRecord(s avro.Schema, m protoreflect.Message) (record, error) {
-	rs, ok := deref(s).(*avro.RecordSchema)
-	if !ok {
+func expectRecord(s schema, m protoreflect.Message) (record, error) {
+	if s.Type != "record" {
 		return nil, fmt.Errorf("%s: schema %s is not a record", m.Descriptor().FullName(), s)
 	}
 	out := record{}
 	fds := m.Descriptor().Fields()
-	for _, f := range rs.Fields() {
-		fd := fds.ByName(protoreflect.Name(f.Name()))
+	for i := range s.Fields {
+		f := &s.Fields[i]
+		fd := fds.ByName(protoreflect.Name(f.Name))
 		if fd == nil {
-			return nil, fmt.Errorf("%s has no field %s", m.Descriptor().FullName(), f.Name())
+			return nil, fmt.Errorf("%s has no field %s", m.Descriptor().FullName(), f.Name)
 		}
-		v, err := expectField(f.Type(), m, fd)
+		v, err := expectField(s.at(&f.Type), m, fd)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fd.FullName(), err)
 		}
-		out[f.Name()] = v
+		out[f.Name] = v
 	}
 	return out, nil
 }
 
-func expectField(t avro.Schema, m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, error) {
-	t = deref(t)
+func expectField(t schema, m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, error) {
 	switch {
 	case fd.IsMap():
 		return expectMap(t, fd, m.Get(fd).Map())
 	case fd.IsList():
-		as, ok := t.(*avro.ArraySchema)
-		if !ok {
+		if t.Type != "array" {
 			return nil, fmt.Errorf("repeated field with schema %s", t)
 		}
 		l := m.Get(fd).List()
 		out := make([]any, 0, l.Len())
 		for i := range l.Len() {
-			v, err := expectValue(as.Items(), fd, l.Get(i))
+			v, err := expectValue(t.at(t.Items), fd, l.Get(i))
 			if err != nil {
 				return nil, err
 			}
@@ -128,8 +171,8 @@ func expectField(t avro.Schema, m protoreflect.Message, fd protoreflect.FieldDes
 		}
 		return out, nil
 	}
-	if u, ok := t.(*avro.UnionSchema); ok {
-		b, err := nullableBranch(u)
+	if t.Type == "union" {
+		b, err := nullableBranch(t)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +186,7 @@ func expectField(t avro.Schema, m protoreflect.Message, fd protoreflect.FieldDes
 	return expectValue(t, fd, m.Get(fd))
 }
 
-func expectMap(t avro.Schema, fd protoreflect.FieldDescriptor, mp protoreflect.Map) (any, error) {
+func expectMap(t schema, fd protoreflect.FieldDescriptor, mp protoreflect.Map) (any, error) {
 	kfd, vfd := fd.MapKey(), fd.MapValue()
 	keys := make([]protoreflect.MapKey, 0, mp.Len())
 	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
@@ -151,32 +194,32 @@ func expectMap(t avro.Schema, fd protoreflect.FieldDescriptor, mp protoreflect.M
 		return true
 	})
 	sortMapKeys(kfd.Kind(), keys)
-	switch t := t.(type) {
-	case *avro.MapSchema:
+	switch t.Type {
+	case "map":
 		out := map[string]any{}
 		for _, k := range keys {
-			v, err := expectValue(t.Values(), vfd, mp.Get(k))
+			v, err := expectValue(t.at(t.Values), vfd, mp.Get(k))
 			if err != nil {
 				return nil, err
 			}
 			out[mapKeyText(kfd.Kind(), k)] = v
 		}
 		return out, nil
-	case *avro.ArraySchema:
+	case "array":
 		// Entry records {key, value}, in protobuf's deterministic key order.
-		rs, ok := deref(t.Items()).(*avro.RecordSchema)
-		if !ok || len(rs.Fields()) != 2 || rs.Fields()[0].Name() != "key" || rs.Fields()[1].Name() != "value" {
+		rs := t.at(t.Items)
+		if rs.Type != "record" || len(rs.Fields) != 2 || rs.Fields[0].Name != "key" || rs.Fields[1].Name != "value" {
 			return nil, fmt.Errorf("map field with schema %s", t)
 		}
 		out := make([]any, 0, len(keys))
 		for _, k := range keys {
-			kv, err := expectValue(rs.Fields()[0].Type(), kfd, k.Value())
+			kv, err := expectValue(rs.at(&rs.Fields[0].Type), kfd, k.Value())
 			if err != nil {
 				return nil, err
 			}
-			vt := deref(rs.Fields()[1].Type())
-			if u, ok := vt.(*avro.UnionSchema); ok { // a message value: present
-				if vt, err = nullableBranch(u); err != nil {
+			vt := rs.at(&rs.Fields[1].Type)
+			if vt.Type == "union" { // a message value: present
+				if vt, err = nullableBranch(vt); err != nil {
 					return nil, err
 				}
 			}
@@ -226,24 +269,23 @@ func mapKeyText(k protoreflect.Kind, key protoreflect.MapKey) string {
 
 // expectValue converts one protobuf value of field fd's kind (a singular
 // value, list element, map key or map value) to the Avro value of schema t.
-func expectValue(t avro.Schema, fd protoreflect.FieldDescriptor, v protoreflect.Value) (any, error) {
-	t = deref(t)
+func expectValue(t schema, fd protoreflect.FieldDescriptor, v protoreflect.Value) (any, error) {
 	bad := func() (any, error) { return nil, fmt.Errorf("%s value with schema %s", fd.Kind(), t) }
-	typ := t.Type()
+	typ, lt := t.Type, t.LogicalType
 	switch fd.Kind() {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		msg := v.Message()
 		switch typ {
-		case avro.Record:
+		case "record":
 			return expectRecord(t, msg)
-		case avro.Long:
-			if lt := logicalType(t); strings.HasPrefix(string(lt), "timestamp-") && msg.Descriptor().FullName() == "google.protobuf.Timestamp" {
+		case "long":
+			if strings.HasPrefix(lt, "timestamp-") && msg.Descriptor().FullName() == "google.protobuf.Timestamp" {
 				fds := msg.Descriptor().Fields()
 				secs, nanos := msg.Get(fds.ByNumber(1)).Int(), msg.Get(fds.ByNumber(2)).Int()
 				switch lt {
-				case avro.TimestampMillis:
+				case "timestamp-millis":
 					return secs*1e3 + nanos/1e6, nil
-				case avro.TimestampMicros:
+				case "timestamp-micros":
 					return secs*1e6 + nanos/1e3, nil
 				default:
 					return secs*1e9 + nanos, nil
@@ -257,71 +299,70 @@ func expectValue(t avro.Schema, fd protoreflect.FieldDescriptor, v protoreflect.
 		}
 		return expectValue(t, vfd, msg.Get(vfd))
 	case protoreflect.BoolKind:
-		if typ != avro.Boolean {
+		if typ != "boolean" {
 			return bad()
 		}
 		return v.Bool(), nil
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		if typ != avro.Int {
+		if typ != "int" {
 			return bad()
 		}
 		return v.Int(), nil
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		if typ != avro.Long {
+		if typ != "long" {
 			return bad()
 		}
 		return v.Int(), nil
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		switch typ {
-		case avro.Int: // Java profile: the same 32 bits, signed
+		case "int": // Java profile: the same 32 bits, signed
 			return int64(int32(uint32(v.Uint()))), nil
-		case avro.Long:
+		case "long":
 			return int64(v.Uint()), nil
 		}
 		return bad()
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
 		switch {
-		case typ == avro.Long: // the same 64 bits, signed
+		case typ == "long": // the same 64 bits, signed
 			return int64(v.Uint()), nil
-		case typ == avro.Bytes && logicalType(t) == avro.Decimal:
+		case typ == "bytes" && lt == "decimal":
 			return decimal(strconv.FormatUint(v.Uint(), 10)), nil
 		}
 		return bad()
 	case protoreflect.FloatKind:
-		if typ != avro.Float {
+		if typ != "float" {
 			return bad()
 		}
 		return f32(math.Float32bits(float32(v.Float()))), nil
 	case protoreflect.DoubleKind:
-		if typ != avro.Double {
+		if typ != "double" {
 			return bad()
 		}
 		return f64(math.Float64bits(v.Float())), nil
 	case protoreflect.StringKind:
-		if typ != avro.String {
+		if typ != "string" {
 			return bad()
 		}
 		return v.String(), nil
 	case protoreflect.BytesKind:
-		if typ != avro.Bytes || logicalType(t) != "" {
+		if typ != "bytes" || lt != "" {
 			return bad()
 		}
 		return append([]byte{}, v.Bytes()...), nil
 	case protoreflect.EnumKind:
-		es, ok := t.(*avro.EnumSchema)
-		if !ok {
+		if typ != "enum" {
 			return bad()
 		}
 		ev := fd.Enum().Values().ByNumber(v.Enum()) // the first value with the number
 		if ev == nil {
 			return nil, fmt.Errorf("enum %s has no value %d", fd.Enum().FullName(), v.Enum())
 		}
-		for _, s := range es.Symbols() {
+		for _, s := range t.Symbols {
 			if s == string(ev.Name()) {
 				return symbol(s), nil
 			}
 		}
-		return nil, fmt.Errorf("enum schema %s has no symbol %s", es.FullName(), ev.Name())
+		return nil, fmt.Errorf("enum schema %s has no symbol %s", fullName(t.SchemaNode), ev.Name())
 	}
 	return bad()
 }
@@ -403,7 +444,7 @@ func decodeJSON(data []byte) (any, error) {
 
 // parseInterop converts interop JSON (already decoded by decodeJSON) of
 // schema t to a value.
-func parseInterop(t avro.Schema, j any) (any, error) { return jsonDialect{}.parse(t, j) }
+func parseInterop(t schema, j any) (any, error) { return jsonDialect{}.parse(t, j) }
 
 // jsonDialect is a variant of interop JSON.
 type jsonDialect struct {
@@ -417,17 +458,16 @@ type jsonDialect struct {
 	avroC bool
 }
 
-func (d jsonDialect) parse(t avro.Schema, j any) (any, error) {
-	t = deref(t)
+func (d jsonDialect) parse(t schema, j any) (any, error) {
 	bad := func() (any, error) {
 		s, _ := json.Marshal(j)
 		if len(s) > 200 {
 			s = append(s[:200], "..."...)
 		}
-		return nil, fmt.Errorf("%s: unexpected JSON %s", t.Type(), s)
+		return nil, fmt.Errorf("%s: unexpected JSON %s", t.Type, s)
 	}
-	switch t := t.(type) {
-	case *avro.UnionSchema:
+	switch t.Type {
+	case "union":
 		b, err := nullableBranch(t)
 		if err != nil {
 			return nil, err
@@ -448,103 +488,103 @@ func (d jsonDialect) parse(t avro.Schema, j any) (any, error) {
 			}
 		}
 		return d.parse(b, j)
-	case *avro.RecordSchema:
+	case "record":
 		o, ok := j.(map[string]any)
 		if !ok {
 			return bad()
 		}
 		out := record{}
-		for _, f := range t.Fields() {
-			fj, ok := o[f.Name()]
+		name := fullName(t.SchemaNode)
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			fj, ok := o[f.Name]
 			if !ok {
-				return nil, fmt.Errorf("%s: no field %s", t.FullName(), f.Name())
+				return nil, fmt.Errorf("%s: no field %s", name, f.Name)
 			}
-			v, err := d.parse(f.Type(), fj)
+			v, err := d.parse(t.at(&f.Type), fj)
 			if err != nil {
-				return nil, fmt.Errorf("%s.%s: %w", t.FullName(), f.Name(), err)
+				return nil, fmt.Errorf("%s.%s: %w", name, f.Name, err)
 			}
-			out[f.Name()] = v
+			out[f.Name] = v
 		}
-		if len(o) != len(t.Fields()) {
-			return nil, fmt.Errorf("%s: %d fields, want %d", t.FullName(), len(o), len(t.Fields()))
+		if len(o) != len(t.Fields) {
+			return nil, fmt.Errorf("%s: %d fields, want %d", name, len(o), len(t.Fields))
 		}
 		return out, nil
-	case *avro.ArraySchema:
+	case "array":
 		a, ok := j.([]any)
 		if !ok {
 			return bad()
 		}
 		out := make([]any, len(a))
 		for i, e := range a {
-			v, err := d.parse(t.Items(), e)
+			v, err := d.parse(t.at(t.Items), e)
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i, err)
 			}
 			out[i] = v
 		}
 		return out, nil
-	case *avro.MapSchema:
+	case "map":
 		o, ok := j.(map[string]any)
 		if !ok {
 			return bad()
 		}
 		out := make(map[string]any, len(o))
 		for k, e := range o {
-			v, err := d.parse(t.Values(), e)
+			v, err := d.parse(t.at(t.Values), e)
 			if err != nil {
 				return nil, fmt.Errorf("[%q]: %w", k, err)
 			}
 			out[k] = v
 		}
 		return out, nil
-	case *avro.EnumSchema:
+	case "enum":
 		s, ok := j.(string)
 		if !ok {
 			return bad()
 		}
 		return symbol(s), nil
-	}
-	switch t.Type() {
-	case avro.Null:
+	case "null":
 		if j != nil {
 			return bad()
 		}
 		return nil, nil
-	case avro.Boolean:
+	case "boolean":
 		b, ok := j.(bool)
 		if !ok {
 			return bad()
 		}
 		return b, nil
-	case avro.Int, avro.Long:
+	case "int", "long":
 		n, ok := j.(json.Number)
 		if !ok {
 			return bad()
 		}
 		i, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil || t.Type() == avro.Int && int64(int32(i)) != i {
+		if err != nil || t.Type == "int" && int64(int32(i)) != i {
 			return bad()
 		}
 		return i, nil
-	case avro.Float, avro.Double:
+	case "float", "double":
 		x, ok := parseFloatJSON(j)
 		if !ok {
 			return bad()
 		}
-		if t.Type() == avro.Double {
+		if t.Type == "double" {
 			return f64(math.Float64bits(x)), nil
 		}
 		if float64(float32(x)) != x && !math.IsNaN(x) {
 			return nil, fmt.Errorf("float: %v is not a float32 value", j)
 		}
 		return f32(math.Float32bits(float32(x))), nil
-	case avro.String:
+	case "string":
 		s, ok := j.(string)
 		if !ok {
 			return bad()
 		}
 		return s, nil
-	case avro.Bytes:
+	case "bytes":
 		s, ok := j.(string)
 		if !ok {
 			return bad()
@@ -557,13 +597,13 @@ func (d jsonDialect) parse(t avro.Schema, j any) (any, error) {
 				}
 				b = append(b, byte(r))
 			}
-		} else if logicalType(t) != avro.Decimal || d.decimalAsBytes {
+		} else if t.LogicalType != "decimal" || d.decimalAsBytes {
 			var err error
 			if b, err = hex.DecodeString(s); err != nil {
 				return bad()
 			}
 		}
-		if logicalType(t) == avro.Decimal && !d.avroC { // Avro C's JSON keeps the bytes
+		if t.LogicalType == "decimal" && !d.avroC { // Avro C's JSON keeps the bytes
 			if b == nil && !d.decimalAsBytes {
 				return decimal(s), nil
 			}
@@ -579,12 +619,12 @@ func (d jsonDialect) parse(t avro.Schema, j any) (any, error) {
 
 // branchName is the name Avro C gives a union branch: the type name, or
 // the unqualified name of a named type.
-func branchName(s avro.Schema) string {
-	s = deref(s)
-	if n, ok := s.(avro.NamedSchema); ok {
-		return n.Name()
+func branchName(s schema) string {
+	switch s.Type {
+	case "record", "error", "enum", "fixed":
+		return fullName(s.SchemaNode)[strings.LastIndexByte(fullName(s.SchemaNode), '.')+1:]
 	}
-	return string(s.Type())
+	return s.Type
 }
 
 // twosComplement reads big-endian two's-complement bytes.

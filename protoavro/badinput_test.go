@@ -318,7 +318,7 @@ func TestTruncatedAvro(t *testing.T) {
 		}
 	}
 	for _, d := range readJavaDatums(t) {
-		datums = append(datums, datum{"java/" + d.name, fooCodec(t, Options{Profile: JavaProfile}), d.avro})
+		datums = append(datums, datum{"java/" + d.Name, fooCodec(t, Options{Profile: JavaProfile}), d.Avro})
 	}
 	for _, d := range datums {
 		t.Run(d.name, func(t *testing.T) {

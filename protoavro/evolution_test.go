@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -38,7 +39,7 @@ func loadPerson(t testing.TB, version string) protoreflect.MessageDescriptor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := findMessage(files[0], personName)
+	md := testutil.FindMessage(files[0], personName)
 	if md == nil {
 		t.Fatal("no Person")
 	}
@@ -60,7 +61,7 @@ func loadPersonVariant(t testing.TB, version string, replace ...string) protoref
 		}
 		s = strings.ReplaceAll(s, replace[i], replace[i+1])
 	}
-	return findMessage(compileProtos(t, map[string]string{"person.proto": s}, "person.proto")[0], personName)
+	return testutil.FindMessage(compileProtos(t, map[string]string{"person.proto": s}, "person.proto")[0], personName)
 }
 
 // person is a dynamic Person of md with the named fields set. Values are
@@ -305,7 +306,7 @@ func TestEvolutionIncompatible(t *testing.T) {
 		writer  protoreflect.MessageDescriptor
 		mention string
 	}{
-		{"record of another name", findMessage(compileProtos(t, map[string]string{"other.proto": `
+		{"record of another name", testutil.FindMessage(compileProtos(t, map[string]string{"other.proto": `
 			syntax = "proto3";
 			package protoavro.test.evolution;
 			message Other { string name = 1; }`}, "other.proto")[0], "protoavro.test.evolution.Other"), "Other"},

@@ -2,14 +2,13 @@ package protoavro
 
 import (
 	"errors"
-	"math"
-	"math/rand/v2"
 	"sync"
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -83,114 +82,17 @@ func readCodecs(t testing.TB) []fuzzCodec {
 	return out
 }
 
-// fillMessage sets fields of m to pseudo-random values drawn from r: every
-// required field, most others, one member per oneof, up to three elements
-// per list and map, and message fields down to depth 3. Enum values are
-// always valid, strings valid UTF-8 and timestamps whole microseconds, so
-// every codec can marshal the result.
-func fillMessage(m protoreflect.Message, r *rand.Rand, depth int) {
-	md := m.Descriptor()
-	if md.FullName() == timestampName {
-		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfInt64(r.Int64N(2e10)-1e10))
-		m.Set(md.Fields().ByNumber(2), protoreflect.ValueOfInt32(int32(r.IntN(1e6))*1000))
-		return
-	}
-	fds := md.Fields()
-	for i := range fds.Len() {
-		fd := fds.Get(i)
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-			if r.IntN(od.Fields().Len()+1) != 0 {
-				continue // on average about one member per oneof
-			}
-		}
-		required := fd.Cardinality() == protoreflect.Required
-		if !required && r.IntN(5) == 0 {
-			continue
-		}
-		if fd.Message() != nil && !fd.IsMap() && depth >= 3 && !required {
-			continue
-		}
-		switch {
-		case fd.IsMap():
-			mp := m.Mutable(fd).Map()
-			for range r.IntN(4) {
-				k := randomScalar(fd.MapKey(), r).MapKey()
-				if vd := fd.MapValue(); vd.Message() != nil {
-					v := mp.NewValue()
-					if depth < 3 {
-						fillMessage(v.Message(), r, depth+1)
-					}
-					mp.Set(k, v)
-				} else {
-					mp.Set(k, randomScalar(vd, r))
-				}
-			}
-		case fd.IsList():
-			l := m.Mutable(fd).List()
-			for range r.IntN(4) {
-				if fd.Message() != nil {
-					v := l.NewElement()
-					fillMessage(v.Message(), r, depth+1)
-					l.Append(v)
-				} else {
-					l.Append(randomScalar(fd, r))
-				}
-			}
-		case fd.Message() != nil:
-			v := m.NewField(fd)
-			fillMessage(v.Message(), r, depth+1)
-			m.Set(fd, v)
-		default:
-			m.Set(fd, randomScalar(fd, r))
-		}
-	}
-}
+// sampleConfig makes small random messages (testutil's generator) that
+// every codec can marshal: enum values are valid, strings valid UTF-8 and
+// timestamps whole microseconds.
+var sampleConfig = testutil.Config{MaxDepth: 3, MaxLen: 3}
 
-// randomScalar returns a value of the scalar or enum field fd, often an edge case.
-func randomScalar(fd protoreflect.FieldDescriptor, r *rand.Rand) protoreflect.Value {
-	ints := []int64{0, 1, -1, 127, 128, -129, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64, r.Int64(), r.Int64N(1000)}
-	i := ints[r.IntN(len(ints))]
-	floats := []float64{0, math.Copysign(0, -1), 1.5, -2.25, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64, math.SmallestNonzeroFloat64, r.NormFloat64()}
-	f := floats[r.IntN(len(floats))]
-	strs := []string{"", "a", "héllo", "✓ \"quoted\" \\ \n", "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789"}
-	s := strs[r.IntN(len(strs))]
-	switch fd.Kind() {
-	case protoreflect.BoolKind:
-		return protoreflect.ValueOfBool(r.IntN(2) == 1)
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return protoreflect.ValueOfInt32(int32(i))
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return protoreflect.ValueOfInt64(i)
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return protoreflect.ValueOfUint32(uint32(i))
-	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return protoreflect.ValueOfUint64(uint64(i))
-	case protoreflect.FloatKind:
-		return protoreflect.ValueOfFloat32(float32(f))
-	case protoreflect.DoubleKind:
-		return protoreflect.ValueOfFloat64(f)
-	case protoreflect.StringKind:
-		return protoreflect.ValueOfString(s)
-	case protoreflect.BytesKind:
-		b := make([]byte, r.IntN(20))
-		for j := range b {
-			b[j] = byte(r.IntN(256))
-		}
-		return protoreflect.ValueOfBytes(b)
-	case protoreflect.EnumKind:
-		vals := fd.Enum().Values()
-		return protoreflect.ValueOfEnum(vals.Get(r.IntN(vals.Len())).Number())
-	}
-	panic("randomScalar: kind " + fd.Kind().String())
-}
-
-// sampleMessages returns n pseudo-randomly populated messages of the type of m.
+// sampleMessages returns n random messages of the type of m.
 func sampleMessages(m proto.Message, n int) []proto.Message {
+	md := m.ProtoReflect().Descriptor()
 	out := make([]proto.Message, n)
 	for i := range out {
-		r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
-		out[i] = m.ProtoReflect().New().Interface()
-		fillMessage(out[i].ProtoReflect(), r, 0)
+		out[i] = testutil.RandMessage(md, false, testutil.SeedKey("sample/"+string(md.FullName())), i, sampleConfig)
 	}
 	return out
 }
@@ -247,7 +149,7 @@ func seedMessages() []proto.Message {
 // seed messages under every read codec, with mutations.
 func addAvroSeeds(f *testing.F) {
 	for _, d := range readJavaDatums(f) {
-		for _, b := range mutations(d.avro) {
+		for _, b := range mutations(d.Avro) {
 			f.Add(b)
 		}
 	}
@@ -272,7 +174,7 @@ func addAvroSeeds(f *testing.F) {
 // of the seed messages, with mutations.
 func addWireSeeds(f *testing.F) {
 	for _, d := range readJavaDatums(f) {
-		for _, b := range mutations(d.proto) {
+		for _, b := range mutations(d.Proto) {
 			f.Add(b)
 		}
 	}
@@ -327,33 +229,12 @@ func checkDataError(t *testing.T, what string, err error, c *Codec, input []byte
 func hasUnknown(m protoreflect.Message) bool {
 	found := len(m.GetUnknown()) > 0
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		forEachMessage(fd, v, func(sub protoreflect.Message) {
+		testutil.ForEachMessage(fd, v, func(sub protoreflect.Message) {
 			found = found || hasUnknown(sub)
 		})
 		return !found
 	})
 	return found
-}
-
-// forEachMessage calls fn for every message held by the value v of fd.
-func forEachMessage(fd protoreflect.FieldDescriptor, v protoreflect.Value, fn func(protoreflect.Message)) {
-	switch {
-	case fd.IsMap():
-		if fd.MapValue().Message() != nil {
-			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-				fn(mv.Message())
-				return true
-			})
-		}
-	case fd.IsList():
-		if fd.Message() != nil {
-			for i := range v.List().Len() {
-				fn(v.List().Get(i).Message())
-			}
-		}
-	case fd.Message() != nil:
-		fn(v.Message())
-	}
 }
 
 // FuzzUnmarshal decodes arbitrary bytes as Avro datums of Foo and
@@ -510,30 +391,17 @@ func normalizeExpected(m protoreflect.Message, o Options) {
 			m.Clear(fd)
 			return true
 		case fd.IsMap() || fd.IsList() || fd.Message() != nil:
-			forEachMessage(fd, v, func(sub protoreflect.Message) {
+			testutil.ForEachMessage(fd, v, func(sub protoreflect.Message) {
 				normalizeExpected(sub, o)
 				if !java && classifyWellKnown(sub.Descriptor()) == wellKnownTimestamp {
 					truncateTimestamp(sub, o.Timestamps)
 				}
 			})
-		case java && fd.Cardinality() != protoreflect.Required && sameScalar(fd, v, fd.Default()):
+		case java && fd.Cardinality() != protoreflect.Required && testutil.SameScalar(fd, v, fd.Default()):
 			m.Clear(fd)
 		}
 		return true
 	})
-}
-
-// sameScalar reports whether a and b are the same value of the scalar field
-// fd, comparing floating-point values bit for bit (-0 is not 0), as the
-// reader does when it drops values equal to a field's default.
-func sameScalar(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
-	switch fd.Kind() {
-	case protoreflect.FloatKind:
-		return math.Float32bits(float32(a.Float())) == math.Float32bits(float32(b.Float()))
-	case protoreflect.DoubleKind:
-		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
-	}
-	return a.Equal(b)
 }
 
 // truncateTimestamp drops the digits of a Timestamp below the precision.

@@ -14,39 +14,13 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
-	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	twmbavro "github.com/twmb/avro"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .avsc files in testdata/golden")
-
-// testFiles are the generated test protos whose every message has golden schemas.
-var testFiles = []protoreflect.FileDescriptor{
-	avro2147pb.File_avro2147_proto,
-	kitchenpb.File_kitchen_kitchen_proto,
-	legacypb.File_legacy_legacy_proto,
-}
-
-// allMessages lists every message of fd, nested ones included, except the
-// synthetic map entry messages.
-func allMessages(fd protoreflect.FileDescriptor) []protoreflect.MessageDescriptor {
-	var out []protoreflect.MessageDescriptor
-	var walk func(ms protoreflect.MessageDescriptors)
-	walk = func(ms protoreflect.MessageDescriptors) {
-		for i := range ms.Len() {
-			m := ms.Get(i)
-			if m.IsMapEntry() {
-				continue
-			}
-			out = append(out, m)
-			walk(m.Messages())
-		}
-	}
-	walk(fd.Messages())
-	return out
-}
 
 // goldenVariants are the option sets with golden files: both profiles for
 // every message, and the non-default choices of the default profile.
@@ -66,8 +40,8 @@ var goldenVariants = []struct {
 func TestGoldenSchemas(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range goldenVariants {
-		for _, fd := range testFiles {
-			for _, md := range allMessages(fd) {
+		for _, fd := range testutil.Files {
+			for _, md := range testutil.AllMessages(fd) {
 				if v.only != nil && !contains(v.only, md.FullName()) {
 					continue
 				}
@@ -204,7 +178,7 @@ func normalizeNumbers(v any) any {
 // large real-world schema with deep mutual recursion, in both profiles.
 func TestDescriptorProtoDerives(t *testing.T) {
 	for _, o := range []Options{{Cache: NewCache()}, {Profile: JavaProfile, Cache: NewCache()}} {
-		for _, md := range allMessages(descriptorpb.File_google_protobuf_descriptor_proto) {
+		for _, md := range testutil.AllMessages(descriptorpb.File_google_protobuf_descriptor_proto) {
 			s, err := o.Schema(md)
 			if err != nil {
 				t.Errorf("%v %s: %v", o.Profile, md.FullName(), err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -33,26 +34,9 @@ func compileProtos(t testing.TB, sources map[string]string, files ...string) []p
 func compileMessage(t testing.TB, src string, name protoreflect.FullName) protoreflect.MessageDescriptor {
 	t.Helper()
 	fd := compileProtos(t, map[string]string{"test.proto": src}, "test.proto")[0]
-	md := findMessage(fd, name)
+	md := testutil.FindMessage(fd, name)
 	if md == nil {
 		t.Fatalf("message %s not found", name)
 	}
 	return md
-}
-
-func findMessage(fd protoreflect.FileDescriptor, name protoreflect.FullName) protoreflect.MessageDescriptor {
-	var find func(ms protoreflect.MessageDescriptors) protoreflect.MessageDescriptor
-	find = func(ms protoreflect.MessageDescriptors) protoreflect.MessageDescriptor {
-		for i := range ms.Len() {
-			m := ms.Get(i)
-			if m.FullName() == name {
-				return m
-			}
-			if r := find(m.Messages()); r != nil {
-				return r
-			}
-		}
-		return nil
-	}
-	return find(fd.Messages())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -48,34 +49,25 @@ func rtCount(full, short int) int {
 var roundTripVariants = []struct {
 	name        string
 	opts        Options
-	cfg         randConfig
+	cfg         testutil.Config
 	full, short int
 }{
-	{"default", Options{}, defaultRandConfig, 10_000, 500},
-	{"map-entries", Options{MapKeys: MapAsEntryArray}, defaultRandConfig, 1_000, 100},
-	{"uint64-decimal", Options{Uint64: Uint64AsDecimal}, defaultRandConfig, 1_000, 100},
+	{"default", Options{}, testutil.DefaultConfig, 10_000, 500},
+	{"map-entries", Options{MapKeys: MapAsEntryArray}, testutil.DefaultConfig, 1_000, 100},
+	{"uint64-decimal", Options{Uint64: Uint64AsDecimal}, testutil.DefaultConfig, 1_000, 100},
 	{"timestamp-nanos", Options{Timestamps: TimestampNanos}, withTimestamps(TimestampNanos), 1_000, 100},
 	{"timestamp-millis", Options{Timestamps: TimestampMillis}, withTimestamps(TimestampMillis), 1_000, 100},
 }
 
-func withTimestamps(p TimestampPrecision) randConfig {
-	c := defaultRandConfig
-	c.Timestamps = p
+func withTimestamps(p TimestampPrecision) testutil.Config {
+	c := testutil.DefaultConfig
+	c.Timestamps = testutil.Precision(p)
 	return c
-}
-
-// testMessages lists every message type of the generated test protos.
-func testMessages() []protoreflect.MessageDescriptor {
-	var out []protoreflect.MessageDescriptor
-	for _, fd := range testFiles {
-		out = append(out, allMessages(fd)...)
-	}
-	return out
 }
 
 func TestRoundTripRandom(t *testing.T) {
 	for _, v := range roundTripVariants {
-		for _, md := range testMessages() {
+		for _, md := range testutil.Messages() {
 			t.Run(v.name+"/"+string(md.FullName()), func(t *testing.T) {
 				t.Parallel()
 				runRoundTrips(t, v.opts, v.name, md, false, v.cfg, rtCount(v.full, v.short))
@@ -106,18 +98,18 @@ func TestRoundTripRandomDynamic(t *testing.T) {
 }
 
 // runRoundTrips checks n random messages of type md.
-func runRoundTrips(t *testing.T, opts Options, variant string, md protoreflect.MessageDescriptor, dynamic bool, cfg randConfig, n int) {
+func runRoundTrips(t *testing.T, opts Options, variant string, md protoreflect.MessageDescriptor, dynamic bool, cfg testutil.Config, n int) {
 	t.Helper()
 	c, err := opts.Codec(md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := seedKey(variant + "/" + string(md.FullName()))
-	reuse := newTestMessage(md, dynamic) // Unmarshal resets it each time
+	key := testutil.SeedKey(variant + "/" + string(md.FullName()))
+	reuse := testutil.NewMessage(md, dynamic) // Unmarshal resets it each time
 	for i := range n {
-		m := randMessage(md, dynamic, key, i, cfg)
+		m := testutil.RandMessage(md, dynamic, key, i, cfg)
 		if err := checkExactRoundTrip(c, m, reuse); err != nil {
-			t.Fatalf("message %d (randMessage seed key %#x, index %d): %v\nmessage:\n%s", i, key, i, err, shortText(m))
+			t.Fatalf("message %d (RandMessage seed key %#x, index %d): %v\nmessage:\n%s", i, key, i, err, shortText(m))
 		}
 	}
 }
@@ -295,13 +287,13 @@ func TestTimestampNanosRangeEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ts := range []*timestamppb.Timestamp{
-		{Seconds: minNanosSeconds, Nanos: 145224192}, // 1677-09-21T00:12:43.145224192Z, math.MinInt64 ns
-		{Seconds: minNanosSeconds, Nanos: 999999999},
-		{Seconds: minNanosSeconds + 1},
-		{Seconds: minNanosSeconds + 1, Nanos: 999999999},
-		{Seconds: maxNanosSeconds - 1, Nanos: 999999999},
-		{Seconds: maxNanosSeconds},
-		{Seconds: maxNanosSeconds, Nanos: 854775807}, // 2262-04-11T23:47:16.854775807Z, math.MaxInt64 ns
+		{Seconds: testutil.MinNanosSeconds, Nanos: 145224192}, // 1677-09-21T00:12:43.145224192Z, math.MinInt64 ns
+		{Seconds: testutil.MinNanosSeconds, Nanos: 999999999},
+		{Seconds: testutil.MinNanosSeconds + 1},
+		{Seconds: testutil.MinNanosSeconds + 1, Nanos: 999999999},
+		{Seconds: testutil.MaxNanosSeconds - 1, Nanos: 999999999},
+		{Seconds: testutil.MaxNanosSeconds},
+		{Seconds: testutil.MaxNanosSeconds, Nanos: 854775807}, // 2262-04-11T23:47:16.854775807Z, math.MaxInt64 ns
 	} {
 		m := &kitchenpb.WellKnown{Timestamp: ts, RepeatedTimestamp: []*timestamppb.Timestamp{ts, ts}}
 		if err := checkExactRoundTrip(c, m, &kitchenpb.WellKnown{}); err != nil {
@@ -309,10 +301,10 @@ func TestTimestampNanosRangeEdges(t *testing.T) {
 		}
 	}
 	for _, ts := range []*timestamppb.Timestamp{
-		{Seconds: minNanosSeconds, Nanos: 145224191},
-		{Seconds: minNanosSeconds - 1, Nanos: 999999999},
-		{Seconds: maxNanosSeconds, Nanos: 854775808},
-		{Seconds: maxNanosSeconds + 1},
+		{Seconds: testutil.MinNanosSeconds, Nanos: 145224191},
+		{Seconds: testutil.MinNanosSeconds - 1, Nanos: 999999999},
+		{Seconds: testutil.MaxNanosSeconds, Nanos: 854775808},
+		{Seconds: testutil.MaxNanosSeconds + 1},
 		{Seconds: math.MaxInt64},
 		{Seconds: math.MinInt64},
 	} {
@@ -361,11 +353,11 @@ func TestRoundTripTimestampTruncation(t *testing.T) {
 		{TimestampMicros, 1, 999_999_999, 999_999_000},
 		{TimestampMicros, -1, 500, 0},                   // −0.9999995 s → −1.000000 s
 		{TimestampMicros, -1, 999_999_999, 999_999_000}, // −1 ns → −1 µs
-		{TimestampMicros, minTimestampSeconds, 1, 0},
-		{TimestampMicros, maxTimestampSeconds, 999_999_999, 999_999_000},
+		{TimestampMicros, testutil.MinTimestampSeconds, 1, 0},
+		{TimestampMicros, testutil.MaxTimestampSeconds, 999_999_999, 999_999_000},
 		{TimestampMillis, 5, 1_999_999, 1_000_000},
 		{TimestampMillis, -5, 999_999, 0},
-		{TimestampMillis, maxTimestampSeconds, 999_999_999, 999_000_000},
+		{TimestampMillis, testutil.MaxTimestampSeconds, 999_999_999, 999_000_000},
 		{TimestampNanos, -1, 1, 1}, // exact
 	}
 	for _, tc := range cases {
@@ -401,7 +393,7 @@ func TestRoundTripTimestampTruncation(t *testing.T) {
 // have any nanos decode, under the default micros, as the same message with
 // every Timestamp truncated to the microsecond.
 func TestRoundTripTimestampTruncationRandom(t *testing.T) {
-	cfg := defaultRandConfig
+	cfg := testutil.DefaultConfig
 	cfg.SubMicros = true
 	for _, md := range []protoreflect.MessageDescriptor{
 		(&kitchenpb.KitchenSink{}).ProtoReflect().Descriptor(),
@@ -411,10 +403,10 @@ func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := seedKey("submicros/" + string(md.FullName()))
+		key := testutil.SeedKey("submicros/" + string(md.FullName()))
 		changed := 0
 		for i := range rtCount(1000, 100) {
-			m := randMessage(md, false, key, i, cfg)
+			m := testutil.RandMessage(md, false, key, i, cfg)
 			want := cloneExact(m)
 			if truncateTimestamps(want.ProtoReflect(), 1000) {
 				changed++
@@ -423,7 +415,7 @@ func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 			if err != nil {
 				t.Fatalf("message %d: %v", i, err)
 			}
-			got := newTestMessage(md, false)
+			got := testutil.NewMessage(md, false)
 			if err := c.Unmarshal(data, got); err != nil {
 				t.Fatalf("message %d: %v", i, err)
 			}
@@ -450,37 +442,12 @@ func truncateTimestamps(m protoreflect.Message, per int32) bool {
 		return true
 	}
 	changed := false
-	walkMessages(m, func(sub protoreflect.Message) {
+	testutil.WalkMessages(m, func(sub protoreflect.Message) {
 		if truncateTimestamps(sub, per) {
 			changed = true
 		}
 	})
 	return changed
-}
-
-// walkMessages calls f on every message directly held by m: singular, list
-// elements and map values.
-func walkMessages(m protoreflect.Message, f func(protoreflect.Message)) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsMap():
-			if fd.MapValue().Message() != nil {
-				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-					f(mv.Message())
-					return true
-				})
-			}
-		case fd.IsList():
-			if fd.Message() != nil {
-				for i := range v.List().Len() {
-					f(v.List().Get(i).Message())
-				}
-			}
-		case fd.Message() != nil:
-			f(v.Message())
-		}
-		return true
-	})
 }
 
 // TestRoundTripUnknownFieldsDropped: unknown fields (and extensions) have no
@@ -505,9 +472,9 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			key := seedKey("unknown/" + string(md.FullName()))
+			key := testutil.SeedKey("unknown/" + string(md.FullName()))
 			for i := range rtCount(300, 30) {
-				want := randMessage(md, dynamic, key, i, defaultRandConfig)
+				want := testutil.RandMessage(md, dynamic, key, i, testutil.DefaultConfig)
 				m := cloneExact(want)
 				addUnknown(m.ProtoReflect(), unknown)
 				if proto.Equal(m, want) {
@@ -531,7 +498,7 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 				if tr, err := c.TranscodeToAvro(nil, wire); err != nil || !bytes.Equal(tr, wantData) {
 					t.Fatalf("message %d: TranscodeToAvro: %v", i, err)
 				}
-				got := newTestMessage(md, dynamic)
+				got := testutil.NewMessage(md, dynamic)
 				if err := c.Unmarshal(data, got); err != nil {
 					t.Fatal(err)
 				}
@@ -567,7 +534,7 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 
 // addUnknown appends raw unknown fields to m and to every message it holds.
 func addUnknown(m protoreflect.Message, raw []byte) {
-	walkMessages(m, func(sub protoreflect.Message) { addUnknown(sub, raw) })
+	testutil.WalkMessages(m, func(sub protoreflect.Message) { addUnknown(sub, raw) })
 	m.SetUnknown(append(m.GetUnknown(), raw...))
 }
 
@@ -642,7 +609,7 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 	}
 
 	// Random messages with unknown numbers in their open enums.
-	cfg := defaultRandConfig
+	cfg := testutil.DefaultConfig
 	cfg.UnknownEnums = true
 	for _, md := range []protoreflect.MessageDescriptor{
 		(&kitchenpb.KitchenSink{}).ProtoReflect().Descriptor(),
@@ -658,10 +625,10 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := seedKey("unknown-enums/" + string(md.FullName()))
+		key := testutil.SeedKey("unknown-enums/" + string(md.FullName()))
 		withUnknown := 0
 		for i := range rtCount(1000, 100) {
-			m := randMessage(md, false, key, i, cfg)
+			m := testutil.RandMessage(md, false, key, i, cfg)
 			want := cloneExact(m)
 			has := replaceUnknownEnums(want.ProtoReflect())
 			_, err := ec.Marshal(m)
@@ -678,7 +645,7 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 			if err != nil {
 				t.Fatalf("message %d: UnknownEnumDefault: %v", i, err)
 			}
-			got := newTestMessage(md, false)
+			got := testutil.NewMessage(md, false)
 			if err := dc.Unmarshal(data, got); err != nil {
 				t.Fatal(err)
 			}
@@ -743,7 +710,7 @@ func replaceUnknownEnums(m protoreflect.Message) bool {
 	for _, s := range sets {
 		m.Set(s.fd, s.v)
 	}
-	walkMessages(m, func(sub protoreflect.Message) {
+	testutil.WalkMessages(m, func(sub protoreflect.Message) {
 		if replaceUnknownEnums(sub) {
 			found = true
 		}
@@ -827,11 +794,7 @@ func TestRoundTripInvalidUTF8(t *testing.T) {
 // up to presence: a field set to its default (the explicit proto2 default,
 // else the zero value) decodes as unset, and an unset one as unset.
 func TestRoundTripJavaProfile(t *testing.T) {
-	var mds []protoreflect.MessageDescriptor
-	mds = append(mds, allMessages(avro2147pb.File_avro2147_proto)...)
-	mds = append(mds, allMessages(legacypb.File_legacy_legacy_proto)...)
-	mds = append(mds, allMessages(kitchenpb.File_kitchen_kitchen_proto)...)
-	for _, md := range mds {
+	for _, md := range testutil.Messages() {
 		for _, dynamic := range []bool{false, true} {
 			name := string(md.FullName())
 			if dynamic {
@@ -843,13 +806,13 @@ func TestRoundTripJavaProfile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				key := seedKey("java/" + name)
+				key := testutil.SeedKey("java/" + name)
 				n := rtCount(1000, 100)
 				if dynamic {
 					n /= 5
 				}
 				for i := range n {
-					m := randMessage(md, dynamic, key, i, defaultRandConfig)
+					m := testutil.RandMessage(md, dynamic, key, i, testutil.DefaultConfig)
 					if err := checkJavaRoundTrip(c, m); err != nil {
 						t.Fatalf("message %d (seed key %#x, index %d): %v\nmessage:\n%s", i, key, i, err, shortText(m))
 					}
@@ -876,51 +839,11 @@ func checkJavaRoundTrip(c *Codec, m proto.Message) error {
 		return fmt.Errorf("Unmarshal: %w", err)
 	}
 	want := cloneExact(m)
-	clear := clearDefaults
-	if m.ProtoReflect().Descriptor().ParentFile() == kitchenpb.File_kitchen_kitchen_proto {
-		clear = clearJavaDefaults
-	}
-	clear(want.ProtoReflect())
-	// A field set to a value that compares equal to its default but has
-	// other bits (−0.0 for 0) is carried and decodes as set: clear it on
-	// both sides.
-	clear(got.ProtoReflect())
+	testutil.ClearDefaults(want.ProtoReflect())
 	if !proto.Equal(got, want) {
 		return fmt.Errorf("%s\ngot:\n%s", firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""), shortText(got))
 	}
 	return nil
-}
-
-// clearJavaDefaults is clearDefaults (java_datums_test.go) extended to
-// messages held in maps, which clearDefaults cannot walk: it is used where
-// the types have maps (kitchen.proto), clearDefaults elsewhere.
-func clearJavaDefaults(m protoreflect.Message) {
-	var clear []protoreflect.FieldDescriptor
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsMap():
-			if fd.MapValue().Message() != nil {
-				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-					clearJavaDefaults(mv.Message())
-					return true
-				})
-			}
-		case fd.IsList():
-			if fd.Message() != nil {
-				for i := range v.List().Len() {
-					clearJavaDefaults(v.List().Get(i).Message())
-				}
-			}
-		case fd.Message() != nil:
-			clearJavaDefaults(v.Message())
-		case fd.Cardinality() != protoreflect.Required && v.Equal(fd.Default()):
-			clear = append(clear, fd)
-		}
-		return true
-	})
-	for _, fd := range clear {
-		m.Clear(fd)
-	}
 }
 
 // TestRoundTripWrappersInLists: a wrapper in a list or map cannot be null in

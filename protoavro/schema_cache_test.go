@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
@@ -44,11 +45,11 @@ func TestCacheReturnsSameSchema(t *testing.T) {
 func TestCacheReusesNestedSchemas(t *testing.T) {
 	fd := compileProtos(t, map[string]string{"test.proto": largeEnumProto}, "test.proto")[0]
 	o := Options{Cache: NewCache()}
-	holder, err := o.Schema(findMessage(fd, "cachetest.Holder"))
+	holder, err := o.Schema(testutil.FindMessage(fd, "cachetest.Holder"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	withBig := o.Cache.load(findMessage(fd, "cachetest.WithBig"), o)
+	withBig := o.Cache.load(testutil.FindMessage(fd, "cachetest.WithBig"), o)
 	if withBig == nil {
 		t.Fatal("nested message WithBig was not cached while deriving Holder")
 	}
@@ -56,7 +57,7 @@ func TestCacheReusesNestedSchemas(t *testing.T) {
 	if nested != withBig.root {
 		t.Error("Holder does not reuse the cached WithBig record")
 	}
-	other, err := o.Schema(findMessage(fd, "cachetest.Other"))
+	other, err := o.Schema(testutil.FindMessage(fd, "cachetest.Other"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestJavaNameCollision(t *testing.T) {
 		"b.proto": `syntax = "proto3"; package b; option java_package = "com.ex"; option java_multiple_files = true; message M { string y = 1; }`,
 		"h.proto": `syntax = "proto3"; package h; import "a.proto"; import "b.proto"; message H { a.M one = 1; b.M two = 2; }`,
 	}, "h.proto")
-	md := findMessage(files[0], "h.H")
+	md := testutil.FindMessage(files[0], "h.H")
 	_, err := Options{Profile: JavaProfile, Cache: NewCache()}.Schema(md)
 	if !errors.Is(err, ErrNameCollision) {
 		t.Fatalf("err = %v, want ErrNameCollision", err)

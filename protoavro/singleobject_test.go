@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -20,24 +21,24 @@ func TestSingleObjectJavaReference(t *testing.T) {
 	}
 	for _, d := range readJavaDatums(t) {
 		msg := &avro2147pb.Foo{}
-		if err := proto.Unmarshal(d.proto, msg); err != nil {
+		if err := proto.Unmarshal(d.Proto, msg); err != nil {
 			t.Fatal(err)
 		}
 		so, err := c.MarshalSingleObject(nil, msg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "c30128b7f599b78e591b" + hex.EncodeToString(d.avro); hex.EncodeToString(so) != want {
-			t.Errorf("%s: got %x, want %s", d.name, so, want)
+		if want := "c30128b7f599b78e591b" + hex.EncodeToString(d.Avro); hex.EncodeToString(so) != want {
+			t.Errorf("%s: got %x, want %s", d.Name, so, want)
 		}
 		back := &avro2147pb.Foo{}
 		if err := c.UnmarshalSingleObject(so, back); err != nil {
 			t.Fatal(err)
 		}
 		want := proto.Clone(msg)
-		clearDefaults(want.ProtoReflect())
+		testutil.ClearDefaults(want.ProtoReflect())
 		if !proto.Equal(back, want) {
-			t.Errorf("%s: read back %v, want %v", d.name, back, want)
+			t.Errorf("%s: read back %v, want %v", d.Name, back, want)
 		}
 	}
 }

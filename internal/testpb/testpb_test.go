@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -22,17 +24,20 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
 	"github.com/protoavro/protoavro/internal/testpb/testpbgen"
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // generatedFiles are the file descriptors of every generated package, keyed
 // by their path relative to testdata/proto.
 var generatedFiles = map[string]protoreflect.FileDescriptor{
-	"avro2147.proto":        avro2147pb.File_avro2147_proto,
-	"kitchen/kitchen.proto": kitchenpb.File_kitchen_kitchen_proto,
-	"legacy/legacy.proto":   legacypb.File_legacy_legacy_proto,
+	"avro2147.proto":          avro2147pb.File_avro2147_proto,
+	"kitchen/kitchen.proto":   kitchenpb.File_kitchen_kitchen_proto,
+	"legacy/legacy.proto":     legacypb.File_legacy_legacy_proto,
+	"editions/editions.proto": editionspb.File_editions_editions_proto,
 }
 
 func repoRoot(t *testing.T) string {
@@ -44,25 +49,6 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// allMessages returns every message declared in fd, nested ones included,
-// map entries excluded.
-func allMessages(fd protoreflect.FileDescriptor) []protoreflect.MessageDescriptor {
-	var out []protoreflect.MessageDescriptor
-	var walk func(ms protoreflect.MessageDescriptors)
-	walk = func(ms protoreflect.MessageDescriptors) {
-		for i := 0; i < ms.Len(); i++ {
-			md := ms.Get(i)
-			if md.IsMapEntry() {
-				continue
-			}
-			out = append(out, md)
-			walk(md.Messages())
-		}
-	}
-	walk(fd.Messages())
-	return out
-}
-
 // allEnums returns every enum declared in fd, nested ones included.
 func allEnums(fd protoreflect.FileDescriptor) []protoreflect.EnumDescriptor {
 	var out []protoreflect.EnumDescriptor
@@ -72,7 +58,7 @@ func allEnums(fd protoreflect.FileDescriptor) []protoreflect.EnumDescriptor {
 		}
 	}
 	add(fd.Enums())
-	for _, md := range allMessages(fd) {
+	for _, md := range testutil.AllMessages(fd) {
 		add(md.Enums())
 	}
 	return out
@@ -102,12 +88,13 @@ func TestGeneratedFilesMatchProtos(t *testing.T) {
 
 func TestEveryTypeRegistered(t *testing.T) {
 	wantCounts := map[string][2]int{ // messages, enums
-		"avro2147.proto":        {2, 2},
-		"kitchen/kitchen.proto": {16, 5},
-		"legacy/legacy.proto":   {10, 3},
+		"avro2147.proto":          {2, 2},
+		"kitchen/kitchen.proto":   {16, 5},
+		"legacy/legacy.proto":     {10, 3},
+		"editions/editions.proto": {8, 2},
 	}
 	for path, fd := range generatedFiles {
-		msgs, enums := allMessages(fd), allEnums(fd)
+		msgs, enums := testutil.AllMessages(fd), allEnums(fd)
 		if got := [2]int{len(msgs), len(enums)}; got != wantCounts[path] {
 			t.Errorf("%s: %d messages and %d enums, want %v (update the test if the proto changed)", path, got[0], got[1], wantCounts[path])
 		}
@@ -281,7 +268,7 @@ func maxOneofMembers(md protoreflect.MessageDescriptor) int {
 
 func TestRoundTripEveryMessage(t *testing.T) {
 	for path, fd := range generatedFiles {
-		for _, md := range allMessages(fd) {
+		for _, md := range testutil.AllMessages(fd) {
 			mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
 			if err != nil {
 				t.Fatalf("%s: %v", md.FullName(), err)
@@ -601,4 +588,136 @@ func TestEvolutionProtos(t *testing.T) {
 	if !strings.HasPrefix(string(p1.ParentFile().Package()), "protoavro.test.") {
 		t.Errorf("package %s", p1.ParentFile().Package())
 	}
+}
+
+// TestEditionsAPILevels checks that editions.proto is generated at the API
+// level each message asks for: Open with exported fields, Hybrid with
+// exported fields and accessors, Opaque and OpaqueNoPresence with hidden
+// fields only (OpaqueNoPresence without presence bits), and that the Go
+// code of every level carries the edition's features (presence, closed
+// enums, delimited encoding).
+func TestEditionsAPILevels(t *testing.T) {
+	for _, c := range []struct {
+		m        proto.Message
+		level    string
+		exported bool // exported struct fields
+		presence bool // XXX_presence bits (opaque only)
+	}{
+		{&editionspb.Open{}, "open.v1", true, false},
+		{&editionspb.Open_Inner{}, "open.v1", true, false},
+		{&editionspb.Hybrid{}, "hybrid.v1", true, false},
+		{&editionspb.Hybrid_Inner{}, "hybrid.v1", true, false},
+		{&editionspb.Opaque{}, "opaque.v1", false, true},
+		{&editionspb.Opaque_Inner{}, "opaque.v1", false, true},
+		{&editionspb.OpaqueNoPresence{}, "opaque.v1", false, false},
+		{&editionspb.OpaqueNoPresence_Item{}, "opaque.v1", false, false},
+	} {
+		typ := reflect.TypeOf(c.m).Elem()
+		state, _ := typ.FieldByName("state")
+		_, hasPresence := typ.FieldByName("XXX_presence")
+		exported := 0
+		for i := range typ.NumField() {
+			if f := typ.Field(i); f.IsExported() && !strings.HasPrefix(f.Name, "XXX_") {
+				exported++
+			}
+		}
+		if got := state.Tag.Get("protogen"); got != c.level || (exported > 0) != c.exported || hasPresence != c.presence {
+			t.Errorf("%s: API %q, %d exported fields, presence bits %v; want %q, exported %v, presence bits %v",
+				typ, got, exported, hasPresence, c.level, c.exported, c.presence)
+		}
+	}
+	// Hybrid has the opaque accessors as well as its exported fields.
+	h := editionspb.Hybrid_builder{ImplicitString: "s", Grade: editionspb.Grade_GRADE_C.Enum()}.Build()
+	if !h.HasGrade() || h.HasExplicitInt32() || h.GetImplicitString() != "s" || h.ImplicitString != "s" {
+		t.Errorf("hybrid accessors: %v", h)
+	}
+	o := editionspb.Opaque_builder{ExplicitInt32: proto.Int32(0), ImplicitInt64: 0}.Build()
+	if !o.HasExplicitInt32() {
+		t.Error("opaque: explicit presence of a zero value lost")
+	}
+
+	md := (&editionspb.Opaque{}).ProtoReflect().Descriptor()
+	fields := md.Fields()
+	for _, c := range []struct {
+		name     protoreflect.Name
+		presence bool
+	}{{"explicit_int32", true}, {"explicit_string", true}, {"implicit_int64", false}, {"implicit_string", false}, {"inner", true}, {"grade", true}} {
+		if got := fields.ByName(c.name).HasPresence(); got != c.presence {
+			t.Errorf("%s: presence %v, want %v", c.name, got, c.presence)
+		}
+	}
+	if !fields.ByName("packed").IsPacked() || fields.ByName("expanded").IsPacked() {
+		t.Error("packed/expanded encodings")
+	}
+	if fields.ByName("delimited").Kind() != protoreflect.GroupKind || fields.ByName("delimited_list").Kind() != protoreflect.GroupKind ||
+		fields.ByName("inner").Kind() != protoreflect.MessageKind {
+		t.Error("delimited message encoding")
+	}
+	// Grade is closed by an enum-level feature. protobuf-go v1.36.12 does not
+	// read enum-level features from generated descriptors (the generated
+	// Grade reports IsClosed false), so the option is checked in the
+	// descriptor, and closedness where protocompile compiles the file.
+	grade := fields.ByName("grade").Enum()
+	if got := grade.Options().(*descriptorpb.EnumOptions).GetFeatures().GetEnumType(); got != descriptorpb.FeatureSet_CLOSED {
+		t.Errorf("Grade: enum_type %v, want CLOSED", got)
+	}
+	fds, err := testpbgen.Compile(context.Background(), repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if fd.Path() == "editions/editions.proto" && (!fd.Enums().ByName("Grade").IsClosed() || fd.Enums().ByName("Shade").IsClosed()) {
+			t.Error("compiled editions.proto: Grade must be closed and Shade open")
+		}
+	}
+	if fields.ByName("shade").Enum().IsClosed() {
+		t.Error("Shade is closed")
+	}
+	np := (&editionspb.OpaqueNoPresence{}).ProtoReflect().Descriptor().Fields()
+	for i := range np.Len() {
+		if np.Get(i).HasPresence() {
+			t.Errorf("OpaqueNoPresence.%s has presence", np.Get(i).Name())
+		}
+	}
+}
+
+// TestHybridFileVariant: a file whose API level is hybrid is generated as
+// two files, the second (_protoopaque.pb.go, build tag protoopaque) with the
+// opaque API, and Generate's path (Request, Run) returns both.
+func TestHybridFileVariant(t *testing.T) {
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+		Accessor: protocompile.SourceAccessorFromMap(map[string]string{"h/hybrid.proto": `
+edition = "2023";
+package protoavro.test.hybrid;
+import "google/protobuf/go_features.proto";
+option features.(pb.go).api_level = API_HYBRID;
+option go_package = "github.com/protoavro/protoavro/internal/testpb/hybridpb";
+message M { int32 x = 1; }
+`}),
+	})}
+	files, err := c.Compile(context.Background(), "h/hybrid.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := testpbgen.Run(testpbgen.Request([]protoreflect.FileDescriptor{files[0]}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range resp.File {
+		got[f.GetName()] = f.GetContent()
+	}
+	open, opaque := got["internal/testpb/hybridpb/hybrid.pb.go"], got["internal/testpb/hybridpb/hybrid_protoopaque.pb.go"]
+	if len(got) != 2 || !strings.Contains(open, "//go:build !protoopaque") || !strings.Contains(opaque, "//go:build protoopaque") ||
+		!strings.Contains(opaque, "xxx_hidden_X") {
+		t.Errorf("generated %d files, want hybrid.pb.go and hybrid_protoopaque.pb.go with build tags:\n%v", len(got), keys(got))
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

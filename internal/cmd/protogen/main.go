@@ -1,5 +1,6 @@
 // Command protogen regenerates the committed Go code for the test protos in
-// testdata/proto (internal/testpb/avro2147pb, kitchenpb and legacypb) without
+// testdata/proto (internal/testpb/avro2147pb, kitchenpb, legacypb and
+// editionspb) without
 // protoc: protos are compiled in-process with protocompile and the code is
 // produced in-process by protoc-gen-go's generator. See package
 // internal/testpb/testpbgen.

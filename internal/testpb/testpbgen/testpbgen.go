@@ -51,6 +51,7 @@ var Protos = []string{
 	"avro2147.proto",
 	"kitchen/kitchen.proto",
 	"legacy/legacy.proto",
+	"editions/editions.proto",
 }
 
 // File is one generated file.
@@ -152,9 +153,6 @@ func Generate(ctx context.Context, root string) ([]File, error) {
 		return nil, err
 	}
 	for _, fd := range fds {
-		if fd.Syntax() == protoreflect.Editions {
-			continue
-		}
 		opts, _ := fd.Options().(*descriptorpb.FileOptions)
 		if !strings.HasPrefix(opts.GetGoPackage(), Module+"/"+OutputDir+"/") {
 			return nil, fmt.Errorf("%s: go_package %q is not below %s/%s", fd.Path(), opts.GetGoPackage(), Module, OutputDir)

@@ -1,0 +1,72 @@
+package testutil
+
+import (
+	"math"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// ForEachMessage calls fn for every message held by the value v of field fd:
+// a singular message, the messages of a list, or the message values of a map.
+func ForEachMessage(fd protoreflect.FieldDescriptor, v protoreflect.Value, fn func(protoreflect.Message)) {
+	switch {
+	case fd.IsMap():
+		if fd.MapValue().Message() != nil {
+			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+				fn(mv.Message())
+				return true
+			})
+		}
+	case fd.IsList():
+		if fd.Message() != nil {
+			for i := range v.List().Len() {
+				fn(v.List().Get(i).Message())
+			}
+		}
+	case fd.Message() != nil:
+		fn(v.Message())
+	}
+}
+
+// WalkMessages calls fn on every message directly held by m: singular
+// fields, list elements and map values.
+func WalkMessages(m protoreflect.Message, fn func(protoreflect.Message)) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		ForEachMessage(fd, v, fn)
+		return true
+	})
+}
+
+// SameScalar reports whether a and b are the same value of the scalar field
+// fd, comparing floating-point values bit for bit (−0.0 is not 0, and a NaN
+// equals only a NaN of the same bits), as protoavro's reader does when it
+// drops values equal to a field's default.
+func SameScalar(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
+	switch fd.Kind() {
+	case protoreflect.FloatKind:
+		return math.Float32bits(float32(a.Float())) == math.Float32bits(float32(b.Float()))
+	case protoreflect.DoubleKind:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	}
+	return a.Equal(b)
+}
+
+// ClearDefaults clears, recursively (lists and maps included), every set
+// singular scalar field that is not required and holds its default value
+// (SameScalar): what a mapping without presence, such as protoavro's Java
+// profile, reads back as unset.
+func ClearDefaults(m protoreflect.Message) {
+	var clear []protoreflect.FieldDescriptor
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap() || fd.IsList() || fd.Message() != nil:
+			ForEachMessage(fd, v, ClearDefaults)
+		case fd.Cardinality() != protoreflect.Required && SameScalar(fd, v, fd.Default()):
+			clear = append(clear, fd)
+		}
+		return true
+	})
+	for _, fd := range clear {
+		m.Clear(fd)
+	}
+}
