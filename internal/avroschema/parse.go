@@ -1,6 +1,7 @@
 package avroschema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,7 +48,14 @@ func (l Limits) Parse(text []byte) (*Node, error) {
 	}
 	s, err := twmb.Parse(string(text))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalid, Truncate(err.Error(), 300))
+		// A writer's field defaults play no part in reading its data, and
+		// some writers produce invalid ones (avsc writes a long default of
+		// -2^63 as -9223372036854776000): a schema valid but for its field
+		// defaults is accepted without them.
+		var perr error
+		if s, perr = parseWithoutDefaults(text); perr != nil {
+			return nil, fmt.Errorf("%w: %s", ErrInvalid, Truncate(err.Error(), 300))
+		}
 	}
 	c := converter{defs: map[string]*Node{}}
 	root := s.Root()
@@ -59,6 +67,44 @@ func (l Limits) Parse(text []byte) (*Node, error) {
 		return nil, err
 	}
 	return n, nil
+}
+
+// parseWithoutDefaults parses text with every field default removed.
+func parseWithoutDefaults(text []byte) (*twmb.Schema, error) {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	stripDefaults(v)
+	stripped, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return twmb.Parse(string(stripped))
+}
+
+// stripDefaults deletes the "default" of every record field in a decoded
+// schema (its depth is bounded by the limits, checked before).
+func stripDefaults(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		if fields, ok := t["fields"].([]any); ok {
+			for _, f := range fields {
+				if fm, ok := f.(map[string]any); ok {
+					delete(fm, "default")
+				}
+			}
+		}
+		for _, c := range t {
+			stripDefaults(c)
+		}
+	case []any:
+		for _, c := range t {
+			stripDefaults(c)
+		}
+	}
 }
 
 // jsonDepth returns the nesting depth of JSON text, stopping as soon as it
@@ -115,8 +161,7 @@ type converter struct {
 
 type pendingRef struct {
 	node       *Node
-	name, ns   string // the name as written and the enclosing namespace
-	definition bool
+	name, ns string // the name as written and the enclosing namespace
 }
 
 func fullName(name, ns string) string {

@@ -154,6 +154,26 @@ func TestParseLimits(t *testing.T) {
 	}
 }
 
+// TestParseInvalidDefaults: a schema valid but for a field default (avsc
+// writes a long default of -2^63 rounded, out of range) parses, without
+// that field's defaults; anything else invalid still fails.
+func TestParseInvalidDefaults(t *testing.T) {
+	text := `{"type":"record","name":"R","fields":[{"name":"a","type":"long","default":-9223372036854776000},{"name":"b","type":"int","default":1}]}`
+	if _, err := twmb.Parse(text); err == nil {
+		t.Fatal("twmb/avro accepts the out-of-range default; the test needs another case")
+	}
+	n, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Fields[0].Default != nil || n.Canonical() != `{"name":"R","type":"record","fields":[{"name":"a","type":"long"},{"name":"b","type":"int"}]}` {
+		t.Errorf("parsed %s", n.JSON())
+	}
+	if _, err := Parse([]byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"nope","default":1}]}`)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("unknown type with a default: %v", err)
+	}
+}
+
 func TestTruncate(t *testing.T) {
 	if got := Truncate("héllo", 2); got != "h… (6 bytes)" {
 		t.Errorf("Truncate = %q", got)
