@@ -166,7 +166,8 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 		return usageErrorf("%s: give the container files to read (\"-\" for standard input)", name)
 	}
 	for _, f := range files {
-		if err := checkPaths(f, outPath, ""); err != nil {
+		// checkPaths tells whether the file is the output as "rejects".
+		if err := checkPaths(f, "", outPath); outPath != "-" && outPath != "" && err != nil {
 			return usageErrorf("%s: input %s is also the output", name, f)
 		}
 	}

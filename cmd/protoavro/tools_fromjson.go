@@ -67,7 +67,7 @@ func runFromJSON(args []string, std stdio) error {
 	if len(files) == 1 {
 		inPath = files[0]
 	}
-	if err := checkPaths(inPath, *outPath, ""); err != nil {
+	if err := checkPaths(inPath, "", *outPath); *outPath != "-" && *outPath != "" && err != nil {
 		return usageErrorf("fromjson: input %s is also the output", inPath)
 	}
 	text, err := os.ReadFile(*schemaPath)
@@ -108,7 +108,11 @@ func runFromJSON(args []string, std stdio) error {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return fmt.Errorf("%s: value %d at byte %d: not JSON: %w", in.name, index, off, err)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				return fmt.Errorf("%s: value %d: not JSON at byte %d: %w", in.name, index, se.Offset, err)
+			}
+			return fmt.Errorf("%s: value %d after byte %d: not JSON: %w", in.name, index, off, err)
 		}
 		next, err := avrojson.AppendBinary(block, schema, raw)
 		if err != nil {
