@@ -93,9 +93,6 @@ type selection struct {
 	rate   float64
 }
 
-// all reports whether the selection takes every record.
-func (s selection) all() bool { return s.offset == 0 && s.limit < 0 && s.rate == 1 }
-
 // rateFlag is the --sample flag: a fraction from 0 to 1.
 type rateFlag struct{ r float64 }
 

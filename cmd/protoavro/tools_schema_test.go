@@ -12,8 +12,8 @@ import (
 )
 
 const (
-	protoDir = "../../testdata/proto"
-	goldenDir  = "../../protoavro/testdata/golden"
+	protoDir  = "../../testdata/proto"
+	goldenDir = "../../protoavro/testdata/golden"
 )
 
 // goldenOf returns the golden files of variant for the packages of the

@@ -389,7 +389,7 @@ func TestToolsUsage(t *testing.T) {
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: protoavro "+name) {
 			t.Errorf("%s --help: %d %q", name, r.code, r.stdout)
 		}
-		if top := runCmd(t, "--help"); !regexp.MustCompile(`(?m)^  `+name+` +\S`).MatchString(top.stdout) {
+		if top := runCmd(t, "--help"); !regexp.MustCompile(`(?m)^  ` + name + ` +\S`).MatchString(top.stdout) {
 			t.Errorf("protoavro --help does not list %s", name)
 		}
 	}
