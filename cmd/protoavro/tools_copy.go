@@ -44,18 +44,7 @@ Flags:
   --limit N              Copy at most N records. Default: no limit.
   --sample RATE          Keep this fraction of the records, from 0 to 1.
                          Default 1.
-  --codec NAME           Block codec of the output: null, deflate, snappy
-                         or zstd. Default: the first file's.
-  --out FILE             Output file; "-" (the default) is standard output.
-                         Written under a temporary name, renamed on success.
-  -h, --help             Print this help.
-
-The files must have the same schema (the same Parsing Canonical Form) and
-the same metadata other than avro.*; the output takes the first file's. A
-summary goes to standard error. Exit status is 0 on success, 1 for a
-damaged file or files with different schemas, and 2 for a bad command line
-or a file that cannot be opened.
-`
+` + copyUsageTail
 
 // concatCommand is "protoavro concat".
 var concatCommand = &command{
@@ -73,7 +62,10 @@ codec is the output's; blocks of another codec are decompressed and
 compressed again. "-" reads standard input.
 
 Flags:
-  --codec NAME           Block codec of the output: null, deflate, snappy
+` + copyUsageTail
+
+// copyUsageTail ends the help of cat and concat.
+const copyUsageTail = `  --codec NAME           Block codec of the output: null, deflate, snappy
                          or zstd. Default: the first file's.
   --out FILE             Output file; "-" (the default) is standard output.
                          Written under a temporary name, renamed on success.

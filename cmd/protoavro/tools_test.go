@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -271,19 +272,10 @@ func corrupt(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	// The first record's first field, a boolean, gets the byte 7.
-	start := int(b.Offset) + len(appendVarint(nil, b.Count)) + len(appendVarint(nil, b.Size))
+	start := int(b.Offset) + len(binary.AppendVarint(nil, b.Count)) + len(binary.AppendVarint(nil, b.Size))
 	out := bytes.Clone(data)
 	out[start] = 7
 	return out
-}
-
-func appendVarint(b []byte, v int64) []byte {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
 }
 
 // TestToolsBadData checks exit status 1 and the error of each command for
