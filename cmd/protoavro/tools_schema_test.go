@@ -148,7 +148,7 @@ func TestSchemaTreeErrors(t *testing.T) {
 		{[]string{"--canonical", "--fingerprint"}, "exclude each other"},
 		{[]string{"--fingerprint", "--out-dir", t.TempDir()}, "does not go with --out-dir"},
 		{[]string{"-m", "protoavro.avro2147.Foo", "--package", "x"}, "-m and --package exclude each other"},
-		{[]string{"--options", "colour=blue", "--canonical"}, `--options: protoavro.options: protoavro: invalid options: unknown option "colour=blue"`},
+		{[]string{"--options", "colour=blue", "--canonical"}, `--options: protoavro: invalid options: unknown option "colour=blue"`},
 		{[]string{"--package", "no.such", "--canonical"}, `no messages in package "no.such"`},
 		{[]string{"--options", "profile=java"}, "give --out-dir DIR for the schemas of all 2 messages"},
 		{[]string{"--out-dir", "/dev/null/x"}, "--out-dir: mkdir /dev/null"},
