@@ -23,11 +23,12 @@ import (
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func BenchmarkAVRO2147(b *testing.B) {
-	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
 	msg := testutil.AVRO2147Datum()
+	md := msg.ProtoReflect().Descriptor()
 	zz := testutil.AVRO2147Datum()
 	zz.Bar.Enum = avro2147pb.LargeEnum_ZZ.Enum()
 	codec, err := protoavro.Options{}.Codec(md)
@@ -160,16 +161,7 @@ func BenchmarkContainer(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				file.Reset()
-				w, err := protoavro.NewContainerWriter(&file, md, protoavro.ContainerOptions{Compression: comp})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, wire := range msgs {
-					if err := w.WriteWire(wire); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := w.Close(); err != nil {
+				if err := writeContainer(&file, md, protoavro.ContainerOptions{Compression: comp}, msgs); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -194,4 +186,19 @@ func BenchmarkContainer(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 		})
 	}
+}
+
+// writeContainer writes the protobuf-encoded records msgs to file as one
+// container file.
+func writeContainer(file *bytes.Buffer, md protoreflect.MessageDescriptor, opts protoavro.ContainerOptions, msgs [][]byte) error {
+	w, err := protoavro.NewContainerWriter(file, md, opts)
+	if err != nil {
+		return err
+	}
+	for _, wire := range msgs {
+		if err := w.WriteWire(wire); err != nil {
+			return err
+		}
+	}
+	return w.Close()
 }
