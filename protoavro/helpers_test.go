@@ -52,6 +52,16 @@ func mustCodec(t testing.TB, o Options, m proto.Message) *Codec {
 	return c
 }
 
+// mustSchema returns o's schema for md.
+func mustSchema(t testing.TB, o Options, md protoreflect.MessageDescriptor) *Schema {
+	t.Helper()
+	s, err := o.Schema(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // codecRoundTrip marshals m with c and unmarshals the datum with c into a
 // new message of m's type.
 func codecRoundTrip(c *Codec, m proto.Message) (proto.Message, error) {
@@ -61,4 +71,14 @@ func codecRoundTrip(c *Codec, m proto.Message) (proto.Message, error) {
 	}
 	got := m.ProtoReflect().New().Interface()
 	return got, c.Unmarshal(data, got)
+}
+
+// unmarshalTranscoded converts the protobuf encoding wire to an Avro datum
+// with c's TranscodeToAvro and decodes that into m with c's Unmarshal.
+func unmarshalTranscoded(c *Codec, wire []byte, m proto.Message) error {
+	data, err := c.TranscodeToAvro(nil, wire)
+	if err != nil {
+		return err
+	}
+	return c.Unmarshal(data, m)
 }
