@@ -86,6 +86,25 @@ func TestGeneratedFilesMatchProtos(t *testing.T) {
 	}
 }
 
+// checkRegistered checks that find, a lookup in the global registry, finds
+// the type of d by its full name with d as its descriptor. ok is false when
+// it finds none.
+func checkRegistered[D interface {
+	comparable
+	protoreflect.Descriptor
+}, T interface{ Descriptor() D }](t *testing.T, kind string, d D, find func(protoreflect.FullName) (T, error)) (typ T, ok bool) {
+	t.Helper()
+	typ, err := find(d.FullName())
+	if err != nil {
+		t.Errorf("%s %s not registered: %v", kind, d.FullName(), err)
+		return typ, false
+	}
+	if typ.Descriptor() != d {
+		t.Errorf("%s %s: registered descriptor differs", kind, d.FullName())
+	}
+	return typ, true
+}
+
 func TestEveryTypeRegistered(t *testing.T) {
 	wantCounts := map[string][2]int{ // messages, enums
 		"avro2147.proto":          {2, 2},
@@ -99,27 +118,14 @@ func TestEveryTypeRegistered(t *testing.T) {
 			t.Errorf("%s: %d messages and %d enums, want %v (update the test if the proto changed)", path, got[0], got[1], wantCounts[path])
 		}
 		for _, md := range msgs {
-			mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
-			if err != nil {
-				t.Errorf("message %s not registered: %v", md.FullName(), err)
-				continue
-			}
-			if mt.Descriptor() != md {
-				t.Errorf("message %s: registered descriptor differs", md.FullName())
-			}
-			if got := mt.New().Interface().ProtoReflect().Descriptor(); got != md {
-				t.Errorf("message %s: new instance has descriptor %s", md.FullName(), got.FullName())
+			if mt, ok := checkRegistered(t, "message", md, protoregistry.GlobalTypes.FindMessageByName); ok {
+				if got := mt.New().Interface().ProtoReflect().Descriptor(); got != md {
+					t.Errorf("message %s: new instance has descriptor %s", md.FullName(), got.FullName())
+				}
 			}
 		}
 		for _, ed := range enums {
-			et, err := protoregistry.GlobalTypes.FindEnumByName(ed.FullName())
-			if err != nil {
-				t.Errorf("enum %s not registered: %v", ed.FullName(), err)
-				continue
-			}
-			if et.Descriptor() != ed {
-				t.Errorf("enum %s: registered descriptor differs", ed.FullName())
-			}
+			checkRegistered(t, "enum", ed, protoregistry.GlobalTypes.FindEnumByName)
 		}
 	}
 
@@ -368,15 +374,8 @@ func TestTypedAPI(t *testing.T) {
 		OuterPoint: &kitchenpb.Outer_Point{Lat: -1},
 		CustomJson: 5,
 	}
-	b, err := proto.Marshal(ks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got kitchenpb.KitchenSink
-	if err := proto.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !proto.Equal(ks, &got) {
+	got := wireRoundTrip(t, ks)
+	if !proto.Equal(ks, got) {
 		t.Fatalf("round trip changed the message")
 	}
 	if got.OptionalScalars.Int32Field == nil {
@@ -388,6 +387,20 @@ func TestTypedAPI(t *testing.T) {
 	if f := ks.ProtoReflect().Descriptor().Fields().ByName("custom_json"); f.JSONName() != "customJsonName" {
 		t.Errorf("custom_json JSON name = %q", f.JSONName())
 	}
+}
+
+// wireRoundTrip returns m marshaled and unmarshaled again with package proto.
+func wireRoundTrip[M proto.Message](t *testing.T, m M) M {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.ProtoReflect().New().Interface().(M)
+	if err := proto.Unmarshal(b, got); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 func TestLegacyDefaults(t *testing.T) {
@@ -441,15 +454,7 @@ func TestLegacyDefaults(t *testing.T) {
 	if got := proto.GetExtension(&legacypb.Extendable{}, legacypb.E_ExtString).(string); got != "ext" {
 		t.Errorf("ext_string default = %q", got)
 	}
-	b, err := proto.Marshal(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got legacypb.Extendable
-	if err := proto.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !proto.Equal(e, &got) {
+	if !proto.Equal(e, wireRoundTrip(t, e)) {
 		t.Error("extensions did not round-trip")
 	}
 

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -104,23 +105,24 @@ func Request(files []protoreflect.FileDescriptor) *pluginpb.CodeGeneratorRequest
 		// generated header says "protoc (unknown)".
 	}
 	seen := map[string]bool{}
-	var visit func(fd protoreflect.FileDescriptor)
-	visit = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		imports := fd.Imports()
-		for i := 0; i < imports.Len(); i++ {
-			visit(imports.Get(i).FileDescriptor)
-		}
-		req.ProtoFile = append(req.ProtoFile, protodesc.ToFileDescriptorProto(fd))
-	}
 	for _, fd := range files {
-		visit(fd)
+		req.ProtoFile = appendWithDeps(req.ProtoFile, fd, seen)
 		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
 	}
 	return req
+}
+
+// appendWithDeps appends fd and its dependencies not yet seen (by path) to
+// out, dependencies first.
+func appendWithDeps(out []*descriptorpb.FileDescriptorProto, fd protoreflect.FileDescriptor, seen map[string]bool) []*descriptorpb.FileDescriptorProto {
+	if !seen[fd.Path()] {
+		seen[fd.Path()] = true
+		for i := range fd.Imports().Len() {
+			out = appendWithDeps(out, fd.Imports().Get(i).FileDescriptor, seen)
+		}
+		out = append(out, protodesc.ToFileDescriptorProto(fd))
+	}
+	return out
 }
 
 // Run runs protoc-gen-go's generator in-process on req and returns its
@@ -201,15 +203,33 @@ func committedPBFiles(root string) ([]string, error) {
 	return paths, err
 }
 
+// stalePBFiles lists the *.pb.go files below root/[OutputDir] that are not
+// among files.
+func stalePBFiles(root string, files []File) ([]string, error) {
+	existing, err := committedPBFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, f := range files {
+		want[f.Path] = true
+	}
+	var stale []string
+	for _, p := range existing {
+		if !want[p] {
+			stale = append(stale, p)
+		}
+	}
+	return stale, nil
+}
+
 // Diff compares files with what is on disk below root. It returns one line
 // per problem: a generated file that is missing or differs, or a *.pb.go
 // file below [OutputDir] that would not be generated. No lines means the
 // committed code is up to date.
 func Diff(root string, files []File) ([]string, error) {
 	var problems []string
-	want := map[string]bool{}
 	for _, f := range files {
-		want[f.Path] = true
 		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -220,14 +240,12 @@ func Diff(root string, files []File) ([]string, error) {
 			problems = append(problems, f.Path+": out of date")
 		}
 	}
-	existing, err := committedPBFiles(root)
+	stale, err := stalePBFiles(root, files)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range existing {
-		if !want[p] {
-			problems = append(problems, p+": not generated any more")
-		}
+	for _, p := range stale {
+		problems = append(problems, p+": not generated any more")
 	}
 	return problems, nil
 }
@@ -238,9 +256,7 @@ func Diff(root string, files []File) ([]string, error) {
 // left alone.
 func Write(root string, files []File) ([]string, error) {
 	var changed []string
-	want := map[string]bool{}
 	for _, f := range files {
-		want[f.Path] = true
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
 		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, f.Content) {
 			continue
@@ -253,19 +269,32 @@ func Write(root string, files []File) ([]string, error) {
 		}
 		changed = append(changed, f.Path)
 	}
-	existing, err := committedPBFiles(root)
+	stale, err := stalePBFiles(root, files)
 	if err != nil {
 		return changed, err
 	}
-	for _, p := range existing {
-		if !want[p] {
-			if err := os.Remove(filepath.Join(root, filepath.FromSlash(p))); err != nil {
-				return changed, err
-			}
-			changed = append(changed, p+" (removed)")
+	for _, p := range stale {
+		if err := os.Remove(filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			return changed, err
 		}
+		changed = append(changed, p+" (removed)")
 	}
 	return changed, nil
+}
+
+// ParseFlags parses the command line of one of the repository's generator
+// commands (internal/cmd/...), whose synopsis is usage. It exits with
+// status 2 on a usage error: a bad flag or any positional argument.
+func ParseFlags(usage string) {
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s\n", usage)
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
 }
 
 // FindRoot returns the repository root: the nearest directory at or above
