@@ -16,9 +16,12 @@ package protoavro_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
 )
@@ -264,4 +267,86 @@ func BenchmarkContainer(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 		})
 	}
+}
+
+// BenchmarkOTLPTraces measures a real-world datum: one OpenTelemetry
+// TracesData batch of 512 spans with attributes, events and links
+// (testdata/otlp_traces.pb, written by internal/cmd/genotlp), beside
+// protobuf's own marshalling of the same batch:
+//
+//	go test -run '^$' -bench OTLPTraces -benchmem -count 10 . | tee otlp.txt
+//	benchstat otlp.txt
+func BenchmarkOTLPTraces(b *testing.B) {
+	wire, err := os.ReadFile(filepath.Join("testdata", "otlp_traces.pb"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg := &tracepb.TracesData{}
+	if err := proto.Unmarshal(wire, msg); err != nil {
+		b.Fatal(err)
+	}
+	codec, err := protoavro.Options{}.Codec(msg.ProtoReflect().Descriptor())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := codec.Marshal(msg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 2*max(len(wire), len(data)))
+
+	b.Run("ProtoMarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ProtoUnmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := proto.Unmarshal(wire, &tracepb.TracesData{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Marshal", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if buf, err = codec.MarshalAppend(buf[:0], msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := codec.Unmarshal(data, &tracepb.TracesData{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("TranscodeToAvro", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if buf, err = codec.TranscodeToAvro(buf[:0], wire); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("TranscodeToProto", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if buf, err = codec.TranscodeToProto(buf[:0], data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
