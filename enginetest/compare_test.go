@@ -598,7 +598,7 @@ func isString(arr arrow.Array) bool {
 	id := arr.DataType().ID()
 	return id == arrow.STRING || id == arrow.LARGE_STRING
 }
-func isBinary(arr arrow.Array) bool    { _, ok := arr.(*array.Binary); return ok }
+func isBinary(arr arrow.Array) bool { _, ok := arr.(*array.Binary); return ok }
 
 func isWrapper(md protoreflect.MessageDescriptor) bool {
 	switch md.FullName() {
