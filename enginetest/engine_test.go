@@ -333,9 +333,7 @@ func TestArrowReadsContainerFiles(t *testing.T) {
 					}
 					c := &comparer{st: st}
 					c.message(fmt.Sprintf("row %d", first+i), md, exp, rec, i, 0)
-					for _, e := range c.errs {
-						errs = append(errs, e)
-					}
+					errs = append(errs, c.errs...)
 				}
 			})
 			if rows != int64(len(f.msgs)) {
