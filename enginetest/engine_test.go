@@ -25,8 +25,8 @@ import (
 	"github.com/protoavro/protoavro/protoavro"
 )
 
-// engineOptions are the mapping options under test.
-func engineOptions() protoavro.Options { return protoavro.Options{} }
+// engineOptions are the mapping options under test: the engine-ready preset.
+func engineOptions() protoavro.Options { return protoavro.EngineReady() }
 
 // corpus sizes the messages of each type: edge-value messages, a message
 // per oneof member, and random ones (testutil.Corpus).

@@ -31,6 +31,7 @@ var goldenVariants = []struct {
 }{
 	{"default", Options{}, nil},
 	{"java", Options{Profile: JavaProfile}, nil},
+	{"engine", EngineReady(), nil},
 	{"timestamp-millis", Options{Timestamps: TimestampMillis}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
 	{"timestamp-nanos", Options{Timestamps: TimestampNanos}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
 	{"uint64-decimal", Options{Uint64: Uint64AsDecimal}, []protoreflect.FullName{"protoavro.test.kitchen.Scalars", "protoavro.test.kitchen.Maps", "protoavro.test.kitchen.WellKnown"}},

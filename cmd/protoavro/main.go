@@ -65,6 +65,13 @@ var commands = []*command{
 	encodeCommand,
 	decodeCommand,
 	inspectCommand,
+	tojsonCommand,
+	fromjsonCommand,
+	getschemaCommand,
+	getmetaCommand,
+	countCommand,
+	catCommand,
+	concatCommand,
 }
 
 // lookupCommand returns the subcommand called name, or nil.
