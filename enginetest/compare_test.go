@@ -226,8 +226,7 @@ func (c *comparer) mapValue(path string, fd protoreflect.FieldDescriptor, exp ma
 	c.st["map"]++
 	m, ok := arr.(*array.Map)
 	if !ok {
-		// MapAsEntryArray: a list of key/value records.
-		c.fail(path, "map field read as %s", arr.DataType())
+		c.entries(path, fd, exp, arr, i, depth)
 		return
 	}
 	if m.IsNull(i) {
@@ -256,6 +255,49 @@ func (c *comparer) mapValue(path string, fd protoreflect.FieldDescriptor, exp ma
 		}
 		c.single(fmt.Sprintf("%s[%q]", path, key), fd.MapValue(), want, m.Items(), k, depth)
 		n++
+	}
+}
+
+// entries compares a map field mapped as an array of key/value records
+// (MapAsEntryArray): each key, in protojson's text form, must be a key of
+// the message, with the same value.
+func (c *comparer) entries(path string, fd protoreflect.FieldDescriptor, exp map[string]any, arr arrow.Array, i, depth int) {
+	l, ok := arr.(*array.List)
+	if !ok {
+		c.fail(path, "map field read as %s", arr.DataType())
+		return
+	}
+	ents, ok := l.ListValues().(*array.Struct)
+	if !ok {
+		c.fail(path, "map entries read as %s", l.ListValues().DataType())
+		return
+	}
+	st := ents.DataType().(*arrow.StructType)
+	ki, ok1 := st.FieldIdx("key")
+	vi, ok2 := st.FieldIdx("value")
+	if !ok1 || !ok2 {
+		c.fail(path, "map entries without key and value: %s", st)
+		return
+	}
+	start, end := l.ValueOffsets(i)
+	if l.IsNull(i) {
+		start, end = 0, 0
+	}
+	if int(end-start) != len(exp) {
+		c.fail(path, "%d entries, want %d", end-start, len(exp))
+		return
+	}
+	for k := int(start); k < int(end) && k < int(start)+maxElems; k++ {
+		key := ents.Field(ki).ValueStr(k)
+		if b, ok := ents.Field(ki).(*array.Boolean); ok {
+			key = strconv.FormatBool(b.Value(k))
+		}
+		want, ok := exp[key]
+		if !ok {
+			c.fail(path, "key %s not in the message", key)
+			continue
+		}
+		c.single(fmt.Sprintf("%s[%s]", path, key), fd.MapValue(), want, ents.Field(vi), k, depth)
 	}
 }
 
