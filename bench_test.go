@@ -17,9 +17,12 @@ package protoavro_test
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
@@ -201,4 +204,52 @@ func writeContainer(file *bytes.Buffer, md protoreflect.MessageDescriptor, opts 
 		}
 	}
 	return w.Close()
+}
+
+// BenchmarkOTLPTraces measures a real-world datum: one OpenTelemetry
+// TracesData batch of 512 spans with attributes, events and links
+// (testdata/otlp_traces.pb, written by internal/cmd/genotlp), beside
+// protobuf's own marshalling of the same batch:
+//
+//	go test -run '^$' -bench OTLPTraces -benchmem -count 10 . | tee otlp.txt
+//	benchstat otlp.txt
+func BenchmarkOTLPTraces(b *testing.B) {
+	wire, err := os.ReadFile(filepath.Join("testdata", "otlp_traces.pb"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg := &tracepb.TracesData{}
+	if err := proto.Unmarshal(wire, msg); err != nil {
+		b.Fatal(err)
+	}
+	codec, err := protoavro.Options{}.Codec(msg.ProtoReflect().Descriptor())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := codec.Marshal(msg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 2*max(len(wire), len(data)))
+	for _, bc := range []struct {
+		name string
+		op   func() error
+	}{
+		{"ProtoMarshal", func() error { buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], msg); return err }},
+		{"ProtoUnmarshal", func() error { return proto.Unmarshal(wire, &tracepb.TracesData{}) }},
+		{"Marshal", func() error { buf, err = codec.MarshalAppend(buf[:0], msg); return err }},
+		{"Unmarshal", func() error { return codec.Unmarshal(data, &tracepb.TracesData{}) }},
+		{"TranscodeToAvro", func() error { buf, err = codec.TranscodeToAvro(buf[:0], wire); return err }},
+		{"TranscodeToProto", func() error { buf, err = codec.TranscodeToProto(buf[:0], data); return err }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(wire)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -148,7 +148,6 @@ func (c *Codec) Marshal(m proto.Message) ([]byte, error) {
 	return c.MarshalAppend(nil, m)
 }
 
-
 // isNilPointer reports whether m is a typed nil pointer, such as (*pb.M)(nil).
 func isNilPointer(m proto.Message) bool {
 	v := reflect.ValueOf(m)

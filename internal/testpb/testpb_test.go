@@ -27,6 +27,11 @@ import (
 	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/logspb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/metricspb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/resourcepb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testpb/testpbgen"
 	"github.com/protoavro/protoavro/internal/testutil"
 )
@@ -38,6 +43,12 @@ var generatedFiles = map[string]protoreflect.FileDescriptor{
 	"kitchen/kitchen.proto":   kitchenpb.File_kitchen_kitchen_proto,
 	"legacy/legacy.proto":     legacypb.File_legacy_legacy_proto,
 	"editions/editions.proto": editionspb.File_editions_editions_proto,
+
+	"opentelemetry/proto/common/v1/common.proto":     commonpb.File_opentelemetry_proto_common_v1_common_proto,
+	"opentelemetry/proto/resource/v1/resource.proto": resourcepb.File_opentelemetry_proto_resource_v1_resource_proto,
+	"opentelemetry/proto/trace/v1/trace.proto":       tracepb.File_opentelemetry_proto_trace_v1_trace_proto,
+	"opentelemetry/proto/metrics/v1/metrics.proto":   metricspb.File_opentelemetry_proto_metrics_v1_metrics_proto,
+	"opentelemetry/proto/logs/v1/logs.proto":         logspb.File_opentelemetry_proto_logs_v1_logs_proto,
 }
 
 func repoRoot(t *testing.T) string {
@@ -111,6 +122,12 @@ func TestEveryTypeRegistered(t *testing.T) {
 		"kitchen/kitchen.proto":   {16, 5},
 		"legacy/legacy.proto":     {10, 3},
 		"editions/editions.proto": {8, 2},
+
+		"opentelemetry/proto/common/v1/common.proto":     {6, 0},
+		"opentelemetry/proto/resource/v1/resource.proto": {1, 0},
+		"opentelemetry/proto/trace/v1/trace.proto":       {7, 3},
+		"opentelemetry/proto/metrics/v1/metrics.proto":   {16, 2},
+		"opentelemetry/proto/logs/v1/logs.proto":         {4, 2},
 	}
 	for path, fd := range generatedFiles {
 		msgs, enums := testutil.AllMessages(fd), allEnums(fd)

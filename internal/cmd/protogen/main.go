@@ -1,6 +1,6 @@
 // Command protogen regenerates the committed Go code for the test protos in
-// testdata/proto (internal/testpb/avro2147pb, kitchenpb, legacypb and
-// editionspb) without
+// testdata/proto (internal/testpb/avro2147pb, kitchenpb, legacypb,
+// editionspb and the vendored OpenTelemetry protos' otlppb/...) without
 // protoc: protos are compiled in-process with protocompile and the code is
 // produced in-process by protoc-gen-go's generator. See package
 // internal/testpb/testpbgen.

@@ -37,8 +37,18 @@ import (
 // repository root.
 const Module = "github.com/protoavro/protoavro"
 
-// ImportPath is the proto import path, relative to the repository root.
+// ImportPath is the proto import path of the project's own test protos,
+// relative to the repository root.
 const ImportPath = "testdata/proto"
+
+// OTLPImportPath is the import path of the vendored OpenTelemetry protos
+// (testdata/proto/otlp/README.md), relative to the repository root: a root
+// of its own, so that the files keep their upstream paths and imports.
+const OTLPImportPath = "testdata/proto/otlp"
+
+// ImportPaths are the proto import paths, relative to the repository root,
+// in the order they are searched.
+var ImportPaths = []string{ImportPath, OTLPImportPath}
 
 // OutputDir is the directory, relative to the repository root, that holds
 // all generated packages. Stale *.pb.go files below it are reported by
@@ -53,6 +63,33 @@ var Protos = []string{
 	"kitchen/kitchen.proto",
 	"legacy/legacy.proto",
 	"editions/editions.proto",
+	"opentelemetry/proto/common/v1/common.proto",
+	"opentelemetry/proto/resource/v1/resource.proto",
+	"opentelemetry/proto/trace/v1/trace.proto",
+	"opentelemetry/proto/metrics/v1/metrics.proto",
+	"opentelemetry/proto/logs/v1/logs.proto",
+}
+
+// GoPackages overrides the go_package of protos that are not the
+// project's own (the vendored OTLP protos declare
+// go.opentelemetry.io/proto/otlp/...): proto path → "import path;package
+// name", passed to protoc-gen-go as M options, as protoc users do.
+var GoPackages = map[string]string{
+	"opentelemetry/proto/common/v1/common.proto":     Module + "/" + OutputDir + "/otlppb/commonpb;commonpb",
+	"opentelemetry/proto/resource/v1/resource.proto": Module + "/" + OutputDir + "/otlppb/resourcepb;resourcepb",
+	"opentelemetry/proto/trace/v1/trace.proto":       Module + "/" + OutputDir + "/otlppb/tracepb;tracepb",
+	"opentelemetry/proto/metrics/v1/metrics.proto":   Module + "/" + OutputDir + "/otlppb/metricspb;metricspb",
+	"opentelemetry/proto/logs/v1/logs.proto":         Module + "/" + OutputDir + "/otlppb/logspb;logspb",
+}
+
+// goPackage returns the Go package fd is generated into: its override in
+// [GoPackages], or its own go_package option.
+func goPackage(fd protoreflect.FileDescriptor) string {
+	if p, ok := GoPackages[fd.Path()]; ok {
+		return p
+	}
+	opts, _ := fd.Options().(*descriptorpb.FileOptions)
+	return opts.GetGoPackage()
 }
 
 // File is one generated file.
@@ -62,7 +99,7 @@ type File struct {
 	Content []byte
 }
 
-// Compile compiles [Protos] (found under root/[ImportPath], with the
+// Compile compiles [Protos] (found under root/[ImportPaths], with the
 // standard well-known imports available) and returns the compiled files in
 // the order of [Protos]. Warnings (such as unused imports) are errors.
 func Compile(ctx context.Context, root string) ([]protoreflect.FileDescriptor, error) {
@@ -71,9 +108,13 @@ func Compile(ctx context.Context, root string) ([]protoreflect.FileDescriptor, e
 		func(err reporter.ErrorWithPos) error { return err },
 		func(err reporter.ErrorWithPos) { warnings = append(warnings, err) },
 	)
+	var importPaths []string
+	for _, p := range ImportPaths {
+		importPaths = append(importPaths, filepath.Join(root, filepath.FromSlash(p)))
+	}
 	c := protocompile.Compiler{
 		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-			ImportPaths: []string{filepath.Join(root, filepath.FromSlash(ImportPath))},
+			ImportPaths: importPaths,
 		}),
 		// Standard source info gives protoc-gen-go the comments it copies
 		// into the Go code, as protoc would.
@@ -97,10 +138,20 @@ func Compile(ctx context.Context, root string) ([]protoreflect.FileDescriptor, e
 
 // Request builds the CodeGeneratorRequest protoc would send protoc-gen-go
 // for files: every file and all of its dependencies in topological order
-// (dependencies first), with only files themselves to generate.
+// (dependencies first), with only files themselves to generate, and the
+// [GoPackages] overrides as M options.
 func Request(files []protoreflect.FileDescriptor) *pluginpb.CodeGeneratorRequest {
+	params := []string{"module=" + Module}
+	overridden := make([]string, 0, len(GoPackages))
+	for p := range GoPackages {
+		overridden = append(overridden, p)
+	}
+	sort.Strings(overridden)
+	for _, p := range overridden {
+		params = append(params, "M"+p+"="+GoPackages[p])
+	}
 	req := &pluginpb.CodeGeneratorRequest{
-		Parameter: proto.String("module=" + Module),
+		Parameter: proto.String(strings.Join(params, ",")),
 		// CompilerVersion is left unset: there is no protoc, so the
 		// generated header says "protoc (unknown)".
 	}
@@ -155,9 +206,8 @@ func Generate(ctx context.Context, root string) ([]File, error) {
 		return nil, err
 	}
 	for _, fd := range fds {
-		opts, _ := fd.Options().(*descriptorpb.FileOptions)
-		if !strings.HasPrefix(opts.GetGoPackage(), Module+"/"+OutputDir+"/") {
-			return nil, fmt.Errorf("%s: go_package %q is not below %s/%s", fd.Path(), opts.GetGoPackage(), Module, OutputDir)
+		if p := goPackage(fd); !strings.HasPrefix(p, Module+"/"+OutputDir+"/") {
+			return nil, fmt.Errorf("%s: go_package %q is not below %s/%s (override it in GoPackages)", fd.Path(), p, Module, OutputDir)
 		}
 	}
 	resp, err := Run(Request(fds))
