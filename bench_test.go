@@ -92,15 +92,24 @@ func BenchmarkAVRO2147(b *testing.B) {
 		// datum).
 		{"SchemaUncached", func() error { _, err := (protoavro.Options{Cache: protoavro.NewCache()}).Schema(md); return err }},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := bc.op(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		runOp(b, bc.name, 0, bc.op)
 	}
+}
+
+// runOp runs one operation as a sub-benchmark with allocations reported, and
+// bytes per operation when size > 0.
+func runOp(b *testing.B, name string, size int, op func() error) {
+	b.Run(name, func(b *testing.B) {
+		if size > 0 {
+			b.SetBytes(int64(size))
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := op(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkAVRO2147Parallel marshals and unmarshals through one shared codec
@@ -242,14 +251,6 @@ func BenchmarkOTLPTraces(b *testing.B) {
 		{"TranscodeToAvro", func() error { buf, err = codec.TranscodeToAvro(buf[:0], wire); return err }},
 		{"TranscodeToProto", func() error { buf, err = codec.TranscodeToProto(buf[:0], data); return err }},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(wire)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := bc.op(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		runOp(b, bc.name, len(wire), bc.op)
 	}
 }
