@@ -157,7 +157,7 @@ func TestFooRecursion(t *testing.T) {
 
 // sanitize replaces, in place, the values protojson cannot render, so that
 // protojson can judge every message: a non-finite number in a
-// google.protobuf.Value (JSON has no NaN), an Any whose type cannot be
+// google.protobuf.Value (JSON has no NaN) or a Value with no kind, an Any whose type cannot be
 // resolved, and invalid UTF-8 in proto2 strings.
 func sanitize(m protoreflect.Message) {
 	md := m.Descriptor()
@@ -168,6 +168,15 @@ func sanitize(m protoreflect.Message) {
 				m.Set(fd, protoreflect.ValueOfFloat64(float64(len(md.FullName()))))
 			}
 		}
+		if m.WhichOneof(md.Oneofs().ByName("kind")) == nil { // JSON has no Value without a kind
+			m.Set(md.Fields().ByName("null_value"), protoreflect.ValueOfEnum(0))
+		}
+	case "google.protobuf.FieldMask": // protojson needs lower_snake_case paths
+		l := m.Mutable(md.Fields().ByName("paths")).List()
+		for i := range l.Len() {
+			l.Set(i, protoreflect.ValueOfString(fmt.Sprintf("path_%c", 'a'+i%26)))
+		}
+		return
 	case "google.protobuf.Any":
 		if m.Get(md.Fields().ByName("type_url")).String() != "" || len(m.Get(md.Fields().ByName("value")).Bytes()) != 0 {
 			secs := int64(len(m.Get(md.Fields().ByName("value")).Bytes()))
@@ -262,6 +271,16 @@ const readTimeout = 2 * time.Minute
 // test if Arrow fails or takes longer than readTimeout.
 func arrowRead(t *testing.T, f *engineFile, chunk int, fn func(rec *array.Struct, first int)) (rows int64) {
 	t.Helper()
+	rows, err := arrowTry(t, f, chunk, fn)
+	if err != nil {
+		t.Fatalf("Arrow reading %s: %v\nschema: %s", f.md.FullName(), err, f.avsc)
+	}
+	return rows
+}
+
+// arrowTry is arrowRead that returns Arrow's error.
+func arrowTry(t *testing.T, f *engineFile, chunk int, fn func(rec *array.Struct, first int)) (rows int64, err error) {
+	t.Helper()
 	type result struct {
 		rows int64
 		err  error
@@ -292,14 +311,24 @@ func arrowRead(t *testing.T, f *engineFile, chunk int, fn func(rec *array.Struct
 	}()
 	select {
 	case res := <-done:
-		if res.err != nil {
-			t.Fatalf("Arrow reading %s: %v\nschema: %s", f.md.FullName(), res.err, f.avsc)
-		}
-		return res.rows
+		return res.rows, res.err
 	case <-time.After(readTimeout):
 		t.Fatalf("Arrow reading %s: no result after %v", f.md.FullName(), readTimeout)
-		return 0
+		return 0, nil
 	}
+}
+
+// knownArrowFailures are the test messages that Arrow Go v18.8.0's reader
+// cannot read under the preset, with its error. Both are recursive types
+// whose level-1 records (Foo_depth1, Tree_depth1), inside an array of the
+// level-0 record, repeat its array of primitives (Foo.intArray,
+// Tree.labels): Arrow's field paths (arrow/avro reader_types.go,
+// buildNamePath, which drops the enclosing list) then hand the whole inner
+// array to the element builder. OTLP's arrays of primitives inside arrays
+// of records (bucket counts in data points) read fine.
+var knownArrowFailures = map[protoreflect.FullName]string{
+	"protoavro.avro2147.Foo":      "unsupported value of type []interface {} for Int32 column",
+	"protoavro.test.kitchen.Tree": "unsupported value of type []interface {} for String column",
 }
 
 // TestArrowReadsContainerFiles: under the engine options, Arrow reads
@@ -318,6 +347,16 @@ func TestArrowReadsContainerFiles(t *testing.T) {
 			}
 			if len(names) > 0 {
 				t.Fatalf("the schema is recursive (%v): engines cannot load it, and Arrow is not given it", names)
+			}
+			if want, ok := knownArrowFailures[md.FullName()]; ok {
+				// A known bug of Arrow Go v18.8.0 (see knownArrowFailures):
+				// assert it, so that the test notices when Arrow is fixed.
+				_, err := arrowTry(t, f, 7, func(*array.Struct, int) {})
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("Arrow's known failure on %s: got %v, want %q; if Arrow is fixed, compare values here too", md.FullName(), err, want)
+				}
+				t.Logf("Arrow Go v18.8.0 cannot read this file (known bug): %v", err)
+				return
 			}
 			st := stats{}
 			var errs []string

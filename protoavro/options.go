@@ -211,7 +211,7 @@ func EngineReady() Options {
 	return Options{
 		Timestamps:       TimestampMicros,
 		Uint64:           Uint64AsDecimal,
-		MapKeys:          MapAsEntryArray,
+		MapKeys:          MapKeysAsText,
 		RecursionDepth:   3,
 		RecursionCarrier: CarrierJSON,
 		DynamicAsJSON:    true,
