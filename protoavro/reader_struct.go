@@ -199,11 +199,14 @@ func (st *decState) decodeStructList(sf *structField, fv reflect.Value) error {
 		if n == 0 {
 			return nil
 		}
-		start := fv.Len()
-		fv.Grow(int(n)) // in place: one allocation, for the elements
-		fv.SetLen(start + int(n))
 		for j := range int(n) {
-			ev := fv.Index(start + j)
+			// Grow as elements arrive, not by the count the input claims: a
+			// block of up to maxListChunk elements takes one allocation.
+			if l := fv.Len(); l == fv.Cap() {
+				fv.Grow(listGrowth(int(n)-j, l))
+			}
+			fv.SetLen(fv.Len() + 1)
+			ev := fv.Index(fv.Len() - 1)
 			var err error
 			if sf.repr == gMsgList {
 				var ptr reflect.Value
@@ -356,40 +359,66 @@ func (st *decState) decodeScalarList(sf *structField, p unsafe.Pointer) error {
 		if n == 0 {
 			return nil
 		}
-		var base unsafe.Pointer
-		var size uintptr
-		switch sf.goKind {
-		case reflect.Bool:
-			base, size = growSlice[bool](p, int(n))
-		case reflect.Int32:
-			base, size = growSlice[int32](p, int(n))
-		case reflect.Int64:
-			base, size = growSlice[int64](p, int(n))
-		case reflect.Uint32:
-			base, size = growSlice[uint32](p, int(n))
-		case reflect.Uint64:
-			base, size = growSlice[uint64](p, int(n))
-		case reflect.Float32:
-			base, size = growSlice[float32](p, int(n))
-		case reflect.Float64:
-			base, size = growSlice[float64](p, int(n))
-		case reflect.String:
-			base, size = growSlice[string](p, int(n))
-		default: // [][]byte
-			base, size = growSlice[[]byte](p, int(n))
-		}
-		k := sf.goKind
-		for j := range int(n) {
-			ep := unsafe.Add(base, uintptr(j)*size)
-			if err := st.setScalar(&sf.f.val, k, ep); err != nil {
-				return inIndex(err, idx)
+		for left := int(n); left > 0; {
+			k := min(left, maxListChunk)
+			if err := st.decodeScalarChunk(sf, p, k, &idx); err != nil {
+				return err
 			}
-			if k == reflect.Slice && *(*[]byte)(ep) == nil {
-				*(*[]byte)(ep) = []byte{} // an empty bytes element
-			}
-			idx++
+			left -= k
 		}
 	}
+}
+
+// maxListChunk bounds the elements a list grows by before they are read: a
+// count in the input allocates nothing it has not justified by the bytes of
+// the elements read so far.
+const maxListChunk = 1 << 12
+
+// listGrowth is how much a list of have elements grows by when left more
+// are to come in its block: all of them up to maxListChunk, else by doubling.
+func listGrowth(left, have int) int {
+	if left <= maxListChunk {
+		return left
+	}
+	return max(maxListChunk, have)
+}
+
+// decodeScalarChunk decodes the next n elements of a scalar list.
+func (st *decState) decodeScalarChunk(sf *structField, p unsafe.Pointer, n int, idx *int) error {
+	var base unsafe.Pointer
+	var size uintptr
+	switch sf.goKind {
+	case reflect.Bool:
+		base, size = growSlice[bool](p, n)
+	case reflect.Int32:
+		base, size = growSlice[int32](p, n)
+	case reflect.Int64:
+		base, size = growSlice[int64](p, n)
+	case reflect.Uint32:
+		base, size = growSlice[uint32](p, n)
+	case reflect.Uint64:
+		base, size = growSlice[uint64](p, n)
+	case reflect.Float32:
+		base, size = growSlice[float32](p, n)
+	case reflect.Float64:
+		base, size = growSlice[float64](p, n)
+	case reflect.String:
+		base, size = growSlice[string](p, n)
+	default: // [][]byte
+		base, size = growSlice[[]byte](p, n)
+	}
+	k := sf.goKind
+	for j := range n {
+		ep := unsafe.Add(base, uintptr(j)*size)
+		if err := st.setScalar(&sf.f.val, k, ep); err != nil {
+			return inIndex(err, *idx)
+		}
+		if k == reflect.Slice && *(*[]byte)(ep) == nil {
+			*(*[]byte)(ep) = []byte{} // an empty bytes element
+		}
+		*idx++
+	}
+	return nil
 }
 
 // growSlice extends the []T at p by n zero elements and returns the address
@@ -398,7 +427,11 @@ func growSlice[T any](p unsafe.Pointer, n int) (unsafe.Pointer, uintptr) {
 	s := (*[]T)(p)
 	l := len(*s)
 	if cap(*s)-l < n {
-		ns := make([]T, l, l+n)
+		c := l + n
+		if l > 0 {
+			c = max(c, 2*cap(*s)) // amortized, for lists read in chunks
+		}
+		ns := make([]T, l, c)
 		copy(ns, *s)
 		*s = ns
 	}
