@@ -318,19 +318,6 @@ func arrowTry(t *testing.T, f *engineFile, chunk int, fn func(rec *array.Struct,
 	}
 }
 
-// knownArrowFailures are the test messages that Arrow Go v18.8.0's reader
-// cannot read under the preset, with its error. Both are recursive types
-// whose level-1 records (Foo_depth1, Tree_depth1), inside an array of the
-// level-0 record, repeat its array of primitives (Foo.intArray,
-// Tree.labels): Arrow's field paths (arrow/avro reader_types.go,
-// buildNamePath, which drops the enclosing list) then hand the whole inner
-// array to the element builder. OTLP's arrays of primitives inside arrays
-// of records (bucket counts in data points) read fine.
-var knownArrowFailures = map[protoreflect.FullName]string{
-	"protoavro.avro2147.Foo":      "unsupported value of type []interface {} for Int32 column",
-	"protoavro.test.kitchen.Tree": "unsupported value of type []interface {} for String column",
-}
-
 // TestArrowReadsContainerFiles: under the engine options, Arrow reads
 // protoavro's container files of every test message and of the OTLP
 // traces, metrics and logs messages into record batches with a row per
@@ -347,16 +334,6 @@ func TestArrowReadsContainerFiles(t *testing.T) {
 			}
 			if len(names) > 0 {
 				t.Fatalf("the schema is recursive (%v): engines cannot load it, and Arrow is not given it", names)
-			}
-			if want, ok := knownArrowFailures[md.FullName()]; ok {
-				// A known bug of Arrow Go v18.8.0 (see knownArrowFailures):
-				// assert it, so that the test notices when Arrow is fixed.
-				_, err := arrowTry(t, f, 7, func(*array.Struct, int) {})
-				if err == nil || !strings.Contains(err.Error(), want) {
-					t.Fatalf("Arrow's known failure on %s: got %v, want %q; if Arrow is fixed, compare values here too", md.FullName(), err, want)
-				}
-				t.Logf("Arrow Go v18.8.0 cannot read this file (known bug): %v", err)
-				return
 			}
 			st := stats{}
 			var errs []string

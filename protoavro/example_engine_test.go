@@ -9,9 +9,9 @@ import (
 )
 
 // ExampleEngineReady derives the schema of a recursive message under the
-// engine-ready preset: the tree's records are spelled out three levels deep
-// (Tree, Tree_depth1, Tree_depth2) and deeper subtrees are JSON strings, so
-// the schema is finite.
+// engine-ready preset: the first record of the tree is spelled out, and the
+// subtrees below it (children, parent) are JSON strings, so the schema is
+// finite. A deeper RecursionDepth spells out more levels.
 func ExampleEngineReady() {
 	s, err := protoavro.EngineReady().Schema((&kitchenpb.Tree{}).ProtoReflect().Descriptor())
 	if err != nil {
@@ -24,10 +24,10 @@ func ExampleEngineReady() {
 	fmt.Println(protoavro.EngineReady())
 	// Output:
 	// Tree: true
-	// Tree_depth1: true
-	// Tree_depth2: true
+	// Tree_depth1: false
+	// Tree_depth2: false
 	// Tree_depth3: false
-	// profile=default timestamps=micros uint64=decimal mapkeys=text recursion=3 carrier=json dynamic=json
+	// profile=default timestamps=micros uint64=decimal mapkeys=text recursion=1 carrier=json dynamic=json
 }
 
 // ExampleParseSchema parses a schema protoavro did not derive, such as a
