@@ -266,7 +266,7 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	defer cl.Close()
+	defer cl.CloseAllowingRebalance()
 	for !b.done(ctx) {
 		fs := cl.PollRecords(ctx, b.cfg.BatchSize)
 		if err := fetchErr(ctx, fs); err != nil {
