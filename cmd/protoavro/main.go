@@ -65,6 +65,7 @@ var commands = []*command{
 	encodeCommand,
 	decodeCommand,
 	inspectCommand,
+	kafkaCommand,
 }
 
 // lookupCommand returns the subcommand called name, or nil.
