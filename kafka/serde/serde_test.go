@@ -43,10 +43,10 @@ func TestHeaderErrors(t *testing.T) {
 		want error
 	}{
 		{nil, serde.ErrTruncatedHeader},
-		{[]byte{4, 2}, serde.ErrTruncatedHeader},     // 2 indexes, 1 given
-		{[]byte{1}, serde.ErrBadIndexes},             // count -1
-		{[]byte{0xfe, 0x03}, serde.ErrBadIndexes},    // count 255 > MaxIndexes
-		{[]byte{2, 3}, serde.ErrBadIndexes},          // index -2
+		{[]byte{4, 2}, serde.ErrTruncatedHeader},  // 2 indexes, 1 given
+		{[]byte{1}, serde.ErrBadIndexes},          // count -1
+		{[]byte{0xfe, 0x03}, serde.ErrBadIndexes}, // count 255 > MaxIndexes
+		{[]byte{2, 3}, serde.ErrBadIndexes},       // index -2
 		{[]byte{0x80, 0x80, 0x80}, serde.ErrTruncatedHeader},
 	} {
 		if _, _, err := serde.ParseIndexes(tc.in); !errors.Is(err, tc.want) {

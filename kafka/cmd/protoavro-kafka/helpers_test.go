@@ -9,6 +9,8 @@ import (
 
 var protoavroOptions = protoavro.Options{}
 
-func newMessage(md protoreflect.MessageDescriptor) *dynamicpb.Message { return dynamicpb.NewMessage(md) }
+func newMessage(md protoreflect.MessageDescriptor) *dynamicpb.Message {
+	return dynamicpb.NewMessage(md)
+}
 
 func protoEqual(a, b proto.Message) bool { return proto.Equal(a, b) }
