@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -381,21 +382,44 @@ func cmp(a, b error) error {
 // convertAll converts a batch; runCtx is the run's context, whose end stops
 // retries against a registry that is down.
 func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record) ([]*kgo.Record, int, error) {
-	outs := make([]*kgo.Record, 0, len(recs))
+	outs := make([]*kgo.Record, len(recs))
+	// Records are converted on GOMAXPROCS goroutines, in contiguous
+	// chunks; the output keeps the input's order.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(recs)/256))
+	chunk := (len(recs) + workers - 1) / workers
+	errs := make([]error, workers)
+	deads := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w * chunk; i < min(len(recs), (w+1)*chunk); i++ {
+				r := recs[i]
+				o, err := b.convertRetrying(ctx, runCtx, r)
+				if err != nil {
+					if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+						errs[w] = fmt.Errorf("bridge: %s[%d] offset %d: %w", r.Topic, r.Partition, r.Offset, err)
+						return
+					}
+					if b.cfg.DeadLetter == "" {
+						errs[w] = fmt.Errorf("bridge: %s[%d] offset %d (no dead-letter topic): %w", r.Topic, r.Partition, r.Offset, err)
+						return
+					}
+					o = b.deadLetter(r, err)
+					deads[w]++
+				}
+				outs[i] = o
+			}
+		}()
+	}
+	wg.Wait()
 	dead := 0
-	for _, r := range recs {
-		o, err := b.convertRetrying(ctx, runCtx, r)
-		if err != nil {
-			if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return nil, 0, fmt.Errorf("bridge: %s[%d] offset %d: %w", r.Topic, r.Partition, r.Offset, err)
-			}
-			if b.cfg.DeadLetter == "" {
-				return nil, 0, fmt.Errorf("bridge: %s[%d] offset %d (no dead-letter topic): %w", r.Topic, r.Partition, r.Offset, err)
-			}
-			o = b.deadLetter(r, err)
-			dead++
+	for w := range workers {
+		if errs[w] != nil {
+			return nil, 0, errs[w]
 		}
-		outs = append(outs, o)
+		dead += deads[w]
 	}
 	return outs, dead, nil
 }

@@ -46,10 +46,13 @@ func ParseHeader(b []byte) (id uint32, rest []byte, err error) {
 	return binary.BigEndian.Uint32(b[1:5]), b[5:], nil
 }
 
+// firstIndex is the indexes of the short form; shared, never modified.
+var firstIndex = []int{0}
+
 // ParseIndexes reads the message indexes of a protobuf record, which follow
 // the schema ID (rest as returned by ParseHeader), and returns them and the
 // protobuf bytes. The byte offsets in errors count from the start of the
-// record.
+// record. The returned indexes must not be modified.
 func ParseIndexes(rest []byte) (indexes []int, msg []byte, err error) {
 	n, k := binary.Varint(rest)
 	if k <= 0 {
@@ -59,7 +62,7 @@ func ParseIndexes(rest []byte) (indexes []int, msg []byte, err error) {
 		return nil, nil, fmt.Errorf("%w: index count at byte 5 is not a valid varint", ErrBadIndexes)
 	}
 	if n == 0 {
-		return []int{0}, rest[k:], nil
+		return firstIndex, rest[k:], nil
 	}
 	if n < 0 || n > MaxIndexes {
 		return nil, nil, fmt.Errorf("%w: index count %d at byte 5, want 0..%d", ErrBadIndexes, n, MaxIndexes)

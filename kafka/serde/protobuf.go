@@ -33,7 +33,8 @@ type ProtoDecoder struct {
 
 type codecKey struct {
 	id      uint32
-	indexes string
+	first   int    // the one index, or -1
+	indexes string // several indexes, dot-separated
 }
 
 // NewProtoDecoder returns a decoder on reg whose codecs use opts.
@@ -74,12 +75,17 @@ func (p *ProtoDecoder) Decode(ctx context.Context, b []byte) (ProtoRecord, error
 
 // Codec returns the codec of the message the indexes select in schema id.
 func (p *ProtoDecoder) Codec(ctx context.Context, id uint32, indexes []int) (*protoavro.Codec, error) {
-	var sb strings.Builder
-	for _, i := range indexes {
-		sb.WriteString(strconv.Itoa(i))
-		sb.WriteByte('.')
+	k := codecKey{id: id}
+	if len(indexes) == 1 {
+		k.first = indexes[0]
+	} else {
+		var sb strings.Builder
+		for _, i := range indexes {
+			sb.WriteString(strconv.Itoa(i))
+			sb.WriteByte('.')
+		}
+		k.first, k.indexes = -1, sb.String()
 	}
-	k := codecKey{id, sb.String()}
 	if c, ok := p.codecs.peek(k); ok {
 		return c, nil
 	}
