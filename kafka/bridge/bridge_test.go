@@ -198,18 +198,20 @@ func TestEvolution(t *testing.T) {
 	v2compat := strings.NewReplacer("int64 age = 2;", "int32 age = 2;", "double score = 3;", "float score = 3;").Replace(v2src)
 	srcs := []string{kafkatest.EvolutionSource(t, "v1"), v2compat, v2src}
 	mds := make([]protoreflect.MessageDescriptor, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// One version after the other: each phase's records are produced and
+	// bridged before the next version is registered.
 	for k, src := range srcs {
-		id, err := enc.Register(context.Background(), "in-value", src, nil)
+		id, err := enc.Register(ctx, "in-value", src, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mds[k] = kafkatest.PersonFrom(t, src)
 		kafkatest.Produce(t, cl, inputs(t, "in", mds[k], id, k*n, n))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if _, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, Check: true, MaxRecords: 3 * n}); err != nil {
-		t.Fatal(err)
+		if _, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, Check: true, MaxRecords: n}); err != nil {
+			t.Fatalf("phase %d: %v", k, err)
+		}
 	}
 	out := kafkatest.ConsumeAll(t, brokers, "out", 3*n, time.Minute)
 	if len(out) != 3*n {
