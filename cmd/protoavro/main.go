@@ -72,6 +72,7 @@ var commands = []*command{
 	countCommand,
 	catCommand,
 	concatCommand,
+	kafkaCommand,
 }
 
 // lookupCommand returns the subcommand called name, or nil.
