@@ -3,6 +3,7 @@ package protoavro
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
@@ -83,8 +84,7 @@ func (st *decState) decodeStructField(sf *structField, sv reflect.Value, base un
 		}
 		return st.decodeStructList(sf, fv)
 	case modeMap, modeEntries:
-		// Plans with maps are not direct-readable (see readablePlan).
-		return dataErr(ErrMalformed, st.r.pos, "internal error: map in a direct plan")
+		return st.decodeStructMap(sf, fv)
 	}
 	// A present singular value (implicit, required, or union branch 1).
 	switch sf.repr {
@@ -142,7 +142,7 @@ func (st *decState) decodeStructField(sf *structField, sv reflect.Value, base un
 // new *M of pointer type pt.
 func (st *decState) goNewMessage(sf *structField, pt reflect.Type) (reflect.Value, error) {
 	ptr := reflect.New(pt.Elem())
-	v := &sf.f.val
+	v := sf.val
 	switch v.kind {
 	case vMessage:
 		return ptr, st.decodeStruct(sf.sub, ptr.Elem())
@@ -227,8 +227,85 @@ func (st *decState) decodeStructList(sf *structField, fv reflect.Value) error {
 	}
 }
 
+// decodeStructMap decodes an Avro map (string or text keys) or an array of
+// entry records into a Go map field; a key read twice keeps its last value,
+// as protobuf does.
+func (st *decState) decodeStructMap(sf *structField, fv reflect.Value) error {
+	mt := fv.Type()
+	kt, vt := mt.Key(), mt.Elem()
+	entries := sf.f.mode == modeEntries
+	idx := 0
+	for {
+		n, err := st.r.blockCount(1) // a key takes a byte at least
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		if fv.IsNil() {
+			fv.Set(reflect.MakeMapWithSize(mt, min(int(n), maxListChunk)))
+		}
+		for range int(n) {
+			kv, vv := reflect.New(kt).Elem(), reflect.New(vt).Elem()
+			if err := st.mapKey(sf, entries, kv); err != nil {
+				return inIndex(err, idx)
+			}
+			if sf.val.kind.isMessage() {
+				var ptr reflect.Value
+				if ptr, err = st.goNewMessage(sf, vt); err == nil {
+					vv.Set(ptr)
+				}
+			} else if err = st.goScalar(sf.val, vv); err == nil && vt.Kind() == reflect.Slice && vv.IsNil() {
+				vv.SetBytes([]byte{}) // an empty bytes value
+			}
+			if err != nil {
+				return inIndex(err, idx)
+			}
+			fv.SetMapIndex(kv, vv)
+			idx++
+		}
+	}
+}
+
+// mapKey decodes a map key into kv: an entry record's key, an Avro map's
+// string key, or the text form of another key kind.
+func (st *decState) mapKey(sf *structField, entries bool, kv reflect.Value) error {
+	if entries {
+		return st.goScalar(&sf.f.entry.fields[0].val, kv)
+	}
+	if !sf.f.textKey {
+		return st.goScalar(sf.f.key, kv)
+	}
+	off := st.r.pos
+	b, err := st.r.bytes()
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	switch kv.Kind() {
+	case reflect.Bool:
+		if s != "true" && s != "false" {
+			err = strconv.ErrSyntax
+		}
+		kv.SetBool(s == "true")
+	case reflect.Int32, reflect.Int64:
+		var x int64
+		x, err = strconv.ParseInt(s, 10, kv.Type().Bits())
+		kv.SetInt(x)
+	default: // unsigned
+		var x uint64
+		x, err = strconv.ParseUint(s, 10, kv.Type().Bits())
+		kv.SetUint(x)
+	}
+	if err != nil {
+		return dataErr(ErrMalformed, off, "map key %q is not a %v", s, sf.f.key.kind)
+	}
+	return nil
+}
+
 // readablePlan reports whether the direct reader handles every field of p
-// and of its nested plans: maps are left to the transcoding path.
+// and of its nested plans.
 func readablePlan(p *structPlan, seen map[*structPlan]bool) bool {
 	if seen[p] {
 		return true
@@ -236,9 +313,6 @@ func readablePlan(p *structPlan, seen map[*structPlan]bool) bool {
 	seen[p] = true
 	for i := range p.fields {
 		sf := &p.fields[i]
-		if sf.repr == gReflect {
-			return false
-		}
 		if sf.sub != nil && !readablePlan(sf.sub, seen) {
 			return false
 		}
