@@ -6,6 +6,7 @@ replace github.com/protoavro/protoavro => ../
 
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
+	github.com/bufbuild/protocompile v0.14.1
 	github.com/protoavro/protoavro v0.0.0-00010101000000-000000000000
 	google.golang.org/protobuf v1.36.12
 )

@@ -119,7 +119,7 @@ func readDelimitedFiles(t *testing.T, files []string) [][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = readDelimited(bufio.NewReader(fh), f, 0, func(r Records) {
+		_, err = readDelimited(bufio.NewReader(fh), f, 0, 0, func(any) bool { return true }, func(r Records) {
 			if err := r.Each(func(_ int64, w []byte) error { recs = append(recs, w); return nil }); err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,10 @@ import (
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/sdf"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	// Local files work without an import of the user's; other filesystems
 	// (gcs, s3) are imported by the program, as protoavro-beam does.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
@@ -23,7 +25,7 @@ import (
 func init() {
 	beam.RegisterType(reflect.TypeOf((*Records)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Block)(nil)).Elem())
-	register.DoFn3x1[context.Context, fileio.ReadableFile, func(Records), error](&readDelimitedFn{})
+	register.DoFn4x1[context.Context, *sdf.LockRTracker, fileio.ReadableFile, func(Records), error](&readDelimitedFn{})
 	register.Emitter1[Records]()
 	register.DoFn2x1[Records, func([]byte), error](&unbatchFn{})
 	register.Emitter1[[]byte]()
@@ -91,10 +93,15 @@ func (r Records) Each(fn func(index int64, wire []byte) error) error {
 
 // ReadDelimited reads the length-delimited protobuf files matching glob (a
 // path or pattern of any Beam filesystem: local, gs://, s3://) into a
-// PCollection of Records of about DefaultBatchSize bytes. The files are
-// reshuffled first, so they spread over workers; each is read from start to
-// end by one worker, since a delimited file cannot be entered in the
-// middle.
+// PCollection of Records of about DefaultBatchSize bytes.
+//
+// The read is a splittable DoFn over each file's byte range: a record
+// belongs to the range that holds its first byte. Files are not split up
+// front (a delimited file has no sync markers, so a range that starts inside
+// a file is entered by scanning the record lengths from the file's start),
+// but the runner may split a file being read, and the files of one bundle,
+// to spread them over workers: prism does so whenever a bundle makes no
+// visible progress for its progress interval (100 ms at first).
 func ReadDelimited(s beam.Scope, glob string) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadDelimited")
 	return beam.ParDo(s, &readDelimitedFn{BatchSize: DefaultBatchSize}, matchFiles(s, glob))
@@ -108,29 +115,67 @@ func matchFiles(s beam.Scope, glob string) beam.PCollection {
 	return fileio.ReadMatches(s, beam.Reshuffle(s, files), fileio.ReadUncompressed())
 }
 
+// byteRanges is the restriction of the splittable reads: a file's bytes,
+// split into SplitSize ranges up front (0: not split up front).
+type byteRanges struct {
+	SplitSize int64 `json:"split_size"`
+}
+
+func (br *byteRanges) CreateInitialRestriction(f fileio.ReadableFile) offsetrange.Restriction {
+	return offsetrange.Restriction{Start: 0, End: f.Metadata.Size}
+}
+
+func (br *byteRanges) SplitRestriction(_ fileio.ReadableFile, rest offsetrange.Restriction) []offsetrange.Restriction {
+	if br.SplitSize <= 0 {
+		return []offsetrange.Restriction{rest}
+	}
+	return rest.SizedSplits(br.SplitSize)
+}
+
+func (br *byteRanges) RestrictionSize(_ fileio.ReadableFile, rest offsetrange.Restriction) float64 {
+	return rest.Size()
+}
+
+func (br *byteRanges) CreateTracker(rest offsetrange.Restriction) *sdf.LockRTracker {
+	return sdf.NewLockRTracker(offsetrange.NewTracker(rest))
+}
+
+// finishRange claims the end of rt's range: nothing is left in it.
+func finishRange(rt *sdf.LockRTracker) {
+	rt.TryClaim(rt.GetRestriction().(offsetrange.Restriction).End)
+}
+
 type readDelimitedFn struct {
+	byteRanges
 	BatchSize int `json:"batch_size"`
 }
 
-func (fn *readDelimitedFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, emit func(Records)) error {
+func (fn *readDelimitedFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, f fileio.ReadableFile, emit func(Records)) error {
 	rc, err := f.Open(ctx)
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: %w", err)
 	}
 	defer rc.Close()
-	return readDelimited(bufio.NewReaderSize(rc, 1<<20), f.Metadata.Path, fn.BatchSize, emit)
+	start := rt.GetRestriction().(offsetrange.Restriction).Start
+	claimedAll, err := readDelimited(bufio.NewReaderSize(rc, 1<<20), f.Metadata.Path, fn.BatchSize, start, rt.TryClaim, emit)
+	if err == nil && claimedAll {
+		finishRange(rt)
+	}
+	return err
 }
 
 // readDelimited reads length-delimited records from r into batches of about
-// batchSize bytes.
-func readDelimited(r *bufio.Reader, source string, batchSize int, emit func(Records)) error {
+// batchSize bytes: those that start at or after byte start, as long as
+// claim accepts their offset. It reports whether it read to the end of r
+// without a refused claim.
+func readDelimited(r *bufio.Reader, source string, batchSize int, start int64, claim func(any) bool, emit func(Records)) (bool, error) {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
 	var (
 		off   int64 // of the next record
 		index int64
-		cur   = Records{Source: source}
+		cur   Records
 	)
 	flush := func() {
 		if cur.Count > 0 {
@@ -142,15 +187,32 @@ func readDelimited(r *bufio.Reader, source string, batchSize int, emit func(Reco
 		size, err := binary.ReadUvarint(r)
 		if err == io.EOF {
 			flush()
-			return nil
+			return true, nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %s: record %d at byte %d: length prefix: %w", ErrInput, source, index, off, err)
+			return false, fmt.Errorf("%w: %s: record %d at byte %d: length prefix: %w", ErrInput, source, index, off, err)
 		}
 		if size > MaxRecordSize {
-			return fmt.Errorf("%w: %s: record %d at byte %d: length %d over the limit of %d bytes", ErrInput, source, index, off, size, MaxRecordSize)
+			return false, fmt.Errorf("%w: %s: record %d at byte %d: length %d over the limit of %d bytes", ErrInput, source, index, off, size, MaxRecordSize)
+		}
+		if off < start {
+			// Before the range: skip the record.
+			if _, err := r.Discard(int(size)); err != nil {
+				return false, fmt.Errorf("%w: %s: record %d at byte %d: %d-byte record: %w", ErrInput, source, index, off, size, io.ErrUnexpectedEOF)
+			}
+			off += int64(protowire.SizeVarint(size)) + int64(size)
+			index++
+			continue
+		}
+		if cur.Count == 0 {
+			cur.Index, cur.Offset = index, off
+		}
+		if !claim(off) {
+			flush()
+			return false, nil
 		}
 		if cur.Data == nil {
+			cur.Source = source
 			cur.Data = make([]byte, 0, batchSize+batchSize/8)
 		}
 		cur.Data = protowire.AppendVarint(cur.Data, size)
@@ -164,7 +226,7 @@ func readDelimited(r *bufio.Reader, source string, batchSize int, emit func(Reco
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
 				}
-				return fmt.Errorf("%w: %s: record %d at byte %d: %d-byte record: %w", ErrInput, source, index, off, size, err)
+				return false, fmt.Errorf("%w: %s: record %d at byte %d: %d-byte record: %w", ErrInput, source, index, off, size, err)
 			}
 			rem -= k
 		}

@@ -51,7 +51,11 @@ type ReadAvroOptions struct {
 // is read once.
 func ReadAvro(s beam.Scope, glob string, opts ReadAvroOptions) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadAvro")
-	fn := &readAvroFn{Type: opts.Type, SplitSize: opts.SplitSize, MaxBlockSize: opts.MaxBlockSize}
+	split := opts.SplitSize
+	if split <= 0 {
+		split = DefaultSplitSize
+	}
+	fn := &readAvroFn{byteRanges: byteRanges{SplitSize: split}, Type: opts.Type, MaxBlockSize: opts.MaxBlockSize}
 	return beam.ParDo(s, fn, matchFiles(s, glob))
 }
 
@@ -62,29 +66,9 @@ var (
 )
 
 type readAvroFn struct {
-	Type         Type  `json:"type"`
-	SplitSize    int64 `json:"split_size"`
-	MaxBlockSize int   `json:"max_block_size"`
-}
-
-func (fn *readAvroFn) CreateInitialRestriction(f fileio.ReadableFile) offsetrange.Restriction {
-	return offsetrange.Restriction{Start: 0, End: f.Metadata.Size}
-}
-
-func (fn *readAvroFn) SplitRestriction(_ fileio.ReadableFile, rest offsetrange.Restriction) []offsetrange.Restriction {
-	size := fn.SplitSize
-	if size <= 0 {
-		size = DefaultSplitSize
-	}
-	return rest.SizedSplits(size)
-}
-
-func (fn *readAvroFn) RestrictionSize(_ fileio.ReadableFile, rest offsetrange.Restriction) float64 {
-	return rest.Size()
-}
-
-func (fn *readAvroFn) CreateTracker(rest offsetrange.Restriction) *sdf.LockRTracker {
-	return sdf.NewLockRTracker(offsetrange.NewTracker(rest))
+	byteRanges
+	Type         Type `json:"type"`
+	MaxBlockSize int  `json:"max_block_size"`
 }
 
 func (fn *readAvroFn) ocfOptions() ocf.ReaderOptions {
@@ -99,7 +83,7 @@ func (fn *readAvroFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, 
 		return fmt.Errorf("protoavrobeam: %s: %w", path, err)
 	}
 	rest := rt.GetRestriction().(offsetrange.Restriction)
-	finish := func() { rt.TryClaim(rt.GetRestriction().(offsetrange.Restriction).End) }
+	finish := func() { finishRange(rt) }
 	rc, err := f.Open(ctx)
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: %w", err)
