@@ -171,12 +171,19 @@ func dirFiles(t *testing.T, dir string) []string {
 	return names
 }
 
-func shardNames(dir, base string, n int, suffix string) []string {
-	var names []string
+// outputFiles fails t unless dir holds exactly the n shards of base, and
+// returns their paths.
+func outputFiles(t *testing.T, dir, base string, n int, suffix string) []string {
+	t.Helper()
+	var names, files []string
 	for i := range n {
-		names = append(names, filepath.Base(ShardName(filepath.Join(dir, base), i, n, suffix)))
+		f := ShardName(filepath.Join(dir, base), i, n, suffix)
+		names, files = append(names, filepath.Base(f)), append(files, f)
 	}
-	return names
+	if got := dirFiles(t, dir); !slices.Equal(got, names) {
+		t.Fatalf("output files %q, want %q", got, names)
+	}
+	return files
 }
 
 func convertPipeline(t *testing.T, in, out string, shards int, codec protoavro.Compression) *beam.Pipeline {
@@ -199,14 +206,7 @@ func TestConvertSample(t *testing.T) {
 	if err := ptest.Run(convertPipeline(t, filepath.Join(in, "*.delimited"), out, shards, protoavro.CompressionDeflate)); err != nil {
 		t.Fatal(err)
 	}
-	want := shardNames(outDir, "foo", shards, ".avro")
-	if got := dirFiles(t, outDir); !slices.Equal(got, want) {
-		t.Fatalf("output files %q, want %q", got, want)
-	}
-	var files []string
-	for _, n := range want {
-		files = append(files, filepath.Join(outDir, n))
-	}
+	files := outputFiles(t, outDir, "foo", shards, ".avro")
 	sameMultiset(t, readShards(t, files), recs)
 
 	py := findPython(t)
@@ -291,14 +291,7 @@ func TestReadAvroSmallSplits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := shardNames(outDir, "out", 2, ".delimited")
-	if got := dirFiles(t, outDir); !slices.Equal(got, want) {
-		t.Fatalf("output files %q, want %q", got, want)
-	}
-	var files []string
-	for _, n := range want {
-		files = append(files, filepath.Join(outDir, n))
-	}
+	files := outputFiles(t, outDir, "out", 2, ".delimited")
 	sameMultiset(t, readDelimitedFiles(t, files), recs)
 	ranges := counter(res, "avro_ranges")
 	if ranges < 50 {
@@ -355,13 +348,6 @@ func TestFailedAttemptLeavesNoStrays(t *testing.T) {
 	if err := ptest.Run(convertPipeline(t, glob, out, shards, protoavro.CompressionNull)); err != nil {
 		t.Fatal(err)
 	}
-	want := shardNames(outDir, "foo", shards, ".avro")
-	if got := dirFiles(t, outDir); !slices.Equal(got, want) {
-		t.Fatalf("output files %q, want %q", got, want)
-	}
-	var files []string
-	for _, n := range want {
-		files = append(files, filepath.Join(outDir, n))
-	}
+	files := outputFiles(t, outDir, "foo", shards, ".avro")
 	sameMultiset(t, readShards(t, files), recs)
 }
