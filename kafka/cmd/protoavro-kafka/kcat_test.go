@@ -15,18 +15,12 @@ import (
 	"github.com/protoavro/protoavro/kafka/serde"
 )
 
-// needTool returns the path of an interoperability tool, skipping the test
-// when it is missing, or failing it when PROTOAVRO_INTEROP=require (as CI
-// sets it; the convention of the repository's interop/ tests).
+// needTool returns the path of an interoperability tool (kafkatest.Need:
+// skipped when missing, failed when PROTOAVRO_INTEROP=require).
 func needTool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("PROTOAVRO_INTEROP") == "require" {
-			t.Fatalf("%s not found and PROTOAVRO_INTEROP=require: %v", name, err)
-		}
-		t.Skipf("%s not found (PROTOAVRO_INTEROP=require makes this fail): %v", name, err)
-	}
+	kafkatest.Need(t, err == nil, fmt.Sprintf("%s not found: %v", name, err))
 	return p
 }
 

@@ -1,0 +1,269 @@
+package serde_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/protoavro/protoavro/protoavro"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// Confluent's JavaScript serdes, @confluentinc/schemaregistry from npm (the
+// serdes of confluent-kafka-javascript), pinned in kafka/js/package.json and
+// installed by `npm ci --prefix kafka/js`; kafka/js/serdes.js runs them.
+
+// confluentJS returns node and serdes.js, skipping the test when either node
+// or the npm package is missing (failing it under PROTOAVRO_INTEROP=require).
+func confluentJS(t *testing.T) (node, script, version string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	kafkatest.Need(t, err == nil, "node not found (npm ci --prefix kafka/js needs node and npm)")
+	dir := filepath.Join(kafkatest.RepoRoot(), "kafka", "js")
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@confluentinc", "schemaregistry", "package.json"))
+	var pkg struct{ Version string }
+	kafkatest.Need(t, err == nil && json.Unmarshal(b, &pkg) == nil,
+		"@confluentinc/schemaregistry not installed: npm ci --prefix kafka/js")
+	return node, filepath.Join(dir, "serdes.js"), pkg.Version
+}
+
+// runJS runs serdes.js MODE URL TOPIC with the lines on stdin and returns its
+// output lines.
+func runJS(t *testing.T, node, script, mode, url, topic string, lines []string) []string {
+	t.Helper()
+	cmd := exec.Command(node, script, mode, url, topic)
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node serdes.js %s: %v\n%s", mode, err, stderr.String())
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(got) != len(lines) {
+		t.Fatalf("node serdes.js %s: %d lines out for %d in", mode, len(got), len(lines))
+	}
+	return got
+}
+
+// jsPeople returns the n test Persons of md: kafkatest.NewPerson, with every
+// fifth address unset (the null branch of its union).
+func jsPeople(md protoreflect.MessageDescriptor, n int) []*dynamicpb.Message {
+	ms := make([]*dynamicpb.Message, n)
+	for i := range ms {
+		ms[i] = kafkatest.NewPerson(md, i)
+		if i%5 == 4 {
+			ms[i].Clear(md.Fields().ByName("address"))
+		}
+	}
+	return ms
+}
+
+// jsValue is the value the Go side expects avsc (under the Confluent serdes'
+// default options) to hold for m's Avro record, built from the message's
+// fields and not from protoavro's codec: records are objects by field name,
+// enums their symbol, unset messages and unset fields with presence null
+// (unions of null and one type are not wrapped), repeated fields arrays,
+// floats the float32's value, bytes hex (as serdes.js prints them).
+func jsValue(m protoreflect.Message) map[string]any {
+	out := map[string]any{}
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		name := string(fd.Name())
+		switch {
+		case fd.IsMap():
+			panic("jsValue: maps are not used by this test: " + fd.FullName())
+		case fd.IsList():
+			l := m.Get(fd).List()
+			a := make([]any, l.Len())
+			for j := range a {
+				a[j] = jsScalar(fd, l.Get(j))
+			}
+			out[name] = a
+		case fd.HasPresence() && !m.Has(fd):
+			out[name] = nil
+		case fd.Message() != nil:
+			out[name] = jsValue(m.Get(fd).Message())
+		default:
+			out[name] = jsScalar(fd, m.Get(fd))
+		}
+	}
+	return out
+}
+
+func jsScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return jsValue(v.Message())
+	case protoreflect.EnumKind:
+		return string(fd.Enum().Values().ByNumber(v.Enum()).Name())
+	case protoreflect.BytesKind:
+		return hex.EncodeToString(v.Bytes())
+	case protoreflect.FloatKind:
+		return float64(float32(v.Float()))
+	}
+	return v.Interface()
+}
+
+// normalJSON decodes JSON with integers as int64 and other numbers as
+// float64, so that values are compared by value, not by their text.
+func normalJSON(t *testing.T, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return normalNumbers(v)
+}
+
+func normalNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return n
+		}
+		f, _ := strconv.ParseFloat(string(v), 64)
+		return f
+	case map[string]any:
+		for k, e := range v {
+			v[k] = normalNumbers(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = normalNumbers(e)
+		}
+	}
+	return v
+}
+
+// diffJSON names the first path at which got and want differ, or "".
+func diffJSON(path string, got, want any) string {
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if gok && wok {
+		keys := map[string]bool{}
+		for k := range gm {
+			keys[k] = true
+		}
+		for k := range wm {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			if d := diffJSON(path+"."+k, gm[k], wm[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if !reflect.DeepEqual(got, want) {
+		return fmt.Sprintf("%s: got %#v, want %#v", path, got, want)
+	}
+	return ""
+}
+
+// TestConfluentJavaScript has Confluent's JavaScript serdes read the framed
+// Avro records protoavro's Serializer writes (through the registry, by the
+// ID in each record), compared value by value with the messages written; and
+// write records of the schema protoavro registered, which protoavro's
+// Deserializer reads back into the messages they came from. Both versions of
+// the evolution Person: int and float (v1), long and double, an optional
+// bool (v2), enums, a nested record or null, arrays.
+func TestConfluentJavaScript(t *testing.T) {
+	node, script, version := confluentJS(t)
+	const n = 100
+	for _, v := range []string{"v1", "v2"} {
+		t.Run(v, func(t *testing.T) {
+			fake, reg := kafkatest.Registry(t)
+			topic := "people-" + v
+			md := kafkatest.Person(t, v)
+			ser := serde.NewSerializer(reg, serde.SerializerOptions{})
+			codec, err := ser.Codec(md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := jsPeople(md, n)
+			framed := make([]string, n)
+			for i, m := range msgs {
+				var b []byte
+				if i%2 == 0 {
+					b, err = ser.Encode(ctx, nil, topic, m)
+				} else {
+					b, err = ser.EncodeWire(ctx, nil, topic, codec, kafkatest.Wire(t, m))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				framed[i] = hex.EncodeToString(b)
+			}
+			id, err := ser.ID(ctx, topic, codec)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// Ours to theirs: AvroDeserializer.
+			read := runJS(t, node, script, "read", fake.URL(), topic, framed)
+			want := make([]string, n)
+			for i, m := range msgs {
+				w, err := json.Marshal(jsValue(m))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[i] = string(w)
+				if d := diffJSON("record", normalJSON(t, []byte(read[i])), normalJSON(t, w)); d != "" {
+					t.Fatalf("record %d read by @confluentinc/schemaregistry %s: %s\ngot  %s\nwant %s", i, version, d, read[i], w)
+				}
+			}
+
+			// Theirs to ours: AvroSerializer with the latest version of
+			// <topic>-value, the schema protoavro registered.
+			written := runJS(t, node, script, "write", fake.URL(), topic, want)
+			de, err := serde.NewDeserializer(reg, md, protoavro.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, h := range written {
+				b, err := hex.DecodeString(h)
+				if err != nil {
+					t.Fatalf("record %d written by @confluentinc/schemaregistry: %v: %q", i, err, h)
+				}
+				gotID, _, err := serde.ParseHeader(b)
+				if err != nil || gotID != id {
+					t.Fatalf("record %d written by @confluentinc/schemaregistry: schema ID %d (%v), want %d", i, gotID, err, id)
+				}
+				got := dynamicpb.NewMessage(md)
+				if err := de.Decode(ctx, b, got); err != nil {
+					t.Fatalf("record %d written by @confluentinc/schemaregistry: %v", i, err)
+				}
+				if !proto.Equal(got, msgs[i]) {
+					t.Fatalf("record %d written by @confluentinc/schemaregistry: got %v, want %v", i, got, msgs[i])
+				}
+				// Avro's binary encoding is canonical: the same bytes.
+				if h != framed[i] {
+					t.Errorf("record %d: @confluentinc/schemaregistry wrote %s, protoavro %s", i, h, framed[i])
+				}
+			}
+			t.Logf("@confluentinc/schemaregistry %s: %d records read, %d written, schema ID %d", version, n, n, id)
+		})
+	}
+}
