@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -39,8 +40,11 @@ const defaultMaxBlockSize = 64 << 20
 // ContainerReader reads an Avro Object Container File into protobuf
 // messages, block by block in constant memory. Data written with another
 // schema than the message's (an older or newer version, or a file written
-// by another program) is resolved by Avro's rules.
+// by another program) is resolved by Avro's rules. Its methods must be
+// called from one goroutine at a time: a read while another runs returns
+// [ErrConcurrentUse] and reads nothing.
 type ContainerReader struct {
+	busy   atomic.Bool // a read is running
 	or     *ocf.Reader
 	meta   map[string][]byte
 	writer *Schema
@@ -103,6 +107,9 @@ var ErrNotContainer = ocf.ErrNotContainer
 
 // NewContainerReader reads the header of a container file.
 func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%w: nil io.Reader", ErrInvalidOptions)
+	}
 	limit := opts.MaxBlockSize
 	if limit <= 0 {
 		limit = defaultMaxBlockSize
@@ -118,6 +125,9 @@ func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, erro
 // header or has read, before any of its blocks; or's limits apply instead
 // of opts.MaxBlockSize. It serves callers that look at the header first.
 func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReader, error) {
+	if or == nil {
+		return nil, fmt.Errorf("%w: nil *ocf.Reader", ErrInvalidOptions)
+	}
 	h := or.Header()
 	cr := &ContainerReader{or: or, meta: h.Metadata}
 	hdrErr := func(err error) error { return &ContainerError{Block: -1, Offset: 0, Err: err} }
@@ -259,6 +269,30 @@ func (cr *ContainerReader) Offset() int64 { return cr.or.Offset() }
 // ReadWire reads the next record as protobuf wire bytes appended to dst. It
 // returns io.EOF after the last record.
 func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
+	if err := cr.enter(); err != nil {
+		return dst, err
+	}
+	defer cr.leave()
+	return cr.readWire(dst)
+}
+
+// enter starts a read: it fails with [ErrConcurrentUse] while another
+// runs. A read that starts must be ended with leave.
+func (cr *ContainerReader) enter() error {
+	if cr == nil {
+		return fmt.Errorf("%w: nil *ContainerReader", ErrInvalidOptions)
+	}
+	if !cr.busy.CompareAndSwap(false, true) {
+		return ErrConcurrentUse
+	}
+	return nil
+}
+
+// leave ends a read begun by enter.
+func (cr *ContainerReader) leave() { cr.busy.Store(false) }
+
+// readWire is ReadWire, within a read.
+func (cr *ContainerReader) readWire(dst []byte) ([]byte, error) {
 	if cr.err != nil {
 		return dst, cr.err
 	}
@@ -301,11 +335,15 @@ func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
 // reader's message type. It returns io.EOF after the last record. A message
 // of another type is an error that leaves the record to the next call.
 func (cr *ContainerReader) Read(m proto.Message) error {
+	if err := cr.enter(); err != nil {
+		return err
+	}
+	defer cr.leave()
 	if err := cr.codec.check(m); err != nil {
 		return err
 	}
 	var err error
-	if cr.wire, err = cr.ReadWire(cr.wire[:0]); err != nil {
+	if cr.wire, err = cr.readWire(cr.wire[:0]); err != nil {
 		return err
 	}
 	if err := (proto.UnmarshalOptions{}).Unmarshal(cr.wire, m); err != nil {
