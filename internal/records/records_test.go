@@ -1,9 +1,11 @@
 package records
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,5 +143,36 @@ func TestSniff(t *testing.T) {
 		if got := Sniff([]byte(tt.in)); got != tt.want {
 			t.Errorf("Sniff(%q) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Moved from cmd/protoavro with the reader.
+// TestDelimitedLargeRecord reads records larger than the reader's
+// buffer.
+func TestDelimitedLargeRecord(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte{'x'}, 3<<20)
+	var in []byte
+	for _, rec := range [][]byte{[]byte("ab"), big, []byte("c")} {
+		in = protowire.AppendVarint(in, uint64(len(rec)))
+		in = append(in, rec...)
+	}
+	d := NewDelimited(bufio.NewReaderSize(bytes.NewReader(in), 16))
+	var offs []int64
+	for {
+		rec, off, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs = append(offs, off)
+		if off == 3 && !bytes.Equal(rec, big) {
+			t.Errorf("large record differs")
+		}
+	}
+	if want := []int64{0, 3, 3 + 4 + 3<<20}; !slices.Equal(offs, want) {
+		t.Errorf("offsets = %v, want %v", offs, want)
 	}
 }

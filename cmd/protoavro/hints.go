@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// otlpHint explains the OTLP/JSON caveat: OTLP's JSON encoding writes
+// trace and span IDs as hex, protojson (the protobuf JSON mapping) reads
+// bytes fields as base64.
+const otlpHint = "OTLP/JSON writes trace and span IDs as hex, but the protobuf JSON mapping reads bytes as base64: convert the IDs to base64 first"
+
+// hexIDFields returns the bytes fields that md reaches whose names end in
+// trace_id or span_id, the IDs of OTLP, whose JSON encoding writes them in
+// hex.
+func hexIDFields(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	var out []protoreflect.FieldDescriptor
+	seen := map[protoreflect.FullName]bool{}
+	var visit func(m protoreflect.MessageDescriptor)
+	visit = func(m protoreflect.MessageDescriptor) {
+		if seen[m.FullName()] {
+			return
+		}
+		seen[m.FullName()] = true
+		fields := m.Fields()
+		for i := range fields.Len() {
+			f := fields.Get(i)
+			name := string(f.Name())
+			if f.Kind() == protoreflect.BytesKind && (strings.HasSuffix(name, "trace_id") || strings.HasSuffix(name, "span_id")) {
+				out = append(out, f)
+			}
+			if f.Message() != nil {
+				visit(f.Message())
+			}
+		}
+	}
+	visit(md)
+	return out
+}
+
+// checkHexIDs reports an ID field of ids set in m (or in a message it
+// holds) whose bytes, written back as base64, are a hex string of 16 or 32
+// digits: the JSON held an OTLP ID in hex, which protojson decoded as
+// base64 into 12 or 24 wrong bytes.
+func checkHexIDs(m protoreflect.Message, ids []protoreflect.FieldDescriptor) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var err error
+	var walk func(m protoreflect.Message, path string)
+	walk = func(m protoreflect.Message, path string) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			p := path + string(fd.Name())
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for i := 0; i < l.Len() && err == nil; i++ {
+					walk(l.Get(i).Message(), fmt.Sprintf("%s[%d].", p, i))
+				}
+			case fd.IsMap() && fd.MapValue().Message() != nil:
+				v.Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+					walk(v.Message(), fmt.Sprintf("%s[%v].", p, k.Interface()))
+					return err == nil
+				})
+			case fd.Message() != nil && !fd.IsList() && !fd.IsMap():
+				walk(v.Message(), p+".")
+			case fd.Kind() == protoreflect.BytesKind && !fd.IsList() && isID(fd, ids):
+				if s, ok := hexAsBase64(v.Bytes()); ok {
+					err = fmt.Errorf("field %s: %q is hex, read as base64 into %d wrong bytes (%s)", p, s, len(v.Bytes()), otlpHint)
+				}
+			}
+			return err == nil
+		})
+	}
+	walk(m, "")
+	return err
+}
+
+// isID reports whether fd is one of ids.
+func isID(fd protoreflect.FieldDescriptor, ids []protoreflect.FieldDescriptor) bool {
+	for _, id := range ids {
+		if id.FullName() == fd.FullName() {
+			return true
+		}
+	}
+	return false
+}
+
+// hexAsBase64 returns the base64 text of b when b is what a hex ID of 16
+// or 32 digits decodes to as base64, and reports whether it is.
+func hexAsBase64(b []byte) (string, bool) {
+	if len(b) != 12 && len(b) != 24 {
+		return "", false
+	}
+	s := base64.StdEncoding.EncodeToString(b)
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return "", false
+		}
+	}
+	return s, true
+}
+
+// protoError shortens an error of protojson for a one-line message: it
+// drops the "proto: " prefix and, since every record is one line, turns
+// "(line 1:12)" into "(column 12)". An error on an ID field of ids says
+// that OTLP/JSON writes IDs in hex.
+func protoError(err error, ids []protoreflect.FieldDescriptor) error {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "proto:"); ok {
+		msg = strings.TrimLeft(rest, " \u00a0")
+	}
+	msg = strings.Replace(msg, "(line 1:", "(column ", 1)
+	for _, id := range ids {
+		if strings.Contains(msg, "field "+id.JSONName()+":") || strings.Contains(msg, "field "+string(id.Name())+":") {
+			msg += " (" + otlpHint + ")"
+			break
+		}
+	}
+	return errors.New(msg)
+}
