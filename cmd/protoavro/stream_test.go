@@ -314,7 +314,7 @@ func TestInspect(t *testing.T) {
 		t.Fatalf("encode: %s", r.stderr)
 	}
 	blocks := encodeSummary.FindStringSubmatch(r.stderr)[6]
-	r = runIO(t, nil, "inspect", avroFile)
+	r = runIO(t, nil, "inspect", "--schema", avroFile)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("inspect: exit code %d: %s", r.code, r.stderr)
 	}
@@ -681,8 +681,8 @@ func TestStreamUsageErrors(t *testing.T) {
 		{"no -m", []string{"encode", "-I", "../../testdata/proto", "avro2147.proto"}, "missing -m"},
 		{"decode unknown message", []string{"decode", "-I", "../../testdata/proto", "-m", "protoavro.avro2147.Fo", "avro2147.proto"}, `unknown message "protoavro.avro2147.Fo"`},
 		{"decode bad format", []string{"decode", "--format", "xml"}, `invalid value "xml" for flag --format`},
-		{"inspect without file", []string{"inspect"}, "inspect takes one file, got 0"},
-		{"inspect two files", []string{"inspect", "a", "b"}, "inspect takes one file, got 2"},
+		{"inspect without file", []string{"inspect"}, "inspect takes one or more files, got 0"},
+		{"inspect two missing files", []string{"inspect", "a", "b"}, "open a: no such file"},
 		{"inspect missing file", []string{"inspect", filepath.Join(dir, "nope.avro")}, "no such file"},
 	}
 	for _, tt := range tests {
