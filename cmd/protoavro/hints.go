@@ -43,9 +43,9 @@ func hexIDFields(md protoreflect.MessageDescriptor) []protoreflect.FieldDescript
 }
 
 // checkHexIDs reports an ID field of ids set in m (or in a message it
-// holds) whose bytes, written back as base64, are a hex string of 16 or 32
-// digits: the JSON held an OTLP ID in hex, which protojson decoded as
-// base64 into 12 or 24 wrong bytes.
+// holds) whose bytes are not an ID's 16 or 8 and, written back as base64,
+// are hex digits: the JSON held an OTLP ID in hex (32 or 16 digits), which
+// protojson decoded as base64 into 24 or 12 wrong bytes.
 func checkHexIDs(m protoreflect.Message, ids []protoreflect.FieldDescriptor) error {
 	if len(ids) == 0 {
 		return nil
@@ -69,8 +69,8 @@ func checkHexIDs(m protoreflect.Message, ids []protoreflect.FieldDescriptor) err
 			case fd.Message() != nil && !fd.IsList() && !fd.IsMap():
 				walk(v.Message(), p+".")
 			case fd.Kind() == protoreflect.BytesKind && !fd.IsList() && isID(fd, ids):
-				if s, ok := hexAsBase64(v.Bytes()); ok {
-					err = fmt.Errorf("field %s: %q is hex, read as base64 into %d wrong bytes (%s)", p, s, len(v.Bytes()), otlpHint)
+				if hexAsBase64(v.Bytes(), idSize(fd)) {
+					err = fmt.Errorf("field %s holds %d bytes, not %d: hex digits read as base64 (%s)", p, len(v.Bytes()), idSize(fd), otlpHint)
 				}
 			}
 			return err == nil
@@ -90,19 +90,33 @@ func isID(fd protoreflect.FieldDescriptor, ids []protoreflect.FieldDescriptor) b
 	return false
 }
 
-// hexAsBase64 returns the base64 text of b when b is what a hex ID of 16
-// or 32 digits decodes to as base64, and reports whether it is.
-func hexAsBase64(b []byte) (string, bool) {
-	if len(b) != 12 && len(b) != 24 {
-		return "", false
+// idSize is the size of an OTLP ID: 16 bytes for a trace ID, 8 for a
+// span ID.
+func idSize(fd protoreflect.FieldDescriptor) int {
+	if strings.HasSuffix(string(fd.Name()), "trace_id") {
+		return 16
 	}
-	s := base64.StdEncoding.EncodeToString(b)
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return "", false
+	return 8
+}
+
+// hexAsBase64 reports whether b, not an ID of want bytes (nor empty), is
+// what hex digits decode to as base64, padded or not as protojson accepts
+// it: an ID written in hex. The last digit of a length that is not a
+// multiple of 4 keeps only some of its bits, so it is not checked.
+func hexAsBase64(b []byte, want int) bool {
+	if len(b) == want || len(b) == 0 {
+		return false
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
+		s := enc.EncodeToString(b)
+		if len(s)%4 != 0 {
+			s = s[:len(s)-1]
+		}
+		if strings.Trim(s, "0123456789abcdefABCDEF") == "" {
+			return true
 		}
 	}
-	return s, true
+	return false
 }
 
 // protoError shortens an error of protojson for a one-line message: it

@@ -379,14 +379,22 @@ func importHint(err error, args, importPaths []string) error {
 		return err
 	}
 	name := filepath.FromSlash(m[1])
+	// The resolver names the file under the first import path.
+	for _, ip := range importPaths {
+		if rel, err := filepath.Rel(ip, name); err == nil && filepath.IsAbs(name) == filepath.IsAbs(ip) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			name = rel
+			break
+		}
+	}
+	shown := filepath.ToSlash(name)
 	roots := append([]string{"."}, importPaths...)
 	for _, a := range args {
 		roots = append(roots, filepath.Dir(a))
 	}
 	if dir, ok := findImportRoot(name, roots); ok {
-		return fmt.Errorf("%w (add -I %s: it holds %s)", err, dir, m[1])
+		return fmt.Errorf("%w (add -I %s: it holds %s)", err, dir, shown)
 	}
-	return fmt.Errorf("%w (add -I with the directory that %s is relative to; import paths: %s)", err, m[1], strings.Join(importPaths, ", "))
+	return fmt.Errorf("%w (add -I with the directory that %s is relative to; import paths: %s)", err, shown, strings.Join(importPaths, ", "))
 }
 
 // findImportRoot looks for a directory D under roots (at most 4 levels
