@@ -91,7 +91,7 @@ func TestHints(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"a.proto":              "syntax = \"proto3\";\npackage h;\nimport \"common/c.proto\";\nmessage A { common.C c = 1; }\nenum E { E_0 = 0; }\nservice S {}\n",
+		"a.proto":               "syntax = \"proto3\";\npackage h;\nimport \"common/c.proto\";\nmessage A { common.C c = 1; }\nenum E { E_0 = 0; }\nservice S {}\n",
 		"protos/common/c.proto": "syntax = \"proto3\";\npackage common;\nmessage C { string x = 1; }\n",
 	})
 	a := filepath.Join(dir, "a.proto")
@@ -323,7 +323,9 @@ func TestOutSpecialFiles(t *testing.T) {
 		if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
 			t.Fatalf("/dev/null is no longer a character device: %v %v", st.Mode(), err)
 		}
-		wantOnly(t, "/dev", dirFilesMatching(t, "/dev", ".null.tmp-*")...)
+		if left, _ := filepath.Glob("/dev/.null.tmp-*"); len(left) > 0 {
+			t.Errorf("temporary files left in /dev: %v", left)
+		}
 	}
 	// A FIFO is written in place.
 	fifo := filepath.Join(dir, "fifo")
@@ -374,18 +376,6 @@ func TestOutSpecialFiles(t *testing.T) {
 			wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", sock)...), 2, "is a socket; refusing to write to it")
 		}
 	}
-}
-
-// dirFilesMatching lists the names in dir that match pattern.
-func dirFilesMatching(t *testing.T, dir, pattern string) []string {
-	t.Helper()
-	var out []string
-	for _, f := range dirFiles(t, dir) {
-		if ok, _ := filepath.Match(pattern, f); !ok {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func TestFullDisk(t *testing.T) {

@@ -49,4 +49,3 @@ func (f *formatFlag) Set(v string) error {
 	f.set = true
 	return nil
 }
-
