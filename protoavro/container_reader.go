@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
@@ -144,10 +143,12 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	}
 	if opts.Message == nil || opts.FileOptions {
 		if o, err = ParseOptions(string(cr.meta[MetaOptions])); err != nil {
-			return nil, hdrErr(err)
+			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, err))
 		}
-		o.Cache = opts.Options.Cache
-		o.UnknownEnums = opts.Options.UnknownEnums
+		o.Cache, o.AnyResolver = opts.Options.Cache, opts.Options.AnyResolver
+		if opts.Options.UnknownEnums != UnknownEnumError {
+			o.UnknownEnums = opts.Options.UnknownEnums
+		}
 	}
 	if cr.codec, err = o.Codec(cr.mt.Descriptor()); err != nil {
 		return nil, err
@@ -205,44 +206,6 @@ func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
 		return nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, name)
 	}
 	return dynamicpb.NewMessageType(md), nil
-}
-
-// ParseOptions reads mapping options in the form of MetaOptions
-// ("profile=java timestamps=micros uint64=long mapkeys=text"); keys that are
-// absent keep their defaults.
-func ParseOptions(s string) (Options, error) {
-	var o Options
-	for _, kv := range strings.Fields(s) {
-		k, v, _ := strings.Cut(kv, "=")
-		var err error
-		switch k {
-		case "profile":
-			o.Profile, err = ParseProfile(v)
-		case "timestamps":
-			err = pickOption(&o.Timestamps, k, v, map[string]TimestampPrecision{
-				"micros": TimestampMicros, "millis": TimestampMillis, "nanos": TimestampNanos})
-		case "uint64":
-			err = pickOption(&o.Uint64, k, v, map[string]Uint64Mapping{"long": Uint64AsLong, "decimal": Uint64AsDecimal})
-		case "mapkeys":
-			err = pickOption(&o.MapKeys, k, v, map[string]MapKeyMapping{"text": MapKeysAsText, "entries": MapAsEntryArray})
-		default:
-			err = fmt.Errorf("%w: unknown option %q", ErrInvalidOptions, kv)
-		}
-		if err != nil {
-			return o, fmt.Errorf("%s: %w", MetaOptions, err)
-		}
-	}
-	return o, nil
-}
-
-// pickOption sets *dst to the value named v of option k.
-func pickOption[T any](dst *T, k, v string, values map[string]T) error {
-	x, ok := values[v]
-	if !ok {
-		return fmt.Errorf("%w: %s=%s", ErrInvalidOptions, k, v)
-	}
-	*dst = x
-	return nil
 }
 
 // Metadata returns the file's metadata, avro.schema and avro.codec included.

@@ -441,13 +441,6 @@ func pruneEnums(ps []*descriptorpb.EnumDescriptorProto, ds protoreflect.EnumDesc
 	return out
 }
 
-// String returns the mapping options in the form MetaOptions holds and
-// [ParseOptions] reads: "profile=default timestamps=micros uint64=long mapkeys=text".
-func (o Options) String() string {
-	return "profile=" + o.Profile.String() + " timestamps=" + o.Timestamps.String() +
-		" uint64=" + o.Uint64.String() + " mapkeys=" + o.MapKeys.String()
-}
-
 // enter starts a method call: it fails with [ErrConcurrentUse] while
 // another call runs. A call that succeeds must be ended with leave.
 func (cw *ContainerWriter) enter() error {

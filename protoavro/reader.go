@@ -9,9 +9,11 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
 )
@@ -129,7 +131,7 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 	if r, ok := rc.records[k]; ok {
 		return r, nil
 	}
-	if simpleName(w.Name) != p.name {
+	if n := simpleName(w.Name); n != p.name && n != simpleName(p.avroName) {
 		return nil, fmt.Errorf("%w: writer record %s cannot be read as message %s", ErrIncompatible, w.Name, p.desc.FullName())
 	}
 	r := &decRecord{name: p.name, fields: make([]decField, len(w.Fields))}
@@ -573,6 +575,8 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 		}, nil
 	case vTimestamp:
 		return timestampDec(w, v, defTag)
+	case vCarrier, vJSON:
+		return rc.wholeDec(w, v, defTag)
 	case vWrapper:
 		inner, err := rc.scalar(w, 1, v.inner)
 		if err != nil {
@@ -598,6 +602,49 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 		}, nil
 	}
 	return rc.scalar(w, num, v)
+}
+
+// wholeDec reads a message carried whole: protobuf bytes or protojson text,
+// whichever the writer wrote (so a reader takes either carrier), checked by
+// parsing it and written out as the message field. JSON is converted to the
+// message's deterministic protobuf encoding.
+func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
+	if w.Type != avroschema.Bytes && w.Type != avroschema.String {
+		return nil, incompatible(w, "a message carried as bytes or JSON ("+string(v.desc.FullName())+")")
+	}
+	isJSON := w.Type == avroschema.String
+	resolver := resolverOrGlobal(rc.opts.AnyResolver)
+	md := v.desc
+	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+		off := st.r.pos
+		b, err := st.r.bytes()
+		if err != nil {
+			return dst, err
+		}
+		m := dynamicpb.NewMessage(md)
+		if isJSON {
+			err = protojson.UnmarshalOptions{Resolver: resolver}.Unmarshal(b, m)
+		} else {
+			err = proto.UnmarshalOptions{AllowPartial: true}.Unmarshal(b, m)
+		}
+		if err != nil {
+			return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
+		}
+		if isJSON {
+			if b, err = (proto.MarshalOptions{Deterministic: true, AllowPartial: true}).Marshal(m); err != nil {
+				return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
+			}
+		}
+		if tag == 0 {
+			tag = defTag
+		}
+		dst = protowire.AppendVarint(dst, tag)
+		if num, wt := protowire.DecodeTag(tag); wt == protowire.StartGroupType {
+			dst = append(dst, b...)
+			return protowire.AppendTag(dst, num, protowire.EndGroupType), nil
+		}
+		return protowire.AppendBytes(dst, b), nil
+	}, nil
 }
 
 // scalar compiles a writer primitive or enum against a scalar reader value

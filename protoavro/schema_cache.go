@@ -27,16 +27,50 @@ type Cache struct {
 }
 
 // cacheEntry holds the schemas of one message descriptor, one slot per
-// mapping variant (see Options.variant).
+// plain mapping variant (see Options.variant), read without a lock, and a
+// map for the variants with a recursion bound or JSON values.
 type cacheEntry struct {
 	schemas [variantCount]atomic.Pointer[Schema]
+	mu      sync.RWMutex
+	more    map[uint64]*Schema
+}
+
+// load returns the schema of variant v, or nil.
+func (e *cacheEntry) load(v uint64) *Schema {
+	if v < variantCount {
+		return e.schemas[v].Load()
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.more[v]
+}
+
+// store publishes s as the schema of variant v unless one is there already,
+// and returns the one that is.
+func (e *cacheEntry) store(v uint64, s *Schema) *Schema {
+	if v < variantCount {
+		if e.schemas[v].CompareAndSwap(nil, s) {
+			return s
+		}
+		return e.schemas[v].Load()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if prev := e.more[v]; prev != nil {
+		return prev
+	}
+	if e.more == nil {
+		e.more = map[uint64]*Schema{}
+	}
+	e.more[v] = s
+	return s
 }
 
 // enumKey identifies one enum schema: the enum, the mapping variant and the
 // index of its default symbol (the Java profile sets it from field defaults).
 type enumKey struct {
 	desc    protoreflect.EnumDescriptor
-	variant int
+	variant uint64
 	def     int
 }
 
@@ -52,7 +86,7 @@ func (c *Cache) load(md protoreflect.MessageDescriptor, o Options) *Schema {
 	if !ok {
 		return nil
 	}
-	return e.(*cacheEntry).schemas[o.variant()].Load()
+	return e.(*cacheEntry).load(o.variant())
 }
 
 // schema returns the cached schema of md under o, deriving it on a miss.
@@ -74,11 +108,7 @@ func (c *Cache) derive(md protoreflect.MessageDescriptor, o Options, stack *deri
 	if !ok {
 		e, _ = c.messages.LoadOrStore(md, new(cacheEntry))
 	}
-	slot := &e.(*cacheEntry).schemas[o.variant()]
-	if slot.CompareAndSwap(nil, s) {
-		return s, nil
-	}
-	return slot.Load(), nil
+	return e.(*cacheEntry).store(o.variant(), s), nil
 }
 
 // enum returns the enum schema of t with default symbol def, building it

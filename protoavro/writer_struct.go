@@ -48,6 +48,13 @@ type structField struct {
 	wk      [2]int       // Timestamp: struct indexes of seconds and nanos; wrappers: of value
 }
 
+// structKey identifies a struct plan: a Go type read by one message plan
+// (a recursive type has a plan per level of recursion).
+type structKey struct {
+	typ reflect.Type
+	m   *msgPlan
+}
+
 type structPlan struct {
 	typ    reflect.Type // the struct type
 	fields []structField
@@ -58,8 +65,8 @@ type structPlan struct {
 // mapping is stored as nil so it is tried once.
 type structPlanner struct {
 	mu    sync.Mutex
-	plans map[reflect.Type]*structPlan
-	bad   map[reflect.Type]bool
+	plans map[structKey]*structPlan
+	bad   map[structKey]bool
 }
 
 // plan returns the direct plan of a generated message type, or nil.
@@ -67,8 +74,8 @@ func (sp *structPlanner) plan(m *msgPlan, mt protoreflect.MessageType, md protor
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.plans == nil {
-		sp.plans = map[reflect.Type]*structPlan{}
-		sp.bad = map[reflect.Type]bool{}
+		sp.plans = map[structKey]*structPlan{}
+		sp.bad = map[structKey]bool{}
 	}
 	p, ok := buildStructPlan(sp, m, mt, md)
 	if !ok {
@@ -83,17 +90,18 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 		return nil, false
 	}
 	st := pt.Elem()
-	if p, ok := sp.plans[st]; ok {
+	k := structKey{st, m}
+	if p, ok := sp.plans[k]; ok {
 		return p, true
 	}
-	if sp.bad[st] || !openStruct(st) {
+	if sp.bad[k] || !openStruct(st) {
 		return nil, false
 	}
 	p := &structPlan{typ: st, msg: m, fields: make([]structField, len(m.fields))}
-	sp.plans[st] = p
+	sp.plans[k] = p
 	fail := func() (*structPlan, bool) {
-		delete(sp.plans, st)
-		sp.bad[st] = true
+		delete(sp.plans, k)
+		sp.bad[k] = true
 		return nil, false
 	}
 	byNum := map[protowire.Number]int{}
@@ -120,6 +128,9 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 	for i := range m.fields {
 		fd := fds.Get(i)
 		f := &m.fields[i]
+		if f.val.kind == vCarrier || f.val.kind == vJSON {
+			return fail() // messages carried whole: the protoreflect path
+		}
 		sfd := structField{f: f, fd: fd}
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 			idx, ok := oneofIdx[string(od.Name())]
@@ -451,7 +462,7 @@ func (st *encState) presentStruct(dst []byte, sf *structField, fv reflect.Value)
 	if sf.f.mode == modeNullable {
 		dst = append(dst, 2)
 	}
-	if sf.f.val.kind == vMessage || sf.f.val.kind == vTimestamp || sf.f.val.kind == vWrapper {
+	if sf.f.val.kind.isMessage() {
 		return st.goMessage(dst, sf, fv)
 	}
 	return st.goValue(dst, &sf.f.val, fv)

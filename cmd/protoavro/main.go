@@ -68,6 +68,13 @@ var commands = []*command{
 	encodeCommand,
 	decodeCommand,
 	inspectCommand,
+	tojsonCommand,
+	fromjsonCommand,
+	getschemaCommand,
+	getmetaCommand,
+	countCommand,
+	catCommand,
+	concatCommand,
 	versionCommand,
 }
 

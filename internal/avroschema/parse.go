@@ -160,7 +160,7 @@ type converter struct {
 }
 
 type pendingRef struct {
-	node       *Node
+	node     *Node
 	name, ns string // the name as written and the enclosing namespace
 }
 
