@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -43,7 +42,7 @@ const defaultMaxBlockSize = 64 << 20
 // called from one goroutine at a time: a read while another runs returns
 // [ErrConcurrentUse] and reads nothing.
 type ContainerReader struct {
-	busy   atomic.Bool // a read is running
+	guard  callGuard
 	or     *ocf.Reader
 	meta   map[string][]byte
 	writer *Schema
@@ -245,14 +244,11 @@ func (cr *ContainerReader) enter() error {
 	if cr == nil {
 		return fmt.Errorf("%w: nil *ContainerReader", ErrInvalidOptions)
 	}
-	if !cr.busy.CompareAndSwap(false, true) {
-		return ErrConcurrentUse
-	}
-	return nil
+	return cr.guard.enter()
 }
 
 // leave ends a read begun by enter.
-func (cr *ContainerReader) leave() { cr.busy.Store(false) }
+func (cr *ContainerReader) leave() { cr.guard.leave() }
 
 // readWire is ReadWire, within a read.
 func (cr *ContainerReader) readWire(dst []byte) ([]byte, error) {

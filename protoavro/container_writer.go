@@ -175,7 +175,7 @@ const defaultBlockSize = 256 << 10
 // [ErrConcurrentUse] and changes nothing; Records, Blocks and BytesWritten
 // may be called from any goroutine.
 type ContainerWriter struct {
-	busy   atomic.Bool // a method is running
+	guard  callGuard
 	ow     *ocf.Writer
 	codec  *Codec
 	opts   ContainerOptions
@@ -447,14 +447,26 @@ func (cw *ContainerWriter) enter() error {
 	if cw == nil {
 		return fmt.Errorf("%w: nil *ContainerWriter", ErrInvalidOptions)
 	}
-	if !cw.busy.CompareAndSwap(false, true) {
+	return cw.guard.enter()
+}
+
+// leave ends a method call begun by enter.
+func (cw *ContainerWriter) leave() { cw.guard.leave() }
+
+// callGuard refuses a method call while another runs, for the writers
+// and readers that are used from one goroutine at a time.
+type callGuard struct{ busy atomic.Bool }
+
+// enter starts a call, or returns [ErrConcurrentUse].
+func (g *callGuard) enter() error {
+	if !g.busy.CompareAndSwap(false, true) {
 		return ErrConcurrentUse
 	}
 	return nil
 }
 
-// leave ends a method call begun by enter.
-func (cw *ContainerWriter) leave() { cw.busy.Store(false) }
+// leave ends a call.
+func (g *callGuard) leave() { g.busy.Store(false) }
 
 // Write converts m and adds it to the current block. A nil message is an
 // error.

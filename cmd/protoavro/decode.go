@@ -182,7 +182,7 @@ func runDecode(args []string, std stdio) error {
 	skipped := ""
 	if d.skip {
 		skipped = fmt.Sprintf("; %s, %s and %s skipped%s", plural(d.skippedRecords, "record"),
-			plural(d.skippedBlocks, "damaged block"), formatBytes(d.skippedBytes), d.skipNote(*rejectsPath))
+			plural(d.skippedBlocks, "damaged block"), formatBytes(d.skippedBytes), skipNote(d.firstBad, *rejectsPath))
 	}
 	return summary(std, "protoavro: decoded %s (%s in, %s out, %s, %s) in %s%s\n",
 		plural(d.records, "record"), formatBytes(d.bytesIn), formatBytes(out.written()),
@@ -223,20 +223,6 @@ func (d *decoder) decodeInput(path string, ropts protoavro.ReaderOptions) (proto
 	d.blocks += cr.Blocks()
 	d.bytesIn += cr.Offset()
 	return cr.Compression(), err
-}
-
-// skipNote describes the skipped damage for the summary: where it went
-// and the first error.
-func (d *decoder) skipNote(rejects string) string {
-	if d.firstBad == nil {
-		return ""
-	}
-	var b strings.Builder
-	if rejects != "" {
-		fmt.Fprintf(&b, " (written to %s)", rejects)
-	}
-	fmt.Fprintf(&b, "; first: %s", errorLine(d.firstBad))
-	return b.String()
 }
 
 // rejectsWriter returns where skipped bytes go: the rejects, or nowhere.

@@ -268,7 +268,7 @@ func runEncode(args []string, std stdio) error {
 	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s\n",
 		plural(e.records, "record"), formatBytes(e.bytesIn), formatBytes(e.bytesOut),
 		plural(e.blocks, "block"), e.opts.Compression, shards, formatDuration(time.Since(start)),
-		e.skipped, e.skipNote(*rejectsPath))
+		e.skipped, skipNote(e.firstBad, *rejectsPath))
 }
 
 // summary prints the summary line of a command; a failed write is the
@@ -755,17 +755,18 @@ func (e *encoder) onBadRecord(re *protoavro.RecordError) error {
 // binaryMaxVarint is the longest varint.
 const binaryMaxVarint = 10
 
-// skipNote describes the skipped records for the summary: where they went
-// and why the first one was skipped.
-func (e *encoder) skipNote(rejects string) string {
-	if e.skipped == 0 {
+// skipNote describes what was skipped for the summary: where it went
+// (rejects, when given) and first, the first error skipped; nothing when
+// first is nil.
+func skipNote(first error, rejects string) string {
+	if first == nil {
 		return ""
 	}
 	var b strings.Builder
 	if rejects != "" {
 		fmt.Fprintf(&b, " (written to %s)", rejects)
 	}
-	fmt.Fprintf(&b, "; first: %s", errorLine(e.firstBad))
+	fmt.Fprintf(&b, "; first: %s", errorLine(first))
 	return b.String()
 }
 

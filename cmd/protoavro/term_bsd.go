@@ -2,16 +2,7 @@
 
 package main
 
-import (
-	"os"
-	"syscall"
-	"unsafe"
-)
+import "syscall"
 
-// fileIsTerminal reports whether f is a terminal: whether it answers the
-// TIOCGETA ioctl, as isatty(3) asks.
-func fileIsTerminal(f *os.File) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGETA, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
-}
+// getTermios is the ioctl that reads a terminal's attributes.
+const getTermios = syscall.TIOCGETA

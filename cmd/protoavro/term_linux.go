@@ -1,16 +1,6 @@
 package main
 
-import (
-	"os"
-	"syscall"
-	"unsafe"
-)
+import "syscall"
 
-// fileIsTerminal reports whether f is a terminal: whether it answers the
-// TCGETS ioctl, as isatty(3) asks. Other character devices (/dev/null,
-// /dev/full) are not terminals.
-func fileIsTerminal(f *os.File) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
-}
+// getTermios is the ioctl that reads a terminal's attributes.
+const getTermios = syscall.TCGETS

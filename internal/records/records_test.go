@@ -22,24 +22,28 @@ func delimited(msgs ...[]byte) []byte {
 	return b
 }
 
+// readDelimited reads every record of d, with its offset.
+func readDelimited(t *testing.T, d *Delimited) (recs [][]byte, offs []int64) {
+	t.Helper()
+	for {
+		rec, off, err := d.Next()
+		if err == io.EOF {
+			return recs, offs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, bytes.Clone(rec))
+		offs = append(offs, off)
+	}
+}
+
 func TestDelimited(t *testing.T) {
 	t.Parallel()
 	big := bytes.Repeat([]byte{0x08, 0x01}, bufferSize) // larger than the buffer
 	in := delimited([]byte("a"), nil, big, []byte{0x08, 0x96, 0x01})
 	d := NewDelimited(bytes.NewReader(in))
-	var got [][]byte
-	var offs []int64
-	for {
-		rec, off, err := d.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, bytes.Clone(rec))
-		offs = append(offs, off)
-	}
+	got, offs := readDelimited(t, d)
 	if len(got) != 4 || string(got[0]) != "a" || len(got[1]) != 0 || !bytes.Equal(got[2], big) || d.Index() != 4 || d.Offset() != int64(len(in)) {
 		t.Fatalf("got %d records, index %d, offset %d", len(got), d.Index(), d.Offset())
 	}
@@ -157,20 +161,9 @@ func TestDelimitedLargeRecord(t *testing.T) {
 		in = protowire.AppendVarint(in, uint64(len(rec)))
 		in = append(in, rec...)
 	}
-	d := NewDelimited(bufio.NewReaderSize(bytes.NewReader(in), 16))
-	var offs []int64
-	for {
-		rec, off, err := d.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		offs = append(offs, off)
-		if off == 3 && !bytes.Equal(rec, big) {
-			t.Errorf("large record differs")
-		}
+	recs, offs := readDelimited(t, NewDelimited(bufio.NewReaderSize(bytes.NewReader(in), 16)))
+	if len(recs) != 3 || !bytes.Equal(recs[1], big) {
+		t.Errorf("large record differs")
 	}
 	if want := []int64{0, 3, 3 + 4 + 3<<20}; !slices.Equal(offs, want) {
 		t.Errorf("offsets = %v, want %v", offs, want)

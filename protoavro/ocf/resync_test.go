@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 )
 
@@ -109,7 +110,7 @@ func TestResync(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(string(codec)+"/"+tt.name, func(t *testing.T) {
 				got, skipped, copied := salvage(t, tt.file, blocks)
-				if !equalInts(got, tt.want) {
+				if !slices.Equal(got, tt.want) {
 					t.Errorf("read blocks %v, want %v", got, tt.want)
 				}
 				if int64(len(copied)) != skipped {
@@ -157,18 +158,6 @@ func readZigzag(r io.ByteReader) (int64, error) {
 		}
 	}
 	return 0, errors.New("long varint")
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestResyncHeaderAndNoError(t *testing.T) {
