@@ -75,4 +75,3 @@ func TestOutSpecialFiles(t *testing.T) {
 		}
 	}
 }
-
