@@ -1,7 +1,6 @@
 package protoavro
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -148,9 +147,6 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 func (c *Codec) Marshal(m proto.Message) ([]byte, error) {
 	return c.MarshalAppend(nil, m)
 }
-
-// ErrWrongType reports a message whose type is not the codec's.
-var ErrWrongType = errors.New("protoavro: message type does not match the codec")
 
 // isNilPointer reports whether m is a typed nil pointer, such as (*pb.M)(nil).
 func isNilPointer(m proto.Message) bool {

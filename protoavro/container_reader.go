@@ -75,15 +75,13 @@ func (e *ContainerError) Error() string {
 // Unwrap returns the underlying error.
 func (e *ContainerError) Unwrap() error { return e.Err }
 
-// Is reports the error classes of package ocf as protoavro's:
-// ocf.ErrTruncated as [ErrTruncated], ocf.ErrMalformed and ocf.ErrLimit as
-// [ErrMalformed], ocf.ErrUnsupportedCodec as [ErrUnsupported].
+// Is reports the error classes of package ocf that protoavro has none of as
+// protoavro's: ocf.ErrLimit as [ErrMalformed], ocf.ErrUnsupportedCodec as
+// [ErrUnsupported]. (ErrTruncated and ErrMalformed are ocf's own.)
 func (e *ContainerError) Is(target error) bool {
 	switch target {
-	case ErrTruncated:
-		return errors.Is(e.Err, ocf.ErrTruncated)
 	case ErrMalformed:
-		return errors.Is(e.Err, ocf.ErrMalformed) || errors.Is(e.Err, ocf.ErrLimit)
+		return errors.Is(e.Err, ocf.ErrLimit)
 	case ErrUnsupported:
 		return errors.Is(e.Err, ocf.ErrUnsupportedCodec)
 	}

@@ -246,20 +246,17 @@ func (o Options) variant() uint64 {
 
 // validate reports options outside the defined constants.
 func (o Options) validate() error {
-	switch {
-	case o.Profile > JavaProfile:
-		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.Profile)
-	case o.Timestamps > TimestampNanos:
-		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.Timestamps)
-	case o.Uint64 > Uint64AsDecimal:
-		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.Uint64)
-	case o.MapKeys > MapAsEntryArray:
-		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.MapKeys)
-	case o.UnknownEnums > UnknownEnumDefault:
-		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.UnknownEnums)
-	case o.RecursionCarrier > CarrierJSON:
-		return fmt.Errorf("%w: %v", ErrInvalidOptions, o.RecursionCarrier)
-	case o.RecursionDepth < 0 || o.RecursionDepth > MaxRecursionDepth:
+	for _, c := range [...]struct {
+		v, max uint8
+		s      fmt.Stringer
+	}{{uint8(o.Profile), uint8(JavaProfile), o.Profile}, {uint8(o.Timestamps), uint8(TimestampNanos), o.Timestamps},
+		{uint8(o.Uint64), uint8(Uint64AsDecimal), o.Uint64}, {uint8(o.MapKeys), uint8(MapAsEntryArray), o.MapKeys},
+		{uint8(o.UnknownEnums), uint8(UnknownEnumDefault), o.UnknownEnums}, {uint8(o.RecursionCarrier), uint8(CarrierJSON), o.RecursionCarrier}} {
+		if c.v > c.max {
+			return fmt.Errorf("%w: %v", ErrInvalidOptions, c.s)
+		}
+	}
+	if o.RecursionDepth < 0 || o.RecursionDepth > MaxRecursionDepth {
 		return fmt.Errorf("%w: recursion depth %d outside [0, %d]", ErrInvalidOptions, o.RecursionDepth, MaxRecursionDepth)
 	}
 	return nil

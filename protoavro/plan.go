@@ -364,43 +364,22 @@ func (p *planner) entryMessage(md protoreflect.MessageDescriptor, at where) (*ms
 func (p *planner) value(fd protoreflect.FieldDescriptor, at where) (valuePlan, error) {
 	java := p.java()
 	v := valuePlan{}
+	if k := fd.Kind(); int(k) < len(scalarKinds) && scalarKinds[k].wt != 0 {
+		sk := scalarKinds[k]
+		v.kind, v.wt = sk.kind, sk.wt-1
+		switch v.kind {
+		case vUint32, vFixed32:
+			v.java32 = java
+		case vUint64, vFixed64:
+			if !java && p.opts.Uint64 == Uint64AsDecimal {
+				v.kind += vUint64Dec - vUint64
+			}
+		case vString:
+			v.javaString = java
+		}
+		return v, nil
+	}
 	switch fd.Kind() {
-	case protoreflect.BoolKind:
-		v.kind, v.wt = vBool, protowire.VarintType
-	case protoreflect.Int32Kind:
-		v.kind, v.wt = vInt32, protowire.VarintType
-	case protoreflect.Sint32Kind:
-		v.kind, v.wt = vSint32, protowire.VarintType
-	case protoreflect.Sfixed32Kind:
-		v.kind, v.wt = vSfixed32, protowire.Fixed32Type
-	case protoreflect.Uint32Kind:
-		v.kind, v.wt, v.java32 = vUint32, protowire.VarintType, java
-	case protoreflect.Fixed32Kind:
-		v.kind, v.wt, v.java32 = vFixed32, protowire.Fixed32Type, java
-	case protoreflect.Int64Kind:
-		v.kind, v.wt = vInt64, protowire.VarintType
-	case protoreflect.Sint64Kind:
-		v.kind, v.wt = vSint64, protowire.VarintType
-	case protoreflect.Sfixed64Kind:
-		v.kind, v.wt = vSfixed64, protowire.Fixed64Type
-	case protoreflect.Uint64Kind:
-		v.kind, v.wt = vUint64, protowire.VarintType
-		if !java && p.opts.Uint64 == Uint64AsDecimal {
-			v.kind = vUint64Dec
-		}
-	case protoreflect.Fixed64Kind:
-		v.kind, v.wt = vFixed64, protowire.Fixed64Type
-		if !java && p.opts.Uint64 == Uint64AsDecimal {
-			v.kind = vFixed64Dec
-		}
-	case protoreflect.FloatKind:
-		v.kind, v.wt = vFloat, protowire.Fixed32Type
-	case protoreflect.DoubleKind:
-		v.kind, v.wt = vDouble, protowire.Fixed64Type
-	case protoreflect.StringKind:
-		v.kind, v.wt, v.javaString = vString, protowire.BytesType, java
-	case protoreflect.BytesKind:
-		v.kind, v.wt = vBytes, protowire.BytesType
 	case protoreflect.EnumKind:
 		t, err := p.enum(fd.Enum())
 		if err != nil {
@@ -451,6 +430,19 @@ func (p *planner) value(fd protoreflect.FieldDescriptor, at where) (valuePlan, e
 		return v, fmt.Errorf("%w: field %s has kind %v", ErrUnsupported, fd.FullName(), fd.Kind())
 	}
 	return v, nil
+}
+
+// scalarKinds gives each scalar protobuf kind its value kind and the wire
+// type of one value (plus one, so that 0 marks the kinds not in the table).
+var scalarKinds = [...]struct {
+	kind valueKind
+	wt   protowire.Type
+}{
+	protoreflect.BoolKind: {vBool, 1}, protoreflect.Int32Kind: {vInt32, 1}, protoreflect.Sint32Kind: {vSint32, 1},
+	protoreflect.Uint32Kind: {vUint32, 1}, protoreflect.Int64Kind: {vInt64, 1}, protoreflect.Sint64Kind: {vSint64, 1},
+	protoreflect.Uint64Kind: {vUint64, 1}, protoreflect.Sfixed32Kind: {vSfixed32, 6}, protoreflect.Fixed32Kind: {vFixed32, 6},
+	protoreflect.FloatKind: {vFloat, 6}, protoreflect.Sfixed64Kind: {vSfixed64, 2}, protoreflect.Fixed64Kind: {vFixed64, 2},
+	protoreflect.DoubleKind: {vDouble, 2}, protoreflect.StringKind: {vString, 3}, protoreflect.BytesKind: {vBytes, 3},
 }
 
 // avroType is the Avro type of a value (of the wrapped value for wrappers).

@@ -544,13 +544,9 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 			}, nil
 		}
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			off := st.r.pos
-			i, err := st.r.long()
+			i, err := st.r.index(len(branches), unionIndexError)
 			if err != nil {
 				return dst, err
-			}
-			if i < 0 || i >= int64(len(branches)) {
-				return dst, dataErr(ErrMalformed, off, "union index %d of %d branches", i, len(branches))
 			}
 			if branches[i] == nil {
 				return dst, nil
@@ -678,13 +674,9 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 			}
 		}
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			off := st.r.pos
-			i, err := st.r.long()
+			i, err := st.r.index(len(numbers), "enum index %d of %d symbols")
 			if err != nil {
 				return dst, err
-			}
-			if i < 0 || i >= int64(len(numbers)) {
-				return dst, dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(numbers))
 			}
 			dst = emit(dst, tag)
 			return protowire.AppendVarint(dst, uint64(int64(numbers[i]))), nil
@@ -958,6 +950,9 @@ func logicalSignature(n *avroschema.Node) string {
 	return sb.String()
 }
 
+// unionIndexError formats a bad union branch index and the branch count.
+const unionIndexError = "union index %d of %d branches"
+
 // skipValue skips one writer value the reader has no field for.
 func skipValue(st *decState, s *avroschema.Node) error {
 	t := s.Deref()
@@ -978,13 +973,9 @@ func skipValue(st *decState, s *avroschema.Node) error {
 	case avroschema.Fixed:
 		_, err = st.r.fixed(t.Size)
 	case avroschema.Union:
-		off := st.r.pos
-		i, err := st.r.long()
+		i, err := st.r.index(len(t.Branches), unionIndexError)
 		if err != nil {
 			return err
-		}
-		if i < 0 || i >= int64(len(t.Branches)) {
-			return dataErr(ErrMalformed, off, "union index %d of %d branches", i, len(t.Branches))
 		}
 		return skipValue(st, t.Branches[i])
 	case avroschema.Record:

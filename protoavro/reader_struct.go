@@ -177,83 +177,10 @@ func splitTimestamp(x int64, prec TimestampPrecision) (int64, int64) {
 	return secs, rem * (1_000_000_000 / per)
 }
 
-// goScalar decodes one scalar into a settable Go value of the field's kind.
+// goScalar decodes one scalar into a settable Go value of the field's kind
+// (an enum's named int32 type included), in place.
 func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
-	off := st.r.pos
-	switch v.kind {
-	case vBool:
-		b, err := st.r.boolean()
-		fv.SetBool(b)
-		return err
-	case vInt32, vSint32, vSfixed32:
-		x, err := st.r.int()
-		fv.SetInt(int64(x))
-		return err
-	case vInt64, vSint64, vSfixed64:
-		x, err := st.r.long()
-		fv.SetInt(x)
-		return err
-	case vUint32, vFixed32:
-		x, err := st.r.long()
-		if err != nil {
-			return err
-		}
-		if x < 0 || x > math.MaxUint32 {
-			return dataErr(ErrOutOfRange, off, "%d does not fit a 32-bit unsigned field", x)
-		}
-		fv.SetUint(uint64(x))
-		return nil
-	case vUint64, vFixed64:
-		x, err := st.r.long()
-		fv.SetUint(uint64(x))
-		return err
-	case vUint64Dec, vFixed64Dec:
-		b, err := st.r.bytes()
-		if err != nil {
-			return err
-		}
-		u, err := decimalUint64(b, off)
-		fv.SetUint(u)
-		return err
-	case vFloat:
-		x, err := st.r.float()
-		fv.SetFloat(float64(x))
-		return err
-	case vDouble:
-		x, err := st.r.double()
-		fv.SetFloat(x)
-		return err
-	case vString:
-		b, err := st.r.bytes()
-		if err != nil {
-			return err
-		}
-		if !utf8.Valid(b) {
-			return dataErr(ErrMalformed, off, "string is not valid UTF-8")
-		}
-		fv.SetString(string(b))
-		return nil
-	case vBytes:
-		b, err := st.r.bytes()
-		if err != nil {
-			return err
-		}
-		if len(b) > 0 {
-			fv.SetBytes(append([]byte(nil), b...))
-		}
-		return nil
-	case vEnum:
-		i, err := st.r.long()
-		if err != nil {
-			return err
-		}
-		if i < 0 || i >= int64(len(v.enum.numbers)) {
-			return dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(v.enum.numbers))
-		}
-		fv.SetInt(int64(v.enum.numbers[i]))
-		return nil
-	}
-	return dataErr(ErrMalformed, off, "internal error: kind %d", v.kind)
+	return st.setScalar(v, fv.Kind(), fv.Addr().UnsafePointer())
 }
 
 // decodeStructList decodes an Avro array into a repeated field.
@@ -350,12 +277,9 @@ func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) er
 		return err
 	case reflect.Int32: // int32 kinds and enums
 		if v.kind == vEnum {
-			i, err := st.r.long()
+			i, err := st.r.index(len(v.enum.numbers), "enum index %d of %d symbols")
 			if err != nil {
 				return err
-			}
-			if i < 0 || i >= int64(len(v.enum.numbers)) {
-				return dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(v.enum.numbers))
 			}
 			*(*int32)(p) = v.enum.numbers[i]
 			return nil
