@@ -477,3 +477,19 @@ func TestDescriptorsMinimalReadsBack(t *testing.T) {
 		t.Errorf("embedded type %s", cr.MessageType().Descriptor().FullName())
 	}
 }
+
+// TestOTLPTracesJSON feeds OTLP/JSON as OpenTelemetry's exporters write it
+// (IDs in hex) for the real TracesData message: the error names the span's
+// field and says why; with the IDs in base64 the line converts.
+func TestOTLPTracesJSON(t *testing.T) {
+	t.Parallel()
+	args := []string{"encode", "-I", "../../testdata/proto/otlp", "-m", "opentelemetry.proto.trace.v1.TracesData",
+		"opentelemetry/proto/trace/v1/trace.proto", "--out", filepath.Join(t.TempDir(), "x.avro")}
+	line := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout"}}]},` +
+		`"scopeSpans":[{"scope":{"name":"otel"},"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174",` +
+		`"name":"GET /cart","kind":2,"startTimeUnixNano":"1544712660000000000","endTimeUnixNano":"1544712661000000000"}]}]}]}` + "\n"
+	wantRun(t, runIO(t, []byte(line), args...), 1,
+		"field resource_spans[0].scope_spans[0].spans[0].trace_id holds 24 bytes, not 16: hex digits read as base64 (OTLP/JSON writes trace and span IDs as hex")
+	b64 := strings.NewReplacer("5b8efff798038103d269b633813fc60c", "W47/95gDgQPSabYzgT/GDA==", "eee19b7ec3c1b174", "7uGbfsPBsXQ=").Replace(line)
+	wantRun(t, runIO(t, []byte(b64), args...), 0, "encoded 1 record")
+}
