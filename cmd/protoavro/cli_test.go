@@ -243,6 +243,7 @@ func TestSharding(t *testing.T) {
 		t.Errorf("shards by size hold %d records", total)
 	}
 	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--shard-records", "10")...), 2, "--shard-records and --shard-size need --out FILE")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--shard-records", "10", "--out", filepath.Join(dir2, "p-%s.avro"))...), 2, "want one integer verb for the shard number")
 	// A failed run leaves no shard behind.
 	bad := filepath.Join(dir2, "bad.bin")
 	_, recs := readSample(t)

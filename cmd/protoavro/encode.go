@@ -191,6 +191,11 @@ func runEncode(args []string, std stdio) error {
 	if sharded && (*outPath == "" || *outPath == "-") {
 		return usageErrorf("--shard-records and --shard-size need --out FILE")
 	}
+	if sharded && strings.Contains(*outPath, "%") {
+		if a, b := fmt.Sprintf(*outPath, 0), fmt.Sprintf(*outPath, 1); strings.Contains(a, "%!") || a == b {
+			return usageErrorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", *outPath)
+		}
+	}
 	for _, in := range inputs {
 		if err := checkPaths(in, *outPath, *rejectsPath); err != nil {
 			return err
