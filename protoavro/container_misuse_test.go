@@ -308,3 +308,64 @@ func TestContainerReaderMisuse(t *testing.T) {
 		t.Errorf("read %d records from 4 goroutines, want 500", read)
 	}
 }
+
+// TestContainerResync damages one datum: Resync skips the rest of its
+// block and counts those records, and the records read and skipped add up.
+func TestContainerResync(t *testing.T) {
+	msgs := sampleFoos(400)
+	data := containerBytes(t, CompressionNull, 2048, msgs)
+	or, err := ocf.NewReader(bytes.NewReader(data), ocf.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []ocf.Block
+	for {
+		b, err := or.NextRaw()
+		if err != nil {
+			break
+		}
+		b.Data = nil
+		blocks = append(blocks, b)
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("%d blocks", len(blocks))
+	}
+	bad := bytes.Clone(data)
+	b1 := blocks[1]
+	// The end of the block's data: a varint that never ends in the middle.
+	mid := b1.Offset + 4 + b1.Size/2
+	for i := mid; i < mid+12; i++ {
+		bad[i] = 0xff
+	}
+	r, err := NewContainerReader(bytes.NewReader(bad), ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read, skipped int64
+	var skippedBytes bytes.Buffer
+	for {
+		_, err := r.ReadWire(nil)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var re *RecordError
+			if !errors.As(err, &re) {
+				t.Fatalf("not a record error: %v", err)
+			}
+			sk, err := r.Resync(&skippedBytes)
+			if err != nil || sk.Blocks != 0 || sk.Records < 1 || sk.Bytes != int64(skippedBytes.Len()) {
+				t.Fatalf("Resync: %+v, %v", sk, err)
+			}
+			skipped += sk.Records
+			continue
+		}
+		read++
+	}
+	if read+skipped != 400 || skipped > blocks[1].Count || r.Records() != 400 {
+		t.Errorf("read %d, skipped %d (block 1 has %d), Records %d", read, skipped, blocks[1].Count, r.Records())
+	}
+	if sk, err := r.Resync(nil); err != io.EOF || sk != (Skipped{}) {
+		t.Errorf("Resync at the end: %+v, %v", sk, err)
+	}
+}
