@@ -371,8 +371,20 @@ func (c *comparer) wellKnownAsJSON(path string, md protoreflect.MessageDescripto
 		c.fail(path, "%s read as %s, not text", md.FullName(), arr.DataType())
 		return
 	}
+	// The text is protojson's (JSON field names); read it back as md and
+	// render it as the source was rendered (proto field names).
+	m := dynamicpb.NewMessage(md)
+	if err := protojson.Unmarshal([]byte(s), m); err != nil {
+		c.fail(path, "carried JSON %q does not read as %s: %v", s, md.FullName(), err)
+		return
+	}
+	text, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+	if err != nil {
+		c.fail(path, "%v", err)
+		return
+	}
 	var got any
-	if err := decodeJSON([]byte(s), &got); err != nil {
+	if err := decodeJSON(text, &got); err != nil {
 		c.fail(path, "carried JSON %q: %v", s, err)
 		return
 	}

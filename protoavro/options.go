@@ -201,8 +201,8 @@ const MaxRecursionDepth = 32
 
 // EngineReady returns the mapping options whose schemas the mainstream
 // engines load — BigQuery, Spark (spark-avro), Hive, Parquet converters and
-// Apache Arrow: finite schemas (recursive types spelled out 3 levels deep,
-// deeper subtrees as JSON text), nullable unions only of the form
+// Apache Arrow: finite schemas (the first record of each recursive type
+// spelled out, deeper subtrees as JSON text), nullable unions only of the form
 // ["null", T], timestamp-micros, uint64 as decimal(20,0), maps with
 // non-string keys as arrays of key/value records, and Struct, Value,
 // ListValue and Any as JSON. docs/mapping.md says what each engine makes of
@@ -211,8 +211,8 @@ func EngineReady() Options {
 	return Options{
 		Timestamps:       TimestampMicros,
 		Uint64:           Uint64AsDecimal,
-		MapKeys:          MapAsEntryArray,
-		RecursionDepth:   3,
+		MapKeys:          MapKeysAsText,
+		RecursionDepth:   1,
 		RecursionCarrier: CarrierJSON,
 		DynamicAsJSON:    true,
 	}

@@ -46,6 +46,9 @@ type structField struct {
 	wrapRep goRepr       // gOneof: representation of the wrapper's value field
 	sub     *structPlan  // message values
 	wk      [2]int       // Timestamp: struct indexes of seconds and nanos; wrappers: of value
+	// val is the plan of the values: the field's own, or for maps read as
+	// entry arrays the entry's value.
+	val *valuePlan
 }
 
 // structKey identifies a struct plan: a Go type read by one message plan
@@ -192,18 +195,23 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 				sfd.repr = gValue
 			}
 		}
-		if (f.val.kind == vTimestamp || f.val.kind == vWrapper) && (sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg) {
+		sfd.val = &f.val
+		if f.mode == modeEntries {
+			sfd.val = &f.entry.fields[1].val
+		}
+		msgRepr := sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg || (sfd.repr == gReflect && fd.MapValue().Message() != nil)
+		if (sfd.val.kind == vTimestamp || sfd.val.kind == vWrapper) && msgRepr {
 			wt := reflect.TypeOf(messageTypeOf(fd, mt, sfd).Zero().Interface()).Elem()
 			idx := tagIndexes(wt)
 			i1, ok1 := idx[1]
 			i2, ok2 := idx[2]
-			if !ok1 || (f.val.kind == vTimestamp && !ok2) {
+			if !ok1 || (sfd.val.kind == vTimestamp && !ok2) {
 				return fail()
 			}
 			sfd.wk = [2]int{i1, i2}
 		}
-		if f.val.kind == vMessage && (sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg) {
-			sub, ok := buildStructPlan(sp, f.val.msg, messageTypeOf(fd, mt, sfd), fd.Message())
+		if sfd.val.kind == vMessage && msgRepr {
+			sub, ok := buildStructPlan(sp, sfd.val.msg, messageTypeOf(fd, mt, sfd), sfd.val.msg.desc)
 			if !ok {
 				return fail()
 			}
@@ -251,6 +259,9 @@ func tagIndexes(t reflect.Type) map[protowire.Number]int {
 // messageTypeOf returns the message type of a message field of a generated message.
 func messageTypeOf(fd protoreflect.FieldDescriptor, parent protoreflect.MessageType, _ structField) protoreflect.MessageType {
 	m := parent.New()
+	if fd.IsMap() {
+		return m.NewField(fd).Map().NewValue().Message().Type()
+	}
 	if fd.IsList() {
 		return m.NewField(fd).List().NewElement().Message().Type()
 	}

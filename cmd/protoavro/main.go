@@ -75,6 +75,7 @@ var commands = []*command{
 	countCommand,
 	catCommand,
 	concatCommand,
+	kafkaCommand,
 	versionCommand,
 }
 

@@ -1,0 +1,37 @@
+// Package protoavrobeam converts protobuf data to Avro and back on Apache
+// Beam (the Go SDK), for batch jobs that outgrow one machine: the same
+// transforms run on the prism runner in-process and on Dataflow, Flink or
+// Spark.
+//
+// The message type travels to workers as a [Type]: the message's full name,
+// a serialized google.protobuf.FileDescriptorSet and the mapping options,
+// all plain fields of the DoFns. A worker rebuilds the descriptor and the
+// protoavro codec once per process (cached by the bytes of the Type), so
+// workers need no generated code.
+//
+// The transforms pass data in batches, not one element per record: a
+// [Records] is a run of length-delimited protobuf wire records and a
+// [Block] a run of Avro datums (the data of one container block). Beam's
+// cost per element (coding, the data channel, the shuffle) is then paid per
+// batch of about 256 KiB instead of per record.
+//
+//   - [ReadDelimited] and [ReadJSONLines] read files matching a glob (one
+//     file per worker at a time, the files spread over workers by a
+//     reshuffle) into Records;
+//   - [ToAvro] converts Records to Blocks with the cached codec;
+//   - [WriteAvro] writes Blocks to sharded container files
+//     prefix-SSSSS-of-NNNNN.avro, each complete and self-describing (the
+//     schema, the message type and its descriptors in the header), written
+//     under temporary names and renamed once by a finalizing step, so that
+//     a retried bundle leaves no duplicate and no partial shard;
+//   - [ReadAvro] reads container files with a splittable DoFn whose
+//     restriction is a byte range: a block belongs to the range holding its
+//     first byte, and a range is entered at the first sync marker in it, so
+//     one large file spreads over workers;
+//   - [Unbatch] and [WriteDelimited] turn records into single elements and
+//     write them as length-delimited files.
+//
+// [Convert] puts the first four together: delimited files in, sharded
+// container files out. The command protoavro-beam (beam/cmd/protoavro-beam)
+// runs it.
+package protoavrobeam

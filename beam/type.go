@@ -1,0 +1,150 @@
+package protoavrobeam
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/ocf"
+)
+
+// ErrType reports a Type that does not describe a message: no name, a
+// descriptor set that does not parse or link, a name it does not hold, or
+// mapping options that do not parse.
+var ErrType = errors.New("protoavrobeam: bad message type")
+
+// Type is a protobuf message type and its Avro mapping in a form that
+// travels inside a DoFn: plain strings and bytes, encoded with the DoFn.
+// A worker rebuilds the descriptor from it once per process.
+type Type struct {
+	// Message is the full name of the message, e.g. "protoavro.avro2147.Foo".
+	Message string `json:"message"`
+	// Descriptors is a serialized google.protobuf.FileDescriptorSet holding
+	// the message's file and all its dependencies.
+	Descriptors []byte `json:"descriptors"`
+	// Options are the mapping options, in the form of
+	// [protoavro.Options.String] ("profile=default timestamps=micros ...").
+	Options string `json:"options"`
+}
+
+// TypeOf returns the Type of md under the mapping options o. Its
+// descriptor set is the one protoavro embeds in container files.
+func TypeOf(md protoreflect.MessageDescriptor, o protoavro.Options) (Type, error) {
+	h, err := headerOf(md, o)
+	if err != nil {
+		return Type{}, err
+	}
+	meta := h.Metadata
+	return Type{
+		Message:     string(meta[protoavro.MetaMessage]),
+		Descriptors: meta[protoavro.MetaDescriptors],
+		Options:     string(meta[protoavro.MetaOptions]),
+	}, nil
+}
+
+// compiled is what a worker builds from a Type, once per process.
+type compiled struct {
+	md     protoreflect.MessageDescriptor
+	mt     protoreflect.MessageType
+	codec  *protoavro.Codec
+	schema []byte            // avro.schema of the container files
+	meta   map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
+}
+
+type compileEntry struct {
+	once sync.Once
+	c    *compiled
+	err  error
+}
+
+// compiledTypes caches compiled Types by the SHA-256 of their fields.
+var compiledTypes sync.Map // [sha256.Size]byte → *compileEntry
+
+// compile returns the process-wide compiled form of t.
+func (t Type) compile() (*compiled, error) {
+	h := sha256.New()
+	for _, f := range [][]byte{[]byte(t.Message), t.Descriptors, []byte(t.Options)} {
+		fmt.Fprintf(h, "%d:", len(f))
+		h.Write(f)
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	v, _ := compiledTypes.LoadOrStore(key, &compileEntry{})
+	e := v.(*compileEntry)
+	e.once.Do(func() { e.c, e.err = t.build() })
+	return e.c, e.err
+}
+
+func (t Type) build() (*compiled, error) {
+	if t.Message == "" {
+		return nil, fmt.Errorf("%w: no message name", ErrType)
+	}
+	o, err := protoavro.ParseOptions(t.Options)
+	if err != nil {
+		return nil, fmt.Errorf("%w: options %q: %w", ErrType, t.Options, err)
+	}
+	var set descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(t.Descriptors, &set); err != nil {
+		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, err)
+	}
+	files, err := protodesc.NewFiles(&set)
+	if err != nil {
+		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, err)
+	}
+	d, err := files.FindDescriptorByName(protoreflect.FullName(t.Message))
+	if err != nil {
+		return nil, fmt.Errorf("%w: message %s: %w", ErrType, t.Message, err)
+	}
+	md, ok := d.(protoreflect.MessageDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is not a message", ErrType, t.Message)
+	}
+	c := &compiled{md: md}
+	if c.codec, err = o.Codec(md); err != nil {
+		return nil, err
+	}
+	// The header of protoavro's own container files, so that the shards
+	// carry exactly what protoavro.NewContainerReader expects.
+	h, err := headerOf(md, o)
+	if err != nil {
+		return nil, err
+	}
+	c.schema = h.Schema
+	c.meta = map[string][]byte{}
+	for k, v := range h.Metadata {
+		if k != ocf.MetaSchema && k != ocf.MetaCodec {
+			c.meta[k] = v
+		}
+	}
+	c.mt = dynamicpb.NewMessageType(md)
+	return c, nil
+}
+
+// headerOf returns the header protoavro's container writer writes for md
+// under o: the writer schema and the protoavro.* metadata (message name,
+// descriptor set, options). The library has no call that builds it without
+// writing a file, so it writes an empty one in memory.
+func headerOf(md protoreflect.MessageDescriptor, o protoavro.Options) (*ocf.Header, error) {
+	var buf bytes.Buffer
+	cw, err := protoavro.NewContainerWriter(&buf, md, protoavro.ContainerOptions{Options: o, Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	if err := cw.Close(); err != nil {
+		return nil, err
+	}
+	or, err := ocf.NewReader(&buf, ocf.ReaderOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("protoavrobeam: read back the header: %w", err)
+	}
+	return or.Header(), nil
+}
