@@ -53,7 +53,15 @@ func checkHexIDs(m protoreflect.Message, ids []protoreflect.FieldDescriptor) err
 	var err error
 	var walk func(m protoreflect.Message, path string)
 	walk = func(m protoreflect.Message, path string) {
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		// Fields in declaration order (Range's order is not defined), so
+		// the first bad ID reported is always the same.
+		fields := m.Descriptor().Fields()
+		for i := 0; i < fields.Len() && err == nil; i++ {
+			fd := fields.Get(i)
+			if !m.Has(fd) {
+				continue
+			}
+			v := m.Get(fd)
 			p := path + string(fd.Name())
 			switch {
 			case fd.IsList() && fd.Message() != nil:
@@ -73,8 +81,7 @@ func checkHexIDs(m protoreflect.Message, ids []protoreflect.FieldDescriptor) err
 					err = fmt.Errorf("field %s holds %d bytes, not %d: hex digits read as base64 (%s)", p, len(v.Bytes()), idSize(fd), otlpHint)
 				}
 			}
-			return err == nil
-		})
+		}
 	}
 	walk(m, "")
 	return err
