@@ -38,8 +38,11 @@ const defaultMaxBlockSize = 64 << 20
 // ContainerReader reads an Avro Object Container File into protobuf
 // messages, block by block in constant memory. Data written with another
 // schema than the message's (an older or newer version, or a file written
-// by another program) is resolved by Avro's rules.
+// by another program) is resolved by Avro's rules. Its methods must be
+// called from one goroutine at a time: a read while another runs returns
+// [ErrConcurrentUse] and reads nothing.
 type ContainerReader struct {
+	guard  callGuard
 	or     *ocf.Reader
 	meta   map[string][]byte
 	writer *Schema
@@ -100,6 +103,9 @@ var ErrNotContainer = ocf.ErrNotContainer
 
 // NewContainerReader reads the header of a container file.
 func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%w: nil io.Reader", ErrInvalidOptions)
+	}
 	limit := opts.MaxBlockSize
 	if limit <= 0 {
 		limit = defaultMaxBlockSize
@@ -115,6 +121,9 @@ func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, erro
 // header or has read, before any of its blocks; or's limits apply instead
 // of opts.MaxBlockSize. It serves callers that look at the header first.
 func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReader, error) {
+	if or == nil {
+		return nil, fmt.Errorf("%w: nil *ocf.Reader", ErrInvalidOptions)
+	}
 	h := or.Header()
 	cr := &ContainerReader{or: or, meta: h.Metadata}
 	hdrErr := func(err error) error { return &ContainerError{Block: -1, Offset: 0, Err: err} }
@@ -220,6 +229,27 @@ func (cr *ContainerReader) Offset() int64 { return cr.or.Offset() }
 // ReadWire reads the next record as protobuf wire bytes appended to dst. It
 // returns io.EOF after the last record.
 func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
+	if err := cr.enter(); err != nil {
+		return dst, err
+	}
+	defer cr.leave()
+	return cr.readWire(dst)
+}
+
+// enter starts a read: it fails with [ErrConcurrentUse] while another
+// runs. A read that starts must be ended with leave.
+func (cr *ContainerReader) enter() error {
+	if cr == nil {
+		return fmt.Errorf("%w: nil *ContainerReader", ErrInvalidOptions)
+	}
+	return cr.guard.enter()
+}
+
+// leave ends a read begun by enter.
+func (cr *ContainerReader) leave() { cr.guard.leave() }
+
+// readWire is ReadWire, within a read.
+func (cr *ContainerReader) readWire(dst []byte) ([]byte, error) {
 	if cr.err != nil {
 		return dst, cr.err
 	}
@@ -262,17 +292,99 @@ func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
 // reader's message type. It returns io.EOF after the last record. A message
 // of another type is an error that leaves the record to the next call.
 func (cr *ContainerReader) Read(m proto.Message) error {
+	if err := cr.enter(); err != nil {
+		return err
+	}
+	defer cr.leave()
 	if err := cr.codec.check(m); err != nil {
 		return err
 	}
 	var err error
-	if cr.wire, err = cr.ReadWire(cr.wire[:0]); err != nil {
+	if cr.wire, err = cr.readWire(cr.wire[:0]); err != nil {
 		return err
 	}
 	if err := (proto.UnmarshalOptions{}).Unmarshal(cr.wire, m); err != nil {
 		return &RecordError{Index: cr.index - 1, Offset: -1, Err: err}
 	}
 	return nil
+}
+
+// Skipped is what [ContainerReader.Resync] skipped.
+type Skipped struct {
+	// Records is the number of records skipped in a block that was read:
+	// a record that did not decode and the rest of its block, or a block
+	// whose record count does not fit its data. Records of blocks that
+	// could not be read (damaged framing, data that does not decompress)
+	// are not known and not counted.
+	Records int64
+	// Blocks is the number of damaged blocks: 1, or 0 after a record error.
+	Blocks int64
+	// Bytes is the number of bytes skipped.
+	Bytes int64
+}
+
+// Resync recovers from the error of the last ReadWire or Read, to salvage
+// a damaged file: after a record that does not decode it skips the rest of
+// the record's block (the records after it cannot be found); after a
+// damaged block it skips to the next sync marker (see [ocf.Reader.Resync]).
+// The next read continues after what was skipped; Records counts the
+// skipped records as read. The skipped bytes are copied to w when it is
+// not nil. Without an error to recover from it does nothing. It returns
+// io.EOF when the file ends in the damage, and the error again when it
+// cannot be skipped: a message of the wrong type, or a failure of w.
+func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
+	if err := cr.enter(); err != nil {
+		return Skipped{}, err
+	}
+	defer cr.leave()
+	emit := func(p []byte) error {
+		if w == nil || len(p) == 0 {
+			return nil
+		}
+		_, err := w.Write(p)
+		return err
+	}
+	var re *RecordError
+	var ce *ContainerError
+	switch {
+	case cr.err == nil:
+		return Skipped{}, nil
+	case cr.err == io.EOF:
+		return Skipped{}, io.EOF
+	case errors.As(cr.err, &re):
+		// A record of the current block did not decode: drop the rest.
+		data := cr.block.Data
+		start := min(cr.pos, len(data))
+		if n := len(re.Record); n > 0 && start >= n {
+			start -= n // where the bad record began
+		}
+		sk := Skipped{Records: cr.left, Bytes: int64(len(data) - start)}
+		cr.index += cr.left
+		cr.left, cr.pos, cr.err = 0, len(data), nil
+		return sk, emit(data[start:])
+	case errors.As(cr.err, &ce) && ce.Block >= 0 && cr.left > 0:
+		// The block's record count does not fit its data.
+		data := cr.block.Data
+		sk := Skipped{Records: cr.left, Blocks: 1, Bytes: int64(len(data))}
+		cr.index += cr.left
+		cr.left, cr.pos, cr.err = 0, len(data), nil
+		return sk, emit(data)
+	case errors.As(cr.err, &ce) && ce.Block >= 0 && cr.left == 0 && cr.pos < len(cr.block.Data) && cr.block.Index == ce.Block && cr.pos > 0:
+		// Bytes left after the block's records.
+		rest := cr.block.Data[cr.pos:]
+		cr.pos, cr.err = len(cr.block.Data), nil
+		return Skipped{Bytes: int64(len(rest))}, emit(rest)
+	}
+	n, err := cr.or.Resync(w)
+	if err != nil {
+		if err == io.EOF {
+			cr.err = io.EOF
+			return Skipped{Blocks: 1, Bytes: n}, io.EOF
+		}
+		return Skipped{Blocks: 1, Bytes: n}, cr.err
+	}
+	cr.err = nil
+	return Skipped{Blocks: 1, Bytes: n}, nil
 }
 
 // NewMessage returns a new empty message of the reader's message type.

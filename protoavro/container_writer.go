@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/protoavro/protoavro/internal/pool"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -45,6 +47,10 @@ type ContainerOptions struct {
 	// Metadata is user metadata; keys must not start with "avro." or
 	// "protoavro.".
 	Metadata map[string][]byte
+	// Descriptors selects the protobuf descriptors embedded as
+	// MetaDescriptors; the zero value, [DescriptorsStripped], embeds every
+	// file the message's file imports, transitively, without source info.
+	Descriptors DescriptorMode
 	// OnBadRecord, when set, is called for each record that cannot be
 	// converted, from the goroutine that calls the writer's methods: for
 	// Write at once, for WriteWire when the record's block is written (in
@@ -53,6 +59,65 @@ type ContainerOptions struct {
 	// writer with a *RecordError.
 	OnBadRecord func(e *RecordError) error
 }
+
+// DescriptorMode selects the descriptors a [ContainerWriter] embeds in
+// the file (MetaDescriptors), which let readers decode the file without
+// the .proto files. Source info (comments and source positions) can be most
+// of a header's size and is only kept by [DescriptorsFull].
+type DescriptorMode int
+
+const (
+	// DescriptorsStripped embeds the message's file and every file it
+	// imports, transitively, without source info. The default.
+	DescriptorsStripped DescriptorMode = iota
+	// DescriptorsFull embeds the message's file and every file it imports,
+	// transitively, with source info.
+	DescriptorsFull
+	// DescriptorsMinimal embeds only what the message needs: the messages
+	// and enums it reaches through its fields (with the messages that
+	// enclose them, as empty shells), in the files that declare them,
+	// without source info, services, extensions or unused imports.
+	DescriptorsMinimal
+	// DescriptorsNone embeds no descriptors (nor MetaMessage): readers must
+	// be given the message type.
+	DescriptorsNone
+)
+
+// String returns "stripped", "full", "minimal" or "none".
+func (m DescriptorMode) String() string {
+	switch m {
+	case DescriptorsStripped:
+		return "stripped"
+	case DescriptorsFull:
+		return "full"
+	case DescriptorsMinimal:
+		return "minimal"
+	case DescriptorsNone:
+		return "none"
+	}
+	return fmt.Sprintf("DescriptorMode(%d)", int(m))
+}
+
+// ParseDescriptorMode reads the names [DescriptorMode.String] returns.
+func ParseDescriptorMode(s string) (DescriptorMode, error) {
+	for m := DescriptorsStripped; m <= DescriptorsNone; m++ {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown descriptor mode %q (want stripped, full, minimal or none)", ErrInvalidOptions, s)
+}
+
+// Errors of container writers and readers used against their contract.
+var (
+	// ErrClosed reports a call on a closed [ContainerWriter].
+	ErrClosed = errors.New("protoavro: container writer closed")
+	// ErrConcurrentUse reports a call on a [ContainerWriter] or
+	// [ContainerReader] while another call on it, from another goroutine
+	// (or from its OnBadRecord callback), is running. The calls must come
+	// from one goroutine at a time.
+	ErrConcurrentUse = errors.New("protoavro: container writer or reader used from several goroutines at once")
+)
 
 // RecordError is a conversion error of one record of a stream.
 type RecordError struct {
@@ -106,8 +171,11 @@ const defaultBlockSize = 256 << 10
 // ContainerWriter writes an Avro Object Container File of one protobuf
 // message type, block by block. Conversion and compression run on worker
 // goroutines; blocks are written in order. Its methods must be called from
-// one goroutine.
+// one goroutine at a time: a call while another runs returns
+// [ErrConcurrentUse] and changes nothing; Records, Blocks and BytesWritten
+// may be called from any goroutine.
 type ContainerWriter struct {
+	guard  callGuard
 	ow     *ocf.Writer
 	codec  *Codec
 	opts   ContainerOptions
@@ -117,6 +185,8 @@ type ContainerWriter struct {
 	next   int64 // index of the next record
 	err    error
 	closed bool
+	// Counters of what was written, for any goroutine.
+	records, blocks, written atomic.Int64
 }
 
 // wblock is one block in flight.
@@ -142,6 +212,15 @@ type wrec struct {
 // NewContainerWriter writes the header of a container file for messages of
 // md to w and returns the writer.
 func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts ContainerOptions) (*ContainerWriter, error) {
+	if w == nil {
+		return nil, fmt.Errorf("%w: nil io.Writer", ErrInvalidOptions)
+	}
+	if md == nil {
+		return nil, fmt.Errorf("%w: nil message descriptor", ErrInvalidOptions)
+	}
+	if opts.Descriptors < DescriptorsStripped || opts.Descriptors > DescriptorsNone {
+		return nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.Descriptors)
+	}
 	codec, err := opts.Options.Codec(md)
 	if err != nil {
 		return nil, err
@@ -169,9 +248,11 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if err != nil {
 		return nil, err
 	}
-	meta[MetaMessage] = []byte(md.FullName())
-	if meta[MetaDescriptors], err = fileDescriptorSet(md.ParentFile()); err != nil {
-		return nil, err
+	if opts.Descriptors != DescriptorsNone {
+		meta[MetaMessage] = []byte(md.FullName())
+		if meta[MetaDescriptors], err = descriptorSet(md, opts.Descriptors); err != nil {
+			return nil, err
+		}
 	}
 	meta[MetaOptions] = []byte(opts.Options.String())
 	ow, err := ocf.NewWriter(w, ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta})
@@ -179,6 +260,7 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 		return nil, fmt.Errorf("protoavro: write container: %w", err)
 	}
 	cw := &ContainerWriter{ow: ow, codec: codec, opts: opts}
+	cw.count()
 	cw.pool = pool.New(opts.Workers, func(b *wblock) *wblock {
 		cw.process(b)
 		return b
@@ -186,30 +268,218 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	return cw, nil
 }
 
-// fileDescriptorSet serializes fd and all its dependencies, dependencies first.
-func fileDescriptorSet(fd protoreflect.FileDescriptor) ([]byte, error) {
+// descriptorSet serializes the descriptors of md that mode selects as a
+// FileDescriptorSet, dependencies first.
+func descriptorSet(md protoreflect.MessageDescriptor, mode DescriptorMode) ([]byte, error) {
 	var set descriptorpb.FileDescriptorSet
-	seen := map[string]bool{}
-	var add func(f protoreflect.FileDescriptor)
-	add = func(f protoreflect.FileDescriptor) {
-		if seen[f.Path()] {
-			return
+	if mode == DescriptorsMinimal {
+		set.File = minimalFiles(md)
+	} else {
+		seen := map[string]bool{}
+		var add func(f protoreflect.FileDescriptor)
+		add = func(f protoreflect.FileDescriptor) {
+			if seen[f.Path()] {
+				return
+			}
+			seen[f.Path()] = true
+			imps := f.Imports()
+			for i := range imps.Len() {
+				add(imps.Get(i).FileDescriptor)
+			}
+			fdp := protodesc.ToFileDescriptorProto(f)
+			if mode != DescriptorsFull {
+				fdp.SourceCodeInfo = nil
+			}
+			set.File = append(set.File, fdp)
 		}
-		seen[f.Path()] = true
-		imps := f.Imports()
-		for i := range imps.Len() {
-			add(imps.Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+		add(md.ParentFile())
 	}
-	add(fd)
 	return proto.MarshalOptions{Deterministic: true}.Marshal(&set)
 }
 
-// Write converts m and adds it to the current block.
+// minimalFiles returns the files of [DescriptorsMinimal] for md,
+// dependencies first: each file that declares a type md reaches, cut down
+// to those types.
+func minimalFiles(md protoreflect.MessageDescriptor) []*descriptorpb.FileDescriptorProto {
+	// Every message and enum md reaches through its fields.
+	reached := map[protoreflect.FullName]bool{}
+	decls := map[protoreflect.FullName]protoreflect.Descriptor{}
+	var visit func(d protoreflect.Descriptor)
+	visit = func(d protoreflect.Descriptor) {
+		if reached[d.FullName()] {
+			return
+		}
+		reached[d.FullName()] = true
+		decls[d.FullName()] = d
+		m, ok := d.(protoreflect.MessageDescriptor)
+		if !ok {
+			return
+		}
+		fields := m.Fields()
+		for i := range fields.Len() {
+			f := fields.Get(i)
+			if f.Message() != nil {
+				visit(f.Message())
+			} else if f.Enum() != nil {
+				visit(f.Enum())
+			}
+		}
+	}
+	visit(md)
+	// The enclosing messages of reached types are kept as shells.
+	enclosing := map[protoreflect.FullName]bool{}
+	files := map[string]protoreflect.FileDescriptor{}
+	for _, d := range decls {
+		files[d.ParentFile().Path()] = d.ParentFile()
+		for p := d.Parent(); p != nil; p = p.Parent() {
+			if _, ok := p.(protoreflect.MessageDescriptor); ok {
+				enclosing[p.FullName()] = true
+			}
+		}
+	}
+	var out []*descriptorpb.FileDescriptorProto
+	done := map[string]bool{}
+	var emit func(f protoreflect.FileDescriptor)
+	emit = func(f protoreflect.FileDescriptor) {
+		if done[f.Path()] {
+			return
+		}
+		done[f.Path()] = true
+		fdp := protodesc.ToFileDescriptorProto(f)
+		fdp.SourceCodeInfo, fdp.Service, fdp.Extension = nil, nil, nil
+		fdp.PublicDependency, fdp.WeakDependency = nil, nil
+		fdp.MessageType = pruneMessages(fdp.MessageType, f.Messages(), reached, enclosing)
+		fdp.EnumType = pruneEnums(fdp.EnumType, f.Enums(), reached)
+		// The imports are the files that declare the types kept here.
+		var deps []string
+		imps := f.Imports()
+		for i := range imps.Len() {
+			if imp := imps.Get(i).FileDescriptor; files[imp.Path()] != nil && usesFile(f, imp, reached) {
+				emit(imp)
+				deps = append(deps, imp.Path())
+			}
+		}
+		fdp.Dependency = deps
+		out = append(out, fdp)
+	}
+	// Files in a stable order: the message's file last, after what it needs.
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		if p != md.ParentFile().Path() {
+			emit(files[p])
+		}
+	}
+	emit(md.ParentFile())
+	return out
+}
+
+// usesFile reports whether a kept message of f has a field of a type
+// declared in imp.
+func usesFile(f, imp protoreflect.FileDescriptor, reached map[protoreflect.FullName]bool) bool {
+	var uses func(ms protoreflect.MessageDescriptors) bool
+	uses = func(ms protoreflect.MessageDescriptors) bool {
+		for i := range ms.Len() {
+			m := ms.Get(i)
+			if reached[m.FullName()] {
+				fields := m.Fields()
+				for j := range fields.Len() {
+					fd := fields.Get(j)
+					var t protoreflect.Descriptor
+					if fd.Message() != nil {
+						t = fd.Message()
+					} else if fd.Enum() != nil {
+						t = fd.Enum()
+					}
+					if t != nil && t.ParentFile().Path() == imp.Path() {
+						return true
+					}
+				}
+			}
+			if uses(m.Messages()) {
+				return true
+			}
+		}
+		return false
+	}
+	return uses(f.Messages())
+}
+
+// pruneMessages keeps the messages of ps (described by ds) that were
+// reached, whole, and those that enclose a reached type, as shells.
+func pruneMessages(ps []*descriptorpb.DescriptorProto, ds protoreflect.MessageDescriptors, reached, enclosing map[protoreflect.FullName]bool) []*descriptorpb.DescriptorProto {
+	var out []*descriptorpb.DescriptorProto
+	for i, p := range ps {
+		d := ds.Get(i)
+		switch {
+		case reached[d.FullName()]:
+			p.Extension = nil
+		case enclosing[d.FullName()]:
+			p.Field, p.OneofDecl, p.Extension, p.ExtensionRange = nil, nil, nil, nil
+			p.ReservedRange, p.ReservedName = nil, nil
+		default:
+			continue
+		}
+		p.NestedType = pruneMessages(p.NestedType, d.Messages(), reached, enclosing)
+		p.EnumType = pruneEnums(p.EnumType, d.Enums(), reached)
+		out = append(out, p)
+	}
+	return out
+}
+
+// pruneEnums keeps the enums of ps (described by ds) that were reached.
+func pruneEnums(ps []*descriptorpb.EnumDescriptorProto, ds protoreflect.EnumDescriptors, reached map[protoreflect.FullName]bool) []*descriptorpb.EnumDescriptorProto {
+	var out []*descriptorpb.EnumDescriptorProto
+	for i, p := range ps {
+		if reached[ds.Get(i).FullName()] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// enter starts a method call: it fails with [ErrConcurrentUse] while
+// another call runs. A call that succeeds must be ended with leave.
+func (cw *ContainerWriter) enter() error {
+	if cw == nil {
+		return fmt.Errorf("%w: nil *ContainerWriter", ErrInvalidOptions)
+	}
+	return cw.guard.enter()
+}
+
+// leave ends a method call begun by enter.
+func (cw *ContainerWriter) leave() { cw.guard.leave() }
+
+// callGuard refuses a method call while another runs, for the writers
+// and readers that are used from one goroutine at a time.
+type callGuard struct{ busy atomic.Bool }
+
+// enter starts a call, or returns [ErrConcurrentUse].
+func (g *callGuard) enter() error {
+	if !g.busy.CompareAndSwap(false, true) {
+		return ErrConcurrentUse
+	}
+	return nil
+}
+
+// leave ends a call.
+func (g *callGuard) leave() { g.busy.Store(false) }
+
+// Write converts m and adds it to the current block. A nil message is an
+// error.
 func (cw *ContainerWriter) Write(m proto.Message) error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	defer cw.leave()
 	if err := cw.ready(); err != nil {
 		return err
+	}
+	if m == nil {
+		return fmt.Errorf("%w: nil message", ErrWrongType)
 	}
 	b := cw.block()
 	n := len(b.avro)
@@ -241,6 +511,10 @@ func (cw *ContainerWriter) WriteWire(wire []byte) error {
 // WriteWireAt is WriteWire with the byte offset of the record in the
 // caller's input, which errors report.
 func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	defer cw.leave()
 	if err := cw.ready(); err != nil {
 		return err
 	}
@@ -255,7 +529,7 @@ func (cw *ContainerWriter) ready() error {
 		return cw.err
 	}
 	if cw.closed {
-		return errors.New("protoavro: write to a closed container writer")
+		return ErrClosed
 	}
 	return nil
 }
@@ -314,11 +588,20 @@ func (cw *ContainerWriter) writeBlock(b *wblock) error {
 	if count == 0 {
 		return nil
 	}
-	if err := cw.ow.WriteRawBlock(int64(count), b.out); err != nil {
+	err := cw.ow.WriteRawBlock(int64(count), b.out)
+	cw.count()
+	if err != nil {
 		cw.err = fmt.Errorf("protoavro: write container: %w", err)
 		return cw.err
 	}
 	return nil
+}
+
+// count publishes the counters of the ocf writer.
+func (cw *ContainerWriter) count() {
+	cw.records.Store(cw.ow.Records())
+	cw.blocks.Store(cw.ow.Blocks())
+	cw.written.Store(cw.ow.BytesWritten())
 }
 
 // process converts and compresses a block, on a worker.
@@ -359,6 +642,15 @@ func (cw *ContainerWriter) process(b *wblock) {
 
 // Flush writes every record added so far as complete blocks.
 func (cw *ContainerWriter) Flush() error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	defer cw.leave()
+	return cw.flush()
+}
+
+// flush is Flush, within a method call.
+func (cw *ContainerWriter) flush() error {
 	if err := cw.ready(); err != nil {
 		return err
 	}
@@ -368,7 +660,9 @@ func (cw *ContainerWriter) Flush() error {
 	if err := cw.pool.Drain(cw.writeBlock); err != nil {
 		return err
 	}
-	if err := cw.ow.Flush(); err != nil {
+	err := cw.ow.Flush()
+	cw.count()
+	if err != nil {
 		cw.err = fmt.Errorf("protoavro: write container: %w", err)
 		return cw.err
 	}
@@ -377,12 +671,17 @@ func (cw *ContainerWriter) Flush() error {
 
 // Close flushes the writer and stops its workers. It does not close the
 // underlying io.Writer. After an error the file is incomplete: callers write
-// to a temporary file and rename it only when Close succeeds.
+// to a temporary file and rename it only when Close succeeds. Closing again
+// returns the first Close's result.
 func (cw *ContainerWriter) Close() error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	defer cw.leave()
 	if cw.closed {
 		return cw.err
 	}
-	err := cw.Flush()
+	err := cw.flush()
 	cw.closed = true
 	cw.pool.Close() // waits for blocks still in flight after an error
 	return err
@@ -393,10 +692,11 @@ func (cw *ContainerWriter) Codec() *Codec { return cw.codec }
 
 // Records returns the number of records written to the file so far
 // (records in blocks not yet written are not counted).
-func (cw *ContainerWriter) Records() int64 { return cw.ow.Records() }
+func (cw *ContainerWriter) Records() int64 { return cw.records.Load() }
 
 // Blocks returns the number of blocks written so far.
-func (cw *ContainerWriter) Blocks() int64 { return cw.ow.Blocks() }
+func (cw *ContainerWriter) Blocks() int64 { return cw.blocks.Load() }
 
-// BytesWritten returns the number of bytes written to the underlying writer.
-func (cw *ContainerWriter) BytesWritten() int64 { return cw.ow.BytesWritten() }
+// BytesWritten returns the number of bytes written to the underlying
+// writer: the header, and the blocks written so far.
+func (cw *ContainerWriter) BytesWritten() int64 { return cw.written.Load() }

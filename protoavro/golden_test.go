@@ -2,7 +2,6 @@ package protoavro
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"math/big"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bufbuild/protocompile"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testutil"
@@ -265,15 +263,7 @@ func hex16(v uint64) string {
 // TestDocsFromSourceInfo compiles kitchen.proto with source info: leading
 // comments become doc on records, enums and fields.
 func TestDocsFromSourceInfo(t *testing.T) {
-	c := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{"../testdata/proto"}}),
-		SourceInfoMode: protocompile.SourceInfoStandard,
-	}
-	files, err := c.Compile(context.Background(), "kitchen/kitchen.proto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := files[0].Messages().ByName("KitchenSink")
+	md := compiledKitchen(t).Messages().ByName("KitchenSink")
 	s, err := Options{Cache: NewCache()}.Schema(md)
 	if err != nil {
 		t.Fatal(err)

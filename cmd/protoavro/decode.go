@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,11 +28,17 @@ var decodeCommand = &command{
 }
 
 // decodeUsage is the help text of "protoavro decode".
-var decodeUsage = `Usage: protoavro decode [--in FILE|-] [--out FILE|-] [--format delimited|jsonl]
+var decodeUsage = `Usage: protoavro decode [--in FILE|-]... [FILE.avro...] [--out FILE|-]
+                       [--format delimited|jsonl]
                        [-I DIR]... [--descriptor-set FILE]... [-m NAME] [FILE.proto...]
-                       [--workers N] [--progress]
+                       [--workers N] [--progress] [--skip-bad [--rejects FILE]]
 
-Convert an Avro Object Container File to a stream of protobuf messages.
+Convert Avro Object Container Files to a stream of protobuf messages.
+
+Inputs are the --in files and the arguments that do not end in .proto, in
+order; glob patterns (*, ?, [...]) are expanded; none, or "-", is standard
+input. Their records go to one output, in order. Input compressed with gzip
+or zstd is decompressed.
 
 Without type flags the records are read as the message type embedded in the
 file by "protoavro encode" (no .proto files needed). With -m (and .proto
@@ -45,13 +53,20 @@ Output formats:
              are marshalled deterministically. Default.
   jsonl      JSON Lines: one compact protobuf JSON (protojson) object per line.
 
+A damaged file stops the command at the first error. With --skip-bad the
+damage is skipped: after a record that does not decode, the rest of its
+block (its records cannot be told apart); after a damaged block, everything
+up to the next sync marker. What was skipped is counted in the summary.
+
 Flags:
-  --in FILE              Input file; "-" (the default) is standard input.
+  --in FILE              Input file or glob pattern; "-" is standard input.
+                         May repeat.
   --out FILE             Output file; "-" (the default) is standard output.
                          A file is written under a temporary name in the
                          same directory and renamed when the command
                          succeeds; on failure nothing is created and an
-                         existing file is left unchanged.
+                         existing file is left unchanged. A character
+                         device or a FIFO is written in place.
   --format FORMAT        Output format: delimited (default) or jsonl.
 ` + strings.Replace(typeFlagsUsage, "                         Required.\n",
 	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + `  --workers N            Goroutines that format records. Default:
@@ -60,11 +75,17 @@ Flags:
                          read, rate, and an ETA when the input is a regular
                          file). On by default when standard error is a
                          terminal; --progress=false turns it off.
+  --skip-bad             Skip bad records and damaged blocks instead of
+                         stopping.
+  --rejects FILE         With --skip-bad: write the skipped bytes to FILE as
+                         they were in the input (records that decode but are
+                         not valid protobuf: their protobuf wire bytes).
   -h, --help             Print this help.
 
 On success a one-line summary goes to standard error. Exit status is 0 on
-success, 1 for a damaged or unreadable container file, and 2 for a bad
-command line or input that cannot be loaded.
+success, 1 for a damaged or unreadable container file or an output that
+cannot be written, and 2 for a bad command line or input that cannot be
+loaded.
 `
 
 // runDecode implements "protoavro decode".
@@ -76,18 +97,31 @@ func runDecode(args []string, std stdio) error {
 		format  formatFlag
 		prog    progressFlag
 		workers = intFlag{n: runtime.GOMAXPROCS(0), min: 1}
+		inPaths stringList
 	)
 	fs.Var(&format, "format", "output format: delimited or jsonl")
 	fs.Var(&workers, "workers", "formatting goroutines")
 	fs.Var(&prog, "progress", "show progress")
-	inPath := fs.String("in", "-", "input file")
+	fs.Var(&inPaths, "in", "input file")
 	outPath := fs.String("out", "-", "output file")
+	skipBad := fs.Bool("skip-bad", false, "skip bad records and damaged blocks")
+	rejectsPath := fs.String("rejects", "", "file for the skipped bytes")
 	positional, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if err := checkPaths(*inPath, *outPath, ""); err != nil {
+	protos, extra := splitInputs(positional)
+	if *rejectsPath != "" && !*skipBad {
+		return usageErrorf("--rejects needs --skip-bad")
+	}
+	inputs, err := expandInputs(append(inPaths, extra...), "--in")
+	if err != nil {
 		return err
+	}
+	for _, in := range inputs {
+		if err := checkPaths(in, *outPath, *rejectsPath); err != nil {
+			return err
+		}
 	}
 	if format.f == formatDelimited {
 		if err := checkTerminal(*outPath, std, "protobuf"); err != nil {
@@ -95,79 +129,187 @@ func runDecode(args []string, std stdio) error {
 		}
 	}
 	ropts := protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache()}}
-	explicit := types.message != "" || len(positional) > 0 || len(types.descriptorSets) > 0 || len(types.importPaths) > 0
+	explicit := types.message != "" || len(protos) > 0 || len(types.descriptorSets) > 0 || len(types.importPaths) > 0
 	if explicit {
-		md, err := types.resolve(positional)
+		md, err := types.resolve(protos)
 		if err != nil {
 			return err
 		}
 		ropts.Message = dynamicpb.NewMessageType(md)
 	}
-	start := time.Now()
-	in, err := openInput(*inPath, "--in", std)
-	if err != nil {
-		return err
-	}
-	defer in.close()
 	// With an explicit type, the mapping options are still the file's.
 	ropts.FileOptions = true
-	cr, err := protoavro.NewContainerReader(in.r, ropts)
-	if err != nil {
-		return fmt.Errorf("%s: %w", in.name, stripPrefix(err))
+	start := time.Now()
+	d := &decoder{format: format.f, workers: workers.n, skip: *skipBad, std: std}
+	if *rejectsPath != "" {
+		if d.rejects, err = createOutput(*rejectsPath, "--rejects", std); err != nil {
+			return err
+		}
+		defer d.rejects.abort()
 	}
-	out, err := createOutput(*outPath, std)
+	out, err := createOutput(*outPath, "--out", std)
 	if err != nil {
 		return err
 	}
 	defer out.abort()
-	p := startProgress(std, prog, "decoding", in.size, start)
-	err = decodeRecords(cr, in.name, out, format.f, workers.n, p, std)
-	p.finish()
+	d.out = out
+	d.prog = startProgress(std, prog, "decoding", totalSize(inputs), start)
+	codecs := map[protoavro.Compression]bool{}
+	for _, path := range inputs {
+		var c protoavro.Compression
+		if c, err = d.decodeInput(path, ropts); err != nil {
+			break
+		}
+		codecs[c] = true
+	}
+	d.prog.finish()
 	if err != nil {
 		return err
+	}
+	if d.rejects != nil {
+		if err := d.rejects.commit(); err != nil {
+			return err
+		}
 	}
 	if err := out.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(std.err, "protoavro: decoded %s (%s in, %s out, %s, %s) in %s\n",
-		plural(cr.Records(), "record"), formatBytes(cr.Offset()), formatBytes(out.written()),
-		plural(cr.Blocks(), "block"), cr.Compression(), formatDuration(time.Since(start)))
-	return nil
+	names := make([]string, 0, len(codecs))
+	for c := range codecs {
+		names = append(names, string(c))
+	}
+	slices.Sort(names)
+	skipped := ""
+	if d.skip {
+		skipped = fmt.Sprintf("; %s, %s and %s skipped%s", plural(d.skippedRecords, "record"),
+			plural(d.skippedBlocks, "damaged block"), formatBytes(d.skippedBytes), skipNote(d.firstBad, *rejectsPath))
+	}
+	return summary(std, "protoavro: decoded %s (%s in, %s out, %s, %s) in %s%s\n",
+		plural(d.records, "record"), formatBytes(d.bytesIn), formatBytes(out.written()),
+		plural(d.blocks, "block"), strings.Join(names, ", "), formatDuration(time.Since(start)), skipped)
 }
 
-// decodeRecords reads every record of cr and writes it to out. Records are
-// read as wire bytes, which are those of deterministic proto.Marshal, and
-// written length-delimited as they are, or, on worker goroutines, parsed
-// and formatted as JSON.
-// Errors of the input start with its name.
-func decodeRecords(cr *protoavro.ContainerReader, name string, out *output, format recordFormat, workers int, p *progress, std stdio) error {
+// decoder is the state of one "protoavro decode" run.
+type decoder struct {
+	std     stdio
+	out     *output
+	format  recordFormat
+	workers int
+	prog    *progress
+	skip    bool
+	rejects *output // nil without --rejects
+	// Totals over the inputs.
+	records, blocks, bytesIn                    int64
+	skippedRecords, skippedBlocks, skippedBytes int64
+	// firstBad is the first error skipped.
+	firstBad error
+}
+
+// decodeInput decodes the container file at path.
+func (d *decoder) decodeInput(path string, ropts protoavro.ReaderOptions) (protoavro.Compression, error) {
+	in, err := openInput(path, "--in", d.std)
+	if err != nil {
+		return "", err
+	}
+	defer in.close()
+	cr, err := protoavro.NewContainerReader(in.r, ropts)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", in.name, stripPrefix(err))
+	}
+	base, records0 := d.bytesIn, d.records
+	err = d.decodeRecords(cr, in.name, func() {
+		d.prog.update(records0+cr.Records(), base+cr.Offset())
+	})
+	d.blocks += cr.Blocks()
+	d.bytesIn += cr.Offset()
+	return cr.Compression(), err
+}
+
+// rejectsWriter returns where skipped bytes go: the rejects, or nowhere.
+func (d *decoder) rejectsWriter() io.Writer {
+	if d.rejects == nil {
+		return nil
+	}
+	return d.rejects
+}
+
+// decodeRecords reads every record of cr and writes it to d.out. Records
+// are read as wire bytes, which are those of deterministic proto.Marshal,
+// and written length-delimited as they are, or, on worker goroutines,
+// parsed and formatted as JSON. Errors of the input start with its name.
+// With --skip-bad, damage is skipped with [protoavro.ContainerReader.Resync].
+func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, progress func()) error {
 	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage()} }
 	reset := func(b *decodeBatch) {
-		b.first, b.wire, b.ends, b.out, b.err = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil
+		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
 	}
 	add := func(b *decodeBatch) (int, int, error) {
-		var err error
-		if b.wire, err = cr.ReadWire(b.wire); err != nil {
+		for {
+			n := len(b.wire)
+			var err error
+			if b.wire, err = cr.ReadWire(b.wire); err == nil {
+				break
+			}
+			b.wire = b.wire[:n]
 			if err == io.EOF {
 				return 0, 0, err
 			}
-			return 0, 0, fmt.Errorf("%s: %w", name, stripPrefix(err))
+			err = fmt.Errorf("%s: %w", name, stripPrefix(err))
+			if !d.skip {
+				return 0, 0, err
+			}
+			sk, rerr := cr.Resync(d.rejectsWriter())
+			d.skippedRecords += sk.Records
+			d.skippedBlocks += sk.Blocks
+			d.skippedBytes += sk.Bytes
+			if d.firstBad == nil {
+				d.firstBad = err
+			}
+			if rerr == io.EOF {
+				return 0, 0, io.EOF
+			}
+			if rerr != nil {
+				return 0, 0, err
+			}
+			if len(b.ends) > 0 {
+				// Skipped records count as read: keep the indexes right.
+				b.skips = append(b.skips, skipMark{at: len(b.ends), n: sk.Records})
+			} else {
+				b.first = cr.Records()
+			}
 		}
 		b.ends = append(b.ends, len(b.wire))
-		p.update(cr.Records(), cr.Offset())
+		progress()
 		return len(b.ends), len(b.wire), nil
 	}
 	take := func(b *decodeBatch) error {
 		if b.err != nil {
 			return b.err
 		}
-		if _, err := out.Write(b.out); err != nil {
-			return fmt.Errorf("write output: %w", err)
+		for _, bad := range b.bad {
+			d.skippedRecords++
+			if d.firstBad == nil {
+				d.firstBad = bad.err
+			}
+			if d.rejects != nil {
+				if _, err := d.rejects.Write(bad.wire); err != nil {
+					return err
+				}
+			}
+		}
+		d.records += int64(len(b.ends) - len(b.bad))
+		if _, err := d.out.Write(b.out); err != nil {
+			return err
 		}
 		return nil
 	}
-	work := func(b *decodeBatch) { b.err = b.format(format) }
-	return runBatches(std.ctx.Done(), workers, work, fresh, reset, add, take)
+	work := func(b *decodeBatch) { b.err = b.format(d.format, d.skip, name) }
+	err := runBatches(d.std.ctx.Done(), d.workers, work, fresh, reset, add, take)
+	var we *writeError
+	if errors.As(err, &we) {
+		return we
+	}
+	return err
 }
 
 // decodeBatch is a run of records that a worker formats.
@@ -181,18 +323,47 @@ type decodeBatch struct {
 	out []byte
 	err error
 	m   proto.Message
+	// skips mark records skipped between the batch's records.
+	skips []skipMark
+	// bad are the records skipped because they are not valid protobuf.
+	bad []unformatted
+}
+
+// skipMark says that n records were skipped before record at of a batch.
+type skipMark struct {
+	at int
+	n  int64
+}
+
+// unformatted is a record that decoded but could not be formatted.
+type unformatted struct {
+	wire []byte
+	err  error
 }
 
 // format parses each record of b into b.m and appends it to b.out in the
-// output format. It runs on a worker goroutine.
-func (b *decodeBatch) format(format recordFormat) error {
+// output format; with skip, records that fail go to b.bad. It runs on a
+// worker goroutine.
+func (b *decodeBatch) format(format recordFormat, skip bool, name string) error {
 	start := 0
+	index, skips := b.first, b.skips
 	for i, end := range b.ends {
 		wire := b.wire[start:end]
 		start = end
-		if err := b.formatOne(format, wire); err != nil {
-			return fmt.Errorf("record %d: %w", b.first+int64(i), err)
+		for len(skips) > 0 && skips[0].at == i {
+			index += skips[0].n
+			skips = skips[1:]
 		}
+		n := len(b.out)
+		if err := b.formatOne(format, wire); err != nil {
+			err = fmt.Errorf("%s: record %d: %w", name, index, err)
+			if !skip {
+				return err
+			}
+			b.out = b.out[:n]
+			b.bad = append(b.bad, unformatted{wire: slices.Clone(wire), err: err})
+		}
+		index++
 	}
 	return nil
 }

@@ -41,21 +41,32 @@
 // The encode command converts a stream of protobuf messages of one type to
 // an Avro Object Container File:
 //
-//	protoavro encode [type flags] [--in FILE|-] [--out FILE|-] [--format delimited|jsonl]
+//	protoavro encode [type flags] [--in FILE|-]... [INPUT...] [--out FILE|-] [--format delimited|jsonl]
 //	    [--codec null|deflate|snappy|zstd] [--workers N] [--block-size BYTES]
-//	    [--profile default|java] [--progress] [--skip-bad [--rejects FILE]]
+//	    [--profile default|java] [--descriptors stripped|full|minimal|none]
+//	    [--shard-records N] [--shard-size BYTES] [--progress] [--skip-bad [--rejects FILE]]
 //
 // For example:
 //
 //	protoavro encode -I proto -m acme.v1.Order acme/v1/order.proto --in orders.bin --out orders.avro --codec zstd
 //
-// The input is length-delimited protobuf by default (each message preceded
-// by its size as a varint, as Go's protodelim and Java's writeDelimitedTo
-// write it), converted on --workers goroutines, or JSON Lines with
-// --format jsonl (one protojson object per line). Input and output default
-// to standard input and output. The file embeds the Avro schema, the
-// message's descriptors and the mapping options, so decode needs no .proto
-// files.
+// The inputs are the --in files and the arguments that do not end in
+// .proto (glob patterns expanded), read in order into one output; gzip and
+// zstd input is decompressed. Each input is length-delimited protobuf (each
+// message preceded by its size as a varint, as Go's protodelim and Java's
+// writeDelimitedTo write it), converted on --workers goroutines, or JSON
+// Lines (one protojson object per line): without --format the format is
+// told from the input's first bytes, and with a --format that the bytes
+// contradict, errors say so. Input and output default to standard input
+// and output. The file embeds the Avro schema, the message's descriptors
+// (by default without source info; --descriptors selects full, minimal or
+// none) and the mapping options, so decode needs no .proto files.
+// --shard-records and --shard-size split the output into complete
+// container files named after --out.
+//
+// For bytes fields named like OTLP's trace_id and span_id, a JSON line
+// whose IDs are hex (as OTLP/JSON writes them; protojson reads bytes as
+// base64) is an error that says so, rather than wrong bytes.
 //
 // A record that cannot be converted stops the command with an error naming
 // the record's index (from 0) and the byte offset where it starts in the
@@ -71,8 +82,8 @@
 // protobuf messages, length-delimited (marshalled deterministically) or, with
 // --format jsonl, JSON Lines:
 //
-//	protoavro decode [--in FILE|-] [--out FILE|-] [--format delimited|jsonl] [--workers N]
-//	    [--progress] [type flags]
+//	protoavro decode [--in FILE|-]... [FILE.avro...] [--out FILE|-] [--format delimited|jsonl]
+//	    [--workers N] [--progress] [--skip-bad [--rejects FILE]] [type flags]
 //
 // Without type flags the records are read as the type embedded in the file.
 // With them they are read into that type (for example a newer version of
@@ -82,14 +93,20 @@
 // gives back the same bytes (the Java profile, like Apache Avro Java, does
 // not keep field presence).
 //
+// With --skip-bad a damaged file is salvaged: after a record that does not
+// decode the rest of its block is skipped, after a damaged block everything
+// up to the next sync marker; the summary counts what was skipped and
+// --rejects FILE keeps the skipped bytes.
+//
 // # inspect
 //
-// The inspect command describes a container file: the message type, the
+// The inspect command describes container files: the message type, the
 // mapping options, the codec, the schema's CRC-64-AVRO and SHA-256
-// fingerprints, the number of blocks and records, the metadata keys with
-// their sizes, and the schema as indented JSON:
+// fingerprints, the number of blocks and records, and the metadata keys
+// with their sizes; --schema adds the schema, --json prints one JSON object
+// per file:
 //
-//	protoavro inspect FILE.avro
+//	protoavro inspect [--json] [--schema] FILE.avro...
 //
 // Files written by protoavro are decoded completely, so damage is found;
 // other container files are checked block by block.
@@ -135,14 +152,22 @@
 // does not match the schema, or files with different schemas exit with
 // status 1, the error naming the file, record index and byte offset.
 //
+// # version
+//
+// The version command (or --version) prints the module version and the VCS
+// revision the binary was built from, as go install recorded them.
+//
 // # Output files, progress and summary
 //
 // encode and decode write an output file (and a rejects file) under a
 // temporary name in the same directory (".NAME.tmp-XXXXXXXX") and rename it
 // into place only when the command succeeds: after an error or an interrupt
 // (SIGINT, SIGTERM) the temporary file is removed, no output file is
-// created, and an existing one is left unchanged. Binary output is not
-// written to a terminal.
+// created, and an existing one is left unchanged. A symbolic link is
+// followed (the link stays a link); a character device or a FIFO is
+// written in place. Binary output is not written to a terminal. A write
+// that fails (a closed pipe, a full disk), the summary's included, is an
+// error and exits with status 1.
 //
 // While they run, they show progress on standard error (records, bytes
 // read, rate, and the estimated time left when the input is a regular file)
@@ -159,7 +184,8 @@
 // example a message the profile cannot map, a malformed record, or a
 // damaged container file), and 2 for a bad command line or input that
 // cannot be loaded: an unknown flag, profile, codec or format, a missing -m,
-// a missing file, a .proto syntax error, or an unknown message name. On
+// a missing file, a .proto syntax error, or an unknown message name. A
+// flag that takes one value may be given once. On
 // failure it prints exactly one line, starting with "protoavro: ", on
 // standard error (after any progress lines forced with --progress).
 package main

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -31,21 +33,30 @@ var encodeCommand = &command{
 
 // encodeUsage is the help text of "protoavro encode".
 const encodeUsage = `Usage: protoavro encode [-I DIR]... [--descriptor-set FILE]... -m NAME [FILE.proto...]
-                       [--in FILE|-] [--out FILE|-] [--format delimited|jsonl]
-                       [--codec null|deflate|snappy|zstd] [--workers N]
-                       [--block-size BYTES] [--profile default|java]
+                       [--in FILE|-]... [INPUT...] [--out FILE|-]
+                       [--format delimited|jsonl] [--codec null|deflate|snappy|zstd]
+                       [--workers N] [--block-size BYTES] [--profile default|java]
+                       [--descriptors stripped|full|minimal|none]
+                       [--shard-records N] [--shard-size BYTES]
                        [--progress] [--skip-bad [--rejects FILE]]
 
 Convert a stream of protobuf messages of one type to an Avro Object
 Container File. The file embeds the Avro schema, the message's descriptors
 and the mapping options, so "protoavro decode" needs no .proto files.
 
+Inputs are the --in files and the arguments that do not end in .proto, in
+order; glob patterns (*, ?, [...]) are expanded; none, or "-", is standard
+input. Their records go to one output, in order. Input compressed with gzip
+or zstd is decompressed (told by its first bytes).
+
 Input formats:
   delimited  Length-delimited protobuf: each message preceded by its size as
              a varint (Go's protodelim, Java's writeDelimitedTo). Messages
-             are converted on --workers goroutines. Default.
+             are converted on --workers goroutines.
   jsonl      JSON Lines: one protobuf JSON (protojson) object per line.
              Blank lines are skipped.
+Without --format each input's format is told from its first bytes: text
+starting with "{" is JSON Lines, anything else length-delimited.
 
 A record that cannot be converted stops the command with an error naming
 its index (from 0) and the byte offset where it starts in the input; no
@@ -55,13 +66,18 @@ format. A broken length prefix or a truncated record always stops the
 command: the records after it cannot be found.
 
 Flags:
-` + typeFlagsUsage + `  --in FILE              Input file; "-" (the default) is standard input.
+` + typeFlagsUsage + `  --in FILE              Input file or glob pattern; "-" is standard input.
+                         May repeat.
   --out FILE             Output file; "-" (the default) is standard output.
                          A file is written under a temporary name in the
                          same directory and renamed when the command
                          succeeds; on failure nothing is created and an
-                         existing file is left unchanged.
-  --format FORMAT        Input format: delimited (default) or jsonl.
+                         existing file is left unchanged. A symbolic link
+                         keeps pointing to the new file; a character device
+                         or a FIFO (/dev/null, a named pipe) is written in
+                         place.
+  --format FORMAT        Input format: delimited or jsonl. Default: told
+                         from each input's first bytes.
   --codec CODEC          Block compression: null (default), deflate, snappy
                          or zstd.
   --workers N            Goroutines that convert and compress blocks.
@@ -70,6 +86,19 @@ Flags:
                          262144, 256K or 1M; at most 64M. Default 256K.
   --profile NAME         Mapping profile: "default" or "java". Default
                          "default".
+  --descriptors MODE     Protobuf descriptors embedded in the file, which let
+                         decode work without .proto files: stripped (the
+                         default: the message's file and all its imports,
+                         without comments), full (with comments), minimal
+                         (only the types the message uses) or none (decode
+                         then needs -m).
+  --shard-records N      Write the output as shards of at most N records,
+                         each a complete container file named by --out with
+                         its number: a %d verb in it (out-%03d.avro), or
+                         else "-NNNNN" before the extension (out-00000.avro).
+  --shard-size BYTES     Start a new shard once one reaches BYTES (e.g.
+                         128M); a shard may pass it by the blocks that were
+                         in flight, up to --workers blocks.
   --progress             Show progress on standard error (records, bytes
                          read, rate, and an ETA when the input is a regular
                          file). On by default when standard error is a
@@ -81,9 +110,40 @@ Flags:
   -h, --help             Print this help.
 
 On success a one-line summary goes to standard error. Exit status is 0 on
-success, 1 for bad input data, and 2 for a bad command line or input that
-cannot be loaded.
+success, 1 for bad input data or an output that cannot be written, and 2
+for a bad command line or input that cannot be loaded.
 `
+
+// descriptorsFlag is a --descriptors flag.
+type descriptorsFlag struct {
+	m protoavro.DescriptorMode
+}
+
+// String returns the mode's name.
+func (f *descriptorsFlag) String() string { return f.m.String() }
+
+// Set parses a mode name.
+func (f *descriptorsFlag) Set(v string) error {
+	m, err := protoavro.ParseDescriptorMode(v)
+	if err != nil {
+		return errors.New("want stripped, full, minimal or none")
+	}
+	f.m = m
+	return nil
+}
+
+// splitInputs separates the positional arguments of encode and decode into
+// .proto files and input files.
+func splitInputs(positional []string) (protos, inputs []string) {
+	for _, a := range positional {
+		if strings.HasSuffix(a, ".proto") {
+			protos = append(protos, a)
+		} else {
+			inputs = append(inputs, a)
+		}
+	}
+	return protos, inputs
+}
 
 // runEncode implements "protoavro encode".
 func runEncode(args []string, std stdio) error {
@@ -91,20 +151,27 @@ func runEncode(args []string, std stdio) error {
 	var types typeFlags
 	types.register(fs)
 	var (
-		profile   profileFlag
-		format    formatFlag
-		codec     = codecFlag{c: protoavro.CompressionNull}
-		workers   = intFlag{min: 1}
-		blockSize = sizeFlag{min: 1, max: 64 << 20}
-		prog      progressFlag
+		profile      profileFlag
+		format       formatFlag
+		codec        = codecFlag{c: protoavro.CompressionNull}
+		workers      = intFlag{min: 1}
+		blockSize    = sizeFlag{min: 1, max: 64 << 20}
+		shardRecords = intFlag{min: 1}
+		shardSize    = sizeFlag{min: 1, max: math.MaxInt}
+		descriptors  descriptorsFlag
+		prog         progressFlag
+		inPaths      stringList
 	)
 	fs.Var(&profile, "profile", "mapping profile: default or java")
 	fs.Var(&format, "format", "input format: delimited or jsonl")
 	fs.Var(&codec, "codec", "block codec: null, deflate, snappy or zstd")
 	fs.Var(&workers, "workers", "conversion goroutines")
 	fs.Var(&blockSize, "block-size", "uncompressed block size")
+	fs.Var(&shardRecords, "shard-records", "records per shard")
+	fs.Var(&shardSize, "shard-size", "bytes per shard")
+	fs.Var(&descriptors, "descriptors", "embedded descriptors")
 	fs.Var(&prog, "progress", "show progress")
-	inPath := fs.String("in", "-", "input file")
+	fs.Var(&inPaths, "in", "input file")
 	outPath := fs.String("out", "-", "output file")
 	skipBad := fs.Bool("skip-bad", false, "skip records that cannot be converted")
 	rejectsPath := fs.String("rejects", "", "file for the skipped records")
@@ -112,76 +179,81 @@ func runEncode(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	protos, extra := splitInputs(positional)
 	if *rejectsPath != "" && !*skipBad {
 		return usageErrorf("--rejects needs --skip-bad")
 	}
-	if err := checkPaths(*inPath, *outPath, *rejectsPath); err != nil {
+	inputs, err := expandInputs(append(inPaths, extra...), "--in")
+	if err != nil {
 		return err
+	}
+	sharded := shardRecords.n > 0 || shardSize.n > 0
+	if sharded && (*outPath == "" || *outPath == "-") {
+		return usageErrorf("--shard-records and --shard-size need --out FILE")
+	}
+	if sharded && strings.Contains(*outPath, "%") {
+		if a, b := fmt.Sprintf(*outPath, 0), fmt.Sprintf(*outPath, 1); strings.Contains(a, "%!") || a == b {
+			return usageErrorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", *outPath)
+		}
+	}
+	for _, in := range inputs {
+		if err := checkPaths(in, *outPath, *rejectsPath); err != nil {
+			return err
+		}
 	}
 	if err := checkTerminal(*outPath, std, "Avro"); err != nil {
 		return err
 	}
-	md, err := types.resolve(positional)
+	md, err := types.resolve(protos)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	in, err := openInput(*inPath, "--in", std)
-	if err != nil {
-		return err
-	}
-	defer in.close()
-
 	e := &encoder{
-		std:    std,
-		md:     md,
-		format: format.f,
-		skip:   *skipBad,
+		std:     std,
+		md:      md,
+		skip:    *skipBad,
+		several: len(inputs) > 1,
+	}
+	if format.set {
+		e.format = &format.f
 	}
 	if *rejectsPath != "" {
-		if e.rejects, err = createOutput(*rejectsPath, std); err != nil {
+		if e.rejects, err = createOutput(*rejectsPath, "--rejects", std); err != nil {
 			return err
 		}
 		defer e.rejects.abort()
 	}
-	out, err := createOutput(*outPath, std)
-	if err != nil {
-		return err
-	}
-	defer out.abort()
-	opts := protoavro.ContainerOptions{
+	e.opts = protoavro.ContainerOptions{
 		Options:     protoavro.Options{Profile: profile.p, Cache: protoavro.NewCache()},
 		Compression: codec.c,
 		BlockSize:   blockSize.n,
 		Workers:     workers.n,
+		Descriptors: descriptors.m,
 	}
-	if opts.Workers == 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
+	if e.opts.Workers == 0 {
+		e.opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	if e.skip && e.format == formatDelimited {
-		// JSON lines are checked before they reach the writer.
-		opts.OnBadRecord = e.onBadRecord
-	}
-	if e.codec, err = opts.Options.Codec(md); err != nil {
+	e.workers = e.opts.Workers
+	if e.codec, err = e.opts.Options.Codec(md); err != nil {
 		return err
 	}
-	cw, err := protoavro.NewContainerWriter(out, md, opts)
-	if err != nil {
+	e.otlp = hexIDFields(md)
+	e.shards = &shardSet{pattern: *outPath, sharded: sharded, records: int64(shardRecords.n), size: int64(shardSize.n), std: std}
+	defer e.shards.abort()
+	defer e.closeWriter() // stops the workers after an error
+	if err := e.openShard(); err != nil {
 		return err
 	}
-	defer cw.Close() // stops the workers after an error; a no-op after Close
-	e.cw = cw
-	e.workers = opts.Workers
-	e.prog = startProgress(std, prog, "encoding", in.size, start)
-	if e.format == formatJSONL {
-		err = e.encodeJSONL(in.r)
-	} else {
-		err = e.encodeDelimited(in.r)
+	e.prog = startProgress(std, prog, "encoding", totalSize(inputs), start)
+	for _, path := range inputs {
+		if err = e.encodeInput(path); err != nil {
+			break
+		}
 	}
 	if err == nil {
-		err = cw.Close()
+		err = e.endShard()
 	}
-	err = inputRecordError(err)
 	e.prog.finish()
 	if err != nil {
 		return err
@@ -191,14 +263,107 @@ func runEncode(args []string, std stdio) error {
 			return err
 		}
 	}
-	if err := out.commit(); err != nil {
+	if err := e.shards.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(std.err, "protoavro: encoded %s (%s in, %s out, %s, %s) in %s; %d skipped%s\n",
-		plural(cw.Records(), "record"), formatBytes(e.bytesIn), formatBytes(out.written()),
-		plural(cw.Blocks(), "block"), opts.Compression, formatDuration(time.Since(start)),
-		e.skipped, e.skipNote(*rejectsPath))
+	shards := ""
+	if sharded {
+		shards = ", " + plural(int64(len(e.shards.done)), "shard")
+	}
+	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s\n",
+		plural(e.records, "record"), formatBytes(e.bytesIn), formatBytes(e.bytesOut),
+		plural(e.blocks, "block"), e.opts.Compression, shards, formatDuration(time.Since(start)),
+		e.skipped, skipNote(e.firstBad, *rejectsPath))
+}
+
+// summary prints the summary line of a command; a failed write is the
+// command's error.
+func summary(std stdio, format string, args ...any) error {
+	if _, err := fmt.Fprintf(std.err, format, args...); err != nil {
+		return fmt.Errorf("write the summary to standard error: %w", err)
+	}
 	return nil
+}
+
+// totalSize returns the sum of the sizes of the inputs when all are
+// regular files (compressed ones count as unknown), else -1.
+func totalSize(paths []string) int64 {
+	var n int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if p == "-" || err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		n += st.Size()
+	}
+	return n
+}
+
+// shardSet is the output of encode: one file, or shards named by a pattern.
+type shardSet struct {
+	pattern string
+	sharded bool
+	// records and size are the limits of one shard, 0 for none.
+	records, size int64
+	std           stdio
+	cur           *output
+	done          []*output
+}
+
+// name returns the file name of shard i.
+func (s *shardSet) name(i int) string {
+	if !s.sharded {
+		return s.pattern
+	}
+	if strings.Contains(s.pattern, "%") {
+		return fmt.Sprintf(s.pattern, i)
+	}
+	ext := filepath.Ext(s.pattern)
+	return fmt.Sprintf("%s-%05d%s", strings.TrimSuffix(s.pattern, ext), i, ext)
+}
+
+// next opens the next shard.
+func (s *shardSet) next() (*output, error) {
+	out, err := createOutput(s.name(len(s.done)), "--out", s.std)
+	if err != nil {
+		return nil, err
+	}
+	s.cur = out
+	return out, nil
+}
+
+// finish finishes the current shard; it is renamed by commit.
+func (s *shardSet) finish() error {
+	if s.cur == nil {
+		return nil
+	}
+	out := s.cur
+	s.cur = nil
+	if err := out.finish(); err != nil {
+		return err
+	}
+	s.done = append(s.done, out)
+	return nil
+}
+
+// commit renames every finished shard to its name.
+func (s *shardSet) commit() error {
+	for _, out := range s.done {
+		if err := out.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abort removes the shards not committed.
+func (s *shardSet) abort() {
+	if s.cur != nil {
+		s.cur.abort()
+	}
+	for _, out := range s.done {
+		out.abort()
+	}
 }
 
 // checkPaths rejects a command line that names one file for two roles,
@@ -213,7 +378,8 @@ func checkPaths(in, out, rejects string) error {
 		}
 		sa, errA := os.Stat(a)
 		sb, errB := os.Stat(b)
-		return errA == nil && errB == nil && os.SameFile(sa, sb)
+		// Character devices (/dev/null) take any number of writers.
+		return errA == nil && errB == nil && os.SameFile(sa, sb) && sa.Mode()&os.ModeCharDevice == 0
 	}
 	switch {
 	case same(out, rejects):
@@ -240,25 +406,186 @@ var errInterrupted = errors.New("interrupted")
 
 // encoder is the state of one "protoavro encode" run.
 type encoder struct {
-	std     stdio
-	md      protoreflect.MessageDescriptor
-	format  recordFormat
+	std  stdio
+	md   protoreflect.MessageDescriptor
+	opts protoavro.ContainerOptions
+	// format is the --format flag's value, nil to sniff each input.
+	format *recordFormat
+	// several says that there are several inputs: errors name the file.
+	several bool
 	cw      *protoavro.ContainerWriter
 	codec   *protoavro.Codec
 	workers int
 	prog    *progress
 	skip    bool
 	rejects *output // nil without --rejects
+	shards  *shardSet
 	skipped int64
 	// firstBad is the error of the first skipped record.
 	firstBad error
-	bytesIn  int64
+	// otlp lists the bytes fields named like OTLP trace and span IDs.
+	otlp []protoreflect.FieldDescriptor
+
+	// inputs are the inputs read so far, the current one last.
+	inputs []inputMark
+	// inBase is the number of bytes of the inputs before the current one.
+	inBase int64
+	// given counts the records handed to writers; shardFirst is given when
+	// the current shard started; shardGiven counts the current shard's.
+	given, shardFirst int64
+	// Totals over the finished shards and the current one.
+	bytesIn, bytesOut, records, blocks int64
 }
+
+// inputMark is an input of encode, for its errors.
+type inputMark struct {
+	name string
+	// first is the global index of its first record.
+	first int64
+	// hint is appended to the errors of the input when its first bytes
+	// say that --format is wrong.
+	hint string
+}
+
+// openShard starts the next output shard with its own container writer.
+func (e *encoder) openShard() error {
+	out, err := e.shards.next()
+	if err != nil {
+		return err
+	}
+	opts := e.opts
+	if e.skip {
+		// JSON lines are checked before they reach the writer.
+		opts.OnBadRecord = e.onBadRecord
+	}
+	cw, err := protoavro.NewContainerWriter(out, e.md, opts)
+	if err != nil {
+		return err
+	}
+	e.cw, e.shardFirst = cw, e.given
+	return nil
+}
+
+// endShard closes the current writer and finishes its shard.
+func (e *encoder) endShard() error {
+	if e.cw == nil {
+		return nil
+	}
+	err := e.recordError(e.cw.Close())
+	e.records += e.cw.Records()
+	e.blocks += e.cw.Blocks()
+	e.bytesOut += e.cw.BytesWritten()
+	e.cw = nil
+	if err != nil {
+		return err
+	}
+	return e.shards.finish()
+}
+
+// closeWriter stops the current writer's workers after an error.
+func (e *encoder) closeWriter() {
+	if e.cw != nil {
+		_ = e.cw.Close()
+	}
+}
+
+// write hands one record, as wire bytes, to the writer, and starts a new
+// shard when the current one is full.
+func (e *encoder) write(wire []byte, offset int64) error {
+	if err := e.cw.WriteWireAt(wire, offset); err != nil {
+		return e.recordError(err)
+	}
+	e.given++
+	s := e.shards
+	if !s.sharded {
+		return nil
+	}
+	full := s.records > 0 && e.given-e.shardFirst >= s.records
+	if s.size > 0 && e.cw.BytesWritten() >= s.size {
+		full = true
+	}
+	if !full {
+		return nil
+	}
+	if err := e.endShard(); err != nil {
+		return err
+	}
+	return e.openShard()
+}
+
+// encodeInput reads the records of one input.
+func (e *encoder) encodeInput(path string) error {
+	in, err := openInput(path, "--in", e.std)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	mark := inputMark{name: in.name, first: e.given}
+	head, _ := in.r.Peek(4096)
+	sniffed := records.Sniff(head)
+	format := formatDelimited
+	switch {
+	case e.format != nil:
+		format = *e.format
+		if format == formatDelimited && sniffed == records.FormatJSONLines {
+			mark.hint = "the input looks like JSON Lines: give --format jsonl"
+		} else if format == formatJSONL && sniffed == records.FormatDelimited {
+			mark.hint = "the input looks like binary protobuf, not JSON: give --format delimited"
+		}
+	case sniffed == records.FormatJSONLines:
+		format = formatJSONL
+	}
+	e.inputs = append(e.inputs, mark)
+	if format == formatJSONL {
+		err = e.encodeJSONL(in.r)
+	} else {
+		err = e.encodeDelimited(in.r)
+	}
+	e.inBase = e.bytesIn
+	return e.inputError(err)
+}
+
+// inputError adds the name of the current input (with several inputs)
+// and its format hint to an error of its records.
+func (e *encoder) inputError(err error) error {
+	if err == nil || len(e.inputs) == 0 {
+		return err
+	}
+	return e.markError(err, e.inputs[len(e.inputs)-1])
+}
+
+// markError adds the name of input m (with several inputs) and its format
+// hint to an error of its records; other errors are returned as they are.
+func (e *encoder) markError(err error, m inputMark) error {
+	var re *recordError
+	if !errors.As(err, &re) || errors.Is(err, errMarked) {
+		return err
+	}
+	if m.hint != "" {
+		err = fmt.Errorf("%w (%s)", err, m.hint)
+	}
+	if e.several {
+		err = fmt.Errorf("%s: %w", m.name, err)
+	}
+	return &markedError{err}
+}
+
+// errMarked is matched by errors that name their input already.
+var errMarked = errors.New("marked")
+
+// markedError is an error that names its input: markError leaves it alone.
+type markedError struct{ error }
+
+// Unwrap returns the error.
+func (e *markedError) Unwrap() error { return e.error }
+
+// Is matches errMarked.
+func (e *markedError) Is(target error) bool { return target == errMarked }
 
 // encodeDelimited feeds length-delimited records to the writer, which
 // converts them on its workers.
 func (e *encoder) encodeDelimited(r io.Reader) error {
-	dr := newDelimitedReader(r)
+	dr := records.NewDelimited(r)
 	done := e.std.ctx.Done()
 	for {
 		select {
@@ -266,18 +593,18 @@ func (e *encoder) encodeDelimited(r io.Reader) error {
 			return errInterrupted
 		default:
 		}
-		rec, off, err := dr.next()
-		e.bytesIn = dr.off
+		rec, off, err := dr.Next()
+		e.bytesIn = e.inBase + dr.Offset()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := e.cw.WriteWireAt(rec, off); err != nil {
+		if err := e.write(rec, off); err != nil {
 			return err
 		}
-		e.prog.update(dr.index, dr.off)
+		e.prog.update(e.given, e.bytesIn)
 	}
 }
 
@@ -288,22 +615,22 @@ func (e *encoder) encodeDelimited(r io.Reader) error {
 // rejects as the line it was) in input order with its line number; the
 // writer converts the good ones again on its own workers.
 func (e *encoder) encodeJSONL(r io.Reader) error {
-	lr := newLineReader(r)
+	lr := records.NewLines(r)
 	fresh := func() *jsonBatch { return &jsonBatch{m: dynamicpb.NewMessage(e.md)} }
 	add := func(b *jsonBatch) (int, int, error) {
-		raw, off, line, err := lr.next()
-		e.bytesIn = lr.off
+		raw, off, line, err := lr.Next()
+		e.bytesIn = e.inBase + lr.Offset()
 		if err != nil {
 			return 0, 0, err
 		}
 		if len(b.ends) == 0 {
-			b.first = lr.index - 1
+			b.first = lr.Index() - 1
 		}
 		b.raw = append(b.raw, raw...)
 		b.ends = append(b.ends, len(b.raw))
 		b.offsets = append(b.offsets, off)
 		b.lines = append(b.lines, line)
-		e.prog.update(lr.index, lr.off)
+		e.prog.update(e.given, e.bytesIn)
 		return len(b.ends), len(b.raw), nil
 	}
 	return runBatches(e.std.ctx.Done(), e.workers, e.convertLines, fresh, (*jsonBatch).reset, add, e.writeLines)
@@ -346,10 +673,17 @@ func (e *encoder) convertLines(b *jsonBatch) {
 		start = end
 		n := len(b.wire)
 		err := protojson.Unmarshal(text, b.m)
-		if err != nil {
-			err = protoError(err)
-		} else if b.wire, err = marshal.MarshalAppend(b.wire, b.m); err == nil {
-			b.scratch, err = e.codec.TranscodeToAvro(b.scratch[:0], b.wire[n:])
+		switch {
+		case err != nil:
+			err = protoError(err, e.otlp)
+		case len(e.otlp) > 0:
+			// A hex ID that protojson took for base64 has wrong bytes.
+			err = checkHexIDs(b.m, e.otlp)
+		}
+		if err == nil {
+			if b.wire, err = marshal.MarshalAppend(b.wire, b.m); err == nil {
+				b.scratch, err = e.codec.TranscodeToAvro(b.scratch[:0], b.wire[n:])
+			}
 		}
 		if err != nil {
 			b.wire = b.wire[:n]
@@ -367,13 +701,13 @@ func (e *encoder) writeLines(b *jsonBatch) error {
 		raw, wire := b.raw[rs:b.ends[i]], b.wire[ws:b.wends[i]]
 		rs, ws = b.ends[i], b.wends[i]
 		if err != nil {
-			re := &recordError{index: b.first + int64(i), offset: b.offsets[i], line: b.lines[i], err: stripPrefix(err)}
+			re := &recordError{Index: b.first + int64(i), Offset: b.offsets[i], Line: b.lines[i], Err: stripPrefix(err)}
 			if err := e.skipLine(re, raw); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := e.cw.WriteWireAt(wire, b.offsets[i]); err != nil {
+		if err := e.write(wire, b.offsets[i]); err != nil {
 			return err
 		}
 	}
@@ -389,7 +723,7 @@ func (e *encoder) skipLine(re *recordError, raw []byte) error {
 	}
 	e.skipped++
 	if e.firstBad == nil {
-		e.firstBad = re
+		e.firstBad = e.inputError(re)
 	}
 	if e.rejects != nil {
 		if _, err := e.rejects.Write(raw); err != nil {
@@ -409,7 +743,7 @@ func (e *encoder) skipLine(re *recordError, raw []byte) error {
 func (e *encoder) onBadRecord(re *protoavro.RecordError) error {
 	e.skipped++
 	if e.firstBad == nil {
-		e.firstBad = inputRecordError(re)
+		e.firstBad = e.recordError(re)
 	}
 	if e.rejects != nil {
 		var prefix [binaryMaxVarint]byte
@@ -426,38 +760,35 @@ func (e *encoder) onBadRecord(re *protoavro.RecordError) error {
 // binaryMaxVarint is the longest varint.
 const binaryMaxVarint = 10
 
-// skipNote describes the skipped records for the summary: where they went
-// and why the first one was skipped.
-func (e *encoder) skipNote(rejects string) string {
-	if e.skipped == 0 {
+// skipNote describes what was skipped for the summary: where it went
+// (rejects, when given) and first, the first error skipped; nothing when
+// first is nil.
+func skipNote(first error, rejects string) string {
+	if first == nil {
 		return ""
 	}
 	var b strings.Builder
 	if rejects != "" {
 		fmt.Fprintf(&b, " (written to %s)", rejects)
 	}
-	fmt.Fprintf(&b, "; first: %s", errorLine(e.firstBad))
+	fmt.Fprintf(&b, "; first: %s", errorLine(first))
 	return b.String()
 }
 
-// inputRecordError rewrites a record error of the writer, which names the
-// record's input offset, in the words of the command's own record errors.
-func inputRecordError(err error) error {
+// recordError rewrites a record error of the writer, which names the
+// record's index in the shard and its input offset, in the words of the
+// command's own record errors: its index in its input.
+func (e *encoder) recordError(err error) error {
 	var re *protoavro.RecordError
 	if errors.As(err, &re) && re.Offset >= 0 {
-		return &recordError{index: re.Index, offset: re.Offset, err: stripPrefix(re.Err)}
+		global := e.shardFirst + re.Index
+		m := inputMark{}
+		for _, in := range e.inputs {
+			if in.first <= global {
+				m = in
+			}
+		}
+		return e.markError(&recordError{Index: global - m.first, Offset: re.Offset, Err: stripPrefix(re.Err)}, m)
 	}
 	return err
-}
-
-// protoError shortens an error of protojson for a one-line message: it
-// drops the "proto: " prefix and, since every record is one line, turns
-// "(line 1:12)" into "(column 12)".
-func protoError(err error) error {
-	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "proto:"); ok {
-		msg = strings.TrimLeft(rest, " \u00a0")
-	}
-	msg = strings.Replace(msg, "(line 1:", "(column ", 1)
-	return errors.New(msg)
 }

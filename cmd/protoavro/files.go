@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -10,48 +12,146 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/klauspost/compress/zstd"
 )
 
-// input is the data input of a command: a file or standard input.
+// input is the data input of a command: a file or standard input, its
+// gzip or zstd compression undone.
 type input struct {
-	r io.Reader
+	// r reads the input, decompressed; it buffers 1 MiB, so readers that
+	// buffer less take it as it is.
+	r *bufio.Reader
 	// name is the file name, or "standard input".
 	name string
-	// size is the size in bytes when the input is a regular file, else -1.
+	// size is the size in bytes when the input is an uncompressed regular
+	// file, else -1.
 	size int64
-	// close closes the file; a no-op for standard input.
-	close func() error
+	// compression is "gzip" or "zstd" for compressed input, else "".
+	compression string
+	// closers close the decompressor and the file, in order.
+	closers []func() error
 }
 
-// openInput opens path for reading; "-" or "" means standard input. A file
-// that cannot be opened is a [usageError], whose message starts with flag
-// (such as "--in") when it is not empty.
+// close closes the decompressor and the file.
+func (in *input) close() error {
+	var first error
+	for _, c := range in.closers {
+		if err := c(); err != nil && first == nil {
+			first = err
+		}
+	}
+	in.closers = nil
+	return first
+}
+
+// inputBuffer is the buffer of an input.
+const inputBuffer = 1 << 20
+
+// maxZstdWindow bounds the memory a zstd stream may ask for.
+const maxZstdWindow = 128 << 20
+
+// Magic numbers of the compressed formats that inputs may be in.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// openInput opens path for reading; "-" or "" means standard input, with a
+// notice on standard error when it is a terminal. Input compressed with
+// gzip or zstd (told by its first bytes) is decompressed. A file that
+// cannot be opened is a [usageError], whose message starts with flag (such
+// as "--in") when it is not empty.
 func openInput(path, flag string, std stdio) (*input, error) {
 	prefix := ""
 	if flag != "" {
 		prefix = flag + ": "
 	}
+	var in *input
 	if path == "" || path == "-" {
-		in := &input{r: std.in, name: "standard input", size: -1, close: func() error { return nil }}
+		in = &input{name: "standard input", size: -1}
 		if f, ok := std.in.(*os.File); ok {
 			in.size = regularSize(f)
 		}
-		return in, nil
+		if isTerminal(std.in) {
+			fmt.Fprintln(std.err, "protoavro: reading standard input (end it with Ctrl-D, or give a file)")
+		}
+		in.r = bufio.NewReaderSize(std.in, inputBuffer)
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usageErrorf("%s%w", prefix, err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, usageErrorf("%s%w", prefix, err)
+		}
+		if st.IsDir() {
+			f.Close()
+			return nil, usageErrorf("%s%s: is a directory", prefix, path)
+		}
+		in = &input{r: bufio.NewReaderSize(f, inputBuffer), name: path, size: regularSize(f), closers: []func() error{f.Close}}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usageErrorf("%s%w", prefix, err)
+	head, _ := in.r.Peek(len(zstdMagic))
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		zr, err := gzip.NewReader(in.r)
+		if err != nil {
+			in.close()
+			return nil, fmt.Errorf("%s: gzip: %w", in.name, err)
+		}
+		in.compression, in.r = "gzip", bufio.NewReaderSize(zr, inputBuffer)
+		in.closers = append([]func() error{zr.Close}, in.closers...)
+	case bytes.HasPrefix(head, zstdMagic):
+		zr, err := zstd.NewReader(in.r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
+		if err != nil {
+			in.close()
+			return nil, fmt.Errorf("%s: zstd: %w", in.name, err)
+		}
+		in.compression, in.r = "zstd", bufio.NewReaderSize(zr.IOReadCloser(), inputBuffer)
+		in.closers = append([]func() error{func() error { zr.Close(); return nil }}, in.closers...)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, usageErrorf("%s%w", prefix, err)
+	if in.compression != "" {
+		in.size = -1
 	}
-	if st.IsDir() {
-		f.Close()
-		return nil, usageErrorf("%s%s: is a directory", prefix, path)
+	return in, nil
+}
+
+// expandInputs returns the input paths that args name: each glob pattern
+// (with *, ? or [) that is not itself a file is replaced by the files it
+// matches, in order; "-" is standard input; no args is standard input. A
+// pattern that matches nothing is a [usageError].
+func expandInputs(args []string, flag string) ([]string, error) {
+	if len(args) == 0 {
+		return []string{"-"}, nil
 	}
-	return &input{r: f, name: path, size: regularSize(f), close: f.Close}, nil
+	var out []string
+	for _, a := range args {
+		if a == "-" || !strings.ContainsAny(a, "*?[") {
+			out = append(out, a)
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			out = append(out, a)
+			continue
+		}
+		matches, err := filepath.Glob(a)
+		if err != nil {
+			return nil, usageErrorf("%s %s: %w", flag, a, err)
+		}
+		if len(matches) == 0 {
+			return nil, usageErrorf("%s %s: no file matches", flag, a)
+		}
+		out = append(out, matches...)
+	}
+	if slices.Contains(out, "-") && len(out) > 1 {
+		return nil, usageErrorf("%s: standard input (-) cannot be combined with files", flag)
+	}
+	return out, nil
 }
 
 // regularSize returns the size of f if it is a regular file, else -1.
@@ -63,42 +163,69 @@ func regularSize(f *os.File) int64 {
 	return st.Size()
 }
 
-// output is the data output of a command: standard output, or a file that
-// appears only when the command succeeds. Data for a file goes to a
-// temporary file in the same directory (".NAME.tmp-XXXXXXXX"), which
-// [output.commit] renames over the target and [output.abort] removes, so a
-// failed or interrupted run never leaves a complete-looking file behind,
-// and an existing file is replaced only by a complete one.
+// output is the data output of a command: standard output, a device or
+// FIFO written in place, or a file that appears only when the command
+// succeeds. Data for a file goes to a temporary file in the same directory
+// (".NAME.tmp-XXXXXXXX"), which [output.commit] renames over the target
+// and [output.abort] removes, so a failed or interrupted run never leaves a
+// complete-looking file behind, and an existing file is replaced only by a
+// complete one. A symbolic link is followed: its target is replaced, the
+// link stays.
 type output struct {
 	// w buffers the writes and counts the bytes.
 	w *bufio.Writer
 	// n counts the bytes written to w's underlying writer.
 	n *countingWriter
-	// target is the file to create, "" for standard output.
+	// target is the file to create, "" for standard output and devices.
 	target string
-	// tmp is the temporary file, nil for standard output.
+	// tmp is the temporary file, nil for standard output and devices.
 	tmp *os.File
-	// done is set by commit and abort.
-	done bool
+	// dev is the device or FIFO written in place, or nil.
+	dev *os.File
+	// finished is set by finish, done by commit and abort.
+	finished, done bool
 }
 
 // createOutput prepares the output path; "-" or "" means standard output.
-// A path that cannot be written (a directory, a missing directory, no
-// permission) is a [usageError].
-func createOutput(path string, std stdio) (*output, error) {
+// flag names the option in errors ("--out"). A character device or a FIFO
+// is written in place; a block device, a socket, a directory, a missing
+// directory or a dangling symbolic link is a [usageError], as is a path
+// that cannot be written.
+func createOutput(path, flag string, std stdio) (*output, error) {
 	if path == "" || path == "-" {
-		cw := &countingWriter{w: std.out}
+		cw := &countingWriter{w: std.out, name: "standard output"}
 		return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw}, nil
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usageErrorf("--out %s: is a directory", path)
+	target := path
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, usageErrorf("%s %s: a symbolic link whose target cannot be resolved: %w", flag, path, err)
+		}
 	}
-	tmp, err := createTemp(path)
+	if st, err := os.Stat(target); err == nil {
+		mode := st.Mode()
+		switch {
+		case st.IsDir():
+			return nil, usageErrorf("%s %s: is a directory", flag, path)
+		case mode&fs.ModeDevice != 0 && mode&fs.ModeCharDevice == 0:
+			return nil, usageErrorf("%s %s: is a block device; refusing to write to it", flag, path)
+		case mode&fs.ModeSocket != 0:
+			return nil, usageErrorf("%s %s: is a socket; refusing to write to it", flag, path)
+		case mode&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
+			f, err := os.OpenFile(target, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, usageErrorf("%s: %w", flag, err)
+			}
+			cw := &countingWriter{w: f, name: path}
+			return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, dev: f}, nil
+		}
+	}
+	tmp, err := createTemp(target)
 	if err != nil {
-		return nil, usageErrorf("--out: %w", err)
+		return nil, usageErrorf("%s: %w", flag, err)
 	}
-	cw := &countingWriter{w: tmp}
-	return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, target: path, tmp: tmp}, nil
+	cw := &countingWriter{w: tmp, name: path}
+	return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, target: target, tmp: tmp}, nil
 }
 
 // createTemp creates a new file beside path, named ".BASE.tmp-" and eight
@@ -125,38 +252,57 @@ func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
 // written returns the number of bytes written so far, buffered ones included.
 func (o *output) written() int64 { return o.n.n + int64(o.w.Buffered()) }
 
-// commit flushes the output; for a file it syncs the temporary file, closes
-// it and renames it to the target. On failure it removes the temporary file.
+// finish flushes the output; for a file it syncs and closes the temporary
+// file, for a device it closes it. On failure it aborts.
+func (o *output) finish() error {
+	if o.finished || o.done {
+		return nil
+	}
+	o.finished = true
+	if err := o.w.Flush(); err != nil {
+		o.abort()
+		return err
+	}
+	var err error
+	switch {
+	case o.tmp != nil:
+		err = o.tmp.Sync()
+		if cerr := o.tmp.Close(); err == nil {
+			err = cerr
+		}
+	case o.dev != nil:
+		err = o.dev.Close()
+	}
+	if err != nil {
+		o.abort()
+		return fmt.Errorf("write %s: %w", o.n.name, err)
+	}
+	return nil
+}
+
+// commit finishes the output and, for a file, renames the temporary file
+// to the target. On failure it removes the temporary file.
 func (o *output) commit() error {
 	if o.done {
 		return nil
 	}
-	if err := o.w.Flush(); err != nil {
-		o.abort()
-		return fmt.Errorf("write output: %w", err)
+	if err := o.finish(); err != nil {
+		return err
 	}
-	if o.tmp == nil {
-		o.done = true
-		return nil
-	}
-	err := o.tmp.Sync()
-	if cerr := o.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(o.tmp.Name(), o.target)
-	}
-	if err != nil {
-		o.abort()
-		return fmt.Errorf("write %s: %w", o.target, err)
+	if o.tmp != nil {
+		if err := os.Rename(o.tmp.Name(), o.target); err != nil {
+			o.abort()
+			return fmt.Errorf("write %s: %w", o.target, err)
+		}
 	}
 	o.done = true
 	return nil
 }
 
 // abort discards a file output: the temporary file is closed and removed,
-// and the target is left as it was. For standard output it does nothing;
-// what was already written stays written. It is safe to call after commit.
+// and the target is left as it was. For standard output and devices it
+// does nothing but close; what was already written stays written. It is
+// safe to call after commit.
 func (o *output) abort() {
 	if o.done {
 		return
@@ -166,27 +312,60 @@ func (o *output) abort() {
 		_ = o.tmp.Close()
 		_ = os.Remove(o.tmp.Name())
 	}
+	if o.dev != nil {
+		_ = o.dev.Close()
+	}
 }
 
-// countingWriter counts the bytes written through it.
+// countingWriter counts the bytes written through it and names the output
+// in its errors.
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w    io.Writer
+	n    int64
+	name string
 }
 
 // Write writes p to the underlying writer and counts what was written.
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if err != nil {
+		err = &writeError{name: c.name, err: err}
+	}
 	return n, err
 }
 
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// writeError is a failed write to an output.
+type writeError struct {
+	name string
+	err  error
+}
+
+// Error names the output and says what happened, in words for the two
+// usual cases: a reader that went away and a full disk.
+func (e *writeError) Error() string {
+	switch {
+	case errors.Is(e.err, syscall.EPIPE):
+		return "write " + e.name + ": broken pipe (the reading end was closed)"
+	case errors.Is(e.err, syscall.ENOSPC):
+		return "write " + e.name + ": no space left on device"
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	var pe *fs.PathError
+	if errors.As(e.err, &pe) {
+		return "write " + e.name + ": " + pe.Err.Error()
+	}
+	return "write " + e.name + ": " + e.err.Error()
+}
+
+// Unwrap returns the error of the write.
+func (e *writeError) Unwrap() error { return e.err }
+
+// isTerminal reports whether x, a standard stream, is a terminal. Test
+// doubles say so with an IsTerminal method.
+func isTerminal(x any) bool {
+	if t, ok := x.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
+	f, ok := x.(*os.File)
+	return ok && fileIsTerminal(f)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,15 +29,23 @@ func newFlagSet(name string) *flag.FlagSet {
 //
 // It returns [flag.ErrHelp] for -h or --help, and a [usageError] for an
 // unknown flag or a bad flag value.
+//
+// A flag that takes one value may be given once: a second use (also under
+// its other name, as -m and --message) is a [usageError]. Flags whose value
+// is a list ([stringList]) repeat.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	args = splitImportFlags(fs, args)
+	twice := onlyOnce(fs)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usageErrorf("%w (run \"%s -h\" for usage)", err, fs.Name())
+			if *twice != "" {
+				return nil, usageErrorf("%s given twice; it takes one value (run \"%s -h\" for usage)", flagName(*twice), fs.Name())
+			}
+			return nil, usageErrorf("%s (run \"%s -h\" for usage)", dashes(err.Error()), fs.Name())
 		}
 		rest := fs.Args()
 		consumed := args[:len(args)-len(rest)]
@@ -107,6 +116,76 @@ func splitImportFlags(fs *flag.FlagSet, args []string) []string {
 		}
 	}
 	return out
+}
+
+// flagAliases maps a flag's other name to the name that usage shows first.
+var flagAliases = map[string]string{"message": "m"}
+
+// onlyOnce wraps every flag of fs that takes one value so that a second
+// use fails. A flag and its alias ([flagAliases]) count as one. The name of
+// a flag given twice is stored in the string it returns.
+func onlyOnce(fs *flag.FlagSet) *string {
+	twice := new(string)
+	seen := map[string]*bool{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(*stringList); ok {
+			return
+		}
+		name := f.Name
+		if a, ok := flagAliases[name]; ok {
+			name = a
+		}
+		if seen[name] == nil {
+			seen[name] = new(bool)
+		}
+		f.Value = &onceValue{Value: f.Value, set: seen[name], name: name, twice: twice}
+	})
+	return twice
+}
+
+// onceValue is a flag value that may be set once.
+type onceValue struct {
+	flag.Value
+	set   *bool
+	name  string
+	twice *string
+}
+
+// errTwice is the error of a flag given twice; parseArgs words it.
+var errTwice = errors.New("given twice")
+
+// Set sets the value the first time and fails after.
+func (v *onceValue) Set(s string) error {
+	if *v.set {
+		*v.twice = v.name
+		return errTwice
+	}
+	*v.set = true
+	return v.Value.Set(s)
+}
+
+// IsBoolFlag reports whether the wrapped flag is a boolean flag.
+func (v *onceValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagName spells a flag as help does: "-m" for one letter, else "--name".
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// dashRE matches a flag name with a single dash in a message of package
+// flag, such as "flag -codec" or ": -foo".
+var dashRE = regexp.MustCompile(`(^|[\s:])-([A-Za-z][A-Za-z0-9_-]+)`)
+
+// dashes rewrites the flag names in a message of package flag to the style
+// of the help texts: "--codec", while one-letter flags keep one dash.
+func dashes(msg string) string {
+	return dashRE.ReplaceAllString(msg, "$1--$2")
 }
 
 // stringList is a repeatable string flag; each use appends a value.

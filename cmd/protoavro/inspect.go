@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -24,13 +25,14 @@ var inspectCommand = &command{
 }
 
 // inspectUsage is the help text of "protoavro inspect".
-const inspectUsage = `Usage: protoavro inspect FILE.avro
+const inspectUsage = `Usage: protoavro inspect [--json] [--schema] FILE.avro...
 
-Describe an Avro Object Container File on standard output: the protobuf
-message type and mapping options it was written with, its block codec, the
-fingerprints of its schema (CRC-64-AVRO and SHA-256 of the Parsing
-Canonical Form), the number of blocks and records, its metadata keys with
-their sizes, and its schema as indented JSON. "-" reads standard input.
+Describe Avro Object Container Files on standard output: the protobuf
+message type and mapping options each was written with, its block codec,
+the fingerprints of its schema (CRC-64-AVRO and SHA-256 of the Parsing
+Canonical Form), the number of blocks and records, and its metadata keys
+with their sizes. "-" reads standard input; glob patterns are expanded;
+input compressed with gzip or zstd is decompressed.
 
 Files written by protoavro are read completely: every record is decoded,
 so a damaged file is reported. Files without an embedded protobuf type
@@ -38,31 +40,72 @@ so a damaged file is reported. Files without an embedded protobuf type
 counted from the block headers, without being decoded.
 
 Flags:
+  --json                 One JSON object per file, on one line each, with
+                         the same facts (and "error" for a damaged file).
+  --schema               Also print the schema (indented JSON in the text
+                         output, a "schema" member in the JSON output).
   -h, --help             Print this help.
 
-Exit status is 0 for a sound file, 1 for a damaged or unreadable one (what
-could be read is still described), and 2 for a bad command line or a file
-that cannot be opened.
+Exit status is 0 when every file is sound, 1 when one is damaged or
+unreadable (what could be read is still described), and 2 for a bad
+command line or a file that cannot be opened.
 `
 
 // runInspect implements "protoavro inspect".
 func runInspect(args []string, std stdio) error {
 	fs := newFlagSet("inspect")
+	asJSON := fs.Bool("json", false, "JSON output")
+	withSchema := fs.Bool("schema", false, "print the schema")
 	positional, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(positional) != 1 {
-		return usageErrorf("inspect takes one file, got %d (run \"protoavro inspect -h\" for usage)", len(positional))
+	if len(positional) == 0 {
+		return usageErrorf("inspect takes one or more files, got 0 (run \"protoavro inspect -h\" for usage)")
 	}
-	in, err := openInput(positional[0], "", std)
+	paths, err := expandInputs(positional, "inspect")
 	if err != nil {
 		return err
+	}
+	var first error
+	for i, path := range paths {
+		info, err := inspectFile(path, std)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		if info != nil {
+			var werr error
+			if *asJSON {
+				werr = info.printJSON(std.out, err, *withSchema)
+			} else {
+				if i > 0 {
+					_, _ = io.WriteString(std.out, "\n")
+				}
+				werr = info.print(std.out, err != nil, *withSchema)
+			}
+			if werr != nil {
+				return &writeError{name: "standard output", err: werr}
+			}
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// inspectFile reads the file at path. It returns what it found and the
+// error that stopped it, or a [usageError] for a file that cannot be opened.
+func inspectFile(path string, std stdio) (*inspection, error) {
+	in, err := openInput(path, "", std)
+	if err != nil {
+		return nil, err
 	}
 	defer in.close()
 	or, err := ocf.NewReader(in.r, ocf.ReaderOptions{})
 	if err != nil {
-		return fmt.Errorf("%s: %w", in.name, err)
+		return nil, fmt.Errorf("%s: %w", in.name, err)
 	}
 	meta := or.Header().Metadata
 	info := &inspection{name: in.name, header: or.Header()}
@@ -76,11 +119,10 @@ func runInspect(args []string, std stdio) error {
 	if info.size < 0 {
 		info.size = or.Offset()
 	}
-	info.print(std.out, err != nil)
 	if err != nil {
-		return fmt.Errorf("%s: %w", in.name, stripPrefix(err))
+		return info, fmt.Errorf("%s: %w", in.name, stripPrefix(err))
 	}
-	return nil
+	return info, nil
 }
 
 // inspection is what inspect found out about a file.
@@ -128,9 +170,10 @@ func (info *inspection) walkBlocks(or *ocf.Reader) error {
 	}
 }
 
-// print writes the description. incomplete says that reading stopped at
-// an error, so the counts are those before it.
-func (info *inspection) print(w io.Writer, incomplete bool) {
+// print writes the description, with the schema when withSchema is set.
+// incomplete says that reading stopped at an error, so the counts are
+// those before it.
+func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 	meta := info.header.Metadata
 	text := func(key, missing string) string {
 		if v, ok := meta[key]; ok {
@@ -180,15 +223,84 @@ func (info *inspection) print(w io.Writer, incomplete bool) {
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteString("avro.schema:\n")
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, schemaJSON, "", "  "); err != nil {
-		pretty.Reset()
-		pretty.Write(schemaJSON)
+	if withSchema {
+		b.WriteString("avro.schema:\n")
+		var pretty bytes.Buffer
+		if err := json.Indent(&pretty, schemaJSON, "", "  "); err != nil {
+			pretty.Reset()
+			pretty.Write(schemaJSON)
+		}
+		b.Write(bytes.TrimSpace(pretty.Bytes()))
+		b.WriteByte('\n')
 	}
-	b.Write(bytes.TrimSpace(pretty.Bytes()))
-	b.WriteByte('\n')
-	_, _ = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// inspectJSON is the JSON form of an inspection.
+type inspectJSON struct {
+	File        string                  `json:"file"`
+	Size        int64                   `json:"size"`
+	Message     string                  `json:"message,omitempty"`
+	Options     string                  `json:"options,omitempty"`
+	Codec       string                  `json:"codec"`
+	SchemaName  string                  `json:"schema_name,omitempty"`
+	Fingerprint string                  `json:"fingerprint_crc64_avro,omitempty"`
+	SHA256      string                  `json:"sha256,omitempty"`
+	Blocks      int64                   `json:"blocks"`
+	Records     int64                   `json:"records"`
+	Decoded     bool                    `json:"decoded"`
+	Metadata    map[string]metadataJSON `json:"metadata"`
+	Schema      json.RawMessage         `json:"schema,omitempty"`
+	Error       string                  `json:"error,omitempty"`
+}
+
+// metadataJSON describes one metadata entry: its size, and its value when
+// it is short printable text.
+type metadataJSON struct {
+	Size  int    `json:"size"`
+	Value string `json:"value,omitempty"`
+}
+
+// printJSON writes the description as one line of JSON; failure is the
+// error that stopped reading, or nil.
+func (info *inspection) printJSON(w io.Writer, failure error, withSchema bool) error {
+	meta := info.header.Metadata
+	j := inspectJSON{
+		File: info.name, Size: info.size, Message: string(meta[protoavro.MetaMessage]),
+		Options: string(meta[protoavro.MetaOptions]), Codec: "null",
+		Blocks: info.blocks, Records: info.records, Decoded: info.decoded,
+		Metadata: map[string]metadataJSON{},
+	}
+	if c, ok := meta["avro.codec"]; ok {
+		j.Codec = string(c)
+	}
+	if s, err := protoavro.ParseSchema(info.header.Schema); err == nil {
+		j.SchemaName = s.FullName()
+		j.Fingerprint = fmt.Sprintf("%016x", s.Fingerprint())
+		j.SHA256 = fmt.Sprintf("%x", s.SHA256())
+		if withSchema {
+			j.Schema = info.header.Schema
+		}
+	} else if j.Error == "" {
+		j.Error = "invalid schema: " + errorLine(err)
+	}
+	for k, v := range meta {
+		m := metadataJSON{Size: len(v)}
+		if k != "avro.schema" && showable(v) {
+			m.Value = string(v)
+		}
+		j.Metadata[k] = m
+	}
+	if failure != nil {
+		j.Error = errorLine(failure)
+	}
+	line, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
 }
 
 // showable reports whether a metadata value is short printable text.

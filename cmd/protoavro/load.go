@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -124,6 +125,9 @@ type typeSet struct {
 	// messages indexes every message by full name, map entries excluded.
 	// The first file that defines a name wins.
 	messages map[protoreflect.FullName]protoreflect.MessageDescriptor
+	// others indexes the enums and services by full name, for the hint
+	// when -m names one.
+	others map[protoreflect.FullName]string
 }
 
 // newTypeSet returns an empty typeSet.
@@ -131,6 +135,7 @@ func newTypeSet() *typeSet {
 	return &typeSet{
 		seen:     make(map[string]bool),
 		messages: make(map[protoreflect.FullName]protoreflect.MessageDescriptor),
+		others:   make(map[protoreflect.FullName]string),
 	}
 }
 
@@ -142,6 +147,10 @@ func (ts *typeSet) add(f protoreflect.FileDescriptor) {
 	ts.seen[f.Path()] = true
 	ts.files = append(ts.files, f)
 	ts.addMessages(f.Messages())
+	ts.addEnums(f.Enums())
+	for i := range f.Services().Len() {
+		ts.others[f.Services().Get(i).FullName()] = "a service"
+	}
 	imports := f.Imports()
 	for i := range imports.Len() {
 		if imp := imports.Get(i); imp.FileDescriptor != nil && !imp.IsPlaceholder() {
@@ -161,6 +170,14 @@ func (ts *typeSet) addMessages(mds protoreflect.MessageDescriptors) {
 			ts.messages[md.FullName()] = md
 		}
 		ts.addMessages(md.Messages())
+		ts.addEnums(md.Enums())
+	}
+}
+
+// addEnums indexes eds as other kinds.
+func (ts *typeSet) addEnums(eds protoreflect.EnumDescriptors) {
+	for i := range eds.Len() {
+		ts.others[eds.Get(i).FullName()] = "an enum"
 	}
 }
 
@@ -171,6 +188,9 @@ func (ts *typeSet) findMessage(name string) (protoreflect.MessageDescriptor, err
 	full := protoreflect.FullName(strings.TrimPrefix(name, "."))
 	if md, ok := ts.messages[full]; ok {
 		return md, nil
+	}
+	if kind, ok := ts.others[full]; ok {
+		return nil, usageErrorf("-m %s is %s, not a message", name, kind)
 	}
 	names := make([]string, 0, len(ts.messages))
 	for n := range ts.messages {
@@ -255,10 +275,16 @@ func readDescriptorSet(name string) (*protoregistry.Files, error) {
 	addStandardImports(&set)
 	files, err := protodesc.NewFiles(&set)
 	if err != nil {
+		if m := unresolvedRE.FindStringSubmatch(err.Error()); m != nil {
+			return nil, usageErrorf("--descriptor-set %s: %w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", name, err, m[1])
+		}
 		return nil, usageErrorf("--descriptor-set %s: %w", name, err)
 	}
 	return files, nil
 }
+
+// unresolvedRE finds the import that protodesc could not resolve.
+var unresolvedRE = regexp.MustCompile(`could not resolve import "([^"]+)"`)
 
 // addStandardImports appends to set the standard files that its files
 // import but it does not contain, with their own imports.
@@ -332,15 +358,80 @@ func compileProtos(args, importPaths []string, setFiles *protoregistry.Files) ([
 	files, err := c.Compile(context.Background(), names...)
 	if err != nil {
 		if reported := errs.summary(); reported != nil {
-			return nil, &usageError{err: reported}
+			err = reported
 		}
-		return nil, &usageError{err: err}
+		return nil, &usageError{err: importHint(err, args, importPaths)}
 	}
 	out := make([]protoreflect.FileDescriptor, len(files))
 	for i, f := range files {
 		out[i] = f
 	}
 	return out, nil
+}
+
+// missingRE finds the file that an import names when it is not found.
+var missingRE = regexp.MustCompile(`open (\S+\.proto): no such file or directory`)
+
+// importHint adds to a compile error about an import that is not found
+// which -I would find it: a directory, among the import paths, the
+// directories of the files given and the working directory and below them
+// (a few levels deep), that holds the file under the name the import uses.
+func importHint(err error, args, importPaths []string) error {
+	m := missingRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	name := filepath.FromSlash(m[1])
+	// The resolver names the file under the first import path.
+	for _, ip := range importPaths {
+		if rel, err := filepath.Rel(ip, name); err == nil && filepath.IsAbs(name) == filepath.IsAbs(ip) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			name = rel
+			break
+		}
+	}
+	shown := filepath.ToSlash(name)
+	roots := append([]string{"."}, importPaths...)
+	for _, a := range args {
+		roots = append(roots, filepath.Dir(a))
+	}
+	if dir, ok := findImportRoot(name, roots); ok {
+		return fmt.Errorf("%w (add -I %s: it holds %s)", err, dir, shown)
+	}
+	return fmt.Errorf("%w (add -I with the directory that %s is relative to; import paths: %s)", err, shown, strings.Join(importPaths, ", "))
+}
+
+// findImportRoot looks for a directory D under roots (at most 4 levels
+// deep, 20,000 directories in all) where D/name exists, and returns the
+// shortest such path.
+func findImportRoot(name string, roots []string) (string, bool) {
+	budget := 20000
+	seen := map[string]bool{}
+	for _, root := range roots {
+		var best string
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			budget--
+			if budget < 0 {
+				return filepath.SkipAll
+			}
+			depth := strings.Count(filepath.Clean(path), string(filepath.Separator)) - strings.Count(filepath.Clean(root), string(filepath.Separator))
+			if depth > 4 || seen[path] || (path != root && strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			seen[path] = true
+			if st, err := os.Stat(filepath.Join(path, name)); err == nil && st.Mode().IsRegular() {
+				best = path
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		if best != "" {
+			return best, true
+		}
+	}
+	return "", false
 }
 
 // filesResolver returns a protocompile resolver that finds files in files.

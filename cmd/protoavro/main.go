@@ -16,6 +16,9 @@ import (
 // (SIGINT, SIGTERM) cancels the running command, which then removes its
 // unfinished output; a second interrupt kills the process.
 func main() {
+	// A closed pipe on standard output is then a write error (EPIPE),
+	// reported in one line, rather than a silent death by SIGPIPE.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
@@ -73,6 +76,7 @@ var commands = []*command{
 	catCommand,
 	concatCommand,
 	kafkaCommand,
+	versionCommand,
 }
 
 // lookupCommand returns the subcommand called name, or nil.
@@ -103,6 +107,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, topUsage())
 		return exitOK
+	case "--version", "-version":
+		name = "version"
+		args = args[:1]
 	case "help":
 		if len(args) == 1 {
 			fmt.Fprint(stdout, topUsage())
@@ -119,7 +126,12 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "protoavro: unknown command %q\n\n%s", name, topUsage())
 		return exitUsage
 	}
-	err := c.run(args[1:], std)
+	var err error
+	if name == "version" && args[0] != "version" && args[0] != "help" {
+		err = c.run(nil, std)
+	} else {
+		err = c.run(args[1:], std)
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -147,7 +159,7 @@ func topUsage() string {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
 	}
-	b.WriteString("\nRun \"protoavro <command> -h\" for the flags of a command.\n")
+	b.WriteString("\nRun \"protoavro <command> -h\" for the flags of a command, \"protoavro --version\"\nfor the version.\n")
 	return b.String()
 }
 

@@ -175,7 +175,7 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 	if codec == "" {
 		codec = h.Codec
 	}
-	out, err := createOutput(outPath, std)
+	out, err := createOutput(outPath, "--out", std)
 	if err != nil {
 		return err
 	}

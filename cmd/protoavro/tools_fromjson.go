@@ -86,7 +86,7 @@ func runFromJSON(args []string, std stdio) error {
 		return err
 	}
 	defer in.close()
-	out, err := createOutput(*outPath, std)
+	out, err := createOutput(*outPath, "--out", std)
 	if err != nil {
 		return err
 	}

@@ -130,7 +130,7 @@ func runToJSON(args []string, std stdio) error {
 	if len(files) == 0 {
 		return usageErrorf("tojson: give the container files to read (\"-\" for standard input)")
 	}
-	out, err := createOutput("-", std)
+	out, err := createOutput("-", "--out", std)
 	if err != nil {
 		return err
 	}

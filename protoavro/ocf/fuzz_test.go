@@ -54,3 +54,48 @@ func FuzzReader(f *testing.F) {
 		t.Fatalf("error %v wraps none of the classes", err)
 	})
 }
+
+// FuzzResync salvages any input: reading blocks and resynchronising after
+// each error must end (at io.EOF or at an error Resync cannot pass) with
+// the offset only moving forward, never past the input, and with Resync
+// copying exactly the bytes it says it skipped.
+func FuzzResync(f *testing.F) {
+	blocks := makeBlocks(4)
+	for _, codec := range []Codec{Null, Deflate} {
+		file := writeFile(f, codec, blocks, nil)
+		f.Add(file)
+		bad := bytes.Clone(file)
+		bad[len(bad)/2] ^= 0xff
+		f.Add(bad)
+		f.Add(append(bytes.Clone(file[:len(file)/2]), file...)) // a file inside a file
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := ReaderOptions{MaxBlockSize: 64 << 10, MaxBlockDataSize: 256 << 10}
+		r, err := NewReader(bytes.NewReader(data), opts)
+		if err != nil {
+			return
+		}
+		var copied bytes.Buffer
+		var skipped int64
+		for range len(data) + 2 { // each round reads a block or skips at least a byte
+			before := r.Offset()
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				n, rerr := r.Resync(&copied)
+				skipped += n
+				if rerr != nil {
+					break
+				}
+			}
+			if r.Offset() <= before || r.Offset() > int64(len(data)) {
+				t.Fatalf("offset %d after %d, input %d: no progress", r.Offset(), before, len(data))
+			}
+		}
+		if int64(copied.Len()) != skipped {
+			t.Fatalf("skipped %d bytes, copied %d", skipped, copied.Len())
+		}
+	})
+}

@@ -2,6 +2,8 @@ package ocf
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -87,7 +89,7 @@ type Block struct {
 // Reader reads a container file block by block. Its methods must be called
 // from one goroutine, except [Reader.Decompress] and [Reader.Header].
 type Reader struct {
-	br      *bufio.Reader
+	br      *source
 	off     int64 // bytes consumed
 	opts    ReaderOptions
 	h       Header
@@ -96,12 +98,52 @@ type Reader struct {
 	blocks  int64
 	records int64
 	err     error // sticky: io.EOF or an *Error
+	// Of the last block that failed, for Resync: damage holds the bytes
+	// read for it, header included, when its framing was bad; framed says
+	// that its framing was sound (its data did not decompress).
+	damage []byte
+	framed bool
+}
+
+// source is the input of a Reader: bytes pushed back by Resync, then the
+// buffered file. ReadByte records into tape when it is set.
+type source struct {
+	pend []byte
+	br   *bufio.Reader
+	tape *[]byte
+}
+
+// ReadByte reads one byte.
+func (s *source) ReadByte() (byte, error) {
+	var c byte
+	if len(s.pend) > 0 {
+		c, s.pend = s.pend[0], s.pend[1:]
+	} else {
+		var err error
+		if c, err = s.br.ReadByte(); err != nil {
+			return 0, err
+		}
+	}
+	if s.tape != nil {
+		*s.tape = append(*s.tape, c)
+	}
+	return c, nil
+}
+
+// Read reads into p.
+func (s *source) Read(p []byte) (int, error) {
+	if len(s.pend) > 0 {
+		n := copy(p, s.pend)
+		s.pend = s.pend[n:]
+		return n, nil
+	}
+	return s.br.Read(p)
 }
 
 // NewReader reads the header of the container file in r. It buffers r.
 func NewReader(r io.Reader, opts ReaderOptions) (*Reader, error) {
 	opts.setDefaults()
-	or := &Reader{br: bufio.NewReaderSize(r, 64<<10), opts: opts}
+	or := &Reader{br: &source{br: bufio.NewReaderSize(r, 64<<10)}, opts: opts}
 	if err := or.readHeader(); err != nil {
 		return nil, &Error{Offset: or.off, Block: -1, Err: err}
 	}
@@ -270,7 +312,7 @@ func (or *Reader) Next() (Block, error) {
 		return b, err
 	}
 	if or.data, err = or.Decompress(or.data[:0], b); err != nil {
-		or.err = err
+		or.err, or.framed = err, true
 		return Block{}, err
 	}
 	b.Data = or.data
@@ -290,10 +332,13 @@ func (or *Reader) next(decompress bool) (Block, error) {
 	if decompress && (or.h.Codec == Null || or.h.Codec == "") && or.opts.MaxBlockDataSize < limit {
 		limit, name = or.opts.MaxBlockDataSize, "ReaderOptions.MaxBlockDataSize"
 	}
-	b, err := or.readBlock(limit, name)
+	var hdr []byte
+	b, sync, err := or.readBlock(limit, name, &hdr)
 	if err != nil {
 		if err != io.EOF {
 			err = &Error{Offset: b.Offset, Block: b.Index, Err: err}
+			or.damage = append(append(append(or.damage[:0], hdr...), or.raw...), sync...)
+			or.framed = false
 		}
 		or.err = err
 		return Block{}, err
@@ -304,44 +349,127 @@ func (or *Reader) next(decompress bool) (Block, error) {
 }
 
 // readBlock reads a block of at most limit bytes; name is the option that
-// sets the limit.
-func (or *Reader) readBlock(limit int, name string) (Block, error) {
+// sets the limit. The bytes of the block's header go to *hdr, and the
+// bytes read where its sync marker should be are returned.
+func (or *Reader) readBlock(limit int, name string, hdr *[]byte) (Block, []byte, error) {
 	b := Block{Index: or.blocks, Offset: or.off}
+	or.raw = or.raw[:0]
+	or.br.tape = hdr
+	defer func() { or.br.tape = nil }()
 	var err error
 	if b.Count, err = or.readLong(); err != nil {
 		if err == io.EOF {
-			return b, io.EOF // the end, between blocks
+			return b, nil, io.EOF // the end, between blocks
 		}
-		return b, truncated(err, "block header")
+		return b, nil, truncated(err, "block header")
 	}
 	if b.Size, err = or.readLong(); err != nil {
-		return b, truncated(err, "block header")
+		return b, nil, truncated(err, "block header")
 	}
+	or.br.tape = nil
 	if b.Count < 0 || b.Size < 0 {
-		return b, fmt.Errorf("%w: block of %d records in %d bytes", ErrMalformed, b.Count, b.Size)
+		return b, nil, fmt.Errorf("%w: block of %d records in %d bytes", ErrMalformed, b.Count, b.Size)
 	}
 	if b.Count > math.MaxInt64-or.records {
-		return b, fmt.Errorf("%w: block of %d records: the file's record count overflows", ErrMalformed, b.Count)
+		return b, nil, fmt.Errorf("%w: block of %d records: the file's record count overflows", ErrMalformed, b.Count)
 	}
 	if b.Size > int64(limit) {
-		return b, fmt.Errorf("%w: block of %d bytes exceeds the limit of %d (%s)", ErrLimit, b.Size, limit, name)
+		return b, nil, fmt.Errorf("%w: block of %d bytes exceeds the limit of %d (%s)", ErrLimit, b.Size, limit, name)
 	}
 	var m int64
 	or.raw, m, err = or.readN(or.raw[:0], b.Size)
 	if err != nil {
-		return b, fmt.Errorf("%w: block claims %d bytes, %d remain in the file", err, b.Size, m)
+		return b, nil, fmt.Errorf("%w: block claims %d bytes, %d remain in the file", err, b.Size, m)
 	}
 	var sync [16]byte
 	n, _ := io.ReadFull(or.br, sync[:])
 	or.off += int64(n)
 	if n < len(sync) {
-		return b, fmt.Errorf("%w: sync marker: the file ends in it", ErrTruncated)
+		return b, sync[:n], fmt.Errorf("%w: sync marker: the file ends in it", ErrTruncated)
 	}
 	if sync != or.h.Sync {
-		return b, fmt.Errorf("%w: sync marker %x does not match the header's %x", ErrMalformed, sync, or.h.Sync)
+		return b, sync[:], fmt.Errorf("%w: sync marker %x does not match the header's %x", ErrMalformed, sync, or.h.Sync)
 	}
 	b.Data = or.raw
-	return b, nil
+	return b, nil, nil
+}
+
+// Resync recovers from an error of [Reader.Next] or [Reader.NextRaw] in a
+// block, to salvage what follows a damaged part of a file: the next call
+// reads the block after the next sync marker. A block whose framing was
+// sound but whose data did not decompress is skipped alone; otherwise the
+// bytes from the damaged block's start to the end of the next sync marker
+// found are skipped (the bytes read for the damaged block are searched
+// first, so a block size that claimed too much loses no more than it
+// must). The skipped bytes are copied to w when it is not nil, and their
+// number returned. Without an error to recover from it does nothing. It
+// returns io.EOF when the file ends before a sync marker, and the error
+// again for an error in the header or a failure of w.
+func (or *Reader) Resync(w io.Writer) (int64, error) {
+	var oe *Error
+	switch {
+	case or.err == nil:
+		return 0, nil
+	case or.err == io.EOF:
+		return 0, io.EOF
+	case !errors.As(or.err, &oe) || oe.Block < 0:
+		return 0, or.err
+	}
+	emit := func(p []byte) error {
+		if w == nil || len(p) == 0 {
+			return nil
+		}
+		_, err := w.Write(p)
+		return err
+	}
+	if or.framed { // next counted the block
+		or.err, or.framed = nil, false
+		return int64(len(or.raw)), emit(or.raw)
+	}
+	or.blocks++ // the damaged block keeps its index
+	start := or.off - int64(len(or.damage))
+	buf := or.damage
+	if i := bytes.Index(buf, or.h.Sync[:]); i >= 0 {
+		end := i + len(or.h.Sync)
+		rest := buf[end:]
+		or.br.pend = append(slices.Clone(rest), or.br.pend...)
+		or.off -= int64(len(rest))
+		or.err = nil
+		return int64(end), emit(buf[:end])
+	}
+	// Search the rest of the file, keeping a window of the last bytes.
+	keep := min(len(buf), len(or.h.Sync)-1)
+	if err := emit(buf[:len(buf)-keep]); err != nil {
+		return int64(len(buf) - keep), err
+	}
+	window := append(make([]byte, 0, 4096), buf[len(buf)-keep:]...)
+	for {
+		c, err := or.br.ReadByte()
+		if err != nil {
+			or.err = io.EOF
+			if err != io.EOF {
+				or.err = &Error{Offset: or.off, Block: oe.Block, Err: err}
+			}
+			werr := emit(window)
+			if werr != nil {
+				return or.off - start, werr
+			}
+			return or.off - start, or.err
+		}
+		or.off++
+		window = append(window, c)
+		if bytes.HasSuffix(window, or.h.Sync[:]) {
+			or.err = nil
+			return or.off - start, emit(window)
+		}
+		if len(window) == cap(window) {
+			n := len(window) - (len(or.h.Sync) - 1)
+			if err := emit(window[:n]); err != nil {
+				return or.off - start, err
+			}
+			window = append(window[:0], window[n:]...)
+		}
+	}
 }
 
 // Decompress appends the data of b, a block from [Reader.NextRaw] of this

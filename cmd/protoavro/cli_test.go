@@ -1,0 +1,496 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/protoavro/protoavro/protoavro"
+)
+
+// TestMain runs the program itself when PROTOAVRO_TEST_MAIN is set, so
+// that tests can run it as a process (signals, closed pipes).
+func TestMain(m *testing.M) {
+	if os.Getenv("PROTOAVRO_TEST_MAIN") == "1" {
+		os.Args = append([]string{"protoavro"}, os.Args[1:]...)
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// wantRun checks a run's exit code and that stderr is one line containing want.
+func wantRun(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	if r.code != code || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("exit code %d, stderr %q; want %d and one line containing %q", r.code, r.stderr, code, want)
+	}
+}
+
+// encodeSample encodes the sample into dir/name with extra flags.
+func encodeSample(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	r := runIO(t, nil, encodeArgs(append([]string{"--in", sampleFile, "--out", out}, args...)...)...)
+	if r.code != 0 {
+		t.Fatalf("encode: exit code %d: %s", r.code, r.stderr)
+	}
+	return out
+}
+
+func TestRepeatedFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{encodeArgs("--codec", "zstd", "--codec", "null"), "--codec given twice; it takes one value"},
+		{encodeArgs("--codec=zstd", "--codec=zstd"), "--codec given twice"},
+		{[]string{"schema", "-m", "a.B", "--message", "a.C", "x.proto"}, "-m given twice"},
+		{encodeArgs("--skip-bad", "--skip-bad"), "--skip-bad given twice"},
+		{encodeArgs("--out", "a", "--out", "b"), "--out given twice"},
+		{[]string{"inspect", "--json", "--json", "x"}, "--json given twice"},
+	}
+	for _, tt := range tests {
+		wantRun(t, runIO(t, nil, tt.args...), 2, tt.want)
+	}
+	// Repeatable flags repeat.
+	dir := t.TempDir()
+	r := runIO(t, nil, "encode", "-I", "nowhere", "-I", "../../testdata/proto", "-m", "protoavro.avro2147.Foo", "avro2147.proto",
+		"--in", sampleFile, "--in", sampleFile, "--out", filepath.Join(dir, "x.avro"))
+	wantRun(t, r, 0, "encoded 2000 records")
+}
+
+func TestFlagStyle(t *testing.T) {
+	t.Parallel()
+	wantRun(t, runIO(t, nil, encodeArgs("--frob")...), 2, "flag provided but not defined: --frob")
+	wantRun(t, runIO(t, nil, encodeArgs("-frob")...), 2, "flag provided but not defined: --frob")
+	wantRun(t, runIO(t, nil, encodeArgs("--codec")...), 2, "flag needs an argument: --codec")
+	wantRun(t, runIO(t, nil, "schema", "-m"), 2, "flag needs an argument: -m ")
+	for _, c := range commands {
+		if regexp.MustCompile(`(?m)^  -[a-z][a-z]`).MatchString(c.usage) {
+			t.Errorf("%s help spells a long flag with one dash", c.name)
+		}
+	}
+}
+
+func TestHints(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.proto":               "syntax = \"proto3\";\npackage h;\nimport \"common/c.proto\";\nmessage A { common.C c = 1; }\nenum E { E_0 = 0; }\nservice S {}\n",
+		"protos/common/c.proto": "syntax = \"proto3\";\npackage common;\nmessage C { string x = 1; }\n",
+	})
+	a := filepath.Join(dir, "a.proto")
+	protos := filepath.Join(dir, "protos")
+	wantRun(t, runIO(t, nil, "schema", "-I", dir, "-m", "h.A", a), 2, "common/c.proto: no such file or directory (add -I "+protos+": it holds common/c.proto)")
+	wantRun(t, runIO(t, nil, "schema", "-I", dir, "-I", protos, "-m", "h.E", a), 2, "-m h.E is an enum, not a message")
+	wantRun(t, runIO(t, nil, "schema", "-I", dir, "-I", protos, "-m", "h.S", a), 2, "-m h.S is a service, not a message")
+	// A descriptor set without its imports, as protoc -o writes it.
+	set := filepath.Join(dir, "a.pb")
+	writeFiles(t, protos, map[string]string{"a.proto": "syntax = \"proto3\";\npackage h;\nimport \"common/c.proto\";\nmessage A { common.C c = 1; }\n"})
+	if err := os.WriteFile(set, compileSet(t, protos, "a.proto"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRun(t, runIO(t, nil, "schema", "--descriptor-set", set, "-m", "h.A"), 2,
+		`could not resolve import "common/c.proto": not found (the set lacks common/c.proto: make it with protoc --include_imports`)
+}
+
+func TestFormatSniffing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lines := strings.Join(sampleJSONL(t), "\n") + "\n"
+	jsonl := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(jsonl, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Without --format, JSON Lines are told apart from delimited input.
+	out := filepath.Join(dir, "out.avro")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", jsonl, "--out", out)...), 0, "encoded 1000 records")
+	r := runIO(t, nil, "decode", out)
+	sample, _ := readSample(t)
+	if r.code != 0 || r.stdout != string(sample) {
+		t.Errorf("decode of the sniffed JSON Lines: exit code %d, %s", r.code, r.stderr)
+	}
+	// With the wrong --format, the error says which format the input looks like.
+	wantRun(t, runIO(t, nil, encodeArgs("--in", jsonl, "--out", out, "--format", "delimited")...), 1,
+		"(the input looks like JSON Lines: give --format jsonl)")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", out, "--format", "jsonl")...), 1,
+		"(the input looks like binary protobuf, not JSON: give --format delimited)")
+}
+
+// terminalReader is standard input that says it is a terminal.
+type terminalReader struct{ io.Reader }
+
+func (terminalReader) IsTerminal() bool { return true }
+
+func TestStdinTerminalNotice(t *testing.T) {
+	t.Parallel()
+	sample, _ := readSample(t)
+	var stdout, stderr bytes.Buffer
+	code := run(encodeArgs("--out", filepath.Join(t.TempDir(), "x.avro")), terminalReader{bytes.NewReader(sample)}, &stdout, &stderr)
+	if code != 0 || !strings.HasPrefix(stderr.String(), "protoavro: reading standard input (end it with Ctrl-D, or give a file)\n") {
+		t.Errorf("exit code %d, stderr %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(encodeArgs("--out", filepath.Join(t.TempDir(), "x.avro")), bytes.NewReader(sample), &stdout, &stderr); code != 0 || strings.Contains(stderr.String(), "reading standard input") {
+		t.Errorf("not a terminal: exit code %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestManyInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sample, recs := readSample(t)
+	parts := []string{filepath.Join(dir, "p1.bin"), filepath.Join(dir, "p2.bin"), filepath.Join(dir, "p3.bin")}
+	for i, p := range parts {
+		if err := os.WriteFile(p, slices.Concat(recs[i*300:min(1000, (i+1)*300)]...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The last records, positional, gzip-compressed.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(slices.Concat(recs[900:]...))
+	zw.Close()
+	last := filepath.Join(dir, "z-last.gz")
+	if err := os.WriteFile(last, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.avro")
+	r := runIO(t, nil, encodeArgs("--in", parts[0], "--in", filepath.Join(dir, "p[23].bin"), last, "--out", out)...)
+	wantRun(t, r, 0, "encoded 1000 records")
+	// decode takes the container file as a positional argument, without -m.
+	r = runIO(t, nil, "decode", out)
+	if r.code != 0 || r.stdout != string(sample) {
+		t.Errorf("decode: exit code %d, %s; output equal: %v", r.code, r.stderr, r.stdout == string(sample))
+	}
+	// Two container files, one zstd-compressed, into one stream.
+	var zs bytes.Buffer
+	data, _ := os.ReadFile(out)
+	zenc, _ := zstd.NewWriter(&zs)
+	zenc.Write(data)
+	zenc.Close()
+	outZ := filepath.Join(dir, "out.avro.zst")
+	if err := os.WriteFile(outZ, zs.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runIO(t, nil, "decode", out, "--in", outZ, "--format", "jsonl")
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 2000 || !strings.Contains(r.stderr, "decoded 2000 records") {
+		t.Errorf("decode of two files: exit code %d, %d lines, %s", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+	// An error in the second input names it, with the index in that input.
+	bad := filepath.Join(dir, "bad.bin")
+	if err := os.WriteFile(bad, slices.Concat(recs[0], recs[1], badRecord), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRun(t, runIO(t, nil, encodeArgs("--in", parts[0], "--in", bad, "--out", out)...), 1, bad+": record 2 (input byte ")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", filepath.Join(dir, "nomatch*"), "--out", out)...), 2, "nomatch*: no file matches")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", "-", "--in", parts[0], "--out", out)...), 2, "standard input (-) cannot be combined with files")
+}
+
+func TestSharding(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "part-%03d.avro"), "--shard-records", "300", "--block-size", "8K")...)
+	wantRun(t, r, 0, "encoded 1000 records")
+	if !strings.Contains(r.stderr, ", 4 shards)") {
+		t.Errorf("summary %q", r.stderr)
+	}
+	wantOnly(t, dir, "part-000.avro", "part-001.avro", "part-002.avro", "part-003.avro")
+	sample, _ := readSample(t)
+	var all []byte
+	for i, n := range []int{300, 300, 300, 100} {
+		shard := filepath.Join(dir, fmt.Sprintf("part-%03d.avro", i))
+		ri := runIO(t, nil, "inspect", shard)
+		if ri.code != 0 || !strings.Contains(ri.stdout, fmt.Sprintf("records:     %d\n", n)) {
+			t.Errorf("shard %d: exit code %d, %s%s", i, ri.code, ri.stdout, ri.stderr)
+		}
+		rd := runIO(t, nil, "decode", shard)
+		all = append(all, rd.stdout...)
+	}
+	if string(all) != string(sample) {
+		t.Errorf("the shards do not decode to the sample")
+	}
+	// By size, with the default naming.
+	dir2 := t.TempDir()
+	r = runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir2, "s.avro"), "--shard-size", "64K", "--block-size", "16K", "--workers", "1")...)
+	wantRun(t, r, 0, "encoded 1000 records")
+	files := dirFiles(t, dir2)
+	if len(files) < 3 || files[0] != "s-00000.avro" {
+		t.Errorf("shards by size: %v", files)
+	}
+	var total int
+	for _, f := range files {
+		ri := runIO(t, nil, "inspect", "--json", filepath.Join(dir2, f))
+		var n int
+		fmt.Sscanf(ri.stdout[strings.Index(ri.stdout, `"records":`)+10:], "%d", &n)
+		total += n
+	}
+	if total != 1000 {
+		t.Errorf("shards by size hold %d records", total)
+	}
+	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--shard-records", "10")...), 2, "--shard-records and --shard-size need --out FILE")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--shard-records", "10", "--out", filepath.Join(dir2, "p-%s.avro"))...), 2, "want one integer verb for the shard number")
+	// A failed run leaves no shard behind.
+	bad := filepath.Join(dir2, "bad.bin")
+	_, recs := readSample(t)
+	os.WriteFile(bad, slices.Concat(slices.Concat(recs[:500]...), badRecord), 0o644)
+	dir3 := t.TempDir()
+	wantRun(t, runIO(t, nil, encodeArgs("--in", bad, "--out", filepath.Join(dir3, "p.avro"), "--shard-records", "100")...), 1, "record 500")
+	wantOnly(t, dir3)
+}
+
+func TestDescriptorsFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sizes := map[string]int{}
+	for _, mode := range []string{"full", "stripped", "minimal", "none"} {
+		out := encodeSample(t, dir, mode+".avro", "--descriptors", mode)
+		ri := runIO(t, nil, "inspect", "--json", out)
+		m := regexp.MustCompile(`"protoavro.descriptors":\{"size":(\d+)`).FindStringSubmatch(ri.stdout)
+		if m != nil {
+			fmt.Sscan(m[1], new(int))
+			var n int
+			fmt.Sscan(m[1], &n)
+			sizes[mode] = n
+		}
+		r := runIO(t, nil, "decode", out)
+		if mode == "none" {
+			wantRun(t, r, 1, "no embedded protobuf type")
+			r = runIO(t, nil, append([]string{"decode", out}, typeArgs...)...)
+		}
+		if r.code != 0 {
+			t.Errorf("%s: decode: %s", mode, r.stderr)
+		}
+	}
+	// The test protos have no comments on Foo's file worth keeping apart,
+	// but minimal drops nothing Foo needs and none drops all.
+	if sizes["none"] != 0 || sizes["minimal"] == 0 || sizes["minimal"] > sizes["stripped"] || sizes["stripped"] > sizes["full"] {
+		t.Errorf("descriptor sizes %v", sizes)
+	}
+	wantRun(t, runIO(t, nil, encodeArgs("--descriptors", "some")...), 2, `invalid value "some" for flag --descriptors: want stripped, full, minimal or none`)
+}
+
+func TestInspectJSONAndSeveralFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := encodeSample(t, dir, "a.avro", "--codec", "deflate")
+	b := encodeSample(t, dir, "b.avro")
+	r := runIO(t, nil, "inspect", "--json", filepath.Join(dir, "*.avro"))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 || !strings.Contains(lines[0], `"file":"`+a+`"`) || !strings.Contains(lines[1], `"file":"`+b+`"`) ||
+		!strings.Contains(lines[0], `"codec":"deflate"`) || !strings.Contains(lines[0], `"records":1000`) || strings.Contains(r.stdout, `"schema":`) {
+		t.Errorf("inspect --json: exit code %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runIO(t, nil, "inspect", "--json", "--schema", a)
+	if !strings.Contains(r.stdout, `"schema":{"name":"protoavro.avro2147.Foo","type":"record"`) {
+		t.Errorf("inspect --json --schema lacks the schema:\n%s", r.stdout)
+	}
+	r = runIO(t, nil, "inspect", a, b)
+	if r.code != 0 || strings.Count(r.stdout, "file:  ") != 2 || strings.Contains(r.stdout, "avro.schema:\n") {
+		t.Errorf("inspect of two files:\n%s", r.stdout)
+	}
+	// A damaged file among sound ones: all are described, exit 1.
+	damaged := filepath.Join(dir, "damaged.avro")
+	data, _ := os.ReadFile(b)
+	os.WriteFile(damaged, data[:len(data)-100], 0o644)
+	r = runIO(t, nil, "inspect", "--json", a, damaged)
+	if r.code != 1 || strings.Count(r.stdout, "\n") != 2 || !strings.Contains(r.stdout, `"error":"`+damaged) {
+		t.Errorf("inspect with a damaged file: exit code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestFullDisk(t *testing.T) {
+	t.Parallel()
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", "/dev/full")...), 1, "write /dev/full: no space left on device")
+	// Standard output on /dev/full: a character device, not a terminal.
+	var stderr bytes.Buffer
+	code := run(encodeArgs("--in", sampleFile), strings.NewReader(""), full, &stderr)
+	wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+	avro := encodeSample(t, t.TempDir(), "x.avro")
+	stderr.Reset()
+	code = run([]string{"decode", avro}, strings.NewReader(""), full, &stderr)
+	wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+}
+
+// failingWriter fails every write.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("stderr is gone") }
+
+func TestSummaryWriteFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code := run(encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "x.avro")), strings.NewReader(""), io.Discard, failingWriter{})
+	if code != 1 {
+		t.Errorf("encode with a failing summary: exit code %d, want 1", code)
+	}
+	code = run([]string{"decode", filepath.Join(dir, "x.avro")}, strings.NewReader(""), io.Discard, failingWriter{})
+	if code != 1 {
+		t.Errorf("decode with a failing summary: exit code %d, want 1", code)
+	}
+}
+
+// TestClosedPipe runs the program with standard output on a pipe whose
+// reader is closed: it must not die of SIGPIPE, but exit 1 with one line.
+func TestClosedPipe(t *testing.T) {
+	t.Parallel()
+	avro := encodeSample(t, t.TempDir(), "x.avro")
+	for _, args := range [][]string{{"decode", avro}, encodeArgs("--in", sampleFile)} {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "PROTOAVRO_TEST_MAIN=1")
+		cmd.Stdout = pw
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		pw.Close()
+		cancel()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("%s: %v (want exit status 1, not a signal)", args[0], err)
+		}
+		if !strings.Contains(stderr.String(), "write standard output: broken pipe (the reading end was closed)") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%s: stderr %q", args[0], stderr.String())
+		}
+	}
+}
+
+func TestDecodeSkipBad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := encodeSample(t, dir, "good.avro", "--block-size", "16K")
+	data, _ := os.ReadFile(good)
+	sync := data[len(data)-16:]
+	headerEnd := bytes.Index(data, sync) + 16
+	var ends []int // the end of each block
+	for i := headerEnd; ; {
+		j := bytes.Index(data[i:], sync)
+		if j < 0 {
+			break
+		}
+		ends = append(ends, i+j+16)
+		i += j + 16
+	}
+	if len(ends) < 5 {
+		t.Fatalf("%d blocks", len(ends))
+	}
+	// Damage the sync marker after block 1: blocks 1 and 2 are lost.
+	damaged := slices.Clone(data)
+	damaged[ends[1]-5] ^= 0xff
+	in := filepath.Join(dir, "damaged.avro")
+	os.WriteFile(in, damaged, 0o644)
+	wantRun(t, runIO(t, nil, "decode", in), 1, "sync marker")
+	rejects := filepath.Join(dir, "rejects.bin")
+	r := runIO(t, nil, "decode", in, "--skip-bad", "--rejects", rejects)
+	wantRun(t, r, 0, "0 records, 1 damaged block and ")
+	_, recs := readSample(t)
+	m := regexp.MustCompile(`decoded (\d+) records`).FindStringSubmatch(r.stderr)
+	var n int
+	fmt.Sscan(m[1], &n)
+	got := splitDelimited(t, []byte(r.stdout))
+	if n != len(got) || n >= 1000 || n < 1000-3*len(recs)/len(ends)-50 {
+		t.Errorf("decoded %d records, output has %d", n, len(got))
+	}
+	// What was decoded is the sample without the lost blocks, in order.
+	if !bytes.Equal(slices.Concat(got[:10]...), slices.Concat(recs[:10]...)) || !bytes.Equal(got[len(got)-1], recs[999]) {
+		t.Errorf("salvaged records are not the sample's")
+	}
+	if st, err := os.Stat(rejects); err != nil || st.Size() == 0 {
+		t.Errorf("rejects: %v", err)
+	}
+	// A record that does not decode: the rest of its block is skipped.
+	bad := slices.Clone(data)
+	for i := ends[2] + 100; i < ends[2]+140; i++ {
+		bad[i] = 0xff
+	}
+	os.WriteFile(in, bad, 0o644)
+	r = runIO(t, nil, "decode", in, "--skip-bad", "--format", "jsonl")
+	if r.code != 0 || !regexp.MustCompile(`; [1-9]\d* records, 0 damaged blocks and .* skipped; first: `).MatchString(r.stderr) {
+		t.Errorf("bad record: exit code %d, stderr %q", r.code, r.stderr)
+	}
+	wantRun(t, runIO(t, nil, "decode", in, "--rejects", rejects), 2, "--rejects needs --skip-bad")
+}
+
+func TestOTLPHexIDs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"span.proto": `syntax = "proto3";
+package otlp;
+message Span { bytes trace_id = 1; bytes span_id = 2; bytes parent_span_id = 3; string name = 4; }
+message Batch { repeated Span spans = 1; }
+`})
+	args := func(extra ...string) []string {
+		return append([]string{"encode", "-I", dir, "-m", "otlp.Batch", "span.proto", "--out", filepath.Join(dir, "x.avro")}, extra...)
+	}
+	hexLine := `{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"a"}]}` + "\n"
+	wantRun(t, runIO(t, []byte(hexLine), args()...), 1,
+		`record 0 (line 1, input byte 0): field spans[0].trace_id holds 24 bytes, not 16: hex digits read as base64 (OTLP/JSON writes trace and span IDs as hex`)
+	// A hex ID that is not valid base64 fails in protojson: the error says why.
+	odd := `{"spans":[{"spanId":"eee19b7ec3c1b"}]}` + "\n" // 13 digits: not base64
+	wantRun(t, runIO(t, []byte(odd), args()...), 1, "spanId")
+	if r := runIO(t, []byte(odd), args()...); !strings.Contains(r.stderr, "(OTLP/JSON writes trace and span IDs as hex") {
+		t.Errorf("no OTLP hint: %q", r.stderr)
+	}
+	// 15 hex digits are base64 of 11 bytes, no valid span ID either.
+	wantRun(t, runIO(t, []byte(`{"spans":[{"parentSpanId":"eee19b7ec3c1b17"}]}`+"\n"), args()...), 1,
+		`field spans[0].parent_span_id holds 11 bytes, not 8: hex digits read as base64`)
+	// Base64 IDs, as protojson writes them, convert.
+	b64 := `{"spans":[{"traceId":"W47/95gDgQPSabYzgT/GDA==","spanId":"7uGbfsPBsXQ=","name":"a"}]}` + "\n"
+	wantRun(t, runIO(t, []byte(b64), args()...), 0, "encoded 1 record")
+}
+
+// TestContainerWriterOptionsReachTheFile checks that --descriptors
+// reaches the writer: the file's descriptors read back.
+func TestDescriptorsMinimalReadsBack(t *testing.T) {
+	t.Parallel()
+	out := encodeSample(t, t.TempDir(), "m.avro", "--descriptors", "minimal")
+	f, _ := os.Open(out)
+	defer f.Close()
+	cr, err := protoavro.NewContainerReader(f, protoavro.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr.MessageType().Descriptor().FullName() != "protoavro.avro2147.Foo" {
+		t.Errorf("embedded type %s", cr.MessageType().Descriptor().FullName())
+	}
+}
+
+// TestOTLPTracesJSON feeds OTLP/JSON as OpenTelemetry's exporters write it
+// (IDs in hex) for the real TracesData message: the error names the span's
+// field and says why; with the IDs in base64 the line converts.
+func TestOTLPTracesJSON(t *testing.T) {
+	t.Parallel()
+	args := []string{"encode", "-I", "../../testdata/proto/otlp", "-m", "opentelemetry.proto.trace.v1.TracesData",
+		"opentelemetry/proto/trace/v1/trace.proto", "--out", filepath.Join(t.TempDir(), "x.avro")}
+	line := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout"}}]},` +
+		`"scopeSpans":[{"scope":{"name":"otel"},"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174",` +
+		`"name":"GET /cart","kind":2,"startTimeUnixNano":"1544712660000000000","endTimeUnixNano":"1544712661000000000"}]}]}]}` + "\n"
+	wantRun(t, runIO(t, []byte(line), args...), 1,
+		"field resource_spans[0].scope_spans[0].spans[0].trace_id holds 24 bytes, not 16: hex digits read as base64 (OTLP/JSON writes trace and span IDs as hex")
+	b64 := strings.NewReplacer("5b8efff798038103d269b633813fc60c", "W47/95gDgQPSabYzgT/GDA==", "eee19b7ec3c1b174", "7uGbfsPBsXQ=").Replace(line)
+	wantRun(t, runIO(t, []byte(b64), args...), 0, "encoded 1 record")
+}

@@ -1,0 +1,6 @@
+package main
+
+import "syscall"
+
+// getTermios is the ioctl that reads a terminal's attributes.
+const getTermios = syscall.TCGETS
