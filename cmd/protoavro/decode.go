@@ -31,7 +31,7 @@ var decodeCommand = &command{
 var decodeUsage = `Usage: protoavro decode [--in FILE|-]... [FILE.avro...] [--out FILE|-]
                        [--format delimited|jsonl]
                        [-I DIR]... [--descriptor-set FILE]... [-m NAME] [FILE.proto...]
-                       [--workers N] [--progress] [--skip-bad [--rejects FILE]]
+                       [--workers N] [--progress] [--skip-bad [--rejects FILE]] [MAPPING FLAGS]
 
 Convert Avro Object Container Files to a stream of protobuf messages.
 
@@ -69,7 +69,10 @@ Flags:
                          device or a FIFO is written in place.
   --format FORMAT        Output format: delimited (default) or jsonl.
 ` + strings.Replace(typeFlagsUsage, "                         Required.\n",
-	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + `  --workers N            Goroutines that format records. Default:
+	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + mappingFlagsUsage + `  (Mapping flags)        Without them the options recorded in the file are
+                         used; with -m they choose the reader's mapping
+                         (the file's schema is resolved against it).
+  --workers N            Goroutines that format records. Default:
                          GOMAXPROCS (the number of CPUs).
   --progress             Show progress on standard error (records, bytes
                          read, rate, and an ETA when the input is a regular
@@ -98,7 +101,9 @@ func runDecode(args []string, std stdio) error {
 		prog    progressFlag
 		workers = intFlag{n: runtime.GOMAXPROCS(0), min: 1}
 		inPaths stringList
+		mapping mappingFlags
 	)
+	mapping.register(fs)
 	fs.Var(&format, "format", "output format: delimited or jsonl")
 	fs.Var(&workers, "workers", "formatting goroutines")
 	fs.Var(&prog, "progress", "show progress")
@@ -137,8 +142,16 @@ func runDecode(args []string, std stdio) error {
 		}
 		ropts.Message = dynamicpb.NewMessageType(md)
 	}
-	// With an explicit type, the mapping options are still the file's.
+	// The mapping options are the file's (recorded by encode), unless mapping
+	// flags choose the reader's: with -m, the type is read by them, resolving
+	// the file's schema; --unknown-enums applies either way.
 	ropts.FileOptions = true
+	if mapping.given() {
+		if ropts.Options, err = mapping.options(""); err != nil {
+			return err
+		}
+		ropts.FileOptions = !explicit
+	}
 	start := time.Now()
 	d := &decoder{format: format.f, workers: workers.n, skip: *skipBad, std: std}
 	if *rejectsPath != "" {

@@ -35,7 +35,7 @@ var encodeCommand = &command{
 const encodeUsage = `Usage: protoavro encode [-I DIR]... [--descriptor-set FILE]... -m NAME [FILE.proto...]
                        [--in FILE|-]... [INPUT...] [--out FILE|-]
                        [--format delimited|jsonl] [--codec null|deflate|snappy|zstd]
-                       [--workers N] [--block-size BYTES] [--profile default|java]
+                       [--workers N] [--block-size BYTES] [MAPPING FLAGS]
                        [--descriptors stripped|full|minimal|none]
                        [--shard-records N] [--shard-size BYTES]
                        [--progress] [--skip-bad [--rejects FILE]]
@@ -84,9 +84,7 @@ Flags:
                          Default: GOMAXPROCS (the number of CPUs).
   --block-size BYTES     Uncompressed size at which a block is closed, e.g.
                          262144, 256K or 1M; at most 64M. Default 256K.
-  --profile NAME         Mapping profile: "default" or "java". Default
-                         "default".
-  --descriptors MODE     Protobuf descriptors embedded in the file, which let
+` + mappingFlagsUsage + `  --descriptors MODE     Protobuf descriptors embedded in the file, which let
                          decode work without .proto files: stripped (the
                          default: the message's file and all its imports,
                          without comments), full (with comments), minimal
@@ -151,7 +149,7 @@ func runEncode(args []string, std stdio) error {
 	var types typeFlags
 	types.register(fs)
 	var (
-		profile      profileFlag
+		mapping      mappingFlags
 		format       formatFlag
 		codec        = codecFlag{c: protoavro.CompressionNull}
 		workers      = intFlag{min: 1}
@@ -162,7 +160,7 @@ func runEncode(args []string, std stdio) error {
 		prog         progressFlag
 		inPaths      stringList
 	)
-	fs.Var(&profile, "profile", "mapping profile: default or java")
+	mapping.register(fs)
 	fs.Var(&format, "format", "input format: delimited or jsonl")
 	fs.Var(&codec, "codec", "block codec: null, deflate, snappy or zstd")
 	fs.Var(&workers, "workers", "conversion goroutines")
@@ -224,8 +222,12 @@ func runEncode(args []string, std stdio) error {
 		}
 		defer e.rejects.abort()
 	}
+	mopts, err := mapping.options("")
+	if err != nil {
+		return err
+	}
 	e.opts = protoavro.ContainerOptions{
-		Options:     protoavro.Options{Profile: profile.p, Cache: protoavro.NewCache()},
+		Options:     mopts,
 		Compression: codec.c,
 		BlockSize:   blockSize.n,
 		Workers:     workers.n,

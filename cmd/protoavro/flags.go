@@ -200,24 +200,6 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// profileFlag is a --profile flag holding a [protoavro.Profile].
-type profileFlag struct {
-	p protoavro.Profile
-}
-
-// String returns the profile name.
-func (f *profileFlag) String() string { return f.p.String() }
-
-// Set parses a profile name with [protoavro.ParseProfile].
-func (f *profileFlag) Set(v string) error {
-	p, err := protoavro.ParseProfile(v)
-	if err != nil || v == "" {
-		return errors.New("want default or java")
-	}
-	f.p = p
-	return nil
-}
-
 // codecFlag is a --codec flag holding a [protoavro.Compression].
 type codecFlag struct {
 	c protoavro.Compression

@@ -41,26 +41,27 @@ type mappingFlags struct {
 	set map[string]string // option key -> value, in ParseOptions' form
 }
 
-// mappingFlagNames maps each flag to the ParseOptions key it sets.
-var mappingFlagNames = []struct{ flag, key, usage string }{
-	{"profile", "profile", "mapping profile: default or java"},
-	{"preset", "preset", "mapping preset: engine"},
-	{"timestamps", "timestamps", "Timestamp precision: micros, millis or nanos"},
-	{"uint64", "uint64", "uint64 mapping: long or decimal"},
-	{"map-keys", "mapkeys", "non-string map keys: text or entries"},
-	{"recursion-depth", "recursion", "levels of recursive types spelled out (0 to 32)"},
-	{"recursion-carrier", "carrier", "carrier below the recursion depth: bytes or json"},
-	{"dynamic", "dynamic", "Struct, Value, ListValue and Any: record or json"},
-	{"unknown-enums", "enums", "enum numbers with no symbol: error or default"},
+// mappingFlagNames maps each flag to the ParseOptions key it sets, with
+// what it takes.
+var mappingFlagNames = []struct{ flag, key, want string }{
+	{"profile", "profile", "default or java"},
+	{"preset", "preset", "engine"},
+	{"timestamps", "timestamps", "micros, millis or nanos"},
+	{"uint64", "uint64", "long or decimal"},
+	{"map-keys", "mapkeys", "text or entries"},
+	{"recursion-depth", "recursion", "an integer from 0 to 32"},
+	{"recursion-carrier", "carrier", "bytes or json"},
+	{"dynamic", "dynamic", "record or json"},
+	{"unknown-enums", "enums", "error or default"},
 }
 
 // register adds the mapping flags to fs.
 func (m *mappingFlags) register(fs *flag.FlagSet) {
 	m.set = map[string]string{}
 	for _, f := range mappingFlagNames {
-		fs.Func(f.flag, f.usage, func(v string) error {
-			if _, err := protoavro.ParseOptions(f.key + "=" + v); err != nil {
-				return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "protoavro: "))
+		fs.Func(f.flag, "mapping: "+f.want, func(v string) error {
+			if _, err := protoavro.ParseOptions(f.key + "=" + v); err != nil || v == "" {
+				return fmt.Errorf("want %s", f.want)
 			}
 			m.set[f.key] = v
 			return nil
@@ -71,9 +72,10 @@ func (m *mappingFlags) register(fs *flag.FlagSet) {
 // given reports whether any mapping flag was given.
 func (m *mappingFlags) given() bool { return len(m.set) > 0 }
 
-// options returns the options the flags choose, with a private cache.
-func (m *mappingFlags) options() (protoavro.Options, error) {
-	var parts []string
+// options returns the options the flags choose over base (options in
+// ParseOptions' form, "" for the defaults), with a private cache.
+func (m *mappingFlags) options(base string) (protoavro.Options, error) {
+	parts := []string{base}
 	if p, ok := m.set["preset"]; ok {
 		parts = append(parts, "preset="+p)
 	}

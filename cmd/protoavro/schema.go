@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-
-	"github.com/protoavro/protoavro/protoavro"
 )
 
 // schemaCommand is "protoavro schema": print the Avro schema of a message.
@@ -16,7 +14,7 @@ var schemaCommand = &command{
 
 // schemaUsage is the help text of "protoavro schema".
 const schemaUsage = `Usage: protoavro schema [-I DIR]... [--descriptor-set FILE]... -m NAME
-                       [--profile default|java] [--options "K=V ..."]
+                       [MAPPING FLAGS] [--options "K=V ..."]
                        [--canonical|--fingerprint] [FILE.proto...]
        protoavro schema [type flags] [--package PKG] --out-dir DIR [FILE.proto...]
 
@@ -31,10 +29,7 @@ comments become Avro "doc" attributes (default profile). Flags and files may
 be given in any order.
 
 Flags:
-` + typeFlagsUsage + `  --profile NAME         Mapping profile: "default" (protoavro's lossless
-                         mapping) or "java" (Apache Avro Java ProtobufData).
-                         Default "default".
-` + schemaTreeUsage + `  -h, --help             Print this help.
+` + typeFlagsUsage + mappingFlagsUsage + schemaTreeUsage + `  -h, --help             Print this help.
 
 Exit status is 0 on success, 1 if the schema cannot be derived, and 2 for a
 bad command line or input that cannot be loaded.
@@ -45,8 +40,8 @@ func runSchema(args []string, std stdio) error {
 	fs := newFlagSet("schema")
 	var types typeFlags
 	types.register(fs)
-	var profile profileFlag
-	fs.Var(&profile, "profile", "mapping profile: default or java")
+	var mapping mappingFlags
+	mapping.register(fs)
 	var tree schemaTree
 	tree.register(fs)
 	positional, err := parseArgs(fs, args)
@@ -54,13 +49,16 @@ func runSchema(args []string, std stdio) error {
 		return err
 	}
 	if tree.active() {
-		return tree.run(fs, &types, positional, profile, std)
+		return tree.run(&types, positional, &mapping, std)
 	}
 	md, err := types.resolve(positional)
 	if err != nil {
 		return err
 	}
-	opts := protoavro.Options{Profile: profile.p, Cache: protoavro.NewCache()}
+	opts, err := mapping.options("")
+	if err != nil {
+		return err
+	}
 	s, err := opts.Schema(md)
 	if err != nil {
 		return err

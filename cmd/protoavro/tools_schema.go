@@ -55,7 +55,7 @@ func (st *schemaTree) active() bool {
 }
 
 // run writes the schemas the flags select.
-func (st *schemaTree) run(fs *flag.FlagSet, types *typeFlags, positional []string, profile profileFlag, std stdio) error {
+func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappingFlags, std stdio) error {
 	switch {
 	case st.canonical && st.fingerprint:
 		return usageErrorf("--canonical and --fingerprint exclude each other")
@@ -64,16 +64,13 @@ func (st *schemaTree) run(fs *flag.FlagSet, types *typeFlags, positional []strin
 	case st.pkg != "" && types.message != "":
 		return usageErrorf("-m and --package exclude each other")
 	}
-	opts, err := protoavro.ParseOptions(st.options)
-	if err != nil {
+	if _, err := protoavro.ParseOptions(st.options); err != nil {
 		return usageErrorf("--options: %w", err)
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "profile" {
-			opts.Profile = profile.p
-		}
-	})
-	opts.Cache = protoavro.NewCache()
+	opts, err := mapping.options(st.options) // the mapping flags win
+	if err != nil {
+		return err
+	}
 	mds, err := st.messages(types, positional)
 	if err != nil {
 		return err
