@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -49,6 +50,7 @@ type ContainerReader struct {
 	mt     protoreflect.MessageType
 
 	block ocf.Block // the current block, decompressed
+	empty int64     // zero-size items read in the block so far
 	pos   int       // read position in block.Data
 	left  int64     // records left in the block
 	index int64     // index of the next record
@@ -122,7 +124,7 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	cr := &ContainerReader{or: or, meta: h.Metadata}
 	hdrErr := func(err error) error { return &ContainerError{Block: -1, Offset: 0, Err: err} }
 	if !h.Codec.Supported() {
-		return nil, hdrErr(fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, h.Codec))
+		return nil, hdrErr(fmt.Errorf("%w: unsupported codec %s", ErrUnsupported, safetext.Quote(string(h.Codec), 100)))
 	}
 	o := opts.Options
 	cr.mt = opts.Message
@@ -180,19 +182,19 @@ func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
 	}
 	var fds descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(set, &fds); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, MetaDescriptors, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
 	}
 	files, err := protodesc.NewFiles(&fds)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, MetaDescriptors, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
 	}
 	d, err := files.FindDescriptorByName(protoreflect.FullName(name))
 	if err != nil {
-		return nil, fmt.Errorf("%w: message %s not in %s: %v", ErrMalformed, name, MetaDescriptors, err)
+		return nil, fmt.Errorf("%w: message %s not in %s", ErrMalformed, safetext.Quote(string(name), 200), MetaDescriptors)
 	}
 	md, ok := d.(protoreflect.MessageDescriptor)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, name)
+		return nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, safetext.Quote(string(name), 200))
 	}
 	return dynamicpb.NewMessageType(md), nil
 }
@@ -216,7 +218,7 @@ func ParseOptions(s string) (Options, error) {
 		case "mapkeys":
 			err = pickOption(&o.MapKeys, k, v, map[string]MapKeyMapping{"text": MapKeysAsText, "entries": MapAsEntryArray})
 		default:
-			err = fmt.Errorf("%w: unknown option %q", ErrInvalidOptions, kv)
+			err = fmt.Errorf("%w: unknown option %s", ErrInvalidOptions, safetext.Quote(kv, 100))
 		}
 		if err != nil {
 			return o, fmt.Errorf("%s: %w", MetaOptions, err)
@@ -229,7 +231,7 @@ func ParseOptions(s string) (Options, error) {
 func pickOption[T any](dst *T, k, v string, values map[string]T) error {
 	x, ok := values[v]
 	if !ok {
-		return fmt.Errorf("%w: %s=%s", ErrInvalidOptions, k, v)
+		return fmt.Errorf("%w: %s=%s", ErrInvalidOptions, k, safetext.Escape(v, 100))
 	}
 	*dst = x
 	return nil
@@ -271,11 +273,11 @@ func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
 	data := cr.block.Data
 	start := cr.pos
 	st := decStatePool.Get().(*decState)
-	st.r = avroReader{buf: data, pos: cr.pos}
+	st.r = avroReader{buf: data, pos: cr.pos, empty: cr.empty, emptyMax: emptyItemsLimit(len(data))}
 	st.depth = 0
 	n := len(dst)
 	out, err := st.record(dst, cr.dec)
-	cr.pos = st.r.pos
+	cr.pos, cr.empty = st.r.pos, st.r.empty
 	st.r.buf = nil
 	decStatePool.Put(st)
 	if err != nil {
@@ -324,8 +326,10 @@ func (cr *ContainerReader) nextBlock() error {
 		return containerError(err) // io.EOF stays io.EOF
 	}
 	cr.block, cr.pos, cr.left = b, 0, b.Count
-	if b.Count > int64(len(b.Data)) && b.Count > maxEmptyItems {
-		return cr.blockError(fmt.Errorf("%w: %d records in %d bytes", ErrMalformed, b.Count, len(b.Data)))
+	// Records that take no bytes count as zero-size items of the block.
+	cr.empty = max(b.Count-int64(len(b.Data)), 0)
+	if limit := emptyItemsLimit(len(b.Data)); cr.empty > limit {
+		return cr.blockError(fmt.Errorf("%w: %d records in %d bytes exceed the limit of %d zero-size items per block", ErrMalformed, b.Count, len(b.Data), limit))
 	}
 	return nil
 }
