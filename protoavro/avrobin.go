@@ -161,8 +161,16 @@ func (r *avroReader) blockCount(minItemSize int) (int64, error) {
 			return 0, dataErr(ErrMalformed, start, "block count %d", n)
 		}
 		n = -n
-		if _, err := r.long(); err != nil {
+		sizeAt := r.pos
+		size, err := r.long()
+		if err != nil {
 			return 0, err
+		}
+		if size < 0 {
+			return 0, dataErr(ErrMalformed, sizeAt, "negative block size %d", size)
+		}
+		if size > int64(len(r.buf)-r.pos) {
+			return 0, dataErr(ErrTruncated, sizeAt, "block size %d exceeds the %d bytes left", size, len(r.buf)-r.pos)
 		}
 	}
 	left := int64(len(r.buf) - r.pos)
@@ -170,16 +178,25 @@ func (r *avroReader) blockCount(minItemSize int) (int64, error) {
 		return 0, dataErr(ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
 	}
 	if minItemSize == 0 {
-		limit, per := int64(maxEmptyItems), "datum"
-		if r.emptyMax > 0 {
-			limit, per = r.emptyMax, "container block"
+		if err := r.countEmpty(n, start); err != nil {
+			return 0, err
 		}
-		if n > limit-r.empty {
-			return 0, dataErr(ErrMalformed, start, "block of %d zero-size items exceeds the limit of %d per %s", n, limit, per)
-		}
-		r.empty += n
 	}
 	return n, nil
+}
+
+// countEmpty counts n zero-size items (read at offset off) against the
+// limit.
+func (r *avroReader) countEmpty(n int64, off int) error {
+	limit, per := int64(maxEmptyItems), "datum"
+	if r.emptyMax > 0 {
+		limit, per = r.emptyMax, "container block"
+	}
+	if n > limit-r.empty {
+		return dataErr(ErrMalformed, off, "%d more zero-size items exceed the limit of %d per %s", n, limit, per)
+	}
+	r.empty += n
+	return nil
 }
 
 // maxEmptyItems bounds the items that take no bytes (such as empty records)

@@ -35,6 +35,10 @@ type decRecord struct {
 	// split are already in place.
 	order       []int
 	split, keep int
+	// zeroSize records take no bytes in the writer's data: each counts
+	// as a zero-size item, since its output (the reader's nested
+	// messages) is not bounded by the input.
+	zeroSize bool
 }
 
 type decField struct {
@@ -60,6 +64,9 @@ type decState struct {
 	depth int
 	seg   []int  // stack of field segment bounds, for reordering
 	tmp   []byte // scratch for reordering
+	// itemCounted says that the value about to be read is an array item
+	// already counted as a zero-size item, so nested does not count it again.
+	itemCounted bool
 	// anyOrder skips the reordering into proto.Marshal's field order, for
 	// output that goes straight to proto.Unmarshal.
 	anyOrder bool
@@ -119,6 +126,7 @@ type readerCompiler struct {
 	// even when records are shared or nested deeply.
 	empty map[*avroschema.Node]emptiness
 	skips map[*avroschema.Node]*skipProg
+	names map[*msgPlan]map[string]int // field indexes of wide plans
 }
 
 // emptiness is the memoized state of canBeEmpty for one node.
@@ -156,13 +164,13 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 	if simpleName(w.Name) != p.name {
 		return nil, fmt.Errorf("%w: writer record %s cannot be read as message %s", ErrIncompatible, w.Name, p.desc.FullName())
 	}
-	r := &decRecord{name: p.name, fields: make([]decField, len(w.Fields))}
+	r := &decRecord{name: p.name, fields: make([]decField, len(w.Fields)), zeroSize: rc.canBeEmpty(w)}
 	rc.records[k] = r
 	seen := make([]bool, len(p.fields))
 	for i := range w.Fields {
 		wf := &w.Fields[i]
 		df := decField{name: wf.Name}
-		fi := p.byName(wf.Name)
+		fi := rc.fieldIndex(p, wf.Name)
 		if fi < 0 {
 			df.skip = rc.skipper(wf.Type)
 			r.fields[i] = df
@@ -176,7 +184,7 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 		}
 		var err error
 		if df.dec, err = rc.field(wf.Type, f); err != nil {
-			return nil, fmt.Errorf("field %s.%s: %w", p.desc.FullName(), f.name, err)
+			return nil, inCompiledField(err, string(p.desc.FullName())+"."+f.name)
 		}
 		df.dropIfDefault = f.dropWire
 		r.fields[i] = df
@@ -210,6 +218,69 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 		}
 	}
 	return r, nil
+}
+
+// fieldIndex returns the index of p's field named name, or -1: through an
+// index built once per plan for wide records, so that matching a writer
+// record's fields is linear, not quadratic, in their number.
+func (rc *readerCompiler) fieldIndex(p *msgPlan, name string) int {
+	if len(p.fields) <= 16 {
+		return p.byName(name)
+	}
+	idx := rc.names[p]
+	if idx == nil {
+		idx = make(map[string]int, len(p.fields))
+		for i := range p.fields {
+			idx[p.fields[i].name] = i
+		}
+		if rc.names == nil {
+			rc.names = map[*msgPlan]map[string]int{}
+		}
+		rc.names[p] = idx
+	}
+	if i, ok := idx[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// fieldCompileError is an error compiling the reader of a field, with the
+// path of fields from the outermost record; its message names at most the
+// outermost and innermost few, so that it stays short however deep the
+// schemas nest.
+type fieldCompileError struct {
+	path []string // innermost first
+	err  error
+}
+
+func (e *fieldCompileError) Error() string {
+	var sb strings.Builder
+	sb.WriteString("field ")
+	n := len(e.path)
+	for i := n - 1; i >= 0; i-- {
+		if n > 8 && i == n-3 {
+			fmt.Fprintf(&sb, "(%d more) > ", n-6)
+			i = 3
+		}
+		sb.WriteString(e.path[i])
+		if i > 0 {
+			sb.WriteString(" > ")
+		}
+	}
+	sb.WriteString(": ")
+	sb.WriteString(e.err.Error())
+	return sb.String()
+}
+
+func (e *fieldCompileError) Unwrap() error { return e.err }
+
+// inCompiledField adds the field name to the path of a compile error.
+func inCompiledField(err error, name string) error {
+	if fe, ok := err.(*fieldCompileError); ok {
+		fe.path = append(fe.path, name)
+		return fe
+	}
+	return &fieldCompileError{path: []string{name}, err: err}
 }
 
 // simpleName returns the last part of an Avro full name.
@@ -331,7 +402,11 @@ func listDec(tag uint64, item valueDec, packed bool, minItemSize int) valueDec {
 				if packed {
 					t = 0
 				}
-				if dst, err = item(st, dst, t); err != nil {
+				// An item of zero size is counted by blockCount already.
+				st.itemCounted = minItemSize == 0
+				dst, err = item(st, dst, t)
+				st.itemCounted = false
+				if err != nil {
 					return dst, inIndex(err, i)
 				}
 				i++
@@ -446,6 +521,12 @@ func (st *decState) nested(dst []byte, tag uint64, rec *decRecord) ([]byte, erro
 	if st.depth > maxDepth {
 		return dst, dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
 	}
+	if rec.zeroSize && !st.itemCounted {
+		if err := st.r.countEmpty(1, st.r.pos); err != nil {
+			return dst, err
+		}
+	}
+	st.itemCounted = false
 	_, wt := protowire.DecodeTag(tag)
 	dst = protowire.AppendVarint(dst, tag)
 	var err error
@@ -962,6 +1043,12 @@ func (rc *readerCompiler) skipper(s *avroschema.Node) *skipProg {
 	}
 	p := &skipProg{}
 	rc.skips[t] = p
+	if rc.canBeEmpty(t) {
+		// Types that can be empty always are (null, fixed(0) and records
+		// of them): nothing to read, however deep the records nest.
+		p.run = func(*decState) error { return nil }
+		return p
+	}
 	switch t.Type {
 	case avroschema.Null:
 		p.run = func(*decState) error { return nil }
