@@ -310,7 +310,7 @@ func (cr *ContainerReader) Read(m proto.Message) error {
 	if cr.wire, err = cr.ReadWire(cr.wire[:0]); err != nil {
 		return err
 	}
-	if err := (proto.UnmarshalOptions{}).Unmarshal(cr.wire, m); err != nil {
+	if err := unmarshalWire(cr.wire, m, string(cr.mt.Descriptor().FullName())); err != nil {
 		return &RecordError{Index: cr.index - 1, Offset: -1, Err: err}
 	}
 	return nil

@@ -158,7 +158,7 @@ func TestContainerJavaProfileKeepsOptions(t *testing.T) {
 }
 
 // containerBytes writes msgs into a container file.
-func containerBytes(t *testing.T, comp Compression, blockSize int, msgs []*avro2147pb.Foo) []byte {
+func containerBytes(t testing.TB, comp Compression, blockSize int, msgs []*avro2147pb.Foo) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewContainerWriter(&buf, (&avro2147pb.Foo{}).ProtoReflect().Descriptor(), ContainerOptions{Compression: comp, BlockSize: blockSize})

@@ -940,4 +940,3 @@ func TestHostileSchemaText(t *testing.T) {
 		})
 	}
 }
-

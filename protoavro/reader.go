@@ -1191,9 +1191,7 @@ func unmarshal(c *Codec, rec *decRecord, data []byte, m proto.Message) error {
 	bp := wirePool.Get().(*[]byte)
 	wire, err := transcodeToProto(rec, (*bp)[:0], data, true)
 	if err == nil {
-		if err = (proto.UnmarshalOptions{}).Unmarshal(wire, m); err != nil {
-			err = fmt.Errorf("protoavro: %s: %w", c.schema.desc.FullName(), err)
-		}
+		err = unmarshalWire(wire, m, string(c.schema.desc.FullName()))
 	}
 	if cap(wire) <= maxPooledBuffer {
 		*bp = wire[:0]
