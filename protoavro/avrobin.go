@@ -203,16 +203,20 @@ func (r *avroReader) countEmpty(n int64, off int) error {
 // in one datum, which the input size cannot bound.
 const maxEmptyItems = 1 << 20
 
-// emptyItemsPerByte and emptyItemsLimit bound the zero-size items of a
-// whole container block, records included: at most maxEmptyItems or
-// emptyItemsPerByte per byte of the block's decompressed data, whichever is
-// more, so that the work of a block stays linear in its size (without it,
-// 5.3 KB of arrays of empty records decoded into 2 GB). Documented in
+// blockEmptyItems, emptyItemsPerByte and emptyItemsLimit bound the
+// zero-size items of a whole container block, records included: at most
+// 65,536 plus 64 per byte of the block's decompressed data, so that the work
+// of a file stays linear in its size (with the per-datum bound alone, 5.3 KB
+// of arrays of empty records decoded into 2 GB; with a bound of 2^20 per
+// block, a file of many tiny blocks would do the same). Documented in
 // docs/limits.md.
-const emptyItemsPerByte = 8
+const (
+	blockEmptyItems   = 1 << 16
+	emptyItemsPerByte = 64
+)
 
 func emptyItemsLimit(blockSize int) int64 {
-	return max(maxEmptyItems, emptyItemsPerByte*int64(blockSize))
+	return blockEmptyItems + emptyItemsPerByte*int64(blockSize)
 }
 
 // maxRecordAvroSize bounds the Avro encoding of one record a

@@ -454,6 +454,18 @@ func TestHostileZeroSizeWork(t *testing.T) {
 	for range 480 {
 		bomb = append(bomb, record(1<<20)...)
 	}
+	limit := func(size int) int64 { return emptyItemsLimit(size) }
+	// 5.3 KB of blocks, each of one record at the block limit: the work
+	// of the file stays linear in its size.
+	if n := len(record(limit(10))); n != 10 {
+		t.Fatalf("record of %d bytes", n)
+	}
+	tinyBlocks, nTiny := header, 0
+	for len(tinyBlocks) < len(header)+5300 {
+		tinyBlocks = rawBlock(tinyBlocks, 1, record(limit(10)))
+		nTiny++
+	}
+	tinyBlocks = rawBlock(tinyBlocks, 1, record(limit(10)+1))
 	if len(bomb) > 6<<10 {
 		t.Fatalf("%d bytes", len(bomb))
 	}
@@ -464,11 +476,12 @@ func TestHostileZeroSizeWork(t *testing.T) {
 		contains string
 		records  int
 	}{
-		{"one datum at the limit", rawBlock(header, 1, record(1<<20)), nil, "", 1},
-		{"one datum over the limit", rawBlock(header, 1, record(1<<20+1)), ErrMalformed, "per container block", 0},
-		{"5.3 KB of arrays of empty records", rawBlock(header, 480, bomb), ErrMalformed, "zero-size items", 1},
-		{"two datums over the block limit", rawBlock(header, 2, append(record(600_000), record(600_000)...)), ErrMalformed, "per container block", 1},
-		{"two blocks each at the limit", rawBlock(rawBlock(header, 1, record(1<<20)), 1, record(1<<20)), nil, "", 2},
+		{"one datum at the block limit", rawBlock(header, 1, record(limit(10))), nil, "", 1},
+		{"one datum over the block limit", rawBlock(header, 1, record(limit(10)+1)), ErrMalformed, "per container block", 0},
+		{"5.3 KB of arrays of empty records", rawBlock(header, 480, bomb), ErrMalformed, "zero-size items", 0},
+		{"5.3 KB of blocks of arrays of empty records", tinyBlocks, ErrMalformed, "per container block", nTiny},
+		{"two datums over the block limit", rawBlock(header, 2, append(record(40_000), record(40_000)...)), ErrMalformed, "per container block", 1},
+		{"two blocks each at the limit", rawBlock(rawBlock(header, 1, record(limit(10))), 1, record(limit(10))), nil, "", 2},
 		{"records of zero bytes claimed", rawBlock(header, math.MaxInt64, hDatum(1)), ErrMalformed, "zero-size items", 0},
 		{"2^40 records in 7 bytes", rawBlock(header, 1<<40, hDatum(1)), ErrMalformed, "zero-size items", 0},
 	} {

@@ -69,7 +69,7 @@ func safe(s string) bool {
 		if c < 0x20 || c == 0x7f || c >= 0x80 {
 			// Fall back to the rune check for anything outside printable ASCII.
 			for _, r := range s[i:] {
-				if r == utf8.RuneError || !printable(r) {
+				if !printable(r) {
 					return false
 				}
 			}
@@ -86,7 +86,7 @@ func printable(r rune) bool {
 	if r == ' ' {
 		return true
 	}
-	return unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r) && r != utf8.RuneError
+	return unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r)
 }
 
 // Quote is Escape in double quotes, the form of untrusted names and values
