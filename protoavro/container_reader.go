@@ -33,6 +33,12 @@ type ReaderOptions struct {
 	// decompressed (default 64 MiB). Larger blocks are an error, so a
 	// corrupt size cannot make the reader allocate without bound.
 	MaxBlockSize int
+	// Workers is the number of goroutines that decompress and decode
+	// blocks (default 1: in the caller's goroutine). With more, blocks are
+	// read ahead and decoded in parallel, records still delivered in file
+	// order, and memory grows with about 3 × (Workers+1) × the block size;
+	// Blocks and Offset then count the blocks read ahead.
+	Workers int
 }
 
 const defaultMaxBlockSize = 64 << 20
@@ -56,6 +62,7 @@ type ContainerReader struct {
 	index int64     // index of the next record
 	wire  []byte
 	err   error
+	par   *parallelReader // with ReaderOptions.Workers > 1 (container_parallel.go)
 }
 
 // ContainerError is an error in the structure of a container file.
@@ -146,6 +153,9 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	}
 	if err := cr.useWriterSchema(h.Schema); err != nil {
 		return nil, hdrErr(err)
+	}
+	if opts.Workers > 1 {
+		cr.par = newParallelReader(cr, opts.Workers)
 	}
 	return cr, nil
 }
@@ -264,6 +274,9 @@ func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
 	if cr.err != nil {
 		return dst, cr.err
 	}
+	if cr.par != nil {
+		return cr.par.readWire(cr, dst)
+	}
 	for cr.left == 0 {
 		if err := cr.nextBlock(); err != nil {
 			cr.err = err
@@ -272,22 +285,11 @@ func (cr *ContainerReader) ReadWire(dst []byte) ([]byte, error) {
 	}
 	data := cr.block.Data
 	start := cr.pos
-	st := decStatePool.Get().(*decState)
-	st.r = avroReader{buf: data, pos: cr.pos, empty: cr.empty, emptyMax: emptyItemsLimit(len(data))}
-	st.depth = 0
 	n := len(dst)
-	out, err := st.record(dst, cr.dec)
-	cr.pos, cr.empty = st.r.pos, st.r.empty
-	st.r.buf = nil
-	decStatePool.Put(st)
+	out, pos, err := decodeRecord(cr.dec, dst, data, cr.pos, &cr.empty)
+	cr.pos = pos
 	if err != nil {
-		var de *DataError
-		if asDataError(err, &de) {
-			de.Offset -= start
-		}
-		err = inField(err, cr.dec.name)
-		cr.err = &RecordError{Index: cr.index, Offset: -1, Record: data[start:min(cr.pos, len(data))],
-			Err: fmt.Errorf("block %d at byte %d, datum byte %d of the block: %w", cr.block.Index, cr.block.Offset, start, err)}
+		cr.err = blockRecordError(cr.index, cr.block, data, start, min(cr.pos, len(data)), err)
 		return dst[:n], cr.err
 	}
 	cr.left--
@@ -327,9 +329,8 @@ func (cr *ContainerReader) nextBlock() error {
 	}
 	cr.block, cr.pos, cr.left = b, 0, b.Count
 	// Records that take no bytes count as zero-size items of the block.
-	cr.empty = max(b.Count-int64(len(b.Data)), 0)
-	if limit := emptyItemsLimit(len(b.Data)); cr.empty > limit {
-		return cr.blockError(fmt.Errorf("%w: %d records in %d bytes exceed the limit of %d zero-size items per block", ErrMalformed, b.Count, len(b.Data), limit))
+	if cr.empty, err = blockEmpty(b.Count, len(b.Data)); err != nil {
+		return cr.blockError(err)
 	}
 	return nil
 }

@@ -150,9 +150,25 @@ func rawBlock(b []byte, count int64, data []byte) []byte {
 func schemaEntry(s string) kv { return kv{[]byte("avro.schema"), []byte(s)} }
 func codecEntry(c string) kv  { return kv{[]byte("avro.codec"), []byte(c)} }
 
-// readContainer reads every record of file as md (nil: the embedded type).
+// readContainer reads every record of file as md (nil: the embedded type)
+// with the sequential reader.
 func readContainer(file []byte, md protoreflect.MessageDescriptor) (int, error) {
-	opts := ReaderOptions{}
+	return readContainerWith(file, md, 1)
+}
+
+// sameParallel checks that the parallel reader (3 workers) gives the records
+// and the error the sequential reader gives.
+func sameParallel(t *testing.T, file []byte, md protoreflect.MessageDescriptor) {
+	t.Helper()
+	n, err := readContainerWith(file, md, 1)
+	np, errp := readContainerWith(file, md, 3)
+	if n != np || fmt.Sprint(err) != fmt.Sprint(errp) {
+		t.Fatalf("the parallel reader differs: %d records, %v; sequential: %d records, %v", np, errp, n, err)
+	}
+}
+
+func readContainerWith(file []byte, md protoreflect.MessageDescriptor, workers int) (int, error) {
+	opts := ReaderOptions{Workers: workers}
 	if md != nil {
 		opts.Message = dynamicpb.NewMessageType(md)
 	}
@@ -295,6 +311,7 @@ func TestHostileContainerHeaders(t *testing.T) {
 			}
 			err := budget(t, alloc, func() (err error) { n, err = readContainer(c.file, md); return err })
 			wantClass(t, err, c.class, c.contains)
+			sameParallel(t, c.file, md)
 			if c.class == nil && n != c.records {
 				t.Fatalf("%d records, want %d", n, c.records)
 			}
@@ -489,6 +506,7 @@ func TestHostileZeroSizeWork(t *testing.T) {
 			var n int
 			err := budget(t, 256*mib, func() (err error) { n, err = readContainer(c.file, h); return err })
 			wantClass(t, err, c.class, c.contains)
+			sameParallel(t, c.file, h)
 			if n != c.records {
 				t.Fatalf("%d records, want %d", n, c.records)
 			}
@@ -584,6 +602,7 @@ func TestHostileBombs(t *testing.T) {
 			var n int
 			err := budget(t, c.alloc, func() (err error) { n, err = readContainer(file, h); return err })
 			wantClass(t, err, c.class, "")
+			sameParallel(t, file, h)
 			if n != c.records {
 				t.Fatalf("%d records, want %d", n, c.records)
 			}
@@ -642,6 +661,9 @@ func TestHostileCounts(t *testing.T) {
 				return c.Unmarshal(tc.data, dynamicpb.NewMessage(h))
 			})
 			wantClass(t, err, tc.class, tc.contains)
+			if tc.file != nil {
+				sameParallel(t, tc.file, h)
+			}
 		})
 	}
 }
@@ -684,6 +706,9 @@ func TestHostileTruncations(t *testing.T) {
 				worst = max(worst, time.Since(start))
 				runtime.ReadMemStats(&after)
 				worstAlloc = max(worstAlloc, after.TotalAlloc-before.TotalAlloc)
+				if cut%7 == 0 || cut > len(file)-400 {
+					sameParallel(t, file[:cut], md)
+				}
 				want, atEnd := ends[int64(cut)]
 				switch {
 				case atEnd && err == nil && n == want:
@@ -830,6 +855,7 @@ func TestHostileEmbeddedDescriptors(t *testing.T) {
 			file := rawHeader(schemaEntry(c.schema), kv{[]byte(MetaMessage), []byte(c.msg)}, kv{[]byte(MetaDescriptors), c.fds})
 			err := budget(t, 256*mib, func() error { _, err := readContainer(file, nil); return err })
 			wantClass(t, err, c.class, c.contains)
+			sameParallel(t, file, nil)
 		})
 	}
 }
