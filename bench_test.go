@@ -16,6 +16,7 @@ package protoavro_test
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
@@ -252,6 +253,51 @@ func BenchmarkContainer(b *testing.B) {
 			var wire []byte
 			for b.Loop() {
 				r, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range n {
+					if wire, err = r.ReadWire(wire[:0]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		})
+	}
+}
+
+// BenchmarkContainerReadWorkers reads a 200,000-record zstd file of the
+// AVRO-2147 datum with the sequential reader and with 2 workers
+// (ReaderOptions.Workers), the library side of `protoavro decode --workers`:
+//
+//	go test -run '^$' -bench ContainerReadWorkers -benchmem -count 6 . | tee read.txt
+func BenchmarkContainerReadWorkers(b *testing.B) {
+	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
+	const n = 200_000
+	var file bytes.Buffer
+	w, err := protoavro.NewContainerWriter(&file, md, protoavro.ContainerOptions{Compression: protoavro.CompressionZstd})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		m := benchDatum()
+		m.Int32 = proto.Int32(int32(i))
+		m.Bar.Enum = avro2147pb.LargeEnum(1 + i%676).Enum()
+		if err := w.Write(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	data := file.Bytes()
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			var wire []byte
+			for b.Loop() {
+				r, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type(), Workers: workers})
 				if err != nil {
 					b.Fatal(err)
 				}

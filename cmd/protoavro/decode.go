@@ -54,8 +54,9 @@ Flags:
                          existing file is left unchanged.
   --format FORMAT        Output format: delimited (default) or jsonl.
 ` + strings.Replace(typeFlagsUsage, "                         Required.\n",
-	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + `  --workers N            Goroutines that format records. Default:
-                         GOMAXPROCS (the number of CPUs).
+	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + `  --workers N            Goroutines that decompress and decode blocks, and
+                         that format records. Default: GOMAXPROCS (the
+                         number of CPUs).
   --progress             Show progress on standard error (records, bytes
                          read, rate, and an ETA when the input is a regular
                          file). On by default when standard error is a
@@ -111,6 +112,7 @@ func runDecode(args []string, std stdio) error {
 	defer in.close()
 	// With an explicit type, the mapping options are still the file's.
 	ropts.FileOptions = true
+	ropts.Workers = workers.n
 	cr, err := protoavro.NewContainerReader(in.r, ropts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.name, stripPrefix(err))
