@@ -249,20 +249,7 @@ func BenchmarkContainer(b *testing.B) {
 		data := bytes.Clone(file.Bytes())
 		b.Run("Read/"+string(comp), func(b *testing.B) {
 			b.SetBytes(int64(wireBytes))
-			b.ReportAllocs()
-			var wire []byte
-			for b.Loop() {
-				r, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for range n {
-					if wire, err = r.ReadWire(wire[:0]); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			benchReadWire(b, data, n, protoavro.ReaderOptions{})
 		})
 	}
 }
@@ -294,20 +281,27 @@ func BenchmarkContainerReadWorkers(b *testing.B) {
 	data := file.Bytes()
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			b.ReportAllocs()
-			var wire []byte
-			for b.Loop() {
-				r, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type(), Workers: workers})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for range n {
-					if wire, err = r.ReadWire(wire[:0]); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			benchReadWire(b, data, n, protoavro.ReaderOptions{Workers: workers})
 		})
 	}
+}
+
+// benchReadWire reads the n records of the Foo container file data as wire
+// bytes, per iteration.
+func benchReadWire(b *testing.B, data []byte, n int, opts protoavro.ReaderOptions) {
+	b.ReportAllocs()
+	opts.Message = (&avro2147pb.Foo{}).ProtoReflect().Type()
+	var wire []byte
+	for b.Loop() {
+		r, err := protoavro.NewContainerReader(bytes.NewReader(data), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range n {
+			if wire, err = r.ReadWire(wire[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

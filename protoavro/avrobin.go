@@ -156,26 +156,27 @@ func (r *avroReader) blockCount(minItemSize int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	var size int64 // the byte size of a block with a negative count
+	sizeAt := 0
 	if n < 0 {
 		if n == math.MinInt64 {
 			return 0, dataErr(ErrMalformed, start, "block count %d", n)
 		}
 		n = -n
-		sizeAt := r.pos
-		size, err := r.long()
-		if err != nil {
+		sizeAt = r.pos
+		if size, err = r.long(); err != nil {
 			return 0, err
-		}
-		if size < 0 {
-			return 0, dataErr(ErrMalformed, sizeAt, "negative block size %d", size)
-		}
-		if size > int64(len(r.buf)-r.pos) {
-			return 0, dataErr(ErrTruncated, sizeAt, "block size %d exceeds the %d bytes left", size, len(r.buf)-r.pos)
 		}
 	}
 	left := int64(len(r.buf) - r.pos)
 	if minItemSize > 0 && n > left/int64(minItemSize) {
 		return 0, dataErr(ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
+	}
+	if size < 0 {
+		return 0, dataErr(ErrMalformed, sizeAt, "negative block size %d", size)
+	}
+	if size > left {
+		return 0, dataErr(ErrTruncated, sizeAt, "block size %d exceeds the %d bytes left", size, left)
 	}
 	if minItemSize == 0 {
 		if err := r.countEmpty(n, start); err != nil {

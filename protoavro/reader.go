@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // This file holds the Avro reader: a program compiled from a writer schema
@@ -448,13 +449,16 @@ func mapDec(f *fieldPlan, val valueDec, minEntrySize int) valueDec {
 					return dst, err
 				}
 				if dst, err = val(st, dst, valTag); err != nil {
-					return dst, inField(err, strconv.Quote(string(k)))
+					return dst, inField(err, safetext.Quote(string(k), maxKeyInPath))
 				}
 				dst = fixLength(dst, start)
 			}
 		}
 	}
 }
+
+// maxKeyInPath bounds a map key quoted in an error's field path.
+const maxKeyInPath = 64
 
 // appendMapKey writes field 1 of a map entry from the Avro map key.
 func appendMapKey(dst []byte, key *valuePlan, k []byte, off int) ([]byte, error) {
@@ -494,7 +498,7 @@ func appendMapKey(dst []byte, key *valuePlan, k []byte, off int) ([]byte, error)
 		v = protoreflect.ValueOfUint64(x)
 	}
 	if err != nil {
-		return dst, dataErr(ErrMalformed, off, "map key %q is not a %v", s, key.kind)
+		return dst, dataErr(ErrMalformed, off, "map key %s is not a %v", safetext.Quote(s, maxKeyInPath), key.kind)
 	}
 	dst = protowire.AppendVarint(dst, protowire.EncodeTag(1, key.wt))
 	return appendWireValue(dst, key, v), nil
