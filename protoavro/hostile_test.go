@@ -932,25 +932,31 @@ func TestHostileUnmarshalListCount(t *testing.T) {
 	c := fooCodec(t, Options{})
 	// Foo's intArray list: the field after the head, claiming len(rest)
 	// items of ints that are all 0x80 (unterminated varints).
-	head := new(avroBuf)
-	fooHead(head)
-	data := head.bytes()
 	const size = 64 << 20
-	data = appendLong(data, size)
-	data = append(data, bytes.Repeat([]byte{0x80}, size-len(data))...)
-	for _, f := range []struct {
-		name string
-		run  func() error
-	}{
-		{"TranscodeToProto", func() error { _, err := c.TranscodeToProto(nil, data); return err }},
-		{"Unmarshal", func() error { return c.Unmarshal(data, proto.Clone(msg)) }},
-	} {
-		t.Run(f.name, func(t *testing.T) {
-			err := budget(t, 256*mib, f.run)
-			if err == nil {
-				t.Fatal("no error")
-			}
-		})
+	for _, list := range []string{"intArray", "fooArray"} {
+		head := new(avroBuf)
+		fooHead(head)
+		data := head.null().null().null().bytes() // string, bytes, enum
+		if list == "fooArray" {
+			data = append(data, 0) // no intArray items
+		}
+		count := int64(size - len(data) - 4) // as many items as bytes remain
+		data = appendLong(data, count)
+		data = append(data, bytes.Repeat([]byte{0x80}, size-len(data))...)
+		for _, f := range []struct {
+			name string
+			run  func() error
+		}{
+			{"TranscodeToProto", func() error { _, err := c.TranscodeToProto(nil, data); return err }},
+			{"Unmarshal", func() error { return c.Unmarshal(data, proto.Clone(msg)) }},
+		} {
+			t.Run(list+"/"+f.name, func(t *testing.T) {
+				err := budget(t, 256*mib, f.run)
+				if err == nil {
+					t.Fatal("no error")
+				}
+			})
+		}
 	}
 }
 
