@@ -16,158 +16,101 @@ package protoavro_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func BenchmarkAVRO2147(b *testing.B) {
-	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
-
-	// SchemaCached: a lookup in the cache after the first derivation.
-	b.Run("SchemaCached", func(b *testing.B) {
-		if _, err := protoavro.SchemaOf(md); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := protoavro.SchemaOf(md); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-
-	msg := benchDatum()
-	zz := benchDatum()
+	msg := testutil.AVRO2147Datum()
+	md := msg.ProtoReflect().Descriptor()
+	zz := testutil.AVRO2147Datum()
 	zz.Bar.Enum = avro2147pb.LargeEnum_ZZ.Enum()
 	codec, err := protoavro.Options{}.Codec(md)
 	if err != nil {
 		b.Fatal(err)
 	}
-	wire, err := proto.Marshal(msg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := codec.Marshal(msg)
-	if err != nil {
+	wire, werr := proto.Marshal(msg)
+	data, derr := codec.Marshal(msg)
+	if err := errors.Join(werr, derr); err != nil {
 		b.Fatal(err)
 	}
 	buf := make([]byte, 0, 256)
+	var w []byte
 
-	// Baselines: protobuf's own marshalling of the same message.
-	b.Run("ProtoMarshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], msg); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("ProtoUnmarshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := proto.Unmarshal(wire, &avro2147pb.Foo{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	// Each case is one operation on the datum, run in b.Loop with allocations
+	// reported; the operations that append reuse buf.
+	for _, bc := range []struct {
+		name string
+		op   func() error
+	}{
+		// SchemaCached: a lookup in the cache after the first derivation
+		// (the codec above made it).
+		{"SchemaCached", func() error { _, err := protoavro.SchemaOf(md); return err }},
 
-	b.Run("Marshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if buf, err = codec.MarshalAppend(buf[:0], msg); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	// MarshalViaWire: the alternative implementation measured against the
-	// direct writer: proto.Marshal, then the wire-to-Avro transcoder (the
-	// path dynamicpb messages take).
-	b.Run("MarshalViaWire", func(b *testing.B) {
-		b.ReportAllocs()
-		var w []byte
-		for b.Loop() {
+		// Baselines: protobuf's own marshalling of the same message.
+		{"ProtoMarshal", func() error { buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], msg); return err }},
+		{"ProtoUnmarshal", func() error { return proto.Unmarshal(wire, &avro2147pb.Foo{}) }},
+
+		{"Marshal", func() error { buf, err = codec.MarshalAppend(buf[:0], msg); return err }},
+		// MarshalViaWire: the alternative implementation measured against the
+		// direct writer: proto.Marshal, then the wire-to-Avro transcoder (the
+		// path dynamicpb messages take).
+		{"MarshalViaWire", func() error {
 			if w, err = (proto.MarshalOptions{}).MarshalAppend(w[:0], msg); err != nil {
-				b.Fatal(err)
+				return err
 			}
-			if buf, err = codec.TranscodeToAvro(buf[:0], w); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("MarshalZZ", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if buf, err = codec.MarshalAppend(buf[:0], zz); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Unmarshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := codec.Unmarshal(data, &avro2147pb.Foo{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("TranscodeToAvro", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if buf, err = codec.TranscodeToAvro(buf[:0], wire); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("TranscodeToProto", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if buf, err = codec.TranscodeToProto(buf[:0], data); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+			buf, err = codec.TranscodeToAvro(buf[:0], w)
+			return err
+		}},
+		{"MarshalZZ", func() error { buf, err = codec.MarshalAppend(buf[:0], zz); return err }},
+		{"Unmarshal", func() error { return codec.Unmarshal(data, &avro2147pb.Foo{}) }},
+		{"TranscodeToAvro", func() error { buf, err = codec.TranscodeToAvro(buf[:0], wire); return err }},
+		{"TranscodeToProto", func() error { buf, err = codec.TranscodeToProto(buf[:0], data); return err }},
 
-	// MarshalUncached: schema and codec derived for every datum, as
-	// Apache Avro Java did before the AVRO-2147 fix.
-	b.Run("MarshalUncached", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
+		// MarshalUncached: schema and codec derived for every datum, as
+		// Apache Avro Java did before the AVRO-2147 fix.
+		{"MarshalUncached", func() error {
 			c, err := protoavro.Options{Cache: protoavro.NewCache()}.Codec(md)
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
-			if buf, err = c.MarshalAppend(buf[:0], msg); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+			buf, err = c.MarshalAppend(buf[:0], msg)
+			return err
+		}},
 
-	// SchemaUncached: the whole derivation, nested record and 676-symbol
-	// enum included, with a fresh cache each time (what AVRO-2147 did per datum).
-	b.Run("SchemaUncached", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := (protoavro.Options{Cache: protoavro.NewCache()}).Schema(md); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+		// SchemaUncached: the whole derivation, nested record and 676-symbol
+		// enum included, with a fresh cache each time (what AVRO-2147 did per
+		// datum).
+		{"SchemaUncached", func() error { _, err := (protoavro.Options{Cache: protoavro.NewCache()}).Schema(md); return err }},
+	} {
+		runOp(b, bc.name, 0, bc.op)
+	}
 }
 
-// benchDatum is the AVRO-2147 datum of testdata/reference/avro2147/figures.md.
-func benchDatum() *avro2147pb.Foo {
-	return &avro2147pb.Foo{
-		Int32: proto.Int32(0), Int64: proto.Int64(2), Uint32: proto.Uint32(3), Uint64: proto.Uint64(4),
-		Sint32: proto.Int32(5), Sint64: proto.Int64(6), Fixed32: proto.Uint32(7), Fixed64: proto.Uint64(8),
-		Sfixed32: proto.Int32(9), Sfixed64: proto.Int64(10), Float: proto.Float32(1), Double: proto.Float64(2),
-		Bool: proto.Bool(true), String_: proto.String("foo"), Bytes: []byte("bar"),
-		Enum: avro2147pb.A_X.Enum(), IntArray: []int32{27}, Syms: []avro2147pb.A{avro2147pb.A_Y},
-		Bar: &avro2147pb.MessageWithLargeEnum{Enum: avro2147pb.LargeEnum_AA.Enum()},
-	}
+// runOp runs one operation as a sub-benchmark with allocations reported, and
+// bytes per operation when size > 0.
+func runOp(b *testing.B, name string, size int, op func() error) {
+	b.Run(name, func(b *testing.B) {
+		if size > 0 {
+			b.SetBytes(int64(size))
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := op(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkAVRO2147Parallel marshals and unmarshals through one shared codec
@@ -177,7 +120,7 @@ func BenchmarkAVRO2147Parallel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	msg := benchDatum()
+	msg := testutil.AVRO2147Datum()
 	data, err := codec.Marshal(msg)
 	if err != nil {
 		b.Fatal(err)
@@ -217,7 +160,7 @@ func BenchmarkContainer(b *testing.B) {
 	msgs := make([][]byte, n)
 	wireBytes := 0
 	for i := range msgs {
-		m := benchDatum()
+		m := testutil.AVRO2147Datum()
 		m.Int32 = proto.Int32(int32(i))
 		m.Bar.Enum = avro2147pb.LargeEnum(1 + i%676).Enum()
 		m.IntArray = append(m.IntArray, int32(i*7), int32(-i))
@@ -231,16 +174,7 @@ func BenchmarkContainer(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				file.Reset()
-				w, err := protoavro.NewContainerWriter(&file, md, protoavro.ContainerOptions{Compression: comp})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, wire := range msgs {
-					if err := w.WriteWire(wire); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := w.Close(); err != nil {
+				if err := writeContainer(&file, md, protoavro.ContainerOptions{Compression: comp}, msgs); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -262,20 +196,15 @@ func BenchmarkContainer(b *testing.B) {
 func BenchmarkContainerReadWorkers(b *testing.B) {
 	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
 	const n = 200_000
-	var file bytes.Buffer
-	w, err := protoavro.NewContainerWriter(&file, md, protoavro.ContainerOptions{Compression: protoavro.CompressionZstd})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range n {
-		m := benchDatum()
+	msgs := make([][]byte, n)
+	for i := range msgs {
+		m := testutil.AVRO2147Datum()
 		m.Int32 = proto.Int32(int32(i))
 		m.Bar.Enum = avro2147pb.LargeEnum(1 + i%676).Enum()
-		if err := w.Write(m); err != nil {
-			b.Fatal(err)
-		}
+		msgs[i], _ = proto.Marshal(m)
 	}
-	if err := w.Close(); err != nil {
+	var file bytes.Buffer
+	if err := writeContainer(&file, md, protoavro.ContainerOptions{Compression: protoavro.CompressionZstd}, msgs); err != nil {
 		b.Fatal(err)
 	}
 	data := file.Bytes()
@@ -304,4 +233,59 @@ func benchReadWire(b *testing.B, data []byte, n int, opts protoavro.ReaderOption
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// writeContainer writes the protobuf-encoded records msgs to file as one
+// container file.
+func writeContainer(file *bytes.Buffer, md protoreflect.MessageDescriptor, opts protoavro.ContainerOptions, msgs [][]byte) error {
+	w, err := protoavro.NewContainerWriter(file, md, opts)
+	if err != nil {
+		return err
+	}
+	for _, wire := range msgs {
+		if err := w.WriteWire(wire); err != nil {
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// BenchmarkOTLPTraces measures a real-world datum: one OpenTelemetry
+// TracesData batch of 512 spans with attributes, events and links
+// (testdata/otlp_traces.pb, written by internal/cmd/genotlp), beside
+// protobuf's own marshalling of the same batch:
+//
+//	go test -run '^$' -bench OTLPTraces -benchmem -count 10 . | tee otlp.txt
+//	benchstat otlp.txt
+func BenchmarkOTLPTraces(b *testing.B) {
+	wire, err := os.ReadFile(filepath.Join("testdata", "otlp_traces.pb"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg := &tracepb.TracesData{}
+	if err := proto.Unmarshal(wire, msg); err != nil {
+		b.Fatal(err)
+	}
+	codec, err := protoavro.Options{}.Codec(msg.ProtoReflect().Descriptor())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := codec.Marshal(msg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 2*max(len(wire), len(data)))
+	for _, bc := range []struct {
+		name string
+		op   func() error
+	}{
+		{"ProtoMarshal", func() error { buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], msg); return err }},
+		{"ProtoUnmarshal", func() error { return proto.Unmarshal(wire, &tracepb.TracesData{}) }},
+		{"Marshal", func() error { buf, err = codec.MarshalAppend(buf[:0], msg); return err }},
+		{"Unmarshal", func() error { return codec.Unmarshal(data, &tracepb.TracesData{}) }},
+		{"TranscodeToAvro", func() error { buf, err = codec.TranscodeToAvro(buf[:0], wire); return err }},
+		{"TranscodeToProto", func() error { buf, err = codec.TranscodeToProto(buf[:0], data); return err }},
+	} {
+		runOp(b, bc.name, len(wire), bc.op)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/hamba/avro/v2"
 	"github.com/linkedin/goavro/v2"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -34,7 +35,7 @@ func newFixture(tb testing.TB) fixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	msg := benchDatum()
+	msg := testutil.AVRO2147Datum()
 	// One marshal before measuring, as the root module's benchmarks do in
 	// their setup: the first call initializes the message's struct plan.
 	if _, err := codec.Marshal(msg); err != nil {
@@ -120,19 +121,6 @@ func BenchmarkAVRO2147(b *testing.B) {
 	})
 }
 
-// benchDatum is the AVRO-2147 datum of testdata/reference/avro2147/figures.md
-// (the same as the root module's bench_test.go).
-func benchDatum() *avro2147pb.Foo {
-	return &avro2147pb.Foo{
-		Int32: proto.Int32(0), Int64: proto.Int64(2), Uint32: proto.Uint32(3), Uint64: proto.Uint64(4),
-		Sint32: proto.Int32(5), Sint64: proto.Int64(6), Fixed32: proto.Uint32(7), Fixed64: proto.Uint64(8),
-		Sfixed32: proto.Int32(9), Sfixed64: proto.Int64(10), Float: proto.Float32(1), Double: proto.Float64(2),
-		Bool: proto.Bool(true), String_: proto.String("foo"), Bytes: []byte("bar"),
-		Enum: avro2147pb.A_X.Enum(), IntArray: []int32{27}, Syms: []avro2147pb.A{avro2147pb.A_Y},
-		Bar: &avro2147pb.MessageWithLargeEnum{Enum: avro2147pb.LargeEnum_AA.Enum()},
-	}
-}
-
 // goavroNative builds goavro's native form of a message under the default
 // profile: a map per record, union values wrapped in a one-entry map.
 func goavroNative(m protoreflect.Message) map[string]any {
@@ -199,18 +187,11 @@ func goavroBranch(fd protoreflect.FieldDescriptor) string {
 	return "long"
 }
 
-// hambaFoo is a hand-written struct for Foo's default-profile schema.
+// hambaFoo is a hand-written struct for Foo's default-profile schema. Its
+// integer fields are in the embedded hambaInts, whose fields hamba/avro
+// treats as hambaFoo's own.
 type hambaFoo struct {
-	Int32    int32       `avro:"int32"`
-	Int64    *int64      `avro:"int64"`
-	Uint32   *int64      `avro:"uint32"`
-	Uint64   *int64      `avro:"uint64"`
-	Sint32   *int32      `avro:"sint32"`
-	Sint64   *int64      `avro:"sint64"`
-	Fixed32  *int64      `avro:"fixed32"`
-	Fixed64  *int64      `avro:"fixed64"`
-	Sfixed32 *int32      `avro:"sfixed32"`
-	Sfixed64 *int64      `avro:"sfixed64"`
+	hambaInts
 	Float    *float32    `avro:"float"`
 	Double   *float64    `avro:"double"`
 	Bool     *bool       `avro:"bool"`
@@ -224,6 +205,20 @@ type hambaFoo struct {
 	Bar      *hambaLarge `avro:"bar"`
 }
 
+// hambaInts holds Foo's integer fields.
+type hambaInts struct {
+	Int32    int32  `avro:"int32"`
+	Int64    *int64 `avro:"int64"`
+	Uint32   *int64 `avro:"uint32"`
+	Uint64   *int64 `avro:"uint64"`
+	Sint32   *int32 `avro:"sint32"`
+	Sint64   *int64 `avro:"sint64"`
+	Fixed32  *int64 `avro:"fixed32"`
+	Fixed64  *int64 `avro:"fixed64"`
+	Sfixed32 *int32 `avro:"sfixed32"`
+	Sfixed64 *int64 `avro:"sfixed64"`
+}
+
 type hambaLarge struct {
 	Enum *string `avro:"enum"`
 }
@@ -234,9 +229,11 @@ func hambaDatum() *hambaFoo {
 	str := func(v string) *string { return &v }
 	f32, f64, t, by := float32(1), float64(2), true, []byte("bar")
 	return &hambaFoo{
-		Int32: 0, Int64: i64(2), Uint32: i64(3), Uint64: i64(4), Sint32: i32(5), Sint64: i64(6),
-		Fixed32: i64(7), Fixed64: i64(8), Sfixed32: i32(9), Sfixed64: i64(10), Float: &f32, Double: &f64,
-		Bool: &t, String: str("foo"), Bytes: &by, Enum: str("X"), IntArray: []int32{27}, Syms: []string{"Y"},
+		hambaInts: hambaInts{
+			Int32: 0, Int64: i64(2), Uint32: i64(3), Uint64: i64(4), Sint32: i32(5), Sint64: i64(6),
+			Fixed32: i64(7), Fixed64: i64(8), Sfixed32: i32(9), Sfixed64: i64(10),
+		},
+		Float: &f32, Double: &f64, Bool: &t, String: str("foo"), Bytes: &by, Enum: str("X"), IntArray: []int32{27}, Syms: []string{"Y"},
 		Bar: &hambaLarge{Enum: str("AA")},
 	}
 }

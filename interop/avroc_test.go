@@ -2,11 +2,8 @@ package interop
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 
@@ -22,10 +19,7 @@ import (
 
 var avroCCodecs = []protoavro.Compression{protoavro.CompressionNull, protoavro.CompressionDeflate, protoavro.CompressionSnappy}
 
-const (
-	avrocatReason = "avro-bin not installed: apt-get install avro-bin"
-	avroCReason   = "libavro-dev not installed: apt-get install libavro-dev libjansson-dev gcc"
-)
+const avroCReason = "libavro-dev not installed: apt-get install libavro-dev libjansson-dev gcc"
 
 // Two limitations of Avro C shape its tests (docs/interop.md):
 //
@@ -48,9 +42,9 @@ func nulInSchema(c *testCase) string {
 }
 
 type avroCInfo struct {
-	exe     string // the compiled c/avroc.c
-	version string
-	err     error // building it
+	exe   string // the compiled c/avroc.c
+	impl  string // its name and version in test messages
+	built        // building it
 }
 
 var avroC = sync.OnceValue(func() *avroCInfo {
@@ -68,7 +62,7 @@ var avroC = sync.OnceValue(func() *avroCInfo {
 	if err != nil {
 		info.err = &cmdError{"cc", err, string(out)}
 	}
-	info.version = debianVersion("libavro23")
+	info.impl = "Avro C " + debianVersion("libavro23") + " (libavro through c/avroc.c)"
 	return info
 })
 
@@ -81,22 +75,10 @@ func debianVersion(pkg string) string {
 	return string(out)
 }
 
-func needAvroC(t *testing.T) *avroCInfo {
-	t.Helper()
-	c := avroC()
-	need(t, c != nil, avroCReason)
-	if c.err != nil {
-		t.Fatal(c.err)
-	}
-	return c
-}
-
 func TestAvroCReads(t *testing.T) {
 	t.Parallel()
-	c := needAvroC(t)
-	oursToTheirs(t, readTest{
-		impl:   "Avro C " + c.version + " (libavro through c/avroc.c)",
-		codecs: avroCCodecs,
+	c := needBuilt(t, avroC(), avroCReason)
+	oursToTheirs(t, readTest{impl: c.impl, codecs: avroCCodecs,
 		read: func(files []string) []byte {
 			return run(t, c.exe, append([]string{"read"}, files...)...)
 		},
@@ -108,10 +90,8 @@ func TestAvroCReads(t *testing.T) {
 
 func TestAvroCWrites(t *testing.T) {
 	t.Parallel()
-	c := needAvroC(t)
-	theirsToOurs(t, writeTest{
-		impl:   "Avro C " + c.version + " (libavro through c/avroc.c)",
-		codecs: avroCCodecs,
+	c := needBuilt(t, avroC(), avroCReason)
+	theirsToOurs(t, writeTest{impl: c.impl, codecs: avroCCodecs,
 		write: func(jobs string) []byte {
 			return run(t, c.exe, "write", jobs)
 		},
@@ -119,56 +99,5 @@ func TestAvroCWrites(t *testing.T) {
 		noNULMapKeys:      true,
 		knownFailure:      nulInSchema,
 		dropsLogicalTypes: true,
-	})
-}
-
-// TestAvrocatReads reads the files with avrocat, the command-line reader of
-// Avro C. avrocat prints through jansson, which has no NaN or infinity and
-// takes NUL-terminated strings: a record holding a non-finite float is
-// left out of its output (with an error on stderr, and exit status 0), and
-// a string or bytes value holding a NUL is cut at the NUL. The test expects
-// exactly that.
-func TestAvrocatReads(t *testing.T) {
-	t.Parallel()
-	avrocat, err := exec.LookPath("avrocat")
-	need(t, err == nil, avrocatReason)
-	oursToTheirs(t, readTest{
-		impl:   "avrocat (Avro C, avro-bin " + debianVersion("avro-bin") + ")",
-		codecs: avroCCodecs,
-		read: func(files []string) []byte {
-			// avrocat reads one file and prints a record per line.
-			var out bytes.Buffer
-			for _, f := range files {
-				ro := readerOutput{File: f}
-				var stdout, stderr bytes.Buffer
-				cmd := exec.Command(avrocat, f)
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				if err := cmd.Run(); err != nil {
-					ro.Error = fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))
-				}
-				for _, r := range bytes.Split(stdout.Bytes(), []byte("\n")) {
-					if len(r) > 0 {
-						ro.Records = append(ro.Records, json.RawMessage(r))
-					}
-				}
-				b, err := json.Marshal(ro)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out.Write(b)
-				out.WriteByte('\n')
-			}
-			return out.Bytes()
-		},
-		parse: jsonDialect{avroC: true}.parse,
-		skip: func(want record) (string, bool) {
-			if hasNonFinite(want) {
-				return "a NaN or infinity: avrocat cannot print it (jansson has no NaN or infinity) and leaves the record out", true
-			}
-			return "", false
-		},
-		want:         func(want record) any { return truncateAtNUL(decimalsToBytes(want)) },
-		noNULMapKeys: true,
-		knownFailure: nulInSchema,
 	})
 }

@@ -65,6 +65,46 @@ func need(t *testing.T, ok bool, reason string) {
 	t.Skip(reason)
 }
 
+// jsonLines decodes a test program's output, a JSON value of type T a
+// line; what names the program's role in messages.
+func jsonLines[T any](t *testing.T, out []byte, what string) []T {
+	t.Helper()
+	var vs []T
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 256<<20)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("%s output: %v: %.200s", what, err, sc.Text())
+		}
+		vs = append(vs, v)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s output: %v", what, err)
+	}
+	return vs
+}
+
+// built is the outcome of building an implementation's test program.
+type built struct{ err error }
+
+func (b *built) buildErr() error { return b.err }
+
+// needBuilt is need for an implementation whose test program the tests
+// build: info is nil when the implementation is not installed (reason says
+// what to install), and t fails when building the program failed.
+func needBuilt[T any, P interface {
+	*T
+	buildErr() error
+}](t *testing.T, info P, reason string) P {
+	t.Helper()
+	need(t, info != nil, reason)
+	if err := info.buildErr(); err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
 // missing reports a missing optional part of an implementation (a codec):
 // logged, or a failure under PROTOAVRO_INTEROP=require.
 func missing(t *testing.T, reason string) {
@@ -401,13 +441,7 @@ func oursToTheirs(t *testing.T, rt readTest) {
 	out := rt.read(paths)
 	seen := map[string]bool{}
 	compared, known, skipped := 0, 0, map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
-		var ro readerOutput
-		if err := json.Unmarshal(sc.Bytes(), &ro); err != nil {
-			t.Fatalf("reader output: %v: %.200s", err, sc.Text())
-		}
+	for _, ro := range jsonLines[readerOutput](t, out, "reader") {
 		f, ok := files[ro.File]
 		if !ok {
 			t.Fatalf("reader output for unknown file %q", ro.File)
@@ -429,9 +463,6 @@ func oursToTheirs(t *testing.T, rt readTest) {
 			}
 			compared += compareRecords(t, rt, f.c, ro.Records, skipped)
 		})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	for _, p := range paths {
 		if !seen[p] {
@@ -591,13 +622,7 @@ func theirsToOurs(t *testing.T, wt writeTest) {
 	}
 	out := wt.write(jobsFile)
 	errs := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var wo writerOutput
-		if err := json.Unmarshal(sc.Bytes(), &wo); err != nil {
-			t.Fatalf("writer output: %v: %.200s", err, sc.Text())
-		}
+	for _, wo := range jsonLines[writerOutput](t, out, "writer") {
 		errs[wo.Output] = wo.Error
 	}
 	records, known := 0, 0

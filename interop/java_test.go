@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +34,7 @@ type javaInfo struct {
 	exe       string
 	classpath string
 	version   string
-	err       error // compiling Interop.java
+	built     // compiling Interop.java
 }
 
 var javaTools = sync.OnceValue(func() *javaInfo {
@@ -46,7 +45,7 @@ var javaTools = sync.OnceValue(func() *javaInfo {
 	}
 	var cp []string
 	for _, j := range javaJars {
-		p := filepath.Join("/usr/share/java", j)
+		p := "/usr/share/java/" + j
 		if _, err := os.Stat(p); err != nil {
 			if j == "avro.jar" {
 				return nil
@@ -56,7 +55,7 @@ var javaTools = sync.OnceValue(func() *javaInfo {
 		cp = append(cp, p)
 	}
 	info := &javaInfo{exe: java}
-	classes := filepath.Join(workDir, "java")
+	classes := workDir + "/java"
 	out, err := exec.Command(javac, "-nowarn", "-d", classes, "-cp", strings.Join(cp, ":"), repoDir("java", "Interop.java")).CombinedOutput()
 	if err != nil {
 		info.err = &cmdError{"javac", err, string(out)}
@@ -77,23 +76,13 @@ type cmdError struct {
 
 func (e *cmdError) Error() string { return e.cmd + ": " + e.err.Error() + "\n" + e.output }
 
-func needJava(t *testing.T) *javaInfo {
-	t.Helper()
-	j := javaTools()
-	need(t, j != nil, javaReason)
-	if j.err != nil {
-		t.Fatal(j.err)
-	}
-	return j
-}
-
 func (j *javaInfo) run(t *testing.T, args ...string) []byte {
 	return run(t, j.exe, append([]string{"-Djava.library.path=/usr/lib/x86_64-linux-gnu/jni:/usr/lib/jni", "-cp", j.classpath, "Interop"}, args...)...)
 }
 
 func TestJavaReads(t *testing.T) {
 	t.Parallel()
-	j := needJava(t)
+	j := needBuilt(t, javaTools(), javaReason)
 	oursToTheirs(t, readTest{impl: "Java Avro " + j.version, codecs: javaCodecs, read: func(files []string) []byte {
 		return j.run(t, append([]string{"read"}, files...)...)
 	}})
@@ -101,7 +90,7 @@ func TestJavaReads(t *testing.T) {
 
 func TestJavaWrites(t *testing.T) {
 	t.Parallel()
-	j := needJava(t)
+	j := needBuilt(t, javaTools(), javaReason)
 	theirsToOurs(t, writeTest{impl: "Java Avro " + j.version, codecs: javaCodecs, write: func(jobs string) []byte {
 		return j.run(t, "write", jobs)
 	}})
@@ -116,13 +105,9 @@ func TestJavaWrites(t *testing.T) {
 // protobuf defaults (the Java profile has no presence).
 func TestJavaReferenceDatums(t *testing.T) {
 	t.Parallel()
-	j := needJava(t)
-	ref := filepath.Join("..", "testdata", "reference", "avro2147")
-	schemaJSON, err := os.ReadFile(filepath.Join(ref, "java_schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := parseSchema(schemaJSON)
+	j := needBuilt(t, javaTools(), javaReason)
+	schemaFile := testutil.RepoPath("testdata", "reference", "avro2147", "java_schema.json")
+	schema, err := readSchema(schemaFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +137,7 @@ func TestJavaReferenceDatums(t *testing.T) {
 		want["reference/"+d.Name], want["protoavro/"+d.Name] = r, r
 		fmt.Fprintf(&input, "reference/%s %x\nprotoavro/%s %x\n", d.Name, d.Avro, d.Name, ours)
 	}
-	dir := t.TempDir()
-	schemaFile, inputFile := filepath.Join(dir, "java_schema.json"), filepath.Join(dir, "datums.txt")
-	if err := os.WriteFile(schemaFile, schemaJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	inputFile := t.TempDir() + "/datums.txt"
 	if err := os.WriteFile(inputFile, input.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

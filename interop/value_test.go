@@ -5,8 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"math/big"
+	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +60,15 @@ type (
 type schema struct {
 	*avro.SchemaNode
 	named map[string]*avro.SchemaNode
+}
+
+// readSchema parses the schema JSON in a file.
+func readSchema(path string) (schema, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return schema{}, err
+	}
+	return parseSchema(text)
 }
 
 // parseSchema parses schema JSON and returns its root.
@@ -458,6 +471,20 @@ type jsonDialect struct {
 	avroC bool
 }
 
+// parseEach parses the elements of an array or the values of a map, each of
+// schema item, and gives each to set; an error names the index or key
+// (as %#v prints it: 3, "key").
+func parseEach[K comparable](d jsonDialect, item schema, elems iter.Seq2[K, any], set func(K, any)) error {
+	for k, e := range elems {
+		v, err := d.parse(item, e)
+		if err != nil {
+			return fmt.Errorf("[%#v]: %w", k, err)
+		}
+		set(k, v)
+	}
+	return nil
+}
+
 func (d jsonDialect) parse(t schema, j any) (any, error) {
 	bad := func() (any, error) {
 		s, _ := json.Marshal(j)
@@ -488,10 +515,17 @@ func (d jsonDialect) parse(t schema, j any) (any, error) {
 			}
 		}
 		return d.parse(b, j)
-	case "record":
+	case "record", "map":
 		o, ok := j.(map[string]any)
 		if !ok {
 			return bad()
+		}
+		if t.Type == "map" {
+			out := make(map[string]any, len(o))
+			if err := parseEach(d, t.at(t.Values), maps.All(o), func(k string, v any) { out[k] = v }); err != nil {
+				return nil, err
+			}
+			return out, nil
 		}
 		out := record{}
 		name := fullName(t.SchemaNode)
@@ -517,34 +551,19 @@ func (d jsonDialect) parse(t schema, j any) (any, error) {
 			return bad()
 		}
 		out := make([]any, len(a))
-		for i, e := range a {
-			v, err := d.parse(t.at(t.Items), e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = v
+		if err := parseEach(d, t.at(t.Items), slices.All(a), func(i int, v any) { out[i] = v }); err != nil {
+			return nil, err
 		}
 		return out, nil
-	case "map":
-		o, ok := j.(map[string]any)
-		if !ok {
-			return bad()
-		}
-		out := make(map[string]any, len(o))
-		for k, e := range o {
-			v, err := d.parse(t.at(t.Values), e)
-			if err != nil {
-				return nil, fmt.Errorf("[%q]: %w", k, err)
-			}
-			out[k] = v
-		}
-		return out, nil
-	case "enum":
+	case "enum", "string":
 		s, ok := j.(string)
 		if !ok {
 			return bad()
 		}
-		return symbol(s), nil
+		if t.Type == "enum" {
+			return symbol(s), nil
+		}
+		return s, nil
 	case "null":
 		if j != nil {
 			return bad()
@@ -578,12 +597,6 @@ func (d jsonDialect) parse(t schema, j any) (any, error) {
 			return nil, fmt.Errorf("float: %v is not a float32 value", j)
 		}
 		return f32(math.Float32bits(float32(x))), nil
-	case "string":
-		s, ok := j.(string)
-		if !ok {
-			return bad()
-		}
-		return s, nil
 	case "bytes":
 		s, ok := j.(string)
 		if !ok {

@@ -77,6 +77,20 @@ func (r *avroReader) longSlow() (int64, error) {
 	return 0, dataErr(ErrMalformed, start, "varint longer than 10 bytes")
 }
 
+// index reads a long that must be an index below n (a union branch, an
+// enum symbol); what formats the error from the value and n.
+func (r *avroReader) index(n int, what string) (int, error) {
+	off := r.pos
+	i, err := r.long()
+	if err != nil {
+		return 0, err
+	}
+	if i < 0 || i >= int64(n) {
+		return 0, dataErr(ErrMalformed, off, what, i, n)
+	}
+	return int(i), nil
+}
+
 func (r *avroReader) int() (int32, error) {
 	start := r.pos
 	v, err := r.long()

@@ -76,24 +76,6 @@ func shorten(s string) string {
 	return s
 }
 
-func fooCodec(t testing.TB, o Options) *Codec {
-	t.Helper()
-	c, err := o.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func kitchenCodec(t testing.TB, o Options) *Codec {
-	t.Helper()
-	c, err := o.Codec((&kitchenpb.KitchenSink{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // decodeBoth runs Unmarshal and TranscodeToProto on data and checks that
 // they fail the same way; it returns the Unmarshal error.
 func decodeBoth(t *testing.T, c *Codec, data []byte) error {
@@ -106,7 +88,7 @@ func decodeBoth(t *testing.T, c *Codec, data []byte) error {
 }
 
 func TestBadAvroInput(t *testing.T) {
-	c := fooCodec(t, Options{})
+	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	if err := c.Unmarshal(minimalFoo(), &avro2147pb.Foo{}); err != nil {
 		t.Fatalf("minimal Foo: %v", err)
 	}
@@ -263,7 +245,7 @@ func TestBadAvroInput(t *testing.T) {
 // TestBadAvroInputNoBigAllocation checks that lengths and counts read from
 // the input never size an allocation.
 func TestBadAvroInputNoBigAllocation(t *testing.T) {
-	c := fooCodec(t, Options{})
+	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	inputs := map[string][]byte{
 		"string length 1<<40": new(avroBuf).then(fooHead).some().long(1 << 40).bytes(),
 		"bytes length 1<<62":  new(avroBuf).then(fooHead).null().some().long(1 << 62).bytes(),
@@ -302,13 +284,13 @@ func TestTruncatedAvro(t *testing.T) {
 	}
 	var datums []datum
 	for _, o := range []Options{{}, {Profile: JavaProfile}} {
-		c := fooCodec(t, o)
+		c := mustCodec(t, o, &avro2147pb.Foo{})
 		b, err := c.Marshal(sampleFoo())
 		if err != nil {
 			t.Fatal(err)
 		}
 		datums = append(datums, datum{"sampleFoo/" + o.Profile.String(), c, b})
-		kc := kitchenCodec(t, o)
+		kc := mustCodec(t, o, &kitchenpb.KitchenSink{})
 		for i, m := range sampleMessages(&kitchenpb.KitchenSink{}, 2) {
 			b, err := kc.Marshal(m)
 			if err != nil {
@@ -318,7 +300,7 @@ func TestTruncatedAvro(t *testing.T) {
 		}
 	}
 	for _, d := range readJavaDatums(t) {
-		datums = append(datums, datum{"java/" + d.Name, fooCodec(t, Options{Profile: JavaProfile}), d.Avro})
+		datums = append(datums, datum{"java/" + d.Name, mustCodec(t, Options{Profile: JavaProfile}, &avro2147pb.Foo{}), d.Avro})
 	}
 	for _, d := range datums {
 		t.Run(d.name, func(t *testing.T) {
@@ -367,7 +349,7 @@ func deepAvroFoo(n int) []byte {
 }
 
 func TestAvroTooDeep(t *testing.T) {
-	c := fooCodec(t, Options{})
+	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	if err := c.Unmarshal(deepAvroFoo(maxDepth), &avro2147pb.Foo{}); err != nil {
 		t.Fatalf("%d levels: %v", maxDepth, err)
 	}
@@ -388,9 +370,9 @@ func fooWire(t testing.TB, m proto.Message) []byte {
 }
 
 func TestBadWireInput(t *testing.T) {
-	foo := fooCodec(t, Options{})
-	fooJava := fooCodec(t, Options{Profile: JavaProfile})
-	kitchen := kitchenCodec(t, Options{})
+	foo := mustCodec(t, Options{}, &avro2147pb.Foo{})
+	fooJava := mustCodec(t, Options{Profile: JavaProfile}, &avro2147pb.Foo{})
+	kitchen := mustCodec(t, Options{}, &kitchenpb.KitchenSink{})
 	tag := protowire.AppendTag
 	type tc struct {
 		name   string
@@ -448,7 +430,7 @@ func TestBadWireInput(t *testing.T) {
 }
 
 func TestUnknownEnumNamesFieldAndNumber(t *testing.T) {
-	c := kitchenCodec(t, Options{})
+	c := mustCodec(t, Options{}, &kitchenpb.KitchenSink{})
 	m := &kitchenpb.KitchenSink{Scalars: &kitchenpb.Scalars{EnumField: 77}}
 	_, err := c.Marshal(m)
 	de := wantDataError(t, err, ErrUnknownEnum, "KitchenSink.scalars.enum_field", 0)
@@ -459,13 +441,9 @@ func TestUnknownEnumNamesFieldAndNumber(t *testing.T) {
 	_, err = c.TranscodeToAvro(nil, wire)
 	wantDataError(t, err, ErrUnknownEnum, "KitchenSink.scalars.enum_field", 4)
 	// The UnknownEnumDefault policy writes the zero value instead.
-	c2 := kitchenCodec(t, Options{UnknownEnums: UnknownEnumDefault})
-	b, err := c2.Marshal(m)
+	c2 := mustCodec(t, Options{UnknownEnums: UnknownEnumDefault}, &kitchenpb.KitchenSink{})
+	got, err := codecRoundTrip(c2, m)
 	if err != nil {
-		t.Fatal(err)
-	}
-	got := &kitchenpb.KitchenSink{}
-	if err := c2.Unmarshal(b, got); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(got, &kitchenpb.KitchenSink{Scalars: &kitchenpb.Scalars{}}) {
@@ -488,7 +466,7 @@ func TestTruncatedWire(t *testing.T) {
 		boundaries[len(wire)-len(b)] = true
 	}
 	for _, o := range []Options{{}, {Profile: JavaProfile}} {
-		c := fooCodec(t, o)
+		c := mustCodec(t, o, &avro2147pb.Foo{})
 		for n := range len(wire) + 1 {
 			_, err := c.TranscodeToAvro(nil, wire[:n:n])
 			switch {
@@ -509,7 +487,7 @@ func TestTruncatedWire(t *testing.T) {
 }
 
 func TestWireTooDeep(t *testing.T) {
-	c := fooCodec(t, Options{})
+	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	deep := func(n int) []byte {
 		m := &avro2147pb.Foo{Int32: proto.Int32(1)}
 		for range n {

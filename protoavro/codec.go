@@ -1,7 +1,6 @@
 package protoavro
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -34,11 +33,15 @@ func (c *Codec) Schema() *Schema { return c.schema }
 type codecSlots [2]atomic.Pointer[Codec]
 
 // Codec returns the compiled codec of messages described by md, building it
-// on first use and caching it beside the schema.
+// on first use and caching it beside the schema. A codec with an
+// AnyResolver is compiled on every call: hold on to it.
 func (o Options) Codec(md protoreflect.MessageDescriptor) (*Codec, error) {
 	s, err := o.Schema(md)
 	if err != nil {
 		return nil, err
+	}
+	if o.AnyResolver != nil {
+		return compileCodec(s, o) // not cached: the resolver is the caller's
 	}
 	slot := &s.codecs[o.UnknownEnums]
 	if c := slot.Load(); c != nil {
@@ -77,7 +80,7 @@ const maxPooledBuffer = 1 << 20
 func (c *Codec) TranscodeToAvro(dst, wire []byte) ([]byte, error) {
 	st := encStatePool.Get().(*encState)
 	st.in = wire
-	st.policy = c.policy
+	st.policy, st.resolver = c.policy, c.opts.AnyResolver
 	st.occ = append(st.occ[:0], occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	st.tbl = st.tbl[:0]
 	st.depth = 0
@@ -115,7 +118,7 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 	if p := c.direct(m); p != nil {
 		st := encStatePool.Get().(*encState)
 		st.depth = 0
-		st.policy = c.policy
+		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
 		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).Elem())
 		encStatePool.Put(st)
@@ -144,9 +147,6 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 func (c *Codec) Marshal(m proto.Message) ([]byte, error) {
 	return c.MarshalAppend(nil, m)
 }
-
-// ErrWrongType reports a message whose type is not the codec's.
-var ErrWrongType = errors.New("protoavro: message type does not match the codec")
 
 // isNilPointer reports whether m is a typed nil pointer, such as (*pb.M)(nil).
 func isNilPointer(m proto.Message) bool {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -82,15 +81,13 @@ func (e *ContainerError) Error() string {
 // Unwrap returns the underlying error.
 func (e *ContainerError) Unwrap() error { return e.Err }
 
-// Is reports the error classes of package ocf as protoavro's:
-// ocf.ErrTruncated as [ErrTruncated], ocf.ErrMalformed and ocf.ErrLimit as
-// [ErrMalformed], ocf.ErrUnsupportedCodec as [ErrUnsupported].
+// Is reports the error classes of package ocf that protoavro has none of as
+// protoavro's: ocf.ErrLimit as [ErrMalformed], ocf.ErrUnsupportedCodec as
+// [ErrUnsupported]. (ErrTruncated and ErrMalformed are ocf's own.)
 func (e *ContainerError) Is(target error) bool {
 	switch target {
-	case ErrTruncated:
-		return errors.Is(e.Err, ocf.ErrTruncated)
 	case ErrMalformed:
-		return errors.Is(e.Err, ocf.ErrMalformed) || errors.Is(e.Err, ocf.ErrLimit)
+		return errors.Is(e.Err, ocf.ErrLimit)
 	case ErrUnsupported:
 		return errors.Is(e.Err, ocf.ErrUnsupportedCodec)
 	}
@@ -143,10 +140,12 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	}
 	if opts.Message == nil || opts.FileOptions {
 		if o, err = ParseOptions(string(cr.meta[MetaOptions])); err != nil {
-			return nil, hdrErr(err)
+			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, boundedError(err, 300)))
 		}
-		o.Cache = opts.Options.Cache
-		o.UnknownEnums = opts.Options.UnknownEnums
+		o.Cache, o.AnyResolver = opts.Options.Cache, opts.Options.AnyResolver
+		if opts.Options.UnknownEnums != UnknownEnumError {
+			o.UnknownEnums = opts.Options.UnknownEnums
+		}
 	}
 	if cr.codec, err = o.Codec(cr.mt.Descriptor()); err != nil {
 		return nil, err
@@ -207,44 +206,6 @@ func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
 		return nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, safetext.Quote(string(name), 200))
 	}
 	return dynamicpb.NewMessageType(md), nil
-}
-
-// ParseOptions reads mapping options in the form of MetaOptions
-// ("profile=java timestamps=micros uint64=long mapkeys=text"); keys that are
-// absent keep their defaults.
-func ParseOptions(s string) (Options, error) {
-	var o Options
-	for _, kv := range strings.Fields(s) {
-		k, v, _ := strings.Cut(kv, "=")
-		var err error
-		switch k {
-		case "profile":
-			o.Profile, err = ParseProfile(v)
-		case "timestamps":
-			err = pickOption(&o.Timestamps, k, v, map[string]TimestampPrecision{
-				"micros": TimestampMicros, "millis": TimestampMillis, "nanos": TimestampNanos})
-		case "uint64":
-			err = pickOption(&o.Uint64, k, v, map[string]Uint64Mapping{"long": Uint64AsLong, "decimal": Uint64AsDecimal})
-		case "mapkeys":
-			err = pickOption(&o.MapKeys, k, v, map[string]MapKeyMapping{"text": MapKeysAsText, "entries": MapAsEntryArray})
-		default:
-			err = fmt.Errorf("%w: unknown option %s", ErrInvalidOptions, safetext.Quote(kv, 100))
-		}
-		if err != nil {
-			return o, fmt.Errorf("%s: %w", MetaOptions, err)
-		}
-	}
-	return o, nil
-}
-
-// pickOption sets *dst to the value named v of option k.
-func pickOption[T any](dst *T, k, v string, values map[string]T) error {
-	x, ok := values[v]
-	if !ok {
-		return fmt.Errorf("%w: %s=%s", ErrInvalidOptions, k, safetext.Escape(v, 100))
-	}
-	*dst = x
-	return nil
 }
 
 // Metadata returns the file's metadata, avro.schema and avro.codec included.

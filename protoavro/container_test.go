@@ -126,20 +126,9 @@ func TestContainerRoundTrip(t *testing.T) {
 }
 
 func TestContainerJavaProfileKeepsOptions(t *testing.T) {
-	var buf bytes.Buffer
-	md := (&kitchenpb.Scalars{}).ProtoReflect().Descriptor()
-	w, err := NewContainerWriter(&buf, md, ContainerOptions{Options: Options{Profile: JavaProfile}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := &kitchenpb.Scalars{Uint32Field: 7, StringField: "x"}
-	if err := w.Write(in); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewContainerReader(&buf, ReaderOptions{})
+	data := writeContainer(t, in.ProtoReflect().Descriptor(), ContainerOptions{Options: Options{Profile: JavaProfile}}, in)
+	r, err := NewContainerReader(bytes.NewReader(data), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,14 +149,24 @@ func TestContainerJavaProfileKeepsOptions(t *testing.T) {
 // containerBytes writes msgs into a container file.
 func containerBytes(t testing.TB, comp Compression, blockSize int, msgs []*avro2147pb.Foo) []byte {
 	t.Helper()
+	ms := make([]proto.Message, len(msgs))
+	for i, m := range msgs {
+		ms[i] = m
+	}
+	return writeContainer(t, (&avro2147pb.Foo{}).ProtoReflect().Descriptor(), ContainerOptions{Compression: comp, BlockSize: blockSize}, ms...)
+}
+
+// writeContainer writes msgs, of type md, into a container file.
+func writeContainer(t testing.TB, md protoreflect.MessageDescriptor, opts ContainerOptions, msgs ...proto.Message) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewContainerWriter(&buf, (&avro2147pb.Foo{}).ProtoReflect().Descriptor(), ContainerOptions{Compression: comp, BlockSize: blockSize})
+	w, err := NewContainerWriter(&buf, md, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if err := w.Write(m); err != nil {
-			t.Fatal(err)
+			t.Fatalf("record %d: %v", i, err)
 		}
 	}
 	if err := w.Close(); err != nil {
@@ -242,16 +241,13 @@ func TestContainerBadRecords(t *testing.T) {
 	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
 	good, _ := proto.Marshal(&avro2147pb.Foo{Int32: proto.Int32(1)})
 	bad := []byte{0x0a, 0x05, 'x'} // field 1 with wire type 2, truncated
+	records := [][]byte{good, good, good, bad, good}
 	var buf bytes.Buffer
 	w, err := NewContainerWriter(&buf, md, ContainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 5 {
-		rec := good
-		if i == 3 {
-			rec = bad
-		}
+	for i, rec := range records {
 		if err := w.WriteWireAt(rec, int64(100*i)); err != nil {
 			t.Fatal(err)
 		}
@@ -278,11 +274,7 @@ func TestContainerBadRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 5 {
-		rec := good
-		if i == 3 {
-			rec = bad
-		}
+	for _, rec := range records {
 		if err := w.WriteWire(rec); err != nil {
 			t.Fatal(err)
 		}

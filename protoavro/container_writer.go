@@ -206,13 +206,6 @@ func fileDescriptorSet(fd protoreflect.FileDescriptor) ([]byte, error) {
 	return proto.MarshalOptions{Deterministic: true}.Marshal(&set)
 }
 
-// String returns the mapping options in the form MetaOptions holds and
-// [ParseOptions] reads: "profile=default timestamps=micros uint64=long mapkeys=text".
-func (o Options) String() string {
-	return "profile=" + o.Profile.String() + " timestamps=" + o.Timestamps.String() +
-		" uint64=" + o.Uint64.String() + " mapkeys=" + o.MapKeys.String()
-}
-
 // Write converts m and adds it to the current block.
 func (cw *ContainerWriter) Write(m proto.Message) error {
 	if err := cw.ready(); err != nil {

@@ -3,6 +3,7 @@ package protoavro
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -72,5 +73,53 @@ func TestMarshalTypedNil(t *testing.T) {
 	}
 	if _, err := (&Codec{}).Resolve(nil); err == nil {
 		t.Error("Resolve(nil) succeeded")
+	}
+}
+
+// TestUnmarshalListClaimsAllocateNothing: a datum whose list claims as many
+// items as bytes remain (64 MiB) once made Unmarshal allocate the whole list
+// before failing at item 0. Lists now grow as their elements are read.
+func TestUnmarshalListClaimsAllocateNothing(t *testing.T) {
+	const size = 64 << 20
+	c, err := Options{Cache: NewCache()}.Codec((&kitchenpb.Tree{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		datum []byte
+	}{
+		// Tree: label "" then children: a block claiming size-8 records.
+		{"messages", append(appendLong([]byte{0}, size-8), make([]byte, size-8)...)},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := c.Unmarshal(tc.datum[:len(tc.datum)-1], &kitchenpb.Tree{})
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatalf("%s: Unmarshal accepted a truncated datum", tc.name)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+			t.Errorf("%s: Unmarshal allocated %d MiB for a bad %d MiB datum", tc.name, grew>>20, size>>20)
+		}
+	}
+	// The scalar lists: Repeateds.packed_double is the first field.
+	r, err := Options{Cache: NewCache()}.Codec((&kitchenpb.Repeateds{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum := append(appendLong(nil, size/8-2), make([]byte, size)...)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	datum[len(appendLong(nil, size/8-2))+8] = 0xff // garbage after item 0 does not matter: doubles are fixed
+	err = r.Unmarshal(datum[:len(datum)/2], &kitchenpb.Repeateds{})
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("Unmarshal accepted a truncated list")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 80<<20 {
+		t.Errorf("scalar list: Unmarshal allocated %d MiB for a bad datum of %d MiB", grew>>20, len(datum)>>21)
 	}
 }

@@ -24,13 +24,25 @@
 // [Codec.MarshalSingleObject] and [Codec.UnmarshalSingleObject] implement the
 // specification's single-object encoding. [Codec.Resolve] reads data written
 // with another schema, such as an older or newer version of the message, by
-// Avro's schema resolution rules.
+// Avro's schema resolution rules; [ParseSchema] parses such a schema (a
+// container file's, a registry's) from untrusted text, with bounds on its
+// size and nesting. [Schema] is protoavro's own type: no type of a
+// third-party Avro module appears in this package's API.
 //
 // [NewContainerWriter] and [NewContainerReader] write and read Avro Object
 // Container Files (null, deflate, snappy and zstandard blocks) in bounded
 // memory, converting blocks on parallel workers. The files embed the message
 // type and its descriptors, so they can be turned back into protobuf without
-// the .proto files.
+// the .proto files. Package ocf reads and writes container files of any
+// schema, without a message type.
+//
+// # Files for engines
+//
+// [EngineReady] returns the options whose schemas BigQuery, Spark and Arrow
+// load: finite schemas (recursive types spelled out a few levels deep,
+// [Options.RecursionDepth], deeper subtrees carried as JSON or protobuf
+// bytes), google.protobuf.Struct/Value/ListValue/Any as JSON strings
+// ([Options.DynamicAsJSON]), timestamp-micros and decimal(20,0) for uint64.
 //
 // Bad input gives a [*DataError] carrying the field path and byte offset,
 // and wrapping one of the error classes ([ErrTruncated], [ErrMalformed],
@@ -62,6 +74,8 @@
 // # Errors
 //
 // Errors wrap one of the sentinel errors of this package ([ErrNameCollision],
-// [ErrInvalidName], [ErrUnsupported], [ErrInvalidOptions]); test for them
-// with [errors.Is].
+// [ErrInvalidName], [ErrUnsupported], [ErrInvalidOptions], [ErrInvalidSchema],
+// [ErrWrongType], and the data classes above); test for them with
+// [errors.Is]. docs/design.md in the repository shows how a descriptor
+// becomes a plan, a schema and bytes.
 package protoavro

@@ -1,8 +1,6 @@
 package protoavro
 
 import (
-	"fmt"
-
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -17,17 +15,6 @@ const (
 	// value; proto3: the zero value). The original number is lost.
 	UnknownEnumDefault
 )
-
-// String returns "error" or "default".
-func (p UnknownEnumPolicy) String() string {
-	switch p {
-	case UnknownEnumError:
-		return "error"
-	case UnknownEnumDefault:
-		return "default"
-	}
-	return fmt.Sprintf("UnknownEnumPolicy(%d)", uint8(p))
-}
 
 // enumTable is the plan of one enum type: its Avro name and symbols, and a
 // map from numbers to symbol indexes and back, in constant time: a dense

@@ -1,24 +1,119 @@
 package protoavro
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/protoavro/protoavro/protoavro/ocf"
+)
 
 // Error classes. Every error returned by this package wraps one of these, so
-// callers can tell them apart with [errors.Is]; the message says what and where.
+// callers can tell them apart with [errors.Is]; the message says what and
+// where. A [DataError] (bad data) wraps one of the data classes, from
+// ErrTruncated on.
 var (
 	// ErrInvalidOptions reports Options outside their defined values.
 	ErrInvalidOptions = errors.New("protoavro: invalid options")
-
 	// ErrNameCollision reports two different protobuf types that would get
 	// the same Avro full name in one schema.
 	ErrNameCollision = errors.New("protoavro: Avro name collision")
-
 	// ErrInvalidName reports a protobuf name that cannot become a valid Avro name.
 	ErrInvalidName = errors.New("protoavro: invalid Avro name")
-
 	// ErrInvalidSchema reports Avro schema text that does not parse, or
 	// exceeds the bounds on untrusted schemas (see [ParseSchema]).
 	ErrInvalidSchema = errors.New("protoavro: invalid Avro schema")
-
 	// ErrUnsupported reports a descriptor feature the selected profile cannot map.
 	ErrUnsupported = errors.New("protoavro: unsupported")
+	// ErrWrongType reports a message whose type is not the codec's.
+	ErrWrongType = errors.New("protoavro: message type does not match the codec")
+
+	// ErrTruncated reports input that ends inside a value; it is the class
+	// of package ocf too, for files that end inside a header or block.
+	ErrTruncated = ocf.ErrTruncated
+	// ErrMalformed reports bytes that are not a valid encoding: a bad varint,
+	// a negative or oversized length, a bad union or enum index, a wire type
+	// that does not match the field, invalid UTF-8 in a string. It is the
+	// class of package ocf too, for damaged container files.
+	ErrMalformed = ocf.ErrMalformed
+	// ErrUnknownEnum reports an enum number with no symbol (open enums),
+	// under the default UnknownEnumError policy.
+	ErrUnknownEnum = errors.New("unknown enum number")
+	// ErrOutOfRange reports a value the target type cannot hold, such as a
+	// timestamp beyond the range of a timestamp-nanos long.
+	ErrOutOfRange = errors.New("value out of range")
+	// ErrMissingRequired reports a proto2 required field that is not set.
+	ErrMissingRequired = errors.New("required field not set")
+	// ErrTooDeep reports nesting deeper than the recursion limit.
+	ErrTooDeep = errors.New("nesting too deep")
+	// ErrIncompatible reports a writer schema that cannot be resolved
+	// against the reader's message type.
+	ErrIncompatible = errors.New("incompatible schemas")
 )
+
+// DataError describes bad input: what went wrong, in which field and at which
+// byte offset of the input. Use errors.Is with the error classes above, or
+// errors.As to read the position.
+type DataError struct {
+	// Path is the field path from the top-level message, such as
+	// "Foo.bar.enum" or "Foo.fooArray[3].string".
+	Path string
+	// Offset is the byte offset in the input where the bad value starts.
+	Offset int
+	// Err is the error class, possibly wrapped with detail.
+	Err error
+}
+
+// Error formats the error as "protoavro: PATH at byte N: DETAIL".
+func (e *DataError) Error() string {
+	var sb strings.Builder
+	sb.WriteString("protoavro: ")
+	if e.Path != "" {
+		sb.WriteString(e.Path)
+		sb.WriteString(" ")
+	}
+	sb.WriteString("at byte ")
+	sb.WriteString(strconv.Itoa(e.Offset))
+	sb.WriteString(": ")
+	sb.WriteString(e.Err.Error())
+	return sb.String()
+}
+
+// Unwrap returns the error class.
+func (e *DataError) Unwrap() error { return e.Err }
+
+// dataErr builds a DataError at offset with a detail message.
+func dataErr(class error, off int, format string, args ...any) *DataError {
+	if format == "" {
+		return &DataError{Offset: off, Err: class}
+	}
+	return &DataError{Offset: off, Err: fmt.Errorf("%w: "+format, append([]any{class}, args...)...)}
+}
+
+// inField prefixes the path of a DataError with a field or element name as
+// the error travels up; other errors pass unchanged.
+func inField(err error, name string) error {
+	var de *DataError
+	if errors.As(err, &de) {
+		switch {
+		case de.Path == "":
+			de.Path = name
+		case de.Path[0] == '[':
+			de.Path = name + de.Path
+		default:
+			de.Path = name + "." + de.Path
+		}
+	}
+	return err
+}
+
+// inIndex prefixes the path with an element index.
+func inIndex(err error, i int) error {
+	return inField(err, "["+strconv.Itoa(i)+"]")
+}
+
+// asDataError is errors.As for *DataError.
+func asDataError(err error, target **DataError) bool {
+	return err != nil && errors.As(err, target)
+}

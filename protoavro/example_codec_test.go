@@ -23,11 +23,11 @@ func ExampleCodec_MarshalAppend() {
 		if buf, err = codec.MarshalAppend(buf[:0], msg); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%x\n", buf)
+		fmt.Printf("%d: %x\n", i, buf)
 	}
 	// Output:
-	// 000000000000000000000000000204686900000000000000
-	// 020000000000000000000000000204686900000000000000
+	// 0: 000000000000000000000000000204686900000000000000
+	// 1: 020000000000000000000000000204686900000000000000
 }
 
 func ExampleCodec_Unmarshal() {

@@ -87,7 +87,7 @@ func FuzzContainerReader(f *testing.F) {
 
 // FuzzSingleObject decodes single-object encoded input.
 func FuzzSingleObject(f *testing.F) {
-	c := fooCodec(f, Options{})
+	c := mustCodec(f, Options{}, &avro2147pb.Foo{})
 	for _, m := range sampleFoos(8) {
 		b, err := c.MarshalSingleObject(nil, m)
 		if err != nil {

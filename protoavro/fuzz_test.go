@@ -29,6 +29,25 @@ type fuzzCodec struct {
 	new  func() proto.Message
 }
 
+// checkViaWire decodes the Avro datum data through TranscodeToProto and
+// proto.Unmarshal, and checks that both succeed with the message m that
+// Unmarshal decoded from data. It returns the message decoded via the wire.
+func (fc fuzzCodec) checkViaWire(t *testing.T, data []byte, m proto.Message) proto.Message {
+	t.Helper()
+	wire, err := fc.c.TranscodeToProto(nil, data)
+	if err != nil {
+		t.Fatalf("%s: Unmarshal succeeded, TranscodeToProto of %x failed: %v", fc.name, data, err)
+	}
+	viaWire := fc.new()
+	if err := proto.Unmarshal(wire, viaWire); err != nil {
+		t.Fatalf("%s: proto.Unmarshal of TranscodeToProto output %x: %v", fc.name, wire, err)
+	}
+	if !proto.Equal(m, viaWire) {
+		t.Fatalf("%s: Unmarshal and TranscodeToProto disagree:\n%v\n%v", fc.name, m, viaWire)
+	}
+	return viaWire
+}
+
 var (
 	fuzzCodecsOnce sync.Once
 	fuzzCodecsAll  []fuzzCodec
@@ -252,17 +271,7 @@ func FuzzUnmarshal(f *testing.F) {
 				checkDataError(t, fc.name+": Unmarshal", err, fc.c, data)
 				continue
 			}
-			wire, err := fc.c.TranscodeToProto(nil, data)
-			if err != nil {
-				t.Fatalf("%s: Unmarshal succeeded, TranscodeToProto failed: %v", fc.name, err)
-			}
-			viaWire := fc.new()
-			if err := proto.Unmarshal(wire, viaWire); err != nil {
-				t.Fatalf("%s: proto.Unmarshal of TranscodeToProto output: %v", fc.name, err)
-			}
-			if !proto.Equal(m, viaWire) {
-				t.Fatalf("%s: Unmarshal and TranscodeToProto disagree:\n%v\n%v", fc.name, m, viaWire)
-			}
+			fc.checkViaWire(t, data, m)
 			again, err := fc.c.Marshal(m)
 			if err != nil {
 				t.Fatalf("%s: Marshal of a decoded datum: %v\n%v", fc.name, err, m)
@@ -337,21 +346,11 @@ func FuzzTranscodeToAvro(f *testing.F) {
 				checkDataError(t, fc.name+": TranscodeToAvro", err, fc.c, wire)
 				continue
 			}
-			back, err := fc.c.TranscodeToProto(nil, out)
-			if err != nil {
-				t.Fatalf("%s: TranscodeToProto of output %x: %v", fc.name, out, err)
-			}
-			got := fc.new()
-			if err := proto.Unmarshal(back, got); err != nil {
-				t.Fatalf("%s: proto.Unmarshal of round trip %x: %v", fc.name, back, err)
-			}
 			decoded := fc.new()
 			if err := fc.c.Unmarshal(out, decoded); err != nil {
 				t.Fatalf("%s: Unmarshal of output %x: %v", fc.name, out, err)
 			}
-			if !proto.Equal(got, decoded) {
-				t.Fatalf("%s: Unmarshal and TranscodeToProto disagree:\n%v\n%v", fc.name, decoded, got)
-			}
+			got := fc.checkViaWire(t, out, decoded)
 			want := fc.new()
 			if err := proto.Unmarshal(wire, want); err != nil {
 				t.Fatalf("%s: TranscodeToAvro accepted what proto.Unmarshal rejects (%v):\n%x", fc.name, err, wire)

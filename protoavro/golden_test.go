@@ -31,6 +31,7 @@ var goldenVariants = []struct {
 }{
 	{"default", Options{}, nil},
 	{"java", Options{Profile: JavaProfile}, nil},
+	{"engine", EngineReady(), nil},
 	{"timestamp-millis", Options{Timestamps: TimestampMillis}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
 	{"timestamp-nanos", Options{Timestamps: TimestampNanos}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
 	{"uint64-decimal", Options{Uint64: Uint64AsDecimal}, []protoreflect.FullName{"protoavro.test.kitchen.Scalars", "protoavro.test.kitchen.Maps", "protoavro.test.kitchen.WellKnown"}},
@@ -40,41 +41,39 @@ var goldenVariants = []struct {
 func TestGoldenSchemas(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range goldenVariants {
-		for _, fd := range testutil.Files {
-			for _, md := range testutil.AllMessages(fd) {
-				if v.only != nil && !contains(v.only, md.FullName()) {
-					continue
-				}
-				path := filepath.Join("testdata", "golden", v.dir, string(md.FullName())+".avsc")
-				seen[path] = true
-				t.Run(v.dir+"/"+string(md.FullName()), func(t *testing.T) {
-					s, err := v.opts.Schema(md)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := s.JSON()
-					if err != nil {
-						t.Fatal(err)
-					}
-					checkParses(t, s, got)
-					if *update {
-						if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(path, got, 0o644); err != nil {
-							t.Fatal(err)
-						}
-						return
-					}
-					want, err := os.ReadFile(path)
-					if err != nil {
-						t.Fatalf("%v (run go test ./protoavro -run TestGoldenSchemas -update)", err)
-					}
-					if !bytes.Equal(got, want) {
-						t.Errorf("schema differs from %s (rerun with -update after checking the change):\n%s", path, got)
-					}
-				})
+		for _, md := range testutil.Messages() {
+			if v.only != nil && !contains(v.only, md.FullName()) {
+				continue
 			}
+			path := filepath.Join("testdata", "golden", v.dir, string(md.FullName())+".avsc")
+			seen[path] = true
+			t.Run(v.dir+"/"+string(md.FullName()), func(t *testing.T) {
+				s, err := v.opts.Schema(md)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.JSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkParses(t, s, got)
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test ./protoavro -run TestGoldenSchemas -update)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("schema differs from %s (rerun with -update after checking the change):\n%s", path, got)
+				}
+			})
 		}
 	}
 	if *update {

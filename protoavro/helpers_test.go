@@ -6,6 +6,7 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/protoavro/protoavro/internal/testutil"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -39,4 +40,45 @@ func compileMessage(t testing.TB, src string, name protoreflect.FullName) protor
 		t.Fatalf("message %s not found", name)
 	}
 	return md
+}
+
+// mustCodec returns o's codec for m's message type.
+func mustCodec(t testing.TB, o Options, m proto.Message) *Codec {
+	t.Helper()
+	c, err := o.Codec(m.ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// mustSchema returns o's schema for md.
+func mustSchema(t testing.TB, o Options, md protoreflect.MessageDescriptor) *Schema {
+	t.Helper()
+	s, err := o.Schema(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// codecRoundTrip marshals m with c and unmarshals the datum with c into a
+// new message of m's type.
+func codecRoundTrip(c *Codec, m proto.Message) (proto.Message, error) {
+	data, err := c.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	got := m.ProtoReflect().New().Interface()
+	return got, c.Unmarshal(data, got)
+}
+
+// unmarshalTranscoded converts the protobuf encoding wire to an Avro datum
+// with c's TranscodeToAvro and decodes that into m with c's Unmarshal.
+func unmarshalTranscoded(c *Codec, wire []byte, m proto.Message) error {
+	data, err := c.TranscodeToAvro(nil, wire)
+	if err != nil {
+		return err
+	}
+	return c.Unmarshal(data, m)
 }

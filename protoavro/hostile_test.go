@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -366,12 +367,12 @@ func TestHostileSchemaSize(t *testing.T) {
 		err = budget(t, 128*mib, func() error { _, err := ParseSchema([]byte(s)); return err })
 		wantClass(t, err, ErrInvalidSchema, "exceed the limit")
 	})
-	t.Run("50,000 unknown fields, records of data", func(t *testing.T) {
-		s := wide(50_000)
+	t.Run("30,000 unknown fields, records of data", func(t *testing.T) {
+		s := wide(30_000)
 		var data []byte
 		for i := range 3 {
 			data = append(data, hDatum(int64(i))...)
-			for range 50_000 {
+			for range 30_000 {
 				data = append(data, 2)
 			}
 		}
@@ -929,7 +930,7 @@ func TestHostileUnmarshalListCount(t *testing.T) {
 		t.Skip("known failure in reader_struct.go (issue 10 item 6); set PROTOAVRO_KNOWN_FAILURES=1")
 	}
 	msg := sampleFoo()
-	c := fooCodec(t, Options{})
+	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	// Foo's intArray list: the field after the head, claiming len(rest)
 	// items of ints that are all 0x80 (unterminated varints).
 	const size = 64 << 20

@@ -21,10 +21,7 @@ func readJavaDatums(t testing.TB) []testutil.ReferenceDatum {
 }
 
 func TestJavaProfileDatums(t *testing.T) {
-	c, err := Options{Profile: JavaProfile}.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{Profile: JavaProfile}, &avro2147pb.Foo{})
 	for _, d := range readJavaDatums(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			msg := &avro2147pb.Foo{}

@@ -3,11 +3,23 @@ package protoavro
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
+
+// recordName returns the Avro full name of the record of md at a level of
+// recursion: the type's name at level 0, and "<name>_depth<level>" below,
+// so that every level's record has a valid name of its own.
+func (p *planner) recordName(md protoreflect.MessageDescriptor, level int) (string, error) {
+	name, err := p.typeName(md)
+	if err != nil || level == 0 {
+		return name, err
+	}
+	return name + "_depth" + strconv.Itoa(level), nil
+}
 
 // typeName returns the Avro full name of a message or enum type.
 //

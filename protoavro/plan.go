@@ -58,6 +58,8 @@ const (
 	vMessage
 	vTimestamp
 	vWrapper
+	vCarrier // a message below the recursion bound, carried whole
+	vJSON    // Struct, Value, ListValue or Any as protojson text
 )
 
 var valueKindNames = [...]string{
@@ -67,13 +69,14 @@ var valueKindNames = [...]string{
 	vUint64Dec: "uint64", vFixed64Dec: "fixed64", vFloat: "float", vDouble: "double",
 	vString: "string", vBytes: "bytes", vEnum: "enum", vMessage: "message",
 	vTimestamp: "google.protobuf.Timestamp", vWrapper: "wrapper",
+	vCarrier: "message", vJSON: "message",
 }
 
 // String returns the protobuf kind of the values, as protoreflect names it.
 func (k valueKind) String() string { return valueKindNames[k] }
 
 // isMessage reports whether values of kind k are protobuf messages (records,
-// Timestamps or wrappers).
+// Timestamps, wrappers, carried or JSON messages).
 func (k valueKind) isMessage() bool { return k >= vMessage }
 
 // valuePlan converts one value.
@@ -87,7 +90,15 @@ type valuePlan struct {
 	msg        *msgPlan   // vMessage
 	inner      *valuePlan // vWrapper: the wrapped value
 	tsPrec     TimestampPrecision
-	fullName   protoreflect.FullName // vTimestamp/vWrapper: for errors
+	fullName   protoreflect.FullName          // vTimestamp/vWrapper: for errors
+	carrier    Carrier                        // vCarrier: bytes or JSON
+	desc       protoreflect.MessageDescriptor // vCarrier/vJSON: the message type
+}
+
+// jsonText reports whether the value is carried as JSON text: a JSON
+// carrier or a dynamic value.
+func (v *valuePlan) jsonText() bool {
+	return v.kind == vJSON || (v.kind == vCarrier && v.carrier == CarrierJSON)
 }
 
 // fieldPlan is one field of a record.
@@ -119,11 +130,16 @@ type msgPlan struct {
 	name     string // the message's simple name, for error paths
 	desc     protoreflect.MessageDescriptor
 	avroName string // the record's Avro full name
-	entry    bool   // a default-profile map entry: key and value only, never null
-	fields   []fieldPlan
-	dense    []int16 // field number -> index+1 for numbers < len(dense)
-	sparse   map[protowire.Number]int
-	nOneofs  int
+	// level is the record's depth in a cycle of recursive types (0 for the
+	// first record of the cycle, and for every non-recursive type): records
+	// of level 0 are the type's standalone records; deeper ones are named
+	// for their level (see recordName).
+	level   int
+	entry   bool // a default-profile map entry: key and value only, never null
+	fields  []fieldPlan
+	dense   []int16 // field number -> index+1 for numbers < len(dense)
+	sparse  map[protowire.Number]int
+	nOneofs int
 	// Set by finish, once the fields are compiled:
 	scanInfo []scanInfo // per field, what the scanner checks
 	blank    []int32    // a frame of -1s: 2 per field, 1 per oneof
@@ -143,9 +159,24 @@ func (m *msgPlan) byName(name string) int {
 // message types used more than once (recursive ones included).
 type planner struct {
 	opts    Options
-	msgs    map[protoreflect.MessageDescriptor]*msgPlan
-	entries map[protoreflect.MessageDescriptor]*msgPlan
+	msgs    map[planKey]*msgPlan
+	entries map[planKey]*msgPlan
 	enums   map[protoreflect.EnumDescriptor]*enumTable
+	// cycles gives the message types on a cycle of the message graph the
+	// index of their strongly connected component, when recursion is bounded.
+	cycles map[protoreflect.MessageDescriptor]int
+}
+
+// planKey identifies the plan of a message type at a level of recursion.
+type planKey struct {
+	md    protoreflect.MessageDescriptor
+	level int
+}
+
+// where is the message whose fields are being compiled, and its level.
+type where struct {
+	md    protoreflect.MessageDescriptor
+	level int
 }
 
 // compilePlan compiles the plan of md under the mapping options o.
@@ -153,11 +184,34 @@ func compilePlan(md protoreflect.MessageDescriptor, o Options) (*msgPlan, error)
 	o.Cache = nil
 	p := &planner{
 		opts:    o,
-		msgs:    map[protoreflect.MessageDescriptor]*msgPlan{},
-		entries: map[protoreflect.MessageDescriptor]*msgPlan{},
+		msgs:    map[planKey]*msgPlan{},
+		entries: map[planKey]*msgPlan{},
 		enums:   map[protoreflect.EnumDescriptor]*enumTable{},
 	}
-	return p.message(md)
+	if o.RecursionDepth > 0 && !p.java() {
+		p.cycles = findCycles(md, p.expands)
+	}
+	return p.message(md, 0)
+}
+
+// expands reports whether a message type maps as a record (and so takes
+// part in recursion): not a Timestamp or wrapper, nor a JSON value.
+func (p *planner) expands(md protoreflect.MessageDescriptor) bool {
+	if p.java() {
+		return true
+	}
+	return classifyWellKnown(md) == notWellKnown && !(p.opts.DynamicAsJSON && isDynamic(md))
+}
+
+// childLevel is the level of a record of type md used by a field of the
+// message at: one deeper within a cycle, 0 on entering another.
+func (p *planner) childLevel(at where, md protoreflect.MessageDescriptor) int {
+	if c, ok := p.cycles[md]; ok && at.md != nil {
+		if pc, ok := p.cycles[at.md]; ok && pc == c {
+			return at.level + 1
+		}
+	}
+	return 0
 }
 
 func (p *planner) java() bool { return p.opts.Profile == JavaProfile }
@@ -175,19 +229,21 @@ func (p *planner) enum(ed protoreflect.EnumDescriptor) (*enumTable, error) {
 	return t, nil
 }
 
-func (p *planner) message(md protoreflect.MessageDescriptor) (*msgPlan, error) {
-	if m, ok := p.msgs[md]; ok {
+func (p *planner) message(md protoreflect.MessageDescriptor, level int) (*msgPlan, error) {
+	k := planKey{md, level}
+	if m, ok := p.msgs[k]; ok {
 		return m, nil
 	}
-	name, err := p.typeName(md)
+	name, err := p.recordName(md, level)
 	if err != nil {
 		return nil, err
 	}
 	fds := md.Fields()
-	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, fields: make([]fieldPlan, fds.Len()), nOneofs: md.Oneofs().Len()}
-	p.msgs[md] = m
+	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, level: level, fields: make([]fieldPlan, fds.Len()), nOneofs: md.Oneofs().Len()}
+	p.msgs[k] = m
+	at := where{md, level}
 	for i := range fds.Len() {
-		if m.fields[i], err = p.field(fds.Get(i), md.IsMapEntry()); err != nil {
+		if m.fields[i], err = p.field(fds.Get(i), at); err != nil {
 			return nil, err
 		}
 	}
@@ -196,16 +252,17 @@ func (p *planner) message(md protoreflect.MessageDescriptor) (*msgPlan, error) {
 }
 
 // field compiles one field: its mode, value, default and wire details.
-func (p *planner) field(fd protoreflect.FieldDescriptor, inEntry bool) (fieldPlan, error) {
+func (p *planner) field(fd protoreflect.FieldDescriptor, at where) (fieldPlan, error) {
+	inEntry := at.md.IsMapEntry()
 	f := fieldPlan{name: string(fd.Name()), fd: fd, num: fd.Number(), oneof: -1}
 	if od := fd.ContainingOneof(); od != nil {
 		f.oneof = od.Index()
 	}
 	if fd.IsMap() {
-		return p.mapField(f)
+		return p.mapField(f, at)
 	}
 	var err error
-	if f.val, err = p.value(fd); err != nil {
+	if f.val, err = p.value(fd, at); err != nil {
 		return f, err
 	}
 	f.tag = protowire.EncodeTag(f.num, f.val.wt)
@@ -245,10 +302,10 @@ func (p *planner) field(fd protoreflect.FieldDescriptor, inEntry bool) (fieldPla
 
 // mapField compiles a map field: an Avro map, or an array of entry records
 // (always under the Java profile, for non-string keys with MapAsEntryArray).
-func (p *planner) mapField(f fieldPlan) (fieldPlan, error) {
+func (p *planner) mapField(f fieldPlan, at where) (fieldPlan, error) {
 	fd := f.fd
 	f.tag = protowire.EncodeTag(f.num, protowire.BytesType)
-	kv, err := p.value(fd.MapKey())
+	kv, err := p.value(fd.MapKey(), at)
 	if err != nil {
 		return f, err
 	}
@@ -256,35 +313,37 @@ func (p *planner) mapField(f fieldPlan) (fieldPlan, error) {
 	if p.java() || (kv.kind != vString && p.opts.MapKeys == MapAsEntryArray) {
 		f.mode, f.def = modeEntries, jsonDefault([]any{})
 		if p.java() {
-			f.entry, err = p.message(fd.Message())
+			f.entry, err = p.message(fd.Message(), 0)
 		} else {
-			f.entry, err = p.entryMessage(fd.Message())
+			f.entry, err = p.entryMessage(fd.Message(), at)
 		}
 		return f, err
 	}
 	f.mode, f.def = modeMap, jsonDefault(map[string]any{})
 	f.textKey = kv.kind != vString
-	if f.val, err = p.value(fd.MapValue()); err != nil {
+	if f.val, err = p.value(fd.MapValue(), at); err != nil {
 		return f, err
 	}
-	f.entry, err = p.entryMessage(fd.Message())
+	f.entry, err = p.entryMessage(fd.Message(), at)
 	return f, err
 }
 
 // entryMessage builds the plan of a map entry under the default profile: key
 // and value are plain (never null) values, with no Avro defaults.
-func (p *planner) entryMessage(md protoreflect.MessageDescriptor) (*msgPlan, error) {
-	if m, ok := p.entries[md]; ok {
+// Its value is a field of the map's message at for the levels of recursion.
+func (p *planner) entryMessage(md protoreflect.MessageDescriptor, at where) (*msgPlan, error) {
+	k := planKey{md, at.level}
+	if m, ok := p.entries[k]; ok {
 		return m, nil
 	}
-	name, err := p.typeName(md)
+	name, err := p.recordName(md, at.level)
 	if err != nil {
 		return nil, err
 	}
-	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, entry: true, fields: make([]fieldPlan, 2), dense: []int16{0, 1, 2}}
-	p.entries[md] = m
+	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, level: at.level, entry: true, fields: make([]fieldPlan, 2), dense: []int16{0, 1, 2}}
+	p.entries[k] = m
 	for i, fd := range []protoreflect.FieldDescriptor{md.Fields().ByNumber(1), md.Fields().ByNumber(2)} {
-		v, err := p.value(fd)
+		v, err := p.value(fd, at)
 		if err != nil {
 			return nil, err
 		}
@@ -300,48 +359,27 @@ func (p *planner) entryMessage(md protoreflect.MessageDescriptor) (*msgPlan, err
 	return m, nil
 }
 
-// value compiles the conversion of one value of fd: the one place where a
-// protobuf field kind becomes an Avro type.
-func (p *planner) value(fd protoreflect.FieldDescriptor) (valuePlan, error) {
+// value compiles the conversion of one value of fd, a field of the message
+// at: the one place where a protobuf field kind becomes an Avro type.
+func (p *planner) value(fd protoreflect.FieldDescriptor, at where) (valuePlan, error) {
 	java := p.java()
 	v := valuePlan{}
+	if k := fd.Kind(); int(k) < len(scalarKinds) && scalarKinds[k].wt != 0 {
+		sk := scalarKinds[k]
+		v.kind, v.wt = sk.kind, sk.wt-1
+		switch v.kind {
+		case vUint32, vFixed32:
+			v.java32 = java
+		case vUint64, vFixed64:
+			if !java && p.opts.Uint64 == Uint64AsDecimal {
+				v.kind += vUint64Dec - vUint64
+			}
+		case vString:
+			v.javaString = java
+		}
+		return v, nil
+	}
 	switch fd.Kind() {
-	case protoreflect.BoolKind:
-		v.kind, v.wt = vBool, protowire.VarintType
-	case protoreflect.Int32Kind:
-		v.kind, v.wt = vInt32, protowire.VarintType
-	case protoreflect.Sint32Kind:
-		v.kind, v.wt = vSint32, protowire.VarintType
-	case protoreflect.Sfixed32Kind:
-		v.kind, v.wt = vSfixed32, protowire.Fixed32Type
-	case protoreflect.Uint32Kind:
-		v.kind, v.wt, v.java32 = vUint32, protowire.VarintType, java
-	case protoreflect.Fixed32Kind:
-		v.kind, v.wt, v.java32 = vFixed32, protowire.Fixed32Type, java
-	case protoreflect.Int64Kind:
-		v.kind, v.wt = vInt64, protowire.VarintType
-	case protoreflect.Sint64Kind:
-		v.kind, v.wt = vSint64, protowire.VarintType
-	case protoreflect.Sfixed64Kind:
-		v.kind, v.wt = vSfixed64, protowire.Fixed64Type
-	case protoreflect.Uint64Kind:
-		v.kind, v.wt = vUint64, protowire.VarintType
-		if !java && p.opts.Uint64 == Uint64AsDecimal {
-			v.kind = vUint64Dec
-		}
-	case protoreflect.Fixed64Kind:
-		v.kind, v.wt = vFixed64, protowire.Fixed64Type
-		if !java && p.opts.Uint64 == Uint64AsDecimal {
-			v.kind = vFixed64Dec
-		}
-	case protoreflect.FloatKind:
-		v.kind, v.wt = vFloat, protowire.Fixed32Type
-	case protoreflect.DoubleKind:
-		v.kind, v.wt = vDouble, protowire.Fixed64Type
-	case protoreflect.StringKind:
-		v.kind, v.wt, v.javaString = vString, protowire.BytesType, java
-	case protoreflect.BytesKind:
-		v.kind, v.wt = vBytes, protowire.BytesType
 	case protoreflect.EnumKind:
 		t, err := p.enum(fd.Enum())
 		if err != nil {
@@ -366,15 +404,24 @@ func (p *planner) value(fd protoreflect.FieldDescriptor) (valuePlan, error) {
 				v.kind, v.tsPrec, v.fullName = vTimestamp, p.opts.Timestamps, md.FullName()
 				return v, nil
 			case wellKnownWrapper:
-				inner, err := p.value(md.Fields().ByNumber(1))
+				inner, err := p.value(md.Fields().ByNumber(1), where{})
 				if err != nil {
 					return v, err
 				}
 				v.kind, v.inner, v.fullName = vWrapper, &inner, md.FullName()
 				return v, nil
 			}
+			if p.opts.DynamicAsJSON && isDynamic(md) {
+				v.kind, v.desc = vJSON, md
+				return v, nil
+			}
 		}
-		m, err := p.message(md)
+		level := p.childLevel(at, md)
+		if p.cycles != nil && level >= p.opts.RecursionDepth {
+			v.kind, v.desc, v.carrier = vCarrier, md, p.opts.RecursionCarrier
+			return v, nil
+		}
+		m, err := p.message(md, level)
 		if err != nil {
 			return v, err
 		}
@@ -383,6 +430,19 @@ func (p *planner) value(fd protoreflect.FieldDescriptor) (valuePlan, error) {
 		return v, fmt.Errorf("%w: field %s has kind %v", ErrUnsupported, fd.FullName(), fd.Kind())
 	}
 	return v, nil
+}
+
+// scalarKinds gives each scalar protobuf kind its value kind and the wire
+// type of one value (plus one, so that 0 marks the kinds not in the table).
+var scalarKinds = [...]struct {
+	kind valueKind
+	wt   protowire.Type
+}{
+	protoreflect.BoolKind: {vBool, 1}, protoreflect.Int32Kind: {vInt32, 1}, protoreflect.Sint32Kind: {vSint32, 1},
+	protoreflect.Uint32Kind: {vUint32, 1}, protoreflect.Int64Kind: {vInt64, 1}, protoreflect.Sint64Kind: {vSint64, 1},
+	protoreflect.Uint64Kind: {vUint64, 1}, protoreflect.Sfixed32Kind: {vSfixed32, 6}, protoreflect.Fixed32Kind: {vFixed32, 6},
+	protoreflect.FloatKind: {vFloat, 6}, protoreflect.Sfixed64Kind: {vSfixed64, 2}, protoreflect.Fixed64Kind: {vFixed64, 2},
+	protoreflect.DoubleKind: {vDouble, 2}, protoreflect.StringKind: {vString, 3}, protoreflect.BytesKind: {vBytes, 3},
 }
 
 // avroType is the Avro type of a value (of the wrapped value for wrappers).
@@ -399,6 +459,13 @@ func (v *valuePlan) avroType() avroschema.Type {
 		return avroschema.Long
 	case vUint64Dec, vFixed64Dec, vBytes:
 		return avroschema.Bytes
+	case vCarrier:
+		if v.carrier == CarrierBytes {
+			return avroschema.Bytes
+		}
+		return avroschema.String
+	case vJSON:
+		return avroschema.String
 	case vFloat:
 		return avroschema.Float
 	case vDouble:
@@ -568,3 +635,86 @@ func javaDefault(fd protoreflect.FieldDescriptor, v *valuePlan) json.RawMessage 
 
 // isFinite reports whether a float default can be written as JSON.
 func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// dynamicNames are the well-known types that DynamicAsJSON maps to JSON text.
+var dynamicNames = map[protoreflect.FullName]bool{
+	"google.protobuf.Struct":    true,
+	"google.protobuf.Value":     true,
+	"google.protobuf.ListValue": true,
+	"google.protobuf.Any":       true,
+}
+
+// isDynamic reports whether md is one of the dynamic well-known types.
+func isDynamic(md protoreflect.MessageDescriptor) bool { return dynamicNames[md.FullName()] }
+
+// findCycles returns the message types reachable from root that lie on a
+// cycle of message fields (through map values too), each with the index of
+// its strongly connected component (Tarjan's algorithm). Only the types
+// expands accepts are followed.
+func findCycles(root protoreflect.MessageDescriptor, expands func(protoreflect.MessageDescriptor) bool) map[protoreflect.MessageDescriptor]int {
+	type node struct {
+		index, low int
+		onStack    bool
+	}
+	nodes := map[protoreflect.MessageDescriptor]*node{}
+	var stack []protoreflect.MessageDescriptor
+	out := map[protoreflect.MessageDescriptor]int{}
+	next, comp := 0, 0
+	edges := func(md protoreflect.MessageDescriptor) []protoreflect.MessageDescriptor {
+		var es []protoreflect.MessageDescriptor
+		fds := md.Fields()
+		for i := range fds.Len() {
+			fd := fds.Get(i)
+			if fd.IsMap() {
+				fd = fd.MapValue()
+			}
+			if t := fd.Message(); t != nil && expands(t) {
+				es = append(es, t)
+			}
+		}
+		return es
+	}
+	var visit func(md protoreflect.MessageDescriptor)
+	visit = func(md protoreflect.MessageDescriptor) {
+		n := &node{index: next, low: next, onStack: true}
+		nodes[md] = n
+		next++
+		stack = append(stack, md)
+		self := false
+		for _, t := range edges(md) {
+			if t == md {
+				self = true
+			}
+			switch c := nodes[t]; {
+			case c == nil:
+				visit(t)
+				n.low = min(n.low, nodes[t].low)
+			case c.onStack:
+				n.low = min(n.low, c.index)
+			}
+		}
+		if n.low != n.index {
+			return
+		}
+		var members []protoreflect.MessageDescriptor
+		for {
+			t := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			nodes[t].onStack = false
+			members = append(members, t)
+			if t == md {
+				break
+			}
+		}
+		if len(members) > 1 || self {
+			for _, t := range members {
+				out[t] = comp
+			}
+			comp++
+		}
+	}
+	if expands(root) {
+		visit(root)
+	}
+	return out
+}

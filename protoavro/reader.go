@@ -10,9 +10,11 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/safetext"
@@ -162,7 +164,7 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 	if r, ok := rc.records[k]; ok {
 		return r, nil
 	}
-	if simpleName(w.Name) != p.name {
+	if n := simpleName(w.Name); n != p.name && n != simpleName(p.avroName) {
 		return nil, fmt.Errorf("%w: writer record %s cannot be read as message %s", ErrIncompatible, w.Name, p.desc.FullName())
 	}
 	r := &decRecord{name: p.name, fields: make([]decField, len(w.Fields)), zeroSize: rc.canBeEmpty(w)}
@@ -662,13 +664,9 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 			}, nil
 		}
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			off := st.r.pos
-			i, err := st.r.long()
+			i, err := st.r.index(len(branches), unionIndexError)
 			if err != nil {
 				return dst, err
-			}
-			if i < 0 || i >= int64(len(branches)) {
-				return dst, dataErr(ErrMalformed, off, "union index %d of %d branches", i, len(branches))
 			}
 			if branches[i] == nil {
 				return dst, nil
@@ -693,6 +691,8 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 		}, nil
 	case vTimestamp:
 		return timestampDec(w, v, defTag)
+	case vCarrier, vJSON:
+		return rc.wholeDec(w, v, defTag)
 	case vWrapper:
 		inner, err := rc.scalar(w, 1, v.inner)
 		if err != nil {
@@ -718,6 +718,49 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 		}, nil
 	}
 	return rc.scalar(w, num, v)
+}
+
+// wholeDec reads a message carried whole: protobuf bytes or protojson text,
+// whichever the writer wrote (so a reader takes either carrier), checked by
+// parsing it and written out as the message field. JSON is converted to the
+// message's deterministic protobuf encoding.
+func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
+	if w.Type != avroschema.Bytes && w.Type != avroschema.String {
+		return nil, incompatible(w, "a message carried as bytes or JSON ("+string(v.desc.FullName())+")")
+	}
+	isJSON := w.Type == avroschema.String
+	resolver := resolverOrGlobal(rc.opts.AnyResolver)
+	md := v.desc
+	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+		off := st.r.pos
+		b, err := st.r.bytes()
+		if err != nil {
+			return dst, err
+		}
+		m := dynamicpb.NewMessage(md)
+		if isJSON {
+			err = protojson.UnmarshalOptions{Resolver: resolver}.Unmarshal(b, m)
+		} else {
+			err = proto.UnmarshalOptions{AllowPartial: true}.Unmarshal(b, m)
+		}
+		if err != nil {
+			return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
+		}
+		if isJSON {
+			if b, err = (proto.MarshalOptions{Deterministic: true, AllowPartial: true}).Marshal(m); err != nil {
+				return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
+			}
+		}
+		if tag == 0 {
+			tag = defTag
+		}
+		dst = protowire.AppendVarint(dst, tag)
+		if num, wt := protowire.DecodeTag(tag); wt == protowire.StartGroupType {
+			dst = append(dst, b...)
+			return protowire.AppendTag(dst, num, protowire.EndGroupType), nil
+		}
+		return protowire.AppendBytes(dst, b), nil
+	}, nil
 }
 
 // scalar compiles a writer primitive or enum against a scalar reader value
@@ -751,13 +794,9 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 			}
 		}
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			off := st.r.pos
-			i, err := st.r.long()
+			i, err := st.r.index(len(numbers), "enum index %d of %d symbols")
 			if err != nil {
 				return dst, err
-			}
-			if i < 0 || i >= int64(len(numbers)) {
-				return dst, dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(numbers))
 			}
 			dst = emit(dst, tag)
 			return protowire.AppendVarint(dst, uint64(int64(numbers[i]))), nil
@@ -1031,6 +1070,9 @@ func logicalSignature(n *avroschema.Node) string {
 	return sb.String()
 }
 
+// unionIndexError formats a bad union branch index and the branch count.
+const unionIndexError = "union index %d of %d branches"
+
 // skipProg skips one writer value the reader has no field for. Programs
 // are compiled once per writer node (see readerCompiler.skipper), so the
 // item sizes of arrays and maps are not recomputed per value.
@@ -1074,13 +1116,9 @@ func (rc *readerCompiler) skipper(s *avroschema.Node) *skipProg {
 			branches[i] = rc.skipper(b)
 		}
 		p.run = func(st *decState) error {
-			off := st.r.pos
-			i, err := st.r.long()
+			i, err := st.r.index(len(branches), unionIndexError)
 			if err != nil {
 				return err
-			}
-			if i < 0 || i >= int64(len(branches)) {
-				return dataErr(ErrMalformed, off, "union index %d of %d branches", i, len(branches))
 			}
 			return branches[i].run(st)
 		}

@@ -3,6 +3,7 @@ package protoavro
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
@@ -83,8 +84,7 @@ func (st *decState) decodeStructField(sf *structField, sv reflect.Value, base un
 		}
 		return st.decodeStructList(sf, fv)
 	case modeMap, modeEntries:
-		// Plans with maps are not direct-readable (see readablePlan).
-		return dataErr(ErrMalformed, st.r.pos, "internal error: map in a direct plan")
+		return st.decodeStructMap(sf, fv)
 	}
 	// A present singular value (implicit, required, or union branch 1).
 	switch sf.repr {
@@ -142,7 +142,7 @@ func (st *decState) decodeStructField(sf *structField, sv reflect.Value, base un
 // new *M of pointer type pt.
 func (st *decState) goNewMessage(sf *structField, pt reflect.Type) (reflect.Value, error) {
 	ptr := reflect.New(pt.Elem())
-	v := &sf.f.val
+	v := sf.val
 	switch v.kind {
 	case vMessage:
 		return ptr, st.decodeStruct(sf.sub, ptr.Elem())
@@ -177,83 +177,10 @@ func splitTimestamp(x int64, prec TimestampPrecision) (int64, int64) {
 	return secs, rem * (1_000_000_000 / per)
 }
 
-// goScalar decodes one scalar into a settable Go value of the field's kind.
+// goScalar decodes one scalar into a settable Go value of the field's kind
+// (an enum's named int32 type included), in place.
 func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
-	off := st.r.pos
-	switch v.kind {
-	case vBool:
-		b, err := st.r.boolean()
-		fv.SetBool(b)
-		return err
-	case vInt32, vSint32, vSfixed32:
-		x, err := st.r.int()
-		fv.SetInt(int64(x))
-		return err
-	case vInt64, vSint64, vSfixed64:
-		x, err := st.r.long()
-		fv.SetInt(x)
-		return err
-	case vUint32, vFixed32:
-		x, err := st.r.long()
-		if err != nil {
-			return err
-		}
-		if x < 0 || x > math.MaxUint32 {
-			return dataErr(ErrOutOfRange, off, "%d does not fit a 32-bit unsigned field", x)
-		}
-		fv.SetUint(uint64(x))
-		return nil
-	case vUint64, vFixed64:
-		x, err := st.r.long()
-		fv.SetUint(uint64(x))
-		return err
-	case vUint64Dec, vFixed64Dec:
-		b, err := st.r.bytes()
-		if err != nil {
-			return err
-		}
-		u, err := decimalUint64(b, off)
-		fv.SetUint(u)
-		return err
-	case vFloat:
-		x, err := st.r.float()
-		fv.SetFloat(float64(x))
-		return err
-	case vDouble:
-		x, err := st.r.double()
-		fv.SetFloat(x)
-		return err
-	case vString:
-		b, err := st.r.bytes()
-		if err != nil {
-			return err
-		}
-		if !utf8.Valid(b) {
-			return dataErr(ErrMalformed, off, "string is not valid UTF-8")
-		}
-		fv.SetString(string(b))
-		return nil
-	case vBytes:
-		b, err := st.r.bytes()
-		if err != nil {
-			return err
-		}
-		if len(b) > 0 {
-			fv.SetBytes(append([]byte(nil), b...))
-		}
-		return nil
-	case vEnum:
-		i, err := st.r.long()
-		if err != nil {
-			return err
-		}
-		if i < 0 || i >= int64(len(v.enum.numbers)) {
-			return dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(v.enum.numbers))
-		}
-		fv.SetInt(int64(v.enum.numbers[i]))
-		return nil
-	}
-	return dataErr(ErrMalformed, off, "internal error: kind %d", v.kind)
+	return st.setScalar(v, fv.Kind(), fv.Addr().UnsafePointer())
 }
 
 // decodeStructList decodes an Avro array into a repeated field.
@@ -272,11 +199,14 @@ func (st *decState) decodeStructList(sf *structField, fv reflect.Value) error {
 		if n == 0 {
 			return nil
 		}
-		start := fv.Len()
-		fv.Grow(int(n)) // in place: one allocation, for the elements
-		fv.SetLen(start + int(n))
 		for j := range int(n) {
-			ev := fv.Index(start + j)
+			// Grow as elements arrive, not by the count the input claims: a
+			// block of up to maxListChunk elements takes one allocation.
+			if l := fv.Len(); l == fv.Cap() {
+				fv.Grow(listGrowth(int(n)-j, l))
+			}
+			fv.SetLen(fv.Len() + 1)
+			ev := fv.Index(fv.Len() - 1)
 			var err error
 			if sf.repr == gMsgList {
 				var ptr reflect.Value
@@ -297,8 +227,85 @@ func (st *decState) decodeStructList(sf *structField, fv reflect.Value) error {
 	}
 }
 
+// decodeStructMap decodes an Avro map (string or text keys) or an array of
+// entry records into a Go map field; a key read twice keeps its last value,
+// as protobuf does.
+func (st *decState) decodeStructMap(sf *structField, fv reflect.Value) error {
+	mt := fv.Type()
+	kt, vt := mt.Key(), mt.Elem()
+	entries := sf.f.mode == modeEntries
+	idx := 0
+	for {
+		n, err := st.r.blockCount(1) // a key takes a byte at least
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		if fv.IsNil() {
+			fv.Set(reflect.MakeMapWithSize(mt, min(int(n), maxListChunk)))
+		}
+		for range int(n) {
+			kv, vv := reflect.New(kt).Elem(), reflect.New(vt).Elem()
+			if err := st.mapKey(sf, entries, kv); err != nil {
+				return inIndex(err, idx)
+			}
+			if sf.val.kind.isMessage() {
+				var ptr reflect.Value
+				if ptr, err = st.goNewMessage(sf, vt); err == nil {
+					vv.Set(ptr)
+				}
+			} else if err = st.goScalar(sf.val, vv); err == nil && vt.Kind() == reflect.Slice && vv.IsNil() {
+				vv.SetBytes([]byte{}) // an empty bytes value
+			}
+			if err != nil {
+				return inIndex(err, idx)
+			}
+			fv.SetMapIndex(kv, vv)
+			idx++
+		}
+	}
+}
+
+// mapKey decodes a map key into kv: an entry record's key, an Avro map's
+// string key, or the text form of another key kind.
+func (st *decState) mapKey(sf *structField, entries bool, kv reflect.Value) error {
+	if entries {
+		return st.goScalar(&sf.f.entry.fields[0].val, kv)
+	}
+	if !sf.f.textKey {
+		return st.goScalar(sf.f.key, kv)
+	}
+	off := st.r.pos
+	b, err := st.r.bytes()
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	switch kv.Kind() {
+	case reflect.Bool:
+		if s != "true" && s != "false" {
+			err = strconv.ErrSyntax
+		}
+		kv.SetBool(s == "true")
+	case reflect.Int32, reflect.Int64:
+		var x int64
+		x, err = strconv.ParseInt(s, 10, kv.Type().Bits())
+		kv.SetInt(x)
+	default: // unsigned
+		var x uint64
+		x, err = strconv.ParseUint(s, 10, kv.Type().Bits())
+		kv.SetUint(x)
+	}
+	if err != nil {
+		return dataErr(ErrMalformed, off, "map key %q is not a %v", s, sf.f.key.kind)
+	}
+	return nil
+}
+
 // readablePlan reports whether the direct reader handles every field of p
-// and of its nested plans: maps are left to the transcoding path.
+// and of its nested plans.
 func readablePlan(p *structPlan, seen map[*structPlan]bool) bool {
 	if seen[p] {
 		return true
@@ -306,9 +313,6 @@ func readablePlan(p *structPlan, seen map[*structPlan]bool) bool {
 	seen[p] = true
 	for i := range p.fields {
 		sf := &p.fields[i]
-		if sf.repr == gReflect {
-			return false
-		}
 		if sf.sub != nil && !readablePlan(sf.sub, seen) {
 			return false
 		}
@@ -350,12 +354,9 @@ func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) er
 		return err
 	case reflect.Int32: // int32 kinds and enums
 		if v.kind == vEnum {
-			i, err := st.r.long()
+			i, err := st.r.index(len(v.enum.numbers), "enum index %d of %d symbols")
 			if err != nil {
 				return err
-			}
-			if i < 0 || i >= int64(len(v.enum.numbers)) {
-				return dataErr(ErrMalformed, off, "enum index %d of %d symbols", i, len(v.enum.numbers))
 			}
 			*(*int32)(p) = v.enum.numbers[i]
 			return nil
@@ -432,40 +433,66 @@ func (st *decState) decodeScalarList(sf *structField, p unsafe.Pointer) error {
 		if n == 0 {
 			return nil
 		}
-		var base unsafe.Pointer
-		var size uintptr
-		switch sf.goKind {
-		case reflect.Bool:
-			base, size = growSlice[bool](p, int(n))
-		case reflect.Int32:
-			base, size = growSlice[int32](p, int(n))
-		case reflect.Int64:
-			base, size = growSlice[int64](p, int(n))
-		case reflect.Uint32:
-			base, size = growSlice[uint32](p, int(n))
-		case reflect.Uint64:
-			base, size = growSlice[uint64](p, int(n))
-		case reflect.Float32:
-			base, size = growSlice[float32](p, int(n))
-		case reflect.Float64:
-			base, size = growSlice[float64](p, int(n))
-		case reflect.String:
-			base, size = growSlice[string](p, int(n))
-		default: // [][]byte
-			base, size = growSlice[[]byte](p, int(n))
-		}
-		k := sf.goKind
-		for j := range int(n) {
-			ep := unsafe.Add(base, uintptr(j)*size)
-			if err := st.setScalar(&sf.f.val, k, ep); err != nil {
-				return inIndex(err, idx)
+		for left := int(n); left > 0; {
+			k := min(left, maxListChunk)
+			if err := st.decodeScalarChunk(sf, p, k, &idx); err != nil {
+				return err
 			}
-			if k == reflect.Slice && *(*[]byte)(ep) == nil {
-				*(*[]byte)(ep) = []byte{} // an empty bytes element
-			}
-			idx++
+			left -= k
 		}
 	}
+}
+
+// maxListChunk bounds the elements a list grows by before they are read: a
+// count in the input allocates nothing it has not justified by the bytes of
+// the elements read so far.
+const maxListChunk = 1 << 12
+
+// listGrowth is how much a list of have elements grows by when left more
+// are to come in its block: all of them up to maxListChunk, else by doubling.
+func listGrowth(left, have int) int {
+	if left <= maxListChunk {
+		return left
+	}
+	return max(maxListChunk, have)
+}
+
+// decodeScalarChunk decodes the next n elements of a scalar list.
+func (st *decState) decodeScalarChunk(sf *structField, p unsafe.Pointer, n int, idx *int) error {
+	var base unsafe.Pointer
+	var size uintptr
+	switch sf.goKind {
+	case reflect.Bool:
+		base, size = growSlice[bool](p, n)
+	case reflect.Int32:
+		base, size = growSlice[int32](p, n)
+	case reflect.Int64:
+		base, size = growSlice[int64](p, n)
+	case reflect.Uint32:
+		base, size = growSlice[uint32](p, n)
+	case reflect.Uint64:
+		base, size = growSlice[uint64](p, n)
+	case reflect.Float32:
+		base, size = growSlice[float32](p, n)
+	case reflect.Float64:
+		base, size = growSlice[float64](p, n)
+	case reflect.String:
+		base, size = growSlice[string](p, n)
+	default: // [][]byte
+		base, size = growSlice[[]byte](p, n)
+	}
+	k := sf.goKind
+	for j := range n {
+		ep := unsafe.Add(base, uintptr(j)*size)
+		if err := st.setScalar(&sf.f.val, k, ep); err != nil {
+			return inIndex(err, *idx)
+		}
+		if k == reflect.Slice && *(*[]byte)(ep) == nil {
+			*(*[]byte)(ep) = []byte{} // an empty bytes element
+		}
+		*idx++
+	}
+	return nil
 }
 
 // growSlice extends the []T at p by n zero elements and returns the address
@@ -474,7 +501,11 @@ func growSlice[T any](p unsafe.Pointer, n int) (unsafe.Pointer, uintptr) {
 	s := (*[]T)(p)
 	l := len(*s)
 	if cap(*s)-l < n {
-		ns := make([]T, l, l+n)
+		c := l + n
+		if l > 0 {
+			c = max(c, 2*cap(*s)) // amortized, for lists read in chunks
+		}
+		ns := make([]T, l, c)
 		copy(ns, *s)
 		*s = ns
 	}

@@ -19,10 +19,7 @@ import (
 // keeps only the last occurrence of the first member, it does not merge it
 // with the occurrence before the other member. TranscodeToAvro merged them.
 func TestTranscodeToAvroOneofMemberSetAgain(t *testing.T) {
-	c, err := Options{}.Codec((&kitchenpb.Oneofs{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{}, &kitchenpb.Oneofs{})
 	var w []byte
 	for _, part := range []proto.Message{
 		&kitchenpb.Oneofs{SameType: &kitchenpb.Oneofs_FirstPoint{FirstPoint: &kitchenpb.Point{X: 1}}},
@@ -42,12 +39,8 @@ func TestTranscodeToAvroOneofMemberSetAgain(t *testing.T) {
 	if err := proto.Unmarshal(w, want); err != nil {
 		t.Fatal(err)
 	}
-	a, err := c.TranscodeToAvro(nil, w)
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := &kitchenpb.Oneofs{}
-	if err := c.Unmarshal(a, got); err != nil {
+	if err := unmarshalTranscoded(c, w, got); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(got, want) {
@@ -58,10 +51,7 @@ func TestTranscodeToAvroOneofMemberSetAgain(t *testing.T) {
 // A packed repeated varint whose last varint overflows 64 bits made
 // TranscodeToAvro slice with a negative length and panic.
 func TestTranscodeToAvroPackedVarintOverflow(t *testing.T) {
-	c, err := Options{}.Codec((&kitchenpb.Repeateds{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{}, &kitchenpb.Repeateds{})
 	for _, packed := range [][]byte{
 		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
 		{0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00},
@@ -80,10 +70,7 @@ func TestTranscodeToAvroPackedVarintOverflow(t *testing.T) {
 // repeated fields may be packed: a packed key is now a wire-type error, as
 // is a packed singular field.
 func TestTranscodeToAvroPackedSingular(t *testing.T) {
-	c, err := Options{}.Codec((&kitchenpb.Maps{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{}, &kitchenpb.Maps{})
 	entry := func(key []byte) []byte {
 		e := protowire.AppendTag(nil, 1, protowire.BytesType)
 		e = protowire.AppendBytes(e, key)
@@ -98,10 +85,7 @@ func TestTranscodeToAvroPackedSingular(t *testing.T) {
 			t.Errorf("packed key %x: %v, want a wire-type ErrMalformed", key, err)
 		}
 	}
-	s, err := Options{}.Codec((&kitchenpb.Scalars{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustCodec(t, Options{}, &kitchenpb.Scalars{})
 	w := protowire.AppendTag(nil, 3, protowire.BytesType) // int32_field, packed
 	w = protowire.AppendBytes(w, []byte{1, 2})
 	if _, err := s.TranscodeToAvro(nil, w); !errors.Is(err, ErrMalformed) {
@@ -114,10 +98,7 @@ func TestTranscodeToAvroPackedSingular(t *testing.T) {
 // that Marshal wrote could not be read back.
 func TestListOfEmptyMessages(t *testing.T) {
 	for _, o := range []Options{{}, {Profile: JavaProfile}} {
-		c, err := o.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCodec(t, o, &kitchenpb.WellKnown{})
 		m := &kitchenpb.WellKnown{MapEmpty: map[string]*emptypb.Empty{}}
 		for range 1000 {
 			m.RepeatedEmpty = append(m.RepeatedEmpty, &emptypb.Empty{})
@@ -136,10 +117,7 @@ func TestListOfEmptyMessages(t *testing.T) {
 	}
 	// An Avro map of empty records takes one byte per entry (its key
 	// length): the same key many times, as TranscodeToAvro writes it.
-	c, err := Options{}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{}, &kitchenpb.WellKnown{})
 	entry := protowire.AppendTag(nil, 1, protowire.BytesType)
 	entry = protowire.AppendBytes(entry, nil)
 	var w []byte
@@ -147,12 +125,8 @@ func TestListOfEmptyMessages(t *testing.T) {
 		w = protowire.AppendTag(w, 56, protowire.BytesType) // map_empty
 		w = protowire.AppendBytes(w, entry)
 	}
-	a, err := c.TranscodeToAvro(nil, w)
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := &kitchenpb.WellKnown{}
-	if err := c.Unmarshal(a, got); err != nil {
+	if err := unmarshalTranscoded(c, w, got); err != nil {
 		t.Fatal(err)
 	}
 	if len(got.MapEmpty) != 1 {
@@ -164,10 +138,7 @@ func TestListOfEmptyMessages(t *testing.T) {
 // of a million empty records each must fail fast instead of producing
 // megabytes of output per input byte.
 func TestEmptyItemsBoundedPerDatum(t *testing.T) {
-	c, err := Options{}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{}, &kitchenpb.WellKnown{})
 	// Fields of WellKnown before repeated_empty: 17 nullable singular
 	// fields and 15 empty arrays.
 	a := new(avroBuf).nulls(17).nulls(15)
@@ -176,7 +147,7 @@ func TestEmptyItemsBoundedPerDatum(t *testing.T) {
 	for range 100 {
 		a.long(maxEmptyItems / 2)
 	}
-	_, err = c.TranscodeToProto(nil, a.bytes())
+	_, err := c.TranscodeToProto(nil, a.bytes())
 	wantDataError(t, err, ErrMalformed, "WellKnown.repeated_empty", off)
 }
 

@@ -282,10 +282,7 @@ func TestMarshalDeterministic(t *testing.T) {
 // fail with ErrOutOfRange (regression: the writer rejected the last whole
 // seconds at both ends of the range).
 func TestTimestampNanosRangeEdges(t *testing.T) {
-	c, err := Options{Timestamps: TimestampNanos}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{Timestamps: TimestampNanos}, &kitchenpb.WellKnown{})
 	for _, ts := range []*timestamppb.Timestamp{
 		{Seconds: testutil.MinNanosSeconds, Nanos: 145224192}, // 1677-09-21T00:12:43.145224192Z, math.MinInt64 ns
 		{Seconds: testutil.MinNanosSeconds, Nanos: 999999999},
@@ -361,10 +358,7 @@ func TestRoundTripTimestampTruncation(t *testing.T) {
 		{TimestampNanos, -1, 1, 1}, // exact
 	}
 	for _, tc := range cases {
-		c, err := Options{Timestamps: tc.prec}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCodec(t, Options{Timestamps: tc.prec}, &kitchenpb.WellKnown{})
 		ts := &timestamppb.Timestamp{Seconds: tc.secs, Nanos: tc.nanos}
 		m := &kitchenpb.WellKnown{
 			Timestamp:         ts,
@@ -395,14 +389,9 @@ func TestRoundTripTimestampTruncation(t *testing.T) {
 func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 	cfg := testutil.DefaultConfig
 	cfg.SubMicros = true
-	for _, md := range []protoreflect.MessageDescriptor{
-		(&kitchenpb.KitchenSink{}).ProtoReflect().Descriptor(),
-		(&kitchenpb.WellKnown{}).ProtoReflect().Descriptor(),
-	} {
-		c, err := Options{}.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, typ := range []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.WellKnown{}} {
+		md := typ.ProtoReflect().Descriptor()
+		c := mustCodec(t, Options{}, typ)
 		key := testutil.SeedKey("submicros/" + string(md.FullName()))
 		changed := 0
 		for i := range rtCount(1000, 100) {
@@ -411,22 +400,27 @@ func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 			if truncateTimestamps(want.ProtoReflect(), 1000) {
 				changed++
 			}
-			data, err := c.Marshal(m)
-			if err != nil {
+			if err := roundTripsTo(c, m, want); err != nil {
 				t.Fatalf("message %d: %v", i, err)
-			}
-			got := testutil.NewMessage(md, false)
-			if err := c.Unmarshal(data, got); err != nil {
-				t.Fatalf("message %d: %v", i, err)
-			}
-			if !proto.Equal(got, want) {
-				t.Fatalf("message %d: %s", i, firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""))
 			}
 		}
 		if changed == 0 {
 			t.Errorf("%s: no message had a sub-microsecond Timestamp", md.FullName())
 		}
 	}
+}
+
+// roundTripsTo checks that m, marshaled and unmarshaled with c, is want;
+// the error says where they differ.
+func roundTripsTo(c *Codec, m, want proto.Message) error {
+	got, err := codecRoundTrip(c, m)
+	if err != nil {
+		return err
+	}
+	if !proto.Equal(got, want) {
+		return errors.New(firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""))
+	}
+	return nil
 }
 
 // truncateTimestamps truncates the nanos of every Timestamp in m to a
@@ -515,16 +509,8 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 	proto.SetExtension(ext, legacypb.E_ExtMessage, &legacypb.ExtPayload{Text: proto.String("t")})
 	proto.SetExtension(ext, legacypb.E_ExtRepeated, []int64{1, 2})
 	proto.SetExtension(ext, legacypb.E_ExtensionHolder_NestedFlag, true)
-	c, err := Options{}.Codec(ext.ProtoReflect().Descriptor())
+	got, err := codecRoundTrip(mustCodec(t, Options{}, ext), ext)
 	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := c.Marshal(ext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := &legacypb.Extendable{}
-	if err := c.Unmarshal(data, got); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(got, &legacypb.Extendable{Base: proto.String("b")}) {
@@ -603,7 +589,7 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 	}
 
 	// The number appears in the message.
-	c := rtCodec(t, Options{}, &kitchenpb.KitchenSink{})
+	c := mustCodec(t, Options{}, &kitchenpb.KitchenSink{})
 	if _, err := c.Marshal(&kitchenpb.KitchenSink{Color: 1234567}); err == nil || !strings.Contains(err.Error(), "1234567") {
 		t.Errorf("error %v does not give the number 1234567", err)
 	}
@@ -611,20 +597,10 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 	// Random messages with unknown numbers in their open enums.
 	cfg := testutil.DefaultConfig
 	cfg.UnknownEnums = true
-	for _, md := range []protoreflect.MessageDescriptor{
-		(&kitchenpb.KitchenSink{}).ProtoReflect().Descriptor(),
-		(&kitchenpb.Repeateds{}).ProtoReflect().Descriptor(),
-		(&kitchenpb.Maps{}).ProtoReflect().Descriptor(),
-		(&kitchenpb.WellKnown{}).ProtoReflect().Descriptor(),
-	} {
-		ec, err := Options{}.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dc, err := Options{UnknownEnums: UnknownEnumDefault}.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, typ := range []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.Repeateds{}, &kitchenpb.Maps{}, &kitchenpb.WellKnown{}} {
+		md := typ.ProtoReflect().Descriptor()
+		ec := mustCodec(t, Options{}, typ)
+		dc := mustCodec(t, Options{UnknownEnums: UnknownEnumDefault}, typ)
 		key := testutil.SeedKey("unknown-enums/" + string(md.FullName()))
 		withUnknown := 0
 		for i := range rtCount(1000, 100) {
@@ -641,16 +617,8 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 			case err != nil:
 				t.Fatalf("message %d: %v", i, err)
 			}
-			data, err := dc.Marshal(m)
-			if err != nil {
+			if err := roundTripsTo(dc, m, want); err != nil {
 				t.Fatalf("message %d: UnknownEnumDefault: %v", i, err)
-			}
-			got := testutil.NewMessage(md, false)
-			if err := dc.Unmarshal(data, got); err != nil {
-				t.Fatal(err)
-			}
-			if !proto.Equal(got, want) {
-				t.Fatalf("message %d: %s", i, firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""))
 			}
 		}
 		if withUnknown == 0 {
@@ -741,12 +709,12 @@ func TestRoundTripMissingRequired(t *testing.T) {
 		{&legacypb.WithGroups{Item: []*legacypb.WithGroups_Item{{Key: proto.String("k")}, {Value: proto.Int64(1)}}}, "WithGroups.item[1].key"},
 		{&legacypb.Legacy{Groups: &legacypb.WithGroups{Item: []*legacypb.WithGroups_Item{{}}}}, "Legacy.groups.item[0].key"},
 	}
-	if err := checkExactRoundTrip(rtCodec(t, Options{}, full()), full(), &legacypb.Required{}); err != nil {
+	if err := checkExactRoundTrip(mustCodec(t, Options{}, full()), full(), &legacypb.Required{}); err != nil {
 		t.Fatalf("complete message: %v", err)
 	}
 	for _, o := range []Options{{}, {Profile: JavaProfile}} {
 		for _, tc := range cases {
-			c := rtCodec(t, o, tc.m)
+			c := mustCodec(t, o, tc.m)
 			wire, err := proto.MarshalOptions{AllowPartial: true}.Marshal(tc.m)
 			if err != nil {
 				t.Fatal(err)
@@ -770,21 +738,12 @@ func TestRoundTripMissingRequired(t *testing.T) {
 	}
 }
 
-func rtCodec(t *testing.T, o Options, m proto.Message) *Codec {
-	t.Helper()
-	c, err := o.Codec(m.ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // TestRoundTripInvalidUTF8 documents that string fields must hold valid
 // UTF-8 even in proto2, where protobuf-go does not check it: the Avro string
 // type is UTF-8 text.
 func TestRoundTripInvalidUTF8(t *testing.T) {
 	m := &legacypb.Legacy{Strings: []string{"ok", "\xff\xfe"}}
-	c := rtCodec(t, Options{}, m)
+	c := mustCodec(t, Options{}, m)
 	if _, err := c.Marshal(m); !errors.Is(err, ErrMalformed) {
 		t.Errorf("got %v, want ErrMalformed", err)
 	}
@@ -855,7 +814,7 @@ func TestRoundTripWrappersInLists(t *testing.T) {
 		MapBoolWrapper:        map[string]*wrapperspb.BoolValue{"a": {}},
 		DoubleWrapper:         &wrapperspb.DoubleValue{},
 	}
-	if err := checkExactRoundTrip(rtCodec(t, Options{}, m), m, &kitchenpb.WellKnown{}); err != nil {
+	if err := checkExactRoundTrip(mustCodec(t, Options{}, m), m, &kitchenpb.WellKnown{}); err != nil {
 		t.Error(err)
 	}
 }
@@ -869,7 +828,7 @@ func TestUint64DecimalMapKeys(t *testing.T) {
 		Fixed64ToFixed64:      map[uint64]uint64{math.MaxUint64 - 1: 3},
 		Uint64ToNestedMessage: map[uint64]*kitchenpb.Outer_Middle{12345678901234567890: {}},
 	}
-	c := rtCodec(t, Options{Uint64: Uint64AsDecimal}, m)
+	c := mustCodec(t, Options{Uint64: Uint64AsDecimal}, m)
 	if err := checkExactRoundTrip(c, m, &kitchenpb.Maps{}); err != nil {
 		t.Fatal(err)
 	}

@@ -105,8 +105,7 @@ func (s *Schema) readsAs(other *Schema) bool {
 
 // newSchema wraps a schema tree and computes its canonical form and fingerprints.
 func newSchema(md protoreflect.MessageDescriptor, o Options, p *msgPlan, root *avroschema.Node, named []namedDef) *Schema {
-	o.Cache = nil
-	o.UnknownEnums = 0
+	o = o.mapping()
 	canon := root.Canonical()
 	return &Schema{
 		desc:      md,
@@ -231,6 +230,9 @@ func (b *builder) messageRecord(p *msgPlan) (*avroschema.Node, error) {
 	if ref, ok, err := b.lookup(p.avroName, p.desc); ok || err != nil {
 		return ref, err
 	}
+	if p.level > 0 {
+		return b.record(p) // deeper levels of a cycle are never standalone
+	}
 	s := b.cache.load(p.desc, b.opts)
 	if s == nil && !b.stack.contains(p.desc) {
 		var err error
@@ -322,8 +324,12 @@ func (b *builder) value(v *valuePlan) (*avroschema.Node, error) {
 	}
 	n := avroschema.Prim(v.avroType())
 	n.Logical, n.Precision = v.logicalType()
-	if v.kind == vString && v.javaString {
+	switch {
+	case v.kind == vString && v.javaString:
 		n.Props = []avroschema.Prop{{Key: "avro.java.string", Value: json.RawMessage(`"String"`)}}
+	case v.jsonText():
+		// BigQuery loads a string so annotated as its JSON type.
+		n.Props = []avroschema.Prop{{Key: "sqlType", Value: json.RawMessage(`"JSON"`)}}
 	}
 	return n, nil
 }

@@ -40,15 +40,50 @@ type Cache struct {
 }
 
 // cacheEntry holds the schemas of one message descriptor, one slot per
-// mapping variant (see Options.variant).
+// plain mapping variant (see Options.variant), read without a lock, and a
+// map for the variants with a recursion bound or JSON values.
 type cacheEntry struct {
 	schemas [variantCount]atomic.Pointer[Schema]
+	mu      sync.RWMutex
+	more    map[uint64]*Schema
+}
+
+// load returns the schema of variant v, or nil.
+func (e *cacheEntry) load(v uint64) *Schema {
+	if v < variantCount {
+		return e.schemas[v].Load()
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.more[v]
+}
+
+// store publishes s as the schema of variant v unless one is there already,
+// and returns the one that is.
+func (e *cacheEntry) store(v uint64, s *Schema) *Schema {
+	if v < variantCount {
+		if e.schemas[v].CompareAndSwap(nil, s) {
+			return s
+		}
+		return e.schemas[v].Load()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if prev := e.more[v]; prev != nil {
+		return prev
+	}
+	if e.more == nil {
+		e.more = map[uint64]*Schema{}
+	}
+	e.more[v] = s
+	return s
 }
 
 // weakEntry is a cacheEntry whose schemas the cache does not keep alive
 // (each schema holds its descriptor).
 type weakEntry struct {
-	schemas [variantCount]atomic.Pointer[weak.Pointer[Schema]]
+	mu      sync.Mutex
+	schemas map[uint64]weak.Pointer[Schema]
 }
 
 // weakKey identifies a descriptor without keeping it reachable: a weak
@@ -59,13 +94,13 @@ type weakKey = weak.Pointer[byte]
 // index of its default symbol (the Java profile sets it from field defaults).
 type enumKey struct {
 	desc    protoreflect.EnumDescriptor
-	variant int
+	variant uint64
 	def     int
 }
 
 type weakEnumKey struct {
 	desc    weakKey
-	variant int
+	variant uint64
 	def     int
 }
 
@@ -95,7 +130,7 @@ func pointerOf(d protoreflect.Descriptor) *byte {
 // load returns the cached schema of md under o, or nil.
 func (c *Cache) load(md protoreflect.MessageDescriptor, o Options) *Schema {
 	if e, ok := c.messages.Load(md); ok {
-		return e.(*cacheEntry).schemas[o.variant()].Load()
+		return e.(*cacheEntry).load(o.variant())
 	}
 	p := pointerOf(md)
 	if p == nil {
@@ -105,8 +140,11 @@ func (c *Cache) load(md protoreflect.MessageDescriptor, o Options) *Schema {
 	if !ok {
 		return nil
 	}
-	wp := e.(*weakEntry).schemas[o.variant()].Load()
-	if wp == nil {
+	we := e.(*weakEntry)
+	we.mu.Lock()
+	wp, ok := we.schemas[o.variant()]
+	we.mu.Unlock()
+	if !ok {
 		return nil
 	}
 	s := wp.Value()
@@ -137,11 +175,7 @@ func (c *Cache) derive(md protoreflect.MessageDescriptor, o Options, stack *deri
 		if !ok {
 			e, _ = c.messages.LoadOrStore(md, new(cacheEntry))
 		}
-		slot := &e.(*cacheEntry).schemas[o.variant()]
-		if slot.CompareAndSwap(nil, s) {
-			return s, nil
-		}
-		return slot.Load(), nil
+		return e.(*cacheEntry).store(o.variant(), s), nil
 	}
 	k := weak.Make(p)
 	e, ok := c.weakMessages.Load(k)
@@ -152,19 +186,19 @@ func (c *Cache) derive(md protoreflect.MessageDescriptor, o Options, stack *deri
 			runtime.AddCleanup(p, func(k weakKey) { c.weakMessages.Delete(k) }, k)
 		}
 	}
-	slot := &e.(*weakEntry).schemas[o.variant()]
-	ws := weak.Make(s)
-	for {
-		old := slot.Load()
-		if old != nil {
-			if cur := old.Value(); cur != nil {
-				return cur, nil
-			}
-		}
-		if slot.CompareAndSwap(old, &ws) {
-			return s, nil
+	we := e.(*weakEntry)
+	we.mu.Lock()
+	defer we.mu.Unlock()
+	if wp, ok := we.schemas[o.variant()]; ok {
+		if cur := wp.Value(); cur != nil {
+			return cur, nil
 		}
 	}
+	if we.schemas == nil {
+		we.schemas = map[uint64]weak.Pointer[Schema]{}
+	}
+	we.schemas[o.variant()] = weak.Make(s)
+	return s, nil
 }
 
 // enum returns the enum schema of t with default symbol def, building it

@@ -47,22 +47,13 @@ func distinctMessage(t testing.TB, n int) protoreflect.MessageDescriptor {
 
 // embeddedFile writes a container file of 3 records of md, which embeds md.
 func embeddedFile(t testing.TB, md protoreflect.MessageDescriptor) []byte {
-	var buf bytes.Buffer
-	w, err := NewContainerWriter(&buf, md, ContainerOptions{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
+	msgs := make([]proto.Message, 3)
+	for i := range msgs {
 		m := dynamicpb.NewMessage(md)
 		m.Set(md.Fields().Get(i), protoreflect.ValueOfString("v"))
-		if err := w.Write(m); err != nil {
-			t.Fatal(err)
-		}
+		msgs[i] = m
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return writeContainer(t, md, ContainerOptions{Workers: 1}, msgs...)
 }
 
 func heapAfterGC() uint64 {

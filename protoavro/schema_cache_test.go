@@ -24,14 +24,8 @@ message Other { optional WithBig x = 1; optional Big y = 2; }
 func TestCacheReturnsSameSchema(t *testing.T) {
 	md := compileMessage(t, largeEnumProto, "cachetest.Holder")
 	o := Options{Cache: NewCache()}
-	s1, err := o.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := o.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := mustSchema(t, o, md)
+	s2 := mustSchema(t, o, md)
 	if s1 != s2 {
 		t.Fatal("second lookup derived a new schema")
 	}
@@ -45,10 +39,7 @@ func TestCacheReturnsSameSchema(t *testing.T) {
 func TestCacheReusesNestedSchemas(t *testing.T) {
 	fd := compileProtos(t, map[string]string{"test.proto": largeEnumProto}, "test.proto")[0]
 	o := Options{Cache: NewCache()}
-	holder, err := o.Schema(testutil.FindMessage(fd, "cachetest.Holder"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	holder := mustSchema(t, o, testutil.FindMessage(fd, "cachetest.Holder"))
 	withBig := o.Cache.load(testutil.FindMessage(fd, "cachetest.WithBig"), o)
 	if withBig == nil {
 		t.Fatal("nested message WithBig was not cached while deriving Holder")
@@ -57,10 +48,7 @@ func TestCacheReusesNestedSchemas(t *testing.T) {
 	if nested != withBig.root {
 		t.Error("Holder does not reuse the cached WithBig record")
 	}
-	other, err := o.Schema(testutil.FindMessage(fd, "cachetest.Other"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustSchema(t, o, testutil.FindMessage(fd, "cachetest.Other"))
 	if unwrapNullable(t, other.root.Fields[0].Type) != withBig.root {
 		t.Error("Other does not reuse the cached WithBig record")
 	}
@@ -87,14 +75,8 @@ func TestCacheDistinguishesDescriptorVersions(t *testing.T) {
 	v2 := compileMessage(t, `syntax = "proto3"; package ver; message M { int64 a = 1; string b = 2; }`, "ver.M")
 	o := Options{Cache: NewCache()}
 	for range 2 {
-		s1, err := o.Schema(v1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s2, err := o.Schema(v2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s1 := mustSchema(t, o, v1)
+		s2 := mustSchema(t, o, v2)
 		if got, want := s1.Canonical(), `{"name":"ver.M","type":"record","fields":[{"name":"a","type":"int"}]}`; got != want {
 			t.Errorf("v1 schema = %s, want %s", got, want)
 		}
@@ -114,14 +96,8 @@ func TestCacheNestedVersions(t *testing.T) {
 		return `syntax = "proto3"; package nv; message In { ` + field + ` } message Out { In in = 1; }`
 	}
 	o := Options{Cache: NewCache()}
-	a, err := o.Schema(compileMessage(t, src("int32 x = 1;"), "nv.Out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := o.Schema(compileMessage(t, src("string y = 1;"), "nv.Out"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustSchema(t, o, compileMessage(t, src("int32 x = 1;"), "nv.Out"))
+	b := mustSchema(t, o, compileMessage(t, src("string y = 1;"), "nv.Out"))
 	if !strings.Contains(a.Canonical(), `"x"`) || !strings.Contains(b.Canonical(), `"y"`) || a.Canonical() == b.Canonical() {
 		t.Errorf("nested versions mixed up:\n%s\n%s", a.Canonical(), b.Canonical())
 	}

@@ -11,10 +11,7 @@ import (
 )
 
 func TestSingleObjectJavaReference(t *testing.T) {
-	c, err := Options{Profile: JavaProfile}.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{Profile: JavaProfile}, &avro2147pb.Foo{})
 	// java_fingerprint.txt: parsingFingerprint64_little_endian_bytes_hex.
 	if got := hex.EncodeToString(c.AppendSingleObjectHeader(nil)); got != "c30128b7f599b78e591b" {
 		t.Errorf("header %s, want c301 28b7f599b78e591b", got)
@@ -44,18 +41,12 @@ func TestSingleObjectJavaReference(t *testing.T) {
 }
 
 func TestSingleObjectErrors(t *testing.T) {
-	c, err := Options{}.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	good, err := c.MarshalSingleObject(nil, &avro2147pb.Foo{Int32: proto.Int32(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	java, err := Options{Profile: JavaProfile}.Codec((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	java := mustCodec(t, Options{Profile: JavaProfile}, &avro2147pb.Foo{})
 	otherSchema, err := java.MarshalSingleObject(nil, &avro2147pb.Foo{Int32: proto.Int32(1)})
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,18 @@
 package protoavro
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -89,6 +93,9 @@ type encState struct {
 	depth int
 	// policy is the codec's unknown-enum policy.
 	policy UnknownEnumPolicy
+	// resolver finds the types in Any values written as JSON.
+	resolver AnyResolver
+	whole    []byte // scratch: the merged occurrences of a carried message
 }
 
 // frame layout for a message with n fields and k oneofs at base:
@@ -463,7 +470,7 @@ func (st *encState) encodeList(dst []byte, f *fieldPlan, first int32) ([]byte, e
 			}
 			continue
 		}
-		if f.val.kind == vMessage || f.val.kind == vTimestamp || f.val.kind == vWrapper {
+		if f.val.kind.isMessage() {
 			next := st.occ[o].next
 			st.occ[o].next = -1 // each occurrence is its own element
 			dst, err = st.encodeValue(dst, &f.val, o, o)
@@ -516,6 +523,8 @@ func (st *encState) encodeValue(dst []byte, v *valuePlan, first, last int32) ([]
 		return st.encodeTimestamp(dst, v, first)
 	case vWrapper:
 		return st.encodeWrapper(dst, v, first)
+	case vCarrier, vJSON:
+		return st.encodeWhole(dst, v, first)
 	}
 	if last < 0 {
 		return st.scalarZero(dst, v), nil
@@ -732,6 +741,61 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 		return st.scalarZero(dst, v.inner), nil
 	}
 	return st.scalar(dst, v.inner, lastRaw, lastOff)
+}
+
+// encodeWhole writes a message carried whole (below the recursion bound, or
+// a dynamic value as JSON) from its occurrences, merged as protobuf merges
+// them: as the protobuf encoding itself (Avro bytes), or as protojson text
+// (Avro string). The message is parsed either way, so that what
+// proto.Unmarshal rejects is rejected here too.
+func (st *encState) encodeWhole(dst []byte, v *valuePlan, head int32) ([]byte, error) {
+	var raw []byte
+	off := len(st.in)
+	if head >= 0 {
+		off = int(st.occ[head].start)
+		if oc := st.occ[head]; oc.next < 0 {
+			raw = st.in[oc.start:oc.end]
+		} else {
+			raw = st.whole[:0]
+			for o := head; o >= 0; o = st.occ[o].next {
+				raw = append(raw, st.in[st.occ[o].start:st.occ[o].end]...)
+			}
+			st.whole = raw
+		}
+	}
+	m := dynamicpb.NewMessage(v.desc)
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(raw, m); err != nil {
+		return dst, dataErr(ErrMalformed, off, "%s: %v", v.desc.FullName(), err)
+	}
+	if err := proto.CheckInitialized(m); err != nil {
+		return dst, dataErr(ErrMissingRequired, off, "%s: %v", v.desc.FullName(), err)
+	}
+	if !v.jsonText() {
+		return appendAvroBytes(dst, raw), nil
+	}
+	return appendJSON(dst, m, st.resolver, off)
+}
+
+// appendJSON writes m as compact protojson text, an Avro string. protojson
+// varies its white space on purpose; compacting it makes the output stable.
+func appendJSON(dst []byte, m proto.Message, resolver AnyResolver, off int) ([]byte, error) {
+	text, err := protojson.MarshalOptions{Resolver: resolverOrGlobal(resolver)}.Marshal(m)
+	if err != nil {
+		return dst, dataErr(ErrMalformed, off, "%s as JSON: %v", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, text); err != nil {
+		return dst, dataErr(ErrMalformed, off, "%s as JSON: %v", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	return appendAvroBytes(dst, buf.Bytes()), nil
+}
+
+// resolverOrGlobal returns r, or protoregistry.GlobalTypes when r is nil.
+func resolverOrGlobal(r AnyResolver) AnyResolver {
+	if r == nil {
+		return protoregistry.GlobalTypes
+	}
+	return r
 }
 
 // maxDepth bounds message nesting, in both directions.

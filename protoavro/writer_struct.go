@@ -46,6 +46,16 @@ type structField struct {
 	wrapRep goRepr       // gOneof: representation of the wrapper's value field
 	sub     *structPlan  // message values
 	wk      [2]int       // Timestamp: struct indexes of seconds and nanos; wrappers: of value
+	// val is the plan of the values: the field's own, or for maps read as
+	// entry arrays the entry's value.
+	val *valuePlan
+}
+
+// structKey identifies a struct plan: a Go type read by one message plan
+// (a recursive type has a plan per level of recursion).
+type structKey struct {
+	typ reflect.Type
+	m   *msgPlan
 }
 
 type structPlan struct {
@@ -58,8 +68,8 @@ type structPlan struct {
 // mapping is stored as nil so it is tried once.
 type structPlanner struct {
 	mu    sync.Mutex
-	plans map[reflect.Type]*structPlan
-	bad   map[reflect.Type]bool
+	plans map[structKey]*structPlan
+	bad   map[structKey]bool
 }
 
 // plan returns the direct plan of a generated message type, or nil.
@@ -67,8 +77,8 @@ func (sp *structPlanner) plan(m *msgPlan, mt protoreflect.MessageType, md protor
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.plans == nil {
-		sp.plans = map[reflect.Type]*structPlan{}
-		sp.bad = map[reflect.Type]bool{}
+		sp.plans = map[structKey]*structPlan{}
+		sp.bad = map[structKey]bool{}
 	}
 	p, ok := buildStructPlan(sp, m, mt, md)
 	if !ok {
@@ -83,17 +93,18 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 		return nil, false
 	}
 	st := pt.Elem()
-	if p, ok := sp.plans[st]; ok {
+	k := structKey{st, m}
+	if p, ok := sp.plans[k]; ok {
 		return p, true
 	}
-	if sp.bad[st] || !openStruct(st) {
+	if sp.bad[k] || !openStruct(st) {
 		return nil, false
 	}
 	p := &structPlan{typ: st, msg: m, fields: make([]structField, len(m.fields))}
-	sp.plans[st] = p
+	sp.plans[k] = p
 	fail := func() (*structPlan, bool) {
-		delete(sp.plans, st)
-		sp.bad[st] = true
+		delete(sp.plans, k)
+		sp.bad[k] = true
 		return nil, false
 	}
 	byNum := map[protowire.Number]int{}
@@ -120,6 +131,9 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 	for i := range m.fields {
 		fd := fds.Get(i)
 		f := &m.fields[i]
+		if f.val.kind == vCarrier || f.val.kind == vJSON {
+			return fail() // messages carried whole: the protoreflect path
+		}
 		sfd := structField{f: f, fd: fd}
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 			idx, ok := oneofIdx[string(od.Name())]
@@ -181,18 +195,23 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 				sfd.repr = gValue
 			}
 		}
-		if (f.val.kind == vTimestamp || f.val.kind == vWrapper) && (sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg) {
+		sfd.val = &f.val
+		if f.mode == modeEntries {
+			sfd.val = &f.entry.fields[1].val
+		}
+		msgRepr := sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg || (sfd.repr == gReflect && fd.MapValue().Message() != nil)
+		if (sfd.val.kind == vTimestamp || sfd.val.kind == vWrapper) && msgRepr {
 			wt := reflect.TypeOf(messageTypeOf(fd, mt, sfd).Zero().Interface()).Elem()
 			idx := tagIndexes(wt)
 			i1, ok1 := idx[1]
 			i2, ok2 := idx[2]
-			if !ok1 || (f.val.kind == vTimestamp && !ok2) {
+			if !ok1 || (sfd.val.kind == vTimestamp && !ok2) {
 				return fail()
 			}
 			sfd.wk = [2]int{i1, i2}
 		}
-		if f.val.kind == vMessage && (sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg) {
-			sub, ok := buildStructPlan(sp, f.val.msg, messageTypeOf(fd, mt, sfd), fd.Message())
+		if sfd.val.kind == vMessage && msgRepr {
+			sub, ok := buildStructPlan(sp, sfd.val.msg, messageTypeOf(fd, mt, sfd), sfd.val.msg.desc)
 			if !ok {
 				return fail()
 			}
@@ -240,6 +259,9 @@ func tagIndexes(t reflect.Type) map[protowire.Number]int {
 // messageTypeOf returns the message type of a message field of a generated message.
 func messageTypeOf(fd protoreflect.FieldDescriptor, parent protoreflect.MessageType, _ structField) protoreflect.MessageType {
 	m := parent.New()
+	if fd.IsMap() {
+		return m.NewField(fd).Map().NewValue().Message().Type()
+	}
 	if fd.IsList() {
 		return m.NewField(fd).List().NewElement().Message().Type()
 	}
@@ -451,7 +473,7 @@ func (st *encState) presentStruct(dst []byte, sf *structField, fv reflect.Value)
 	if sf.f.mode == modeNullable {
 		dst = append(dst, 2)
 	}
-	if sf.f.val.kind == vMessage || sf.f.val.kind == vTimestamp || sf.f.val.kind == vWrapper {
+	if sf.f.val.kind.isMessage() {
 		return st.goMessage(dst, sf, fv)
 	}
 	return st.goValue(dst, &sf.f.val, fv)

@@ -94,6 +94,47 @@
 // Files written by protoavro are decoded completely, so damage is found;
 // other container files are checked block by block.
 //
+// With --out-dir DIR, schema writes the schema of every message of the
+// .proto files given (or of the descriptor sets, or of one protobuf package
+// with --package PKG), nested messages included, one file each named by
+// the message's full name (acme.v1.Order.avsc). --canonical prints (or
+// writes) the Parsing Canonical Form, --fingerprint the CRC-64-AVRO
+// fingerprint as 16 hex digits ("NAME<TAB>VALUE" lines for several
+// messages), and --options "K=V ..." takes the mapping options in the form
+// container files record them (protoavro.ParseOptions):
+//
+//	protoavro schema -I proto --out-dir schemas acme/v1/order.proto
+//	protoavro schema -I proto --package acme.v1 --fingerprint acme/v1/order.proto
+//
+// The protoc-gen-avro plugin writes the same files from protoc or buf.
+//
+// # avro-tools commands
+//
+// These commands work on any Avro container file, written by protoavro or
+// not, and need no message type. JSON is the Avro specification's JSON
+// encoding, as Apache Avro's avro-tools writes it: unions other than null
+// as {"branch type name": value}, bytes and fixed as strings of code points
+// 0-255, NaN and infinities as "NaN", "Infinity", "-Infinity".
+//
+//	protoavro tojson [--pretty] FILE.avro...
+//	protoavro fromjson --schema FILE.avsc [--codec NAME] [--out FILE] [FILE.json]
+//	protoavro getschema FILE.avro
+//	protoavro getmeta [--key KEY] FILE.avro
+//	protoavro count FILE.avro...
+//	protoavro cat [--offset N] [--limit N] [--sample RATE] [--codec NAME] [--out FILE] FILE.avro...
+//	protoavro concat [--codec NAME] [--out FILE] FILE.avro...
+//
+// count sums the block headers without decompressing or decoding records.
+// cat copies a selection of records (skip --offset, keep an evenly spread
+// --sample fraction, stop after --limit) to a new container file; concat
+// copies whole files. Both need files with one schema (the same Parsing
+// Canonical Form) and the same metadata outside avro.*, and copy blocks
+// they take whole as they are stored when the codec does not change.
+// fromjson reads JSON values one after another (JSON Lines or indented);
+// missing record fields take their defaults. A damaged file, a record that
+// does not match the schema, or files with different schemas exit with
+// status 1, the error naming the file, record index and byte offset.
+//
 // # Output files, progress and summary
 //
 // encode and decode write an output file (and a rejects file) under a

@@ -92,6 +92,7 @@ func (t *typeFlags) load(positional []string) (*typeSet, error) {
 		for _, f := range files {
 			ts.add(f)
 		}
+		ts.roots = files
 	}
 	if setFiles != nil {
 		setFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
@@ -116,6 +117,8 @@ type typeSet struct {
 	// files lists every loaded file once, compiled files and their imports
 	// first, in load order.
 	files []protoreflect.FileDescriptor
+	// roots are the compiled .proto files named on the command line.
+	roots []protoreflect.FileDescriptor
 	// seen holds the paths of files, to add each once.
 	seen map[string]bool
 	// messages indexes every message by full name, map entries excluded.

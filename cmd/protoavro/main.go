@@ -65,6 +65,14 @@ var commands = []*command{
 	encodeCommand,
 	decodeCommand,
 	inspectCommand,
+	tojsonCommand,
+	fromjsonCommand,
+	getschemaCommand,
+	getmetaCommand,
+	countCommand,
+	catCommand,
+	concatCommand,
+	kafkaCommand,
 }
 
 // lookupCommand returns the subcommand called name, or nil.

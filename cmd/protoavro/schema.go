@@ -16,10 +16,13 @@ var schemaCommand = &command{
 
 // schemaUsage is the help text of "protoavro schema".
 const schemaUsage = `Usage: protoavro schema [-I DIR]... [--descriptor-set FILE]... -m NAME
-                       [--profile default|java] [FILE.proto...]
+                       [--profile default|java] [--options "K=V ..."]
+                       [--canonical|--fingerprint] [FILE.proto...]
+       protoavro schema [type flags] [--package PKG] --out-dir DIR [FILE.proto...]
 
 Print the Avro schema of one protobuf message as indented JSON (an .avsc
-file) on standard output.
+file) on standard output, or write the schemas of every message of the
+files (or of a package) into a directory, one .avsc file each.
 
 The message type is looked up in the .proto files given as arguments, which
 are compiled in-process together with their imports, and in the descriptor
@@ -31,7 +34,7 @@ Flags:
 ` + typeFlagsUsage + `  --profile NAME         Mapping profile: "default" (protoavro's lossless
                          mapping) or "java" (Apache Avro Java ProtobufData).
                          Default "default".
-  -h, --help             Print this help.
+` + schemaTreeUsage + `  -h, --help             Print this help.
 
 Exit status is 0 on success, 1 if the schema cannot be derived, and 2 for a
 bad command line or input that cannot be loaded.
@@ -44,9 +47,14 @@ func runSchema(args []string, std stdio) error {
 	types.register(fs)
 	var profile profileFlag
 	fs.Var(&profile, "profile", "mapping profile: default or java")
+	var tree schemaTree
+	tree.register(fs)
 	positional, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if tree.active() {
+		return tree.run(fs, &types, positional, profile, std)
 	}
 	md, err := types.resolve(positional)
 	if err != nil {

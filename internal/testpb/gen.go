@@ -7,6 +7,10 @@
 //   - editionspb: testdata/proto/editions/editions.proto (package
 //     protoavro.test.editions; edition 2023, with messages at the open,
 //     hybrid and opaque API levels, set per message)
+//   - otlppb/commonpb, resourcepb, tracepb, metricspb, logspb: the
+//     OpenTelemetry protos vendored in testdata/proto/otlp (packages
+//     opentelemetry.proto.*.v1; see testdata/proto/otlp/README.md), their
+//     go_package overridden by testpbgen.GoPackages
 //
 // The generated code is committed. Regenerate it after editing a proto with
 //

@@ -27,6 +27,11 @@ import (
 	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/logspb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/metricspb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/resourcepb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testpb/testpbgen"
 	"github.com/protoavro/protoavro/internal/testutil"
 )
@@ -38,6 +43,12 @@ var generatedFiles = map[string]protoreflect.FileDescriptor{
 	"kitchen/kitchen.proto":   kitchenpb.File_kitchen_kitchen_proto,
 	"legacy/legacy.proto":     legacypb.File_legacy_legacy_proto,
 	"editions/editions.proto": editionspb.File_editions_editions_proto,
+
+	"opentelemetry/proto/common/v1/common.proto":     commonpb.File_opentelemetry_proto_common_v1_common_proto,
+	"opentelemetry/proto/resource/v1/resource.proto": resourcepb.File_opentelemetry_proto_resource_v1_resource_proto,
+	"opentelemetry/proto/trace/v1/trace.proto":       tracepb.File_opentelemetry_proto_trace_v1_trace_proto,
+	"opentelemetry/proto/metrics/v1/metrics.proto":   metricspb.File_opentelemetry_proto_metrics_v1_metrics_proto,
+	"opentelemetry/proto/logs/v1/logs.proto":         logspb.File_opentelemetry_proto_logs_v1_logs_proto,
 }
 
 func repoRoot(t *testing.T) string {
@@ -86,12 +97,37 @@ func TestGeneratedFilesMatchProtos(t *testing.T) {
 	}
 }
 
+// checkRegistered checks that find, a lookup in the global registry, finds
+// the type of d by its full name with d as its descriptor. ok is false when
+// it finds none.
+func checkRegistered[D interface {
+	comparable
+	protoreflect.Descriptor
+}, T interface{ Descriptor() D }](t *testing.T, kind string, d D, find func(protoreflect.FullName) (T, error)) (typ T, ok bool) {
+	t.Helper()
+	typ, err := find(d.FullName())
+	if err != nil {
+		t.Errorf("%s %s not registered: %v", kind, d.FullName(), err)
+		return typ, false
+	}
+	if typ.Descriptor() != d {
+		t.Errorf("%s %s: registered descriptor differs", kind, d.FullName())
+	}
+	return typ, true
+}
+
 func TestEveryTypeRegistered(t *testing.T) {
 	wantCounts := map[string][2]int{ // messages, enums
 		"avro2147.proto":          {2, 2},
 		"kitchen/kitchen.proto":   {16, 5},
 		"legacy/legacy.proto":     {10, 3},
 		"editions/editions.proto": {8, 2},
+
+		"opentelemetry/proto/common/v1/common.proto":     {6, 0},
+		"opentelemetry/proto/resource/v1/resource.proto": {1, 0},
+		"opentelemetry/proto/trace/v1/trace.proto":       {7, 3},
+		"opentelemetry/proto/metrics/v1/metrics.proto":   {16, 2},
+		"opentelemetry/proto/logs/v1/logs.proto":         {4, 2},
 	}
 	for path, fd := range generatedFiles {
 		msgs, enums := testutil.AllMessages(fd), allEnums(fd)
@@ -99,27 +135,14 @@ func TestEveryTypeRegistered(t *testing.T) {
 			t.Errorf("%s: %d messages and %d enums, want %v (update the test if the proto changed)", path, got[0], got[1], wantCounts[path])
 		}
 		for _, md := range msgs {
-			mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
-			if err != nil {
-				t.Errorf("message %s not registered: %v", md.FullName(), err)
-				continue
-			}
-			if mt.Descriptor() != md {
-				t.Errorf("message %s: registered descriptor differs", md.FullName())
-			}
-			if got := mt.New().Interface().ProtoReflect().Descriptor(); got != md {
-				t.Errorf("message %s: new instance has descriptor %s", md.FullName(), got.FullName())
+			if mt, ok := checkRegistered(t, "message", md, protoregistry.GlobalTypes.FindMessageByName); ok {
+				if got := mt.New().Interface().ProtoReflect().Descriptor(); got != md {
+					t.Errorf("message %s: new instance has descriptor %s", md.FullName(), got.FullName())
+				}
 			}
 		}
 		for _, ed := range enums {
-			et, err := protoregistry.GlobalTypes.FindEnumByName(ed.FullName())
-			if err != nil {
-				t.Errorf("enum %s not registered: %v", ed.FullName(), err)
-				continue
-			}
-			if et.Descriptor() != ed {
-				t.Errorf("enum %s: registered descriptor differs", ed.FullName())
-			}
+			checkRegistered(t, "enum", ed, protoregistry.GlobalTypes.FindEnumByName)
 		}
 	}
 
@@ -368,15 +391,8 @@ func TestTypedAPI(t *testing.T) {
 		OuterPoint: &kitchenpb.Outer_Point{Lat: -1},
 		CustomJson: 5,
 	}
-	b, err := proto.Marshal(ks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got kitchenpb.KitchenSink
-	if err := proto.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !proto.Equal(ks, &got) {
+	got := wireRoundTrip(t, ks)
+	if !proto.Equal(ks, got) {
 		t.Fatalf("round trip changed the message")
 	}
 	if got.OptionalScalars.Int32Field == nil {
@@ -388,6 +404,20 @@ func TestTypedAPI(t *testing.T) {
 	if f := ks.ProtoReflect().Descriptor().Fields().ByName("custom_json"); f.JSONName() != "customJsonName" {
 		t.Errorf("custom_json JSON name = %q", f.JSONName())
 	}
+}
+
+// wireRoundTrip returns m marshaled and unmarshaled again with package proto.
+func wireRoundTrip[M proto.Message](t *testing.T, m M) M {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.ProtoReflect().New().Interface().(M)
+	if err := proto.Unmarshal(b, got); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 func TestLegacyDefaults(t *testing.T) {
@@ -441,15 +471,7 @@ func TestLegacyDefaults(t *testing.T) {
 	if got := proto.GetExtension(&legacypb.Extendable{}, legacypb.E_ExtString).(string); got != "ext" {
 		t.Errorf("ext_string default = %q", got)
 	}
-	b, err := proto.Marshal(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got legacypb.Extendable
-	if err := proto.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !proto.Equal(e, &got) {
+	if !proto.Equal(e, wireRoundTrip(t, e)) {
 		t.Error("extensions did not round-trip")
 	}
 

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 )
 
 // ReferenceDatum is one datum of testdata/reference/avro2147/datums.txt: a
@@ -51,4 +55,18 @@ func ReferenceDatums() ([]ReferenceDatum, error) {
 		}
 	}
 	return out, nil
+}
+
+// AVRO2147Datum is the AVRO-2147 datum of
+// testdata/reference/avro2147/figures.md, the message the benchmarks of the
+// root module and of bench/ measure. Each call returns a new message.
+func AVRO2147Datum() *avro2147pb.Foo {
+	return &avro2147pb.Foo{
+		Int32: proto.Int32(0), Int64: proto.Int64(2), Uint32: proto.Uint32(3), Uint64: proto.Uint64(4),
+		Sint32: proto.Int32(5), Sint64: proto.Int64(6), Fixed32: proto.Uint32(7), Fixed64: proto.Uint64(8),
+		Sfixed32: proto.Int32(9), Sfixed64: proto.Int64(10), Float: proto.Float32(1), Double: proto.Float64(2),
+		Bool: proto.Bool(true), String_: proto.String("foo"), Bytes: []byte("bar"),
+		Enum: avro2147pb.A_X.Enum(), IntArray: []int32{27}, Syms: []avro2147pb.A{avro2147pb.A_Y},
+		Bar: &avro2147pb.MessageWithLargeEnum{Enum: avro2147pb.LargeEnum_AA.Enum()},
+	}
 }

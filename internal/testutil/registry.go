@@ -15,6 +15,9 @@ import (
 	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/logspb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/metricspb"
+	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -28,14 +31,23 @@ var Files = []protoreflect.FileDescriptor{
 	editionspb.File_editions_editions_proto,
 }
 
+// Roots are message types of protos that are not the project's own (the
+// OpenTelemetry protos vendored in testdata/proto/otlp), covered like the
+// messages of Files; the types they nest are covered through them.
+var Roots = []protoreflect.MessageDescriptor{
+	(*tracepb.TracesData)(nil).ProtoReflect().Descriptor(),
+	(*metricspb.MetricsData)(nil).ProtoReflect().Descriptor(),
+	(*logspb.LogsData)(nil).ProtoReflect().Descriptor(),
+}
+
 // Messages lists every message type of Files, nested types included, map
-// entries excluded, in declaration order.
+// entries excluded, in declaration order, and then Roots.
 func Messages() []protoreflect.MessageDescriptor {
 	var out []protoreflect.MessageDescriptor
 	for _, fd := range Files {
 		out = append(out, AllMessages(fd)...)
 	}
-	return out
+	return append(out, Roots...)
 }
 
 // AllMessages lists every message of fd, nested ones included, except the

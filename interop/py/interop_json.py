@@ -45,17 +45,30 @@ def _float_in(j):
     return float(j)
 
 
-def to_interop(s, d):
+def _convert(s, v, leaf):
+    """Converts datum v of schema s: unions, records, arrays and maps here,
+    every other type by leaf(type, logical type, value)."""
     if isinstance(s, avro.schema.UnionSchema):
-        return None if d is None else to_interop(_branch(s), d)
+        return None if v is None else _convert(_branch(s), v, leaf)
     t = s.type
-    lt = getattr(s, "logical_type", None)
     if t == "record":
-        return {f.name: to_interop(f.type, d[f.name]) for f in s.fields}
+        return {f.name: _convert(f.type, v[f.name], leaf) for f in s.fields}
     if t == "array":
-        return [to_interop(s.items, e) for e in d]
+        return [_convert(s.items, e, leaf) for e in v]
     if t == "map":
-        return {k: to_interop(s.values, v) for k, v in d.items()}
+        return {k: _convert(s.values, e, leaf) for k, e in v.items()}
+    return leaf(t, getattr(s, "logical_type", None), v)
+
+
+def to_interop(s, d):
+    return _convert(s, d, _leaf_to_interop)
+
+
+def from_interop(s, j):
+    return _convert(s, j, _leaf_from_interop)
+
+
+def _leaf_to_interop(t, lt, d):
     if t == "enum":
         return d
     if t == "long" and isinstance(d, datetime.datetime):
@@ -79,17 +92,7 @@ def to_interop(s, d):
     raise ValueError("unexpected schema type %s" % t)
 
 
-def from_interop(s, j):
-    if isinstance(s, avro.schema.UnionSchema):
-        return None if j is None else from_interop(_branch(s), j)
-    t = s.type
-    lt = getattr(s, "logical_type", None)
-    if t == "record":
-        return {f.name: from_interop(f.type, j[f.name]) for f in s.fields}
-    if t == "array":
-        return [from_interop(s.items, e) for e in j]
-    if t == "map":
-        return {k: from_interop(s.values, v) for k, v in j.items()}
+def _leaf_from_interop(t, lt, j):
     if t == "long" and lt == "timestamp-micros":
         return EPOCH + datetime.timedelta(microseconds=j)
     if t == "long" and lt == "timestamp-millis":

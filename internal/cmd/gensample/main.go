@@ -41,15 +41,7 @@ func main() {
 	check := flag.Bool("check", false, "generate into memory and exit 1 if the committed file differs")
 	n := flag.Int("n", 1000, "number of records")
 	out := flag.String("o", "", "output file (default "+File+" in the repository root)")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: gensample [-check] [-n N] [-o FILE]\n")
-		flag.PrintDefaults()
-	}
-	flag.Parse()
-	if flag.NArg() != 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	testpbgen.ParseFlags("gensample [-check] [-n N] [-o FILE]")
 	path := *out
 	if path == "" {
 		root, err := testpbgen.FindRoot(".")

@@ -1,6 +1,6 @@
 // Command protogen regenerates the committed Go code for the test protos in
-// testdata/proto (internal/testpb/avro2147pb, kitchenpb, legacypb and
-// editionspb) without
+// testdata/proto (internal/testpb/avro2147pb, kitchenpb, legacypb,
+// editionspb and the vendored OpenTelemetry protos' otlppb/...) without
 // protoc: protos are compiled in-process with protocompile and the code is
 // produced in-process by protoc-gen-go's generator. See package
 // internal/testpb/testpbgen.
@@ -30,15 +30,7 @@ func main() {
 	check := flag.Bool("check", false, "regenerate into memory and exit 1 if any committed file differs, is missing or is stale")
 	rootFlag := flag.String("root", "", "repository root (default: the nearest directory at or above the working directory whose go.mod declares "+testpbgen.Module+")")
 	verbose := flag.Bool("v", false, "list the files written")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: protogen [-check] [-root DIR] [-v]\n")
-		flag.PrintDefaults()
-	}
-	flag.Parse()
-	if flag.NArg() != 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	testpbgen.ParseFlags("protogen [-check] [-root DIR] [-v]")
 
 	start := *rootFlag
 	if start == "" {

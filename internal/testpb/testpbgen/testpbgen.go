@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -36,8 +37,18 @@ import (
 // repository root.
 const Module = "github.com/protoavro/protoavro"
 
-// ImportPath is the proto import path, relative to the repository root.
+// ImportPath is the proto import path of the project's own test protos,
+// relative to the repository root.
 const ImportPath = "testdata/proto"
+
+// OTLPImportPath is the import path of the vendored OpenTelemetry protos
+// (testdata/proto/otlp/README.md), relative to the repository root: a root
+// of its own, so that the files keep their upstream paths and imports.
+const OTLPImportPath = "testdata/proto/otlp"
+
+// ImportPaths are the proto import paths, relative to the repository root,
+// in the order they are searched.
+var ImportPaths = []string{ImportPath, OTLPImportPath}
 
 // OutputDir is the directory, relative to the repository root, that holds
 // all generated packages. Stale *.pb.go files below it are reported by
@@ -52,6 +63,33 @@ var Protos = []string{
 	"kitchen/kitchen.proto",
 	"legacy/legacy.proto",
 	"editions/editions.proto",
+	"opentelemetry/proto/common/v1/common.proto",
+	"opentelemetry/proto/resource/v1/resource.proto",
+	"opentelemetry/proto/trace/v1/trace.proto",
+	"opentelemetry/proto/metrics/v1/metrics.proto",
+	"opentelemetry/proto/logs/v1/logs.proto",
+}
+
+// GoPackages overrides the go_package of protos that are not the
+// project's own (the vendored OTLP protos declare
+// go.opentelemetry.io/proto/otlp/...): proto path → "import path;package
+// name", passed to protoc-gen-go as M options, as protoc users do.
+var GoPackages = map[string]string{
+	"opentelemetry/proto/common/v1/common.proto":     Module + "/" + OutputDir + "/otlppb/commonpb;commonpb",
+	"opentelemetry/proto/resource/v1/resource.proto": Module + "/" + OutputDir + "/otlppb/resourcepb;resourcepb",
+	"opentelemetry/proto/trace/v1/trace.proto":       Module + "/" + OutputDir + "/otlppb/tracepb;tracepb",
+	"opentelemetry/proto/metrics/v1/metrics.proto":   Module + "/" + OutputDir + "/otlppb/metricspb;metricspb",
+	"opentelemetry/proto/logs/v1/logs.proto":         Module + "/" + OutputDir + "/otlppb/logspb;logspb",
+}
+
+// goPackage returns the Go package fd is generated into: its override in
+// [GoPackages], or its own go_package option.
+func goPackage(fd protoreflect.FileDescriptor) string {
+	if p, ok := GoPackages[fd.Path()]; ok {
+		return p
+	}
+	opts, _ := fd.Options().(*descriptorpb.FileOptions)
+	return opts.GetGoPackage()
 }
 
 // File is one generated file.
@@ -61,7 +99,7 @@ type File struct {
 	Content []byte
 }
 
-// Compile compiles [Protos] (found under root/[ImportPath], with the
+// Compile compiles [Protos] (found under root/[ImportPaths], with the
 // standard well-known imports available) and returns the compiled files in
 // the order of [Protos]. Warnings (such as unused imports) are errors.
 func Compile(ctx context.Context, root string) ([]protoreflect.FileDescriptor, error) {
@@ -70,9 +108,13 @@ func Compile(ctx context.Context, root string) ([]protoreflect.FileDescriptor, e
 		func(err reporter.ErrorWithPos) error { return err },
 		func(err reporter.ErrorWithPos) { warnings = append(warnings, err) },
 	)
+	var importPaths []string
+	for _, p := range ImportPaths {
+		importPaths = append(importPaths, filepath.Join(root, filepath.FromSlash(p)))
+	}
 	c := protocompile.Compiler{
 		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-			ImportPaths: []string{filepath.Join(root, filepath.FromSlash(ImportPath))},
+			ImportPaths: importPaths,
 		}),
 		// Standard source info gives protoc-gen-go the comments it copies
 		// into the Go code, as protoc would.
@@ -96,31 +138,42 @@ func Compile(ctx context.Context, root string) ([]protoreflect.FileDescriptor, e
 
 // Request builds the CodeGeneratorRequest protoc would send protoc-gen-go
 // for files: every file and all of its dependencies in topological order
-// (dependencies first), with only files themselves to generate.
+// (dependencies first), with only files themselves to generate, and the
+// [GoPackages] overrides as M options.
 func Request(files []protoreflect.FileDescriptor) *pluginpb.CodeGeneratorRequest {
+	params := []string{"module=" + Module}
+	overridden := make([]string, 0, len(GoPackages))
+	for p := range GoPackages {
+		overridden = append(overridden, p)
+	}
+	sort.Strings(overridden)
+	for _, p := range overridden {
+		params = append(params, "M"+p+"="+GoPackages[p])
+	}
 	req := &pluginpb.CodeGeneratorRequest{
-		Parameter: proto.String("module=" + Module),
+		Parameter: proto.String(strings.Join(params, ",")),
 		// CompilerVersion is left unset: there is no protoc, so the
 		// generated header says "protoc (unknown)".
 	}
 	seen := map[string]bool{}
-	var visit func(fd protoreflect.FileDescriptor)
-	visit = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		imports := fd.Imports()
-		for i := 0; i < imports.Len(); i++ {
-			visit(imports.Get(i).FileDescriptor)
-		}
-		req.ProtoFile = append(req.ProtoFile, protodesc.ToFileDescriptorProto(fd))
-	}
 	for _, fd := range files {
-		visit(fd)
+		req.ProtoFile = appendWithDeps(req.ProtoFile, fd, seen)
 		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
 	}
 	return req
+}
+
+// appendWithDeps appends fd and its dependencies not yet seen (by path) to
+// out, dependencies first.
+func appendWithDeps(out []*descriptorpb.FileDescriptorProto, fd protoreflect.FileDescriptor, seen map[string]bool) []*descriptorpb.FileDescriptorProto {
+	if !seen[fd.Path()] {
+		seen[fd.Path()] = true
+		for i := range fd.Imports().Len() {
+			out = appendWithDeps(out, fd.Imports().Get(i).FileDescriptor, seen)
+		}
+		out = append(out, protodesc.ToFileDescriptorProto(fd))
+	}
+	return out
 }
 
 // Run runs protoc-gen-go's generator in-process on req and returns its
@@ -153,9 +206,8 @@ func Generate(ctx context.Context, root string) ([]File, error) {
 		return nil, err
 	}
 	for _, fd := range fds {
-		opts, _ := fd.Options().(*descriptorpb.FileOptions)
-		if !strings.HasPrefix(opts.GetGoPackage(), Module+"/"+OutputDir+"/") {
-			return nil, fmt.Errorf("%s: go_package %q is not below %s/%s", fd.Path(), opts.GetGoPackage(), Module, OutputDir)
+		if p := goPackage(fd); !strings.HasPrefix(p, Module+"/"+OutputDir+"/") {
+			return nil, fmt.Errorf("%s: go_package %q is not below %s/%s (override it in GoPackages)", fd.Path(), p, Module, OutputDir)
 		}
 	}
 	resp, err := Run(Request(fds))
@@ -201,15 +253,33 @@ func committedPBFiles(root string) ([]string, error) {
 	return paths, err
 }
 
+// stalePBFiles lists the *.pb.go files below root/[OutputDir] that are not
+// among files.
+func stalePBFiles(root string, files []File) ([]string, error) {
+	existing, err := committedPBFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, f := range files {
+		want[f.Path] = true
+	}
+	var stale []string
+	for _, p := range existing {
+		if !want[p] {
+			stale = append(stale, p)
+		}
+	}
+	return stale, nil
+}
+
 // Diff compares files with what is on disk below root. It returns one line
 // per problem: a generated file that is missing or differs, or a *.pb.go
 // file below [OutputDir] that would not be generated. No lines means the
 // committed code is up to date.
 func Diff(root string, files []File) ([]string, error) {
 	var problems []string
-	want := map[string]bool{}
 	for _, f := range files {
-		want[f.Path] = true
 		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -220,14 +290,12 @@ func Diff(root string, files []File) ([]string, error) {
 			problems = append(problems, f.Path+": out of date")
 		}
 	}
-	existing, err := committedPBFiles(root)
+	stale, err := stalePBFiles(root, files)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range existing {
-		if !want[p] {
-			problems = append(problems, p+": not generated any more")
-		}
+	for _, p := range stale {
+		problems = append(problems, p+": not generated any more")
 	}
 	return problems, nil
 }
@@ -238,9 +306,7 @@ func Diff(root string, files []File) ([]string, error) {
 // left alone.
 func Write(root string, files []File) ([]string, error) {
 	var changed []string
-	want := map[string]bool{}
 	for _, f := range files {
-		want[f.Path] = true
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
 		if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, f.Content) {
 			continue
@@ -253,19 +319,32 @@ func Write(root string, files []File) ([]string, error) {
 		}
 		changed = append(changed, f.Path)
 	}
-	existing, err := committedPBFiles(root)
+	stale, err := stalePBFiles(root, files)
 	if err != nil {
 		return changed, err
 	}
-	for _, p := range existing {
-		if !want[p] {
-			if err := os.Remove(filepath.Join(root, filepath.FromSlash(p))); err != nil {
-				return changed, err
-			}
-			changed = append(changed, p+" (removed)")
+	for _, p := range stale {
+		if err := os.Remove(filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			return changed, err
 		}
+		changed = append(changed, p+" (removed)")
 	}
 	return changed, nil
+}
+
+// ParseFlags parses the command line of one of the repository's generator
+// commands (internal/cmd/...), whose synopsis is usage. It exits with
+// status 2 on a usage error: a bad flag or any positional argument.
+func ParseFlags(usage string) {
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s\n", usage)
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
 }
 
 // FindRoot returns the repository root: the nearest directory at or above

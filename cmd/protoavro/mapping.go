@@ -1,0 +1,91 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/protoavro/protoavro/protoavro"
+)
+
+// mappingFlagsUsage documents the mapping flags of schema, encode and decode.
+const mappingFlagsUsage = `  --profile NAME         Mapping profile: "default" (protoavro's lossless
+                         mapping) or "java" (Apache Avro Java's ProtobufData).
+                         The flags below apply to the default profile.
+  --preset engine        The engine-ready options (BigQuery, Spark, Arrow):
+                         --timestamps micros --uint64 decimal --map-keys text
+                         --recursion-depth 1 --recursion-carrier json
+                         --dynamic json. Other mapping flags override it.
+  --timestamps UNIT      google.protobuf.Timestamp as timestamp-micros (default),
+                         timestamp-millis or timestamp-nanos: micros|millis|nanos.
+  --uint64 MAPPING       uint64/fixed64 as "long" (same 64 bits; the default) or
+                         "decimal" (decimal(20,0), read right by every engine).
+  --map-keys MAPPING     Maps with non-string keys as Avro maps with text keys
+                         ("text", the default) or arrays of key/value records
+                         ("entries").
+  --recursion-depth N    Spell out recursive message types N levels deep and
+                         carry what lies deeper whole (0, the default: named
+                         references, which engines cannot load; at most 32).
+  --recursion-carrier C  How subtrees below the depth are carried: "bytes"
+                         (protobuf wire bytes; the default) or "json" (protojson).
+  --dynamic MAPPING      google.protobuf.Struct, Value, ListValue and Any as
+                         records ("record", the default) or JSON text ("json").
+  --unknown-enums POLICY Enum numbers with no symbol: "error" (the default) or
+                         "default" (write the first symbol instead).
+`
+
+// mappingFlags are the flags that choose protoavro.Options. Each flag is a
+// key of protoavro.ParseOptions; only the flags given are applied, over the
+// preset when there is one.
+type mappingFlags struct {
+	set map[string]string // option key -> value, in ParseOptions' form
+}
+
+// mappingFlagNames maps each flag to the ParseOptions key it sets.
+var mappingFlagNames = []struct{ flag, key, usage string }{
+	{"profile", "profile", "mapping profile: default or java"},
+	{"preset", "preset", "mapping preset: engine"},
+	{"timestamps", "timestamps", "Timestamp precision: micros, millis or nanos"},
+	{"uint64", "uint64", "uint64 mapping: long or decimal"},
+	{"map-keys", "mapkeys", "non-string map keys: text or entries"},
+	{"recursion-depth", "recursion", "levels of recursive types spelled out (0 to 32)"},
+	{"recursion-carrier", "carrier", "carrier below the recursion depth: bytes or json"},
+	{"dynamic", "dynamic", "Struct, Value, ListValue and Any: record or json"},
+	{"unknown-enums", "enums", "enum numbers with no symbol: error or default"},
+}
+
+// register adds the mapping flags to fs.
+func (m *mappingFlags) register(fs *flag.FlagSet) {
+	m.set = map[string]string{}
+	for _, f := range mappingFlagNames {
+		fs.Func(f.flag, f.usage, func(v string) error {
+			if _, err := protoavro.ParseOptions(f.key + "=" + v); err != nil {
+				return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "protoavro: "))
+			}
+			m.set[f.key] = v
+			return nil
+		})
+	}
+}
+
+// given reports whether any mapping flag was given.
+func (m *mappingFlags) given() bool { return len(m.set) > 0 }
+
+// options returns the options the flags choose, with a private cache.
+func (m *mappingFlags) options() (protoavro.Options, error) {
+	var parts []string
+	if p, ok := m.set["preset"]; ok {
+		parts = append(parts, "preset="+p)
+	}
+	for _, f := range mappingFlagNames {
+		if v, ok := m.set[f.key]; ok && f.key != "preset" {
+			parts = append(parts, f.key+"="+v)
+		}
+	}
+	o, err := protoavro.ParseOptions(strings.Join(parts, " "))
+	if err != nil {
+		return o, usageErrorf("%v", err)
+	}
+	o.Cache = protoavro.NewCache()
+	return o, nil
+}

@@ -1,0 +1,343 @@
+package main
+
+// The avro-tools commands that copy container files: cat (a selection of
+// records) and concat (whole files).
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/protoavro/protoavro/internal/avrojson"
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/ocf"
+)
+
+// catCommand is "protoavro cat".
+var catCommand = &command{
+	name:    "cat",
+	summary: "copy a selection of records of Avro container files to a new one (avro-tools cat)",
+	usage:   catUsage,
+	run:     runCat,
+}
+
+const catUsage = `Usage: protoavro cat [--offset N] [--limit N] [--sample RATE] [--codec NAME]
+                    [--out FILE|-] FILE.avro...
+
+Copy records of Avro Object Container Files with one schema to a new
+container file, in order: skip the first --offset records, keep a --sample
+fraction of the rest (evenly spread: record k after the offset is kept when
+floor((k+1)*RATE) > floor(k*RATE), so the choice is deterministic), and
+stop after --limit records. Blocks taken whole are copied as they are
+stored when the codec does not change; blocks before the offset are not
+even decompressed. "-" reads standard input.
+
+Flags:
+  --offset N             Skip the first N records. Default 0.
+  --limit N              Copy at most N records. Default: no limit.
+  --sample RATE          Keep this fraction of the records, from 0 to 1.
+                         Default 1.
+` + copyUsageTail
+
+// concatCommand is "protoavro concat".
+var concatCommand = &command{
+	name:    "concat",
+	summary: "concatenate Avro container files with one schema, copying blocks (avro-tools concat)",
+	usage:   concatUsage,
+	run:     runConcat,
+}
+
+const concatUsage = `Usage: protoavro concat [--codec NAME] [--out FILE|-] FILE.avro...
+
+Concatenate Avro Object Container Files with one schema into one. Blocks
+are copied as they are stored, neither decompressed nor decoded, when their
+codec is the output's; blocks of another codec are decompressed and
+compressed again. "-" reads standard input.
+
+Flags:
+` + copyUsageTail
+
+// copyUsageTail ends the help of cat and concat.
+const copyUsageTail = `  --codec NAME           Block codec of the output: null, deflate, snappy
+                         or zstd. Default: the first file's.
+  --out FILE             Output file; "-" (the default) is standard output.
+                         Written under a temporary name, renamed on success.
+  -h, --help             Print this help.
+
+The files must have the same schema (the same Parsing Canonical Form) and
+the same metadata other than avro.*; the output takes the first file's. A
+summary goes to standard error. Exit status is 0 on success, 1 for a
+damaged file or files with different schemas, and 2 for a bad command line
+or a file that cannot be opened.
+`
+
+// selection is which records cat copies.
+type selection struct {
+	offset int64
+	limit  int64 // -1: no limit
+	rate   float64
+}
+
+// rateFlag is the --sample flag: a fraction from 0 to 1.
+type rateFlag struct{ r float64 }
+
+// String returns the rate.
+func (f *rateFlag) String() string { return strconv.FormatFloat(f.r, 'g', -1, 64) }
+
+// Set parses a rate.
+func (f *rateFlag) Set(v string) error {
+	r, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(r >= 0 && r <= 1) {
+		return errors.New("want a fraction from 0 to 1, e.g. 0.01")
+	}
+	f.r = r
+	return nil
+}
+
+// copyFlags registers --codec and --out.
+func copyFlags(fs *flag.FlagSet) (*codecFlag, *string) {
+	var codec codecFlag
+	fs.Var(&codec, "codec", "output block codec")
+	return &codec, fs.String("out", "-", "output file")
+}
+
+func runCat(args []string, std stdio) error {
+	fs := newFlagSet("cat")
+	codec, out := copyFlags(fs)
+	sel := selection{rate: 1}
+	offset := intFlag{min: 0}
+	limit := intFlag{n: -1, min: 0}
+	rate := rateFlag{r: 1}
+	fs.Var(&offset, "offset", "records to skip")
+	fs.Var(&limit, "limit", "records to copy at most")
+	fs.Var(&rate, "sample", "fraction of records to keep")
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	sel.offset, sel.limit, sel.rate = int64(offset.n), int64(limit.n), rate.r
+	return copyContainers("cat", files, *out, codec.c, sel, std)
+}
+
+func runConcat(args []string, std stdio) error {
+	fs := newFlagSet("concat")
+	codec, out := copyFlags(fs)
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	return copyContainers("concat", files, *out, codec.c, selection{limit: -1, rate: 1}, std)
+}
+
+// copier is the state of one cat or concat run.
+type copier struct {
+	sel      selection
+	w        *ocf.Writer
+	seen     int64 // records read, over all files
+	kept     int64 // records after the offset considered for the sample
+	taken    int64 // records written
+	copied   int64 // blocks copied as stored
+	recoded  int64 // blocks decompressed and compressed again
+	buf, raw []byte
+}
+
+// copyContainers copies the selected records of files to outPath with the
+// given codec ("" keeps the first file's).
+func copyContainers(name string, files []string, outPath string, codec protoavro.Compression, sel selection, std stdio) error {
+	if len(files) == 0 {
+		return usageErrorf("%s: give the container files to read (\"-\" for standard input)", name)
+	}
+	for _, f := range files {
+		// checkPaths tells whether the file is the output as "rejects".
+		if err := checkPaths(f, "", outPath); outPath != "-" && outPath != "" && err != nil {
+			return usageErrorf("%s: input %s is also the output", name, f)
+		}
+	}
+	if err := checkTerminal(outPath, std, "Avro"); err != nil {
+		return err
+	}
+	first, err := openContainer(files[0], std)
+	if err != nil {
+		return err
+	}
+	defer first.close()
+	if err := first.parseSchema(); err != nil {
+		return err
+	}
+	h := first.or.Header()
+	if codec == "" {
+		codec = h.Codec
+	}
+	out, err := createOutput(outPath, std)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	w, err := ocf.NewWriter(out, ocf.WriterOptions{Schema: h.Schema, Codec: codec, Metadata: userMetadata(h.Metadata)})
+	if err != nil {
+		return fmt.Errorf("%s: %w", first.in.name, err)
+	}
+	cp := &copier{sel: sel, w: w}
+	for i, path := range files {
+		c := first
+		if i > 0 {
+			if c, err = openContainer(path, std); err != nil {
+				return err
+			}
+			err = sameKind(first, c)
+			if err == nil {
+				err = c.parseSchema()
+			}
+		}
+		if err == nil {
+			err = cp.copyFile(c)
+		}
+		if i > 0 {
+			c.close()
+		}
+		if err != nil {
+			return err
+		}
+		if cp.done() {
+			break
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(std.err, "protoavro: wrote %s in %s (%s): %d copied as stored, %d compressed again\n",
+		plural(cp.taken, "record"), plural(w.Blocks(), "block"), codec, cp.copied, cp.recoded)
+	return nil
+}
+
+// userMetadata returns the metadata outside the avro.* keys.
+func userMetadata(meta map[string][]byte) map[string][]byte {
+	m := map[string][]byte{}
+	for k, v := range meta {
+		if !strings.HasPrefix(k, "avro.") {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// sameKind checks that c has the schema and metadata of first.
+func sameKind(first, c *container) error {
+	a, err := protoavro.ParseSchema(first.or.Header().Schema)
+	if err != nil {
+		return fmt.Errorf("%s: %w", first.in.name, err)
+	}
+	b, err := protoavro.ParseSchema(c.or.Header().Schema)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.in.name, err)
+	}
+	if a.Canonical() != b.Canonical() {
+		return fmt.Errorf("%s: its schema differs from the schema of %s (CRC-64-AVRO %016x, not %016x): files with different schemas cannot be concatenated",
+			c.in.name, first.in.name, b.Fingerprint(), a.Fingerprint())
+	}
+	ma, mb := userMetadata(first.or.Header().Metadata), userMetadata(c.or.Header().Metadata)
+	for _, k := range slices.Sorted(maps.Keys(ma)) {
+		if v, ok := mb[k]; !ok || !bytes.Equal(v, ma[k]) {
+			return fmt.Errorf("%s: metadata %q differs from that of %s", c.in.name, k, first.in.name)
+		}
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			return fmt.Errorf("%s: metadata %q is not in %s", c.in.name, k, first.in.name)
+		}
+	}
+	return nil
+}
+
+// done reports whether the limit is reached.
+func (cp *copier) done() bool { return cp.sel.limit >= 0 && cp.taken >= cp.sel.limit }
+
+// copyFile copies the selected records of c.
+func (cp *copier) copyFile(c *container) error {
+	sameCodec := c.or.Header().Codec == cp.w.Codec()
+	for !cp.done() {
+		b, err := c.or.NextRaw()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.in.name, err)
+		}
+		start := cp.seen
+		cp.seen += b.Count
+		if cp.seen <= cp.sel.offset {
+			continue // before the offset: not even decompressed
+		}
+		whole := cp.sel.rate == 1 && start >= cp.sel.offset && (cp.sel.limit < 0 || cp.taken+b.Count <= cp.sel.limit)
+		if whole && sameCodec {
+			if err := cp.w.WriteRawBlock(b.Count, b.Data); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+			cp.copied++
+			cp.taken += b.Count
+			cp.kept += b.Count
+			continue
+		}
+		if cp.raw, err = c.or.Decompress(cp.raw[:0], b); err != nil {
+			return fmt.Errorf("%s: %w", c.in.name, err)
+		}
+		count, data := b.Count, cp.raw
+		if !whole {
+			if count, data, err = cp.selectRecords(c, b, start); err != nil {
+				return err
+			}
+		}
+		cp.taken += count
+		if count == 0 {
+			continue
+		}
+		if err := cp.w.WriteBlock(count, data); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		cp.recoded++
+	}
+	return nil
+}
+
+// selectRecords returns the selected records of block b (decompressed in
+// cp.raw), whose first record has index start, and their count.
+func (cp *copier) selectRecords(c *container, b ocf.Block, start int64) (int64, []byte, error) {
+	cp.buf = cp.buf[:0]
+	var scratch []byte
+	data := cp.raw
+	var count int64
+	for i := range b.Count {
+		var n int
+		var err error
+		scratch, n, err = avrojson.AppendJSON(scratch[:0], c.schema, data)
+		if err != nil {
+			return 0, nil, c.recordError(b, i, len(cp.raw)-len(data), err)
+		}
+		rec := data[:n]
+		data = data[n:]
+		if start+i < cp.sel.offset {
+			continue
+		}
+		k := cp.kept
+		cp.kept++
+		if math.Floor(float64(k+1)*cp.sel.rate) <= math.Floor(float64(k)*cp.sel.rate) {
+			continue
+		}
+		cp.buf = append(cp.buf, rec...)
+		count++
+		if cp.sel.limit >= 0 && cp.taken+count >= cp.sel.limit {
+			break
+		}
+	}
+	return count, cp.buf, nil
+}

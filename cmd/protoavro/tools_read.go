@@ -1,0 +1,331 @@
+package main
+
+// The avro-tools commands that read any Avro container file, with or
+// without a protobuf type: tojson, getschema, getmeta, count.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/protoavro/protoavro/internal/avrojson"
+	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/protoavro/ocf"
+)
+
+// container is an open container file: its input, reader and parsed schema.
+type container struct {
+	in     *input
+	or     *ocf.Reader
+	schema *avroschema.Node // nil until parseSchema
+}
+
+// openContainer opens path ("-": standard input) and reads its header. A
+// file that cannot be opened is a [usageError]; a bad header is a data error
+// naming the file.
+func openContainer(path string, std stdio) (*container, error) {
+	in, err := openInput(path, "", std)
+	if err != nil {
+		return nil, err
+	}
+	or, err := ocf.NewReader(in.r, ocf.ReaderOptions{})
+	if err != nil {
+		in.close()
+		return nil, fmt.Errorf("%s: %w", in.name, err)
+	}
+	return &container{in: in, or: or}, nil
+}
+
+// parseSchema parses the writer schema of the file.
+func (c *container) parseSchema() error {
+	s, err := avroschema.Parse(c.or.Header().Schema)
+	if err != nil {
+		return fmt.Errorf("%s: avro.schema: %w", c.in.name, err)
+	}
+	c.schema = s
+	return nil
+}
+
+func (c *container) close() { c.in.close() }
+
+// recordError is a bad record of a container file: where it is and why.
+func (c *container) recordError(b ocf.Block, i int64, off int, err error) error {
+	return fmt.Errorf("%s: record %d (block %d at byte %d, byte %d of its data): %w",
+		c.in.name, c.or.Records()-b.Count+i, b.Index, b.Offset, off, err)
+}
+
+// eachRecord calls fn with the encoding of every record of the file, block
+// by block, and the block it is in. Records are delimited by decoding them
+// against the schema, so a malformed record is an error.
+func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
+	var scratch []byte
+	for {
+		b, err := c.or.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.in.name, err)
+		}
+		data := b.Data
+		for i := range b.Count {
+			var n int
+			scratch, n, err = avrojson.AppendJSON(scratch[:0], c.schema, data)
+			if err != nil {
+				return c.recordError(b, i, len(b.Data)-len(data), err)
+			}
+			if err := fn(b, data[:n]); err != nil {
+				return err
+			}
+			data = data[n:]
+		}
+		if len(data) != 0 {
+			return fmt.Errorf("%s: block %d at byte %d: %d bytes after its %d records", c.in.name, b.Index, b.Offset, len(data), b.Count)
+		}
+	}
+}
+
+// tojsonCommand is "protoavro tojson".
+var tojsonCommand = &command{
+	name:    "tojson",
+	summary: "print the records of any Avro container file as JSON (avro-tools tojson)",
+	usage:   tojsonUsage,
+	run:     runToJSON,
+}
+
+const tojsonUsage = `Usage: protoavro tojson [--pretty] FILE.avro...
+
+Print the records of Avro Object Container Files on standard output, one
+JSON value per line, in the JSON encoding of the Avro specification, as
+Apache Avro's avro-tools tojson writes it: a union value other than null is
+an object whose one key names the branch ({"string": "x"}, {"acme.Order":
+{...}}), bytes and fixed values are strings whose code points 0-255 are the
+byte values, NaN and infinities are the strings "NaN", "Infinity" and
+"-Infinity". Logical types are printed as their underlying values. The
+files need not be written by protoavro; no message type is needed. "-"
+reads standard input.
+
+Flags:
+  --pretty               Indent each record over several lines.
+  -h, --help             Print this help.
+
+Exit status is 0 on success, 1 for a damaged file or a record that does not
+match the file's schema (the error names the record and byte offset), and 2
+for a bad command line or a file that cannot be opened.
+`
+
+func runToJSON(args []string, std stdio) error {
+	fs := newFlagSet("tojson")
+	pretty := fs.Bool("pretty", false, "indent records")
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usageErrorf("tojson: give the container files to read (\"-\" for standard input)")
+	}
+	out, err := createOutput("-", std)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	var line []byte
+	var ind bytes.Buffer
+	for _, path := range files {
+		c, err := openContainer(path, std)
+		if err != nil {
+			return err
+		}
+		err = c.parseSchema()
+		if err == nil {
+			err = c.eachRecord(func(_ ocf.Block, rec []byte) error {
+				line, _, _ = avrojson.AppendJSON(line[:0], c.schema, rec)
+				if *pretty {
+					ind.Reset()
+					_ = json.Indent(&ind, line, "", "  ")
+					line = append(line[:0], ind.Bytes()...)
+				}
+				line = append(line, '\n')
+				_, err := out.Write(line)
+				return err
+			})
+		}
+		c.close()
+		if err != nil {
+			_ = out.commit() // what was read stays printed
+			return err
+		}
+	}
+	return out.commit()
+}
+
+// getschemaCommand is "protoavro getschema".
+var getschemaCommand = &command{
+	name:    "getschema",
+	summary: "print the schema of any Avro container file (avro-tools getschema)",
+	usage:   getschemaUsage,
+	run:     runGetSchema,
+}
+
+const getschemaUsage = `Usage: protoavro getschema FILE.avro
+
+Print the writer schema of an Avro Object Container File (its avro.schema
+metadata) as indented JSON. "-" reads standard input.
+
+Flags:
+  -h, --help             Print this help.
+
+Exit status is 0 on success, 1 for a damaged file, and 2 for a bad command
+line or a file that cannot be opened.
+`
+
+func runGetSchema(args []string, std stdio) error {
+	c, err := openOne("getschema", args, nil, std)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	var b bytes.Buffer
+	if err := json.Indent(&b, c.or.Header().Schema, "", "  "); err != nil {
+		return fmt.Errorf("%s: avro.schema is not JSON: %w", c.in.name, err)
+	}
+	b.WriteByte('\n')
+	_, err = std.out.Write(b.Bytes())
+	return err
+}
+
+// openOne parses the flags of a command that reads one container file and
+// opens it. register, if not nil, defines the command's flags.
+func openOne(name string, args []string, register func(*flag.FlagSet), std stdio) (*container, error) {
+	fs := newFlagSet(name)
+	if register != nil {
+		register(fs)
+	}
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) != 1 {
+		return nil, usageErrorf("%s takes one file, got %d (run \"protoavro %s -h\" for usage)", name, len(files), name)
+	}
+	return openContainer(files[0], std)
+}
+
+// getmetaCommand is "protoavro getmeta".
+var getmetaCommand = &command{
+	name:    "getmeta",
+	summary: "print the metadata of any Avro container file (avro-tools getmeta)",
+	usage:   getmetaUsage,
+	run:     runGetMeta,
+}
+
+const getmetaUsage = `Usage: protoavro getmeta [--key KEY] FILE.avro
+
+Print the metadata of an Avro Object Container File, one "KEY<TAB>VALUE"
+line per key in key order, as avro-tools getmeta does. Values that are not
+printable text (protoavro.descriptors) are shown as their size in bytes.
+With --key, print only that key's value, as its raw bytes. "-" reads
+standard input.
+
+Flags:
+  --key KEY              Print the raw value of one metadata key.
+  -h, --help             Print this help.
+
+Exit status is 0 on success, 1 for a damaged file or a missing --key, and 2
+for a bad command line or a file that cannot be opened.
+`
+
+func runGetMeta(args []string, std stdio) error {
+	var key *string
+	c, err := openOne("getmeta", args, func(fs *flag.FlagSet) { key = fs.String("key", "", "metadata key") }, std)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	meta := c.or.Header().Metadata
+	if *key != "" {
+		v, ok := meta[*key]
+		if !ok {
+			return fmt.Errorf("%s: no metadata key %q (it has %q)", c.in.name, *key, slices.Sorted(maps.Keys(meta)))
+		}
+		_, err := std.out.Write(v)
+		return err
+	}
+	var b bytes.Buffer
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		v := meta[k]
+		if showable(v) || (k == ocf.MetaSchema && len(v) > 0) {
+			fmt.Fprintf(&b, "%s\t%s\n", k, v)
+		} else {
+			fmt.Fprintf(&b, "%s\t(%d bytes, binary)\n", k, len(v))
+		}
+	}
+	_, err = std.out.Write(b.Bytes())
+	return err
+}
+
+// countCommand is "protoavro count".
+var countCommand = &command{
+	name:    "count",
+	summary: "count the records of Avro container files from their block headers (avro-tools count)",
+	usage:   countUsage,
+	run:     runCount,
+}
+
+const countUsage = `Usage: protoavro count FILE.avro...
+
+Print the number of records of Avro Object Container Files, summed from the
+block headers without decompressing or decoding the records (the block
+sizes and sync markers are checked). With several files, print one
+"COUNT<TAB>FILE" line per file and a "COUNT<TAB>total" line. "-" reads
+standard input.
+
+Flags:
+  -h, --help             Print this help.
+
+Exit status is 0 on success, 1 for a damaged file (the count up to the
+damage is printed), and 2 for a bad command line or a file that cannot be
+opened.
+`
+
+func runCount(args []string, std stdio) error {
+	fs := newFlagSet("count")
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usageErrorf("count: give the container files to count (\"-\" for standard input)")
+	}
+	var total int64
+	for _, path := range files {
+		c, err := openContainer(path, std)
+		if err != nil {
+			return err
+		}
+		for err == nil {
+			_, err = c.or.NextRaw()
+		}
+		c.close()
+		n := c.or.Records()
+		total += n
+		if len(files) == 1 {
+			fmt.Fprintln(std.out, n)
+		} else {
+			fmt.Fprintf(std.out, "%d\t%s\n", n, c.in.name)
+		}
+		if !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s: %w (%s before it)", c.in.name, err, plural(n, "record"))
+		}
+	}
+	if len(files) > 1 {
+		fmt.Fprintf(std.out, "%s\ttotal\n", strconv.FormatInt(total, 10))
+	}
+	return nil
+}

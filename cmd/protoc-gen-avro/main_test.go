@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/pluginpb"
+
+	"github.com/protoavro/protoavro/protoavro"
+)
+
+const (
+	protoDir  = "../../testdata/proto"
+	goldenDir = "../../protoavro/testdata/golden"
+)
+
+// protocFiles are the test protos protoc (3.21, Debian's) compiles; it
+// predates editions, which TestEditions covers in-process.
+var protocFiles = []string{"avro2147.proto", "kitchen/kitchen.proto", "legacy/legacy.proto"}
+
+// protocPackages are the packages of protocFiles, to select their golden files.
+var protocPackages = []string{"protoavro.avro2147.", "protoavro.test.kitchen.", "protoavro.test.legacy."}
+
+// protoc returns the protoc executable, skipping the test without it
+// unless PROTOAVRO_INTEROP=require.
+func protoc(t *testing.T) string {
+	t.Helper()
+	exe, err := exec.LookPath("protoc")
+	if err == nil {
+		return exe
+	}
+	const reason = "protoc not installed: apt-get install protobuf-compiler libprotobuf-dev"
+	if os.Getenv("PROTOAVRO_INTEROP") == "require" {
+		t.Fatal(reason + " (PROTOAVRO_INTEROP=require)")
+	}
+	t.Skip(reason)
+	return ""
+}
+
+// buildPlugin builds protoc-gen-avro into a temporary directory.
+func buildPlugin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "protoc-gen-avro")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runProtoc runs protoc with the plugin over protocFiles with the
+// parameter and returns the output directory.
+func runProtoc(t *testing.T, exe, plugin, param string) string {
+	t.Helper()
+	out := t.TempDir()
+	args := []string{"-I", protoDir, "--plugin=protoc-gen-avro=" + plugin, "--avro_out=" + out}
+	if param != "" {
+		args = append(args, "--avro_opt="+param)
+	}
+	cmd := exec.Command(exe, append(args, protocFiles...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("protoc %s: %v\n%s", param, err, b)
+	}
+	return out
+}
+
+// goldenFiles returns the golden files of variant dir for protocFiles.
+func goldenFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(goldenDir, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		for _, p := range protocPackages {
+			if strings.HasPrefix(e.Name(), p) {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	return names
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestProtocGolden runs the plugin through protoc and compares its files
+// with the golden ones, byte for byte: every message in both profiles, and
+// the variants of the other mapping options.
+func TestProtocGolden(t *testing.T) {
+	exe := protoc(t)
+	plugin := buildPlugin(t)
+	for _, c := range []struct{ param, golden string }{
+		{"docs=false", "default"},
+		{"profile=java", "java"},
+		{"docs=false,timestamps=millis", "timestamp-millis"},
+		{"docs=false,timestamps=nanos", "timestamp-nanos"},
+		{"docs=false,uint64=decimal", "uint64-decimal"},
+		{"docs=false,mapkeys=entries", "map-entries"},
+	} {
+		out := runProtoc(t, exe, plugin, c.param)
+		golden := goldenFiles(t, c.golden)
+		got := listDir(t, out)
+		if c.golden == "default" || c.golden == "java" {
+			if !slices.Equal(got, golden) {
+				t.Errorf("%s: files %q, want %q", c.param, got, golden)
+			}
+		}
+		for _, name := range golden {
+			want, _ := os.ReadFile(filepath.Join(goldenDir, c.golden, name))
+			have, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil || !bytes.Equal(have, want) {
+				t.Errorf("%s: %s differs from the golden file (%v)", c.param, name, err)
+			}
+		}
+		t.Logf("%s: %d files equal to %s/", c.param, len(golden), c.golden)
+	}
+}
+
+// TestProtocDocs checks the default output: the golden schemas with the
+// leading comments of the protos as doc attributes.
+func TestProtocDocs(t *testing.T) {
+	exe := protoc(t)
+	out := runProtoc(t, exe, buildPlugin(t), "")
+	docs := 0
+	for _, name := range goldenFiles(t, "default") {
+		want, _ := os.ReadFile(filepath.Join(goldenDir, "default", name))
+		have, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs += strings.Count(string(have), `"doc": `)
+		a, errA := protoavro.ParseSchema(have)
+		b, errB := protoavro.ParseSchema(want)
+		if errA != nil || errB != nil || a.Canonical() != b.Canonical() {
+			t.Errorf("%s: canonical form differs from the golden file (%v, %v)", name, errA, errB)
+		}
+		if got, want := stripDocs(t, have), stripDocs(t, want); got != want {
+			t.Errorf("%s differs from the golden file in more than its docs", name)
+		}
+	}
+	if docs < 50 {
+		t.Errorf("%d doc attributes; the test protos' comments should give more", docs)
+	}
+}
+
+// stripDocs returns schema JSON without its "doc" attributes, compact.
+func stripDocs(t *testing.T, text []byte) string {
+	t.Helper()
+	var v any
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "doc")
+			for _, c := range x {
+				strip(c)
+			}
+		case []any:
+			for _, c := range x {
+				strip(c)
+			}
+		}
+	}
+	strip(v)
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// request builds the CodeGeneratorRequest protoc would send for files,
+// with protocompile.
+func request(t *testing.T, param string, files ...string) *pluginpb.CodeGeneratorRequest {
+	t.Helper()
+	c := protocompile.Compiler{
+		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{protoDir}}),
+		SourceInfoMode: protocompile.SourceInfoStandard,
+	}
+	compiled, err := c.Compile(context.Background(), files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: files, Parameter: proto.String(param)}
+	seen := map[string]bool{}
+	var add func(fd protoreflect.FileDescriptor)
+	add = func(fd protoreflect.FileDescriptor) { // imports first, as protoc sends them
+		if seen[fd.Path()] {
+			return
+		}
+		seen[fd.Path()] = true
+		imports := fd.Imports()
+		for i := range imports.Len() {
+			add(imports.Get(i).FileDescriptor)
+		}
+		req.ProtoFile = append(req.ProtoFile, protodesc.ToFileDescriptorProto(fd))
+	}
+	for _, f := range compiled {
+		add(f)
+	}
+	return req
+}
+
+// TestEditions runs the plugin in-process on the editions test proto,
+// which Debian's protoc cannot compile.
+func TestEditions(t *testing.T) {
+	for _, c := range []struct{ param, golden string }{{"docs=false", "default"}, {"profile=java", "java"}} {
+		resp := generate(request(t, c.param, "editions/editions.proto"))
+		if resp.Error != nil {
+			t.Fatal(*resp.Error)
+		}
+		if len(resp.File) != 8 {
+			t.Errorf("%d files", len(resp.File))
+		}
+		for _, f := range resp.File {
+			want, err := os.ReadFile(filepath.Join(goldenDir, c.golden, f.GetName()))
+			if err != nil || f.GetContent() != string(want) {
+				t.Errorf("%s: %s differs from the golden file (%v)", c.param, f.GetName(), err)
+			}
+		}
+	}
+}
+
+// TestRunErrors checks errors in the response and on the streams.
+func TestRunErrors(t *testing.T) {
+	for _, c := range []struct{ param, want string }{
+		{"bogus=1", `unknown option "bogus=1"`},
+		{"profile=scala", `unknown profile "scala"`},
+		{"docs=maybe", "docs=maybe: want true or false"},
+	} {
+		resp := generate(request(t, c.param, "avro2147.proto"))
+		if resp.Error == nil || !strings.Contains(*resp.Error, c.want) || len(resp.File) != 0 {
+			t.Errorf("%s: error %v, want %q", c.param, resp.Error, c.want)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(strings.NewReader("\xff\xff"), &out); err == nil || !strings.Contains(err.Error(), "read request") {
+		t.Errorf("garbage request: %v", err)
+	}
+	// A well-formed request through run.
+	in, _ := proto.Marshal(request(t, "", "avro2147.proto"))
+	if err := run(bytes.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	var resp pluginpb.CodeGeneratorResponse
+	if err := proto.Unmarshal(out.Bytes(), &resp); err != nil || len(resp.File) != 2 || resp.GetSupportedFeatures()&uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL) == 0 {
+		t.Errorf("response: %v, %d files", err, len(resp.File))
+	}
+}

@@ -1,0 +1,154 @@
+// Package avrojson converts Avro binary datums of any schema to and from the
+// JSON encoding of the Avro specification, as Apache Avro Java's avro-tools
+// tojson and fromjson write and read it: records as objects, unions other
+// than null as an object whose one key is the branch's type name (the full
+// name of a named type), bytes and fixed values as strings whose code points
+// 0-255 are the byte values, enums as their symbols, NaN and infinities of
+// float and double as the strings "NaN", "Infinity" and "-Infinity".
+//
+// It walks a schema parsed by internal/avroschema and needs no generated code
+// or message type. Both directions are bounded: nesting depth, and the number
+// of zero-size array and map items a datum may claim, are limited, and no
+// allocation is sized by a length read from the input before the bytes it
+// claims are known to be there.
+package avrojson
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/protoavro/protoavro/internal/avroschema"
+)
+
+// Limits bound the datums AppendJSON and AppendBinary accept. A zero field
+// takes its default.
+type Limits struct {
+	// MaxDepth bounds the nesting of records, arrays, maps and unions
+	// (default 1000, the depth protoavro's codecs allow).
+	MaxDepth int
+	// MaxEmptyItems bounds the array and map items of one datum whose
+	// encoding may take no bytes (nulls, empty records), which the input
+	// size alone cannot bound (default 1<<20, as protoavro's codecs).
+	MaxEmptyItems int64
+}
+
+// Defaults of [Limits].
+const (
+	DefaultMaxDepth      = 1000
+	DefaultMaxEmptyItems = 1 << 20
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxEmptyItems <= 0 {
+		l.MaxEmptyItems = DefaultMaxEmptyItems
+	}
+	return l
+}
+
+// Error classes; an *[Error] wraps one of them.
+var (
+	// ErrTruncated reports a binary datum that ends early.
+	ErrTruncated = errors.New("truncated datum")
+	// ErrMalformed reports binary data that is not a datum of the schema: a
+	// bad varint, an int out of range, a negative length, a union branch or
+	// enum index out of range, a boolean byte other than 0 or 1.
+	ErrMalformed = errors.New("malformed datum")
+	// ErrJSON reports a JSON value that does not match the schema.
+	ErrJSON = errors.New("JSON value does not match the schema")
+	// ErrLimit reports a datum beyond a limit of [Limits].
+	ErrLimit = errors.New("over the limit")
+)
+
+// Error is an error at a place in a datum.
+type Error struct {
+	// Path is where in the datum the error is, as field names, [index] for
+	// array items, [key] for map values and <branch> for union branches,
+	// such as "order.items[3].price"; empty for the datum itself.
+	Path string
+	// Offset is the byte offset in the binary datum (for AppendJSON), or -1.
+	Offset int
+	// Err wraps one of the error classes.
+	Err error
+}
+
+// Error returns "PATH at byte N: MESSAGE".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path)
+	} else {
+		b.WriteString("datum")
+	}
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, " at byte %d", e.Offset)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// within prefixes the path of err (an *Error) with seg.
+func within(err error, seg string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		switch {
+		case e.Path == "":
+			e.Path = seg
+		case strings.HasPrefix(e.Path, "["), strings.HasPrefix(e.Path, "<"):
+			e.Path = seg + e.Path
+		default:
+			e.Path = seg + "." + e.Path
+		}
+	}
+	return err
+}
+
+func errAt(class error, off int, format string, args ...any) error {
+	return &Error{Offset: off, Err: fmt.Errorf("%w: %s", class, fmt.Sprintf(format, args...))}
+}
+
+// BranchName returns the name that tags a union branch of type n in JSON:
+// the full name of a named type, else the type's name ("int", "array").
+func BranchName(n *avroschema.Node) string {
+	d := n.Deref()
+	if d.Type.Named() {
+		return d.Name
+	}
+	return d.Type.String()
+}
+
+// minSize returns the fewest bytes a datum of n takes; depth bounds the
+// walk through recursive records.
+func minSize(n *avroschema.Node, depth int) int {
+	n = n.Deref()
+	switch n.Type {
+	case avroschema.Null:
+		return 0
+	case avroschema.Float:
+		return 4
+	case avroschema.Double:
+		return 8
+	case avroschema.Fixed:
+		return n.Size
+	case avroschema.Record:
+		if depth > 32 {
+			return 0
+		}
+		s := 0
+		for i := range n.Fields {
+			s += minSize(n.Fields[i].Type, depth+1)
+			if s > 1<<20 {
+				return s
+			}
+		}
+		return s
+	}
+	return 1 // every other type starts with at least one byte
+}

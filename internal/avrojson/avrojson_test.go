@@ -1,0 +1,201 @@
+package avrojson
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/protoavro/protoavro/internal/avroschema"
+	twmb "github.com/twmb/avro"
+)
+
+// allTypes is a schema with every Avro type, a recursive record, named
+// types in unions, and defaults.
+const allTypes = `{"type":"record","name":"ns.All","fields":[
+ {"name":"n","type":"null"},
+ {"name":"b","type":"boolean"},
+ {"name":"i","type":"int"},
+ {"name":"l","type":"long"},
+ {"name":"f","type":"float"},
+ {"name":"d","type":"double"},
+ {"name":"s","type":"string"},
+ {"name":"by","type":"bytes"},
+ {"name":"fx","type":{"type":"fixed","name":"F4","size":4}},
+ {"name":"e","type":{"type":"enum","name":"Color","symbols":["RED","GREEN"]}},
+ {"name":"a","type":{"type":"array","items":"long"}},
+ {"name":"m","type":{"type":"map","values":["null","string"]}},
+ {"name":"u","type":["null","int","string","F4","Color",{"type":"array","items":"int"},"All"]},
+ {"name":"dflt","type":["int","null"],"default":7},
+ {"name":"rec","type":{"type":"record","name":"Sub","fields":[{"name":"x","type":"int","default":3}]},"default":{}}
+]}`
+
+func mustParse(t testing.TB, text string) *avroschema.Node {
+	t.Helper()
+	n, err := avroschema.Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// goodDatums are JSON values of allTypes, in the form AppendJSON writes.
+var goodDatums = []string{
+	`{"n":null,"b":true,"i":-1,"l":9223372036854775807,"f":1.5,"d":-0.1,"s":"h\u00e9\"\\\n\u0001","by":"\u0000\u00ff\u0080A","fx":"abcd","e":"GREEN","a":[1,-2,3],"m":{"k":{"string":"v"},"z":null},"u":null,"dflt":{"int":7},"rec":{"x":3}}`,
+	`{"n":null,"b":false,"i":2147483647,"l":-9223372036854775808,"f":"NaN","d":"-Infinity","s":"","by":"","fx":"\u00ff\u00fe\u0000\u0001","e":"RED","a":[],"m":{},"u":{"ns.All":{"n":null,"b":false,"i":0,"l":0,"f":0,"d":1e+300,"s":"x","by":"","fx":"0000","e":"RED","a":[],"m":{},"u":{"ns.F4":"wxyz"},"dflt":null,"rec":{"x":0}}},"dflt":null,"rec":{"x":-5}}`,
+	`{"n":null,"b":false,"i":0,"l":0,"f":3.4028235e+38,"d":5e-324,"s":"日本","by":"b","fx":"abcd","e":"RED","a":[0],"m":{"":{"string":""}},"u":{"array":[1,2]},"dflt":null,"rec":{"x":1}}`,
+	`{"n":null,"b":false,"i":0,"l":0,"f":"Infinity","d":0.000001,"s":"s","by":"b","fx":"abcd","e":"RED","a":[],"m":{},"u":{"ns.Color":"GREEN"},"dflt":null,"rec":{"x":1}}`,
+}
+
+// rawText writes the escapes of goodDatums as AppendJSON does: characters
+// from U+0080 on as they are.
+var rawText = strings.NewReplacer(`\u00e9`, "\u00e9", `\u00ff`, "\u00ff", `\u0080`, "\u0080", `\u00fe`, "\u00fe")
+
+func TestRoundTrip(t *testing.T) {
+	s := mustParse(t, allTypes)
+	indep, err := twmb.Parse(allTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range goodDatums {
+		bin, err := AppendBinary(nil, s, []byte(text))
+		if err != nil {
+			t.Fatalf("AppendBinary(%s): %v", text, err)
+		}
+		// The binary is a datum of the schema for an independent decoder.
+		var v any
+		if rest, err := indep.Decode(bin, &v); err != nil || len(rest) != 0 {
+			t.Fatalf("twmb/avro decodes %x: %v, %d bytes left", bin, err, len(rest))
+		}
+		got, n, err := AppendJSON(nil, s, append(bin, 0xee))
+		if err != nil {
+			t.Fatalf("AppendJSON(%x): %v", bin, err)
+		}
+		if n != len(bin) {
+			t.Errorf("consumed %d bytes, want %d", n, len(bin))
+		}
+		if want := rawText.Replace(text); string(got) != want {
+			t.Errorf("round trip:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	s := mustParse(t, allTypes)
+	in := `{"n":null,"b":true,"i":1,"l":2,"f":1,"d":2,"s":"","by":"","fx":"abcd","e":"RED","a":[],"m":{},"u":null}`
+	bin, err := AppendBinary(nil, s, []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := AppendJSON(nil, s, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"dflt":{"int":7},"rec":{"x":3}}`; !strings.HasSuffix(string(got), want) {
+		t.Errorf("defaults: got %s, want suffix %s", got, want)
+	}
+}
+
+func TestJSONErrors(t *testing.T) {
+	s := mustParse(t, allTypes)
+	base := `"n":null,"b":true,"i":1,"l":2,"f":1,"d":2,"s":"","by":"","fx":"abcd","e":"RED","a":[],"m":{}`
+	for _, c := range []struct{ in, want string }{
+		{`{` + base + `,"u":5}`, "u: "},
+		{`{` + base + `,"u":{"long":5}}`, `no branch "long"`},
+		{`{` + base + `,"u":{"int":1.5}}`, "u<int>: "},
+		{`{` + base + `,"u":{"array":[1,"x"]}}`, "u<array>[1]: "},
+		{`{` + base + `,"u":null,"zz":1}`, `no field "zz"`},
+		{`{"n":null}`, "b: "},
+		{strings.Replace(`{`+base+`,"u":null}`, `"fx":"abcd"`, `"fx":"abc"`, 1), "fixed ns.F4 has 4 bytes, got 3"},
+		{strings.Replace(`{`+base+`,"u":null}`, `"by":""`, `"by":"Ā"`, 1), "code points 0-255"},
+		{strings.Replace(`{`+base+`,"u":null}`, `"e":"RED"`, `"e":"BLUE"`, 1), "not a symbol"},
+		{strings.Replace(`{`+base+`,"u":null}`, `"i":1`, `"i":2147483648`, 1), "not a 32-bit integer"},
+		{strings.Replace(`{`+base+`,"u":null}`, `"f":1`, `"f":"1"`, 1), "want a number"},
+		{`{` + base + `,"u":null} {}`, "data after"},
+		{`{`, "JSON value"},
+	} {
+		_, err := AppendBinary(nil, s, []byte(c.in))
+		if err == nil || !errors.Is(err, ErrJSON) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("AppendBinary(%s) = %v, want ErrJSON with %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestBinaryErrors(t *testing.T) {
+	for _, c := range []struct {
+		schema, hex string
+		class       error
+		want        string
+	}{
+		{`"int"`, "", ErrTruncated, "datum at byte 0"},
+		{`"int"`, "8080808010", ErrMalformed, "out of 32-bit range"},
+		{`"long"`, "ffffffffffffffffff7f", ErrMalformed, "overflows"},
+		{`"boolean"`, "02", ErrMalformed, "boolean byte"},
+		{`"string"`, "03", ErrMalformed, "negative length"},
+		{`"string"`, "0a41", ErrTruncated, "length 5 exceeds"},
+		{`{"type":"array","items":"long"}`, "feffffff0f", ErrTruncated, "items exceeds"},
+		{`{"type":"array","items":"null"}`, "feffffff0f", ErrLimit, "zero-size items"},
+		{`{"type":"array","items":"string"}`, "0600000a", ErrTruncated, "[2] at byte 3"},
+		{`{"type":"array","items":"int"}`, "040204", ErrTruncated, "datum at byte 3"},
+		{`{"type":"map","values":"int"}`, "020261", ErrTruncated, `["a"] at byte 3`},
+		{`["null","int"]`, "04", ErrMalformed, "branch 2 out of range"},
+		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", ErrMalformed, "index 1 out of range"},
+		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), ErrLimit, "levels deep"},
+	} {
+		s := mustParse(t, c.schema)
+		data, _ := hex.DecodeString(c.hex)
+		_, _, err := AppendJSON(nil, s, data)
+		if !errors.Is(err, c.class) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: got %v, want %v with %q", c.schema, c.hex, err, c.class, c.want)
+		}
+	}
+}
+
+func TestNegativeBlockCount(t *testing.T) {
+	s := mustParse(t, `{"type":"array","items":"int"}`)
+	// A block of -2 items with its byte size (2), then the end.
+	got, n, err := AppendJSON(nil, s, []byte{0x03, 0x04, 0x02, 0x04, 0x00})
+	if err != nil || string(got) != "[1,2]" || n != 5 {
+		t.Errorf("got %s, %d, %v", got, n, err)
+	}
+}
+
+// FuzzAppendJSON decodes arbitrary bytes with arbitrary schemas. A datum it
+// accepts must convert back to binary and decode to the same JSON.
+func FuzzAppendJSON(f *testing.F) {
+	s := mustParse(f, allTypes)
+	for _, text := range goodDatums {
+		bin, err := AppendBinary(nil, s, []byte(text))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(allTypes, bin)
+		f.Add(allTypes, bin[:len(bin)/2])
+	}
+	f.Add(`{"type":"array","items":"null"}`, []byte{0xfe, 0xff, 0xff, 0xff, 0x0f})
+	f.Add(`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, bytes.Repeat([]byte{2}, 1100))
+	f.Add(`{"type":"map","values":{"type":"fixed","name":"F","size":0}}`, []byte{0x7f, 0, 0})
+	f.Fuzz(func(t *testing.T, schema string, data []byte) {
+		s, err := avroschema.Parse([]byte(schema))
+		if err != nil {
+			return
+		}
+		js, _, err := AppendJSON(nil, s, data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error is not an *Error: %v", err)
+			}
+			return
+		}
+		bin, err := AppendBinary(nil, s, js)
+		if err != nil {
+			t.Fatalf("AppendBinary of AppendJSON's output %s: %v", js, err)
+		}
+		again, n, err := AppendJSON(nil, s, bin)
+		if err != nil || n != len(bin) || !bytes.Equal(again, js) {
+			t.Fatalf("second round trip: %s (%d of %d bytes, %v), want %s", again, n, len(bin), err, js)
+		}
+	})
+}

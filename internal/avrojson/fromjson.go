@@ -1,0 +1,301 @@
+package avrojson
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/protoavro/protoavro/internal/avroschema"
+)
+
+// AppendBinary parses text, one JSON value in the specification's JSON
+// encoding of schema s, and appends the datum's binary encoding to dst. A
+// record field missing from the JSON takes its default; a field without a
+// default must be present. On error it returns dst unchanged and an
+// *[Error] naming the path of the offending value.
+func (l Limits) AppendBinary(dst []byte, s *avroschema.Node, text []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return dst, &Error{Offset: -1, Err: errors.Join(ErrJSON, err)}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return dst, &Error{Offset: -1, Err: errors.Join(ErrJSON, errors.New("data after the JSON value"))}
+	}
+	e := encoder{lim: l.withDefaults()}
+	out, err := e.value(dst, s, v, false, 0)
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
+}
+
+// AppendBinary is [Limits.AppendBinary] with the default limits.
+func AppendBinary(dst []byte, s *avroschema.Node, text []byte) ([]byte, error) {
+	return Limits{}.AppendBinary(dst, s, text)
+}
+
+type encoder struct {
+	lim Limits
+}
+
+func jsonErr(format string, args ...any) error {
+	return errAt(ErrJSON, -1, format, args...)
+}
+
+// kind names the JSON type of v for error messages.
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "?"
+}
+
+// value encodes v as a datum of s. isDefault says that v is a field
+// default, where a union's value is that of its first branch, untagged.
+func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
+	s = s.Deref()
+	if depth >= e.lim.MaxDepth {
+		return dst, errAt(ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
+	}
+	want := func() error { return jsonErr("want %s, got %s", s.Type, kind(v)) }
+	switch s.Type {
+	case avroschema.Null:
+		if v != nil {
+			return dst, want()
+		}
+		return dst, nil
+	case avroschema.Boolean:
+		b, ok := v.(bool)
+		if !ok {
+			return dst, want()
+		}
+		if b {
+			return append(dst, 1), nil
+		}
+		return append(dst, 0), nil
+	case avroschema.Int, avroschema.Long:
+		n, ok := v.(json.Number)
+		if !ok {
+			return dst, want()
+		}
+		bits := 64
+		if s.Type == avroschema.Int {
+			bits = 32
+		}
+		i, err := strconv.ParseInt(string(n), 10, bits)
+		if err != nil {
+			return dst, jsonErr("%s is not a %d-bit integer", n, bits)
+		}
+		return binary.AppendVarint(dst, i), nil
+	case avroschema.Float, avroschema.Double:
+		f, err := number(v)
+		if err != nil {
+			return dst, err
+		}
+		if s.Type == avroschema.Float {
+			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(f))), nil
+		}
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(f)), nil
+	case avroschema.String:
+		str, ok := v.(string)
+		if !ok {
+			return dst, want()
+		}
+		dst = binary.AppendVarint(dst, int64(len(str)))
+		return append(dst, str...), nil
+	case avroschema.Bytes, avroschema.Fixed:
+		str, ok := v.(string)
+		if !ok {
+			return dst, want()
+		}
+		n := utf8.RuneCountInString(str)
+		if s.Type == avroschema.Fixed {
+			if n != s.Size {
+				return dst, jsonErr("fixed %s has %d bytes, got %d", s.Name, s.Size, n)
+			}
+		} else {
+			dst = binary.AppendVarint(dst, int64(n))
+		}
+		for _, r := range str {
+			if r > 255 {
+				return dst, jsonErr("bytes are code points 0-255, got U+%04X", r)
+			}
+			dst = append(dst, byte(r))
+		}
+		return dst, nil
+	case avroschema.Enum:
+		str, ok := v.(string)
+		if !ok {
+			return dst, want()
+		}
+		i := slices.Index(s.Symbols, str)
+		if i < 0 {
+			return dst, jsonErr("%q is not a symbol of enum %s", str, s.Name)
+		}
+		return binary.AppendVarint(dst, int64(i)), nil
+	case avroschema.Union:
+		return e.union(dst, s, v, isDefault, depth)
+	case avroschema.Record:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return dst, want()
+		}
+		for k := range obj {
+			if !slices.ContainsFunc(s.Fields, func(f avroschema.Field) bool { return f.Name == k }) {
+				return dst, jsonErr("record %s has no field %q", s.Name, k)
+			}
+		}
+		for i := range s.Fields {
+			f := &s.Fields[i]
+			fv, present := obj[f.Name]
+			def := isDefault
+			if !present {
+				if f.Default == nil {
+					return dst, within(jsonErr("missing, and the field has no default"), f.Name)
+				}
+				var err error
+				if fv, err = parseDefault(f.Default); err != nil {
+					return dst, within(err, f.Name)
+				}
+				def = true
+			}
+			var err error
+			if dst, err = e.value(dst, f.Type, fv, def, depth+1); err != nil {
+				return dst, within(err, f.Name)
+			}
+		}
+		return dst, nil
+	case avroschema.Array:
+		arr, ok := v.([]any)
+		if !ok {
+			return dst, want()
+		}
+		if len(arr) > 0 {
+			dst = binary.AppendVarint(dst, int64(len(arr)))
+			for i, item := range arr {
+				var err error
+				if dst, err = e.value(dst, s.Items, item, isDefault, depth+1); err != nil {
+					return dst, within(err, "["+strconv.Itoa(i)+"]")
+				}
+			}
+		}
+		return append(dst, 0), nil
+	case avroschema.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return dst, want()
+		}
+		if len(obj) > 0 {
+			dst = binary.AppendVarint(dst, int64(len(obj)))
+			for _, k := range sortedKeys(obj) {
+				dst = binary.AppendVarint(dst, int64(len(k)))
+				dst = append(dst, k...)
+				var err error
+				if dst, err = e.value(dst, s.Values, obj[k], isDefault, depth+1); err != nil {
+					return dst, within(err, "["+strconv.Quote(k)+"]")
+				}
+			}
+		}
+		return append(dst, 0), nil
+	}
+	return dst, jsonErr("schema type %v", s.Type)
+}
+
+// union encodes v as a union value: null for a null branch, else an object
+// with one key naming the branch. A default is the first branch's value.
+func (e *encoder) union(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
+	if len(s.Branches) == 0 {
+		return dst, jsonErr("empty union")
+	}
+	if isDefault {
+		dst = append(dst, 0)
+		return e.value(dst, s.Branches[0], v, true, depth+1)
+	}
+	if v == nil {
+		for i, b := range s.Branches {
+			if b.Deref().Type == avroschema.Null {
+				return binary.AppendVarint(dst, int64(i)), nil
+			}
+		}
+		return dst, jsonErr("null, but the union has no null branch")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || len(obj) != 1 {
+		return dst, jsonErr("a union value is null or an object with one key naming the branch, got %s", kind(v))
+	}
+	for name, bv := range obj {
+		for i, b := range s.Branches {
+			if BranchName(b) == name {
+				dst = binary.AppendVarint(dst, int64(i))
+				out, err := e.value(dst, b, bv, false, depth+1)
+				if err != nil {
+					return dst, within(err, "<"+name+">")
+				}
+				return out, nil
+			}
+		}
+		return dst, jsonErr("the union has no branch %q", name)
+	}
+	return dst, nil
+}
+
+// number reads a float or double value: a number, or "NaN", "Infinity",
+// "-Infinity".
+func number(v any) (float64, error) {
+	switch t := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, jsonErr("%s is not a number", t)
+		}
+		return f, nil
+	case string:
+		switch t {
+		case "NaN":
+			return math.NaN(), nil
+		case "Infinity":
+			return math.Inf(1), nil
+		case "-Infinity":
+			return math.Inf(-1), nil
+		}
+	}
+	return 0, jsonErr("want a number, \"NaN\", \"Infinity\" or \"-Infinity\", got %s", kind(v))
+}
+
+func parseDefault(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonErr("default: %v", err)
+	}
+	return v, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,285 @@
+package bridge_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/protoavro/protoavro/kafka/bridge"
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// inputs returns n framed protobuf Person records (version ver, schema id)
+// with keys, headers and timestamps derived from their index.
+func inputs(t testing.TB, topic string, md protoreflect.MessageDescriptor, id uint32, from, n int) []*kgo.Record {
+	recs := make([]*kgo.Record, n)
+	for k := range n {
+		i := from + k
+		recs[k] = &kgo.Record{
+			Topic:     topic,
+			Key:       []byte("key-" + strconv.Itoa(i)),
+			Value:     serde.AppendProtoHeader(nil, id, serde.MessageIndexes(md)),
+			Headers:   []kgo.RecordHeader{{Key: "index", Value: []byte(strconv.Itoa(i))}, {Key: "trace", Value: []byte("t" + strconv.Itoa(i*7))}},
+			Timestamp: time.UnixMilli(1_700_000_000_000 + int64(i)),
+		}
+		recs[k].Value = append(recs[k].Value, kafkatest.Wire(t, kafkatest.NewPerson(md, i))...)
+	}
+	return recs
+}
+
+// index returns the record's index from its key.
+func index(t testing.TB, r *kgo.Record) int {
+	i, err := strconv.Atoi(strings.TrimPrefix(string(r.Key), "key-"))
+	if err != nil {
+		t.Fatalf("key %q", r.Key)
+	}
+	return i
+}
+
+// verify checks out records field by field against NewPerson(md, index),
+// with headers and timestamps, and that every index in [0, n) is there once.
+func verify(t testing.TB, de *serde.Deserializer, md protoreflect.MessageDescriptor, out []*kgo.Record, n int) {
+	t.Helper()
+	if len(out) != n {
+		t.Fatalf("%d records out, want %d", len(out), n)
+	}
+	seen := make([]bool, n)
+	got := dynamicpb.NewMessage(md)
+	for _, r := range out {
+		i := index(t, r)
+		if i < 0 || i >= n || seen[i] {
+			t.Fatalf("record %d: unexpected or duplicated", i)
+		}
+		seen[i] = true
+		if err := de.Decode(context.Background(), r.Value, got); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if want := kafkatest.NewPerson(md, i); !proto.Equal(got, want) {
+			t.Fatalf("record %d: got %v\nwant %v", i, got, want)
+		}
+		if len(r.Headers) != 2 || string(r.Headers[0].Value) != strconv.Itoa(i) || string(r.Headers[1].Value) != "t"+strconv.Itoa(i*7) {
+			t.Fatalf("record %d: headers %v", i, r.Headers)
+		}
+		if r.Timestamp.UnixMilli() != 1_700_000_000_000+int64(i) {
+			t.Fatalf("record %d: timestamp %v", i, r.Timestamp)
+		}
+	}
+}
+
+func setup(t testing.TB, partitions int32) ([]string, *kgo.Client, *serde.Registry, protoreflect.MessageDescriptor, uint32) {
+	_, brokers := kafkatest.Cluster(t, partitions, "in", "out", "dlq")
+	_, reg := kafkatest.Registry(t)
+	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return brokers, kafkatest.Client(t, brokers), reg, kafkatest.Person(t, "v2"), id
+}
+
+func TestEndToEnd(t *testing.T) {
+	const n = 100_000
+	brokers, cl, reg, md, id := setup(t, 4)
+	recs := inputs(t, "in", md, id, 0, n)
+	// Three bad records among them: not framed, an unknown ID, bad protobuf.
+	bad := []*kgo.Record{
+		{Topic: "in", Key: []byte("bad-0"), Value: []byte("plain text")},
+		{Topic: "in", Key: []byte("bad-1"), Value: serde.AppendProtoHeader(nil, 777, []int{0})},
+		{Topic: "in", Key: []byte("bad-2"), Value: append(serde.AppendProtoHeader(nil, id, []int{0}), 0x0a, 0x50)},
+	}
+	kafkatest.Produce(t, cl, append(recs[:n/2:n/2], bad...))
+	kafkatest.Produce(t, cl, recs[n/2:])
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var progress strings.Builder
+	sum, err := bridge.Run(ctx, bridge.Config{
+		Brokers: brokers, Group: "g", Input: "in", Output: "out", DeadLetter: "dlq",
+		Registry: reg, MaxRecords: n + 3, Progress: &syncWriter{w: &progress}, ProgressEvery: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Records != n+3 || sum.DeadLettered != 3 || sum.Lag != 0 || sum.Rate() <= 0 {
+		t.Errorf("summary %v", sum)
+	}
+	t.Logf("bridge: %v", sum)
+	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
+	verify(t, de, md, kafkatest.ConsumeAll(t, brokers, "out", n, time.Minute), n)
+
+	dead := kafkatest.ConsumeAll(t, brokers, "dlq", 3, time.Minute)
+	classes := map[string]string{}
+	for _, r := range dead {
+		h := map[string]string{}
+		for _, kv := range r.Headers {
+			h[kv.Key] = string(kv.Value)
+		}
+		classes[string(r.Key)] = h[bridge.HeaderClass]
+		if h[bridge.HeaderError] == "" || h[bridge.HeaderTopic] != "in" || h[bridge.HeaderOffset] == "" {
+			t.Errorf("dead letter %s: headers %v", r.Key, h)
+		}
+	}
+	if want := map[string]string{"bad-0": "bad-header", "bad-1": "unknown-id", "bad-2": "bad-data"}; fmt.Sprint(classes) != fmt.Sprint(want) {
+		t.Errorf("dead-letter classes %v, want %v", classes, want)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func TestTwoInstances(t *testing.T) {
+	const n = 20_000
+	brokers, cl, reg, md, id := setup(t, 6)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	sums := make([]bridge.Summary, 2)
+	errs := make([]error, 2)
+	for k := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums[k], errs[k] = bridge.Run(ctx, bridge.Config{
+				Brokers: brokers, Group: "shared", Input: "in", Output: "out", Registry: reg,
+				BatchSize: 500, SessionTimeout: 3 * time.Second,
+			})
+		}()
+	}
+	// Produce while both run, so that both have joined when most records come.
+	time.Sleep(time.Second)
+	kafkatest.Produce(t, cl, inputs(t, "in", md, id, 0, n))
+	out := kafkatest.ConsumeAll(t, brokers, "out", n, 2*time.Minute)
+	cancel()
+	wg.Wait()
+	for k := range 2 {
+		if errs[k] != nil {
+			t.Errorf("instance %d: %v", k, errs[k])
+		}
+		t.Logf("instance %d: %v", k, sums[k])
+		if sums[k].Records == 0 {
+			t.Errorf("instance %d converted nothing: the partitions were not shared", k)
+		}
+	}
+	if sums[0].Records+sums[1].Records != n {
+		t.Errorf("instances committed %d + %d records, want %d", sums[0].Records, sums[1].Records, n)
+	}
+	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
+	verify(t, de, md, out, n)
+}
+
+// TestEvolution runs v1 records, then records of a v2 that keeps v1's field
+// types, then v2 records through the bridge (with the gate on, BACKWARD), and reads the Avro topic with
+// consumers of v1 and of v2.
+func TestEvolution(t *testing.T) {
+	const n = 300
+	_, brokers := kafkatest.Cluster(t, 2, "in", "out")
+	_, reg := kafkatest.Registry(t)
+	cl := kafkatest.Client(t, brokers)
+	enc := serde.NewProtoEncoder(reg)
+	v2src := kafkatest.EvolutionSource(t, "v2")
+	v2compat := strings.NewReplacer("int64 age = 2;", "int32 age = 2;", "double score = 3;", "float score = 3;").Replace(v2src)
+	srcs := []string{kafkatest.EvolutionSource(t, "v1"), v2compat, v2src}
+	mds := make([]protoreflect.MessageDescriptor, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// One version after the other: each phase's records are produced and
+	// bridged before the next version is registered.
+	for k, src := range srcs {
+		id, err := enc.Register(ctx, "in-value", src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mds[k] = kafkatest.PersonFrom(t, src)
+		kafkatest.Produce(t, cl, inputs(t, "in", mds[k], id, k*n, n))
+		if _, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, Check: true, MaxRecords: n}); err != nil {
+			t.Fatalf("phase %d: %v", k, err)
+		}
+	}
+	out := kafkatest.ConsumeAll(t, brokers, "out", 3*n, time.Minute)
+	if len(out) != 3*n {
+		t.Fatalf("%d records out", len(out))
+	}
+	v1, v2 := mds[0], mds[2]
+	de1, _ := serde.NewDeserializer(reg, v1, protoavro.Options{})
+	de2, _ := serde.NewDeserializer(reg, v2, protoavro.Options{})
+	ids := map[uint32]bool{}
+	for _, r := range out {
+		i := index(t, r)
+		ver := i / n
+		id, _, _ := serde.ParseHeader(r.Value)
+		ids[id] = true
+		// v2 reads everything: v1's age and score promoted, nickname
+		// dropped, new fields at their defaults.
+		got2 := dynamicpb.NewMessage(v2)
+		if err := de2.Decode(ctx, r.Value, got2); err != nil {
+			t.Fatalf("v2 reader, record %d (written with %d): %v", i, ver, err)
+		}
+		want2 := kafkatest.NewPerson(v2, i)
+		if ver != 2 {
+			src := kafkatest.NewPerson(mds[ver], i)
+			f := func(md protoreflect.MessageDescriptor, name string) protoreflect.FieldDescriptor {
+				return md.Fields().ByName(protoreflect.Name(name))
+			}
+			want2.Set(f(v2, "age"), protoreflect.ValueOfInt64(src.Get(f(mds[ver], "age")).Int()))
+			want2.Set(f(v2, "score"), protoreflect.ValueOfFloat64(src.Get(f(mds[ver], "score")).Float()))
+			want2.Set(f(v2, "role"), protoreflect.ValueOfEnum(src.Get(f(mds[ver], "role")).Enum()))
+			if ver == 0 {
+				for _, name := range []string{"phone", "verified", "tags"} {
+					want2.Clear(f(v2, name))
+				}
+				want2.Mutable(f(v2, "address")).Message().Clear(f(v2, "address").Message().Fields().ByName("postal_code"))
+			}
+		}
+		if !proto.Equal(got2, want2) {
+			t.Fatalf("v2 reader, record %d (written with %d):\ngot  %v\nwant %v", i, ver, got2, want2)
+		}
+		// v1 reads v1 and the compatible v2; v2's long age cannot be read as
+		// v1's int by Avro's rules, and says so.
+		got1 := dynamicpb.NewMessage(v1)
+		err := de1.Decode(ctx, r.Value, got1)
+		if ver == 2 {
+			if !errors.Is(err, serde.ErrIncompatible) || !strings.Contains(err.Error(), "age") {
+				t.Fatalf("v1 reader, v2 record %d: %v, want ErrIncompatible naming age", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("v1 reader, record %d (written with %d): %v", i, ver, err)
+		}
+		want1 := kafkatest.NewPerson(v1, i)
+		if ver == 1 {
+			want1.Clear(v1.Fields().ByName("nickname"))
+			role := v1.Fields().ByName("role")
+			// v2's roles 3 and 4 are unknown to v1 and read as its default, the first.
+			if k := protoreflect.EnumNumber(i % 5); k > 2 {
+				want1.Set(role, protoreflect.ValueOfEnum(0))
+			} else {
+				want1.Set(role, protoreflect.ValueOfEnum(k))
+			}
+		}
+		if !proto.Equal(got1, want1) {
+			t.Fatalf("v1 reader, record %d (written with %d):\ngot  %v\nwant %v", i, ver, got1, want1)
+		}
+	}
+	if len(ids) != 3 {
+		t.Errorf("%d Avro schema IDs on the topic, want 3", len(ids))
+	}
+}

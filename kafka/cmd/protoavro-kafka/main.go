@@ -1,0 +1,126 @@
+// Command protoavro-kafka connects protoavro to Kafka and a Confluent Schema
+// Registry. The protoavro CLI runs it for `protoavro kafka ARGS...`.
+//
+// Usage:
+//
+//	protoavro-kafka bridge   --brokers H:P --registry URL --group G --in TOPIC --out TOPIC [flags]
+//	protoavro-kafka register --registry URL --topic TOPIC -I DIR -m TYPE FILE.proto [flags]
+//	protoavro-kafka check    --registry URL --topic TOPIC -I DIR -m TYPE FILE.proto [flags]
+//	protoavro-kafka dev      [--kafka-port 9092] [--registry-port 8081]
+//
+// bridge consumes a protobuf topic (Confluent-framed, or raw with -m TYPE) in
+// a consumer group and produces Confluent-framed Avro records with registered
+// schemas; register derives the Avro schema of a message type (or, with
+// --proto, takes the .proto itself), runs the local compatibility gate and
+// registers it; check runs the gate only and exits 1 when the schema is
+// incompatible; dev starts an in-process Kafka broker and schema registry on
+// loopback for trying things out. See docs/kafka.md in the repository.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// usageError is a command-line mistake: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+const usage = `usage: protoavro-kafka COMMAND [flags]
+
+Commands:
+  bridge    consume a protobuf topic, produce a Confluent-framed Avro topic
+  register  derive a message type's Avro schema, check it, register it
+  check     run the local compatibility gate on a message type's Avro schema
+  dev       run a Kafka broker and a schema registry in-process on 127.0.0.1
+
+Run protoavro-kafka COMMAND -h for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errIncompatible makes check exit 1 after printing its report.
+var errIncompatible = errors.New("incompatible")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"bridge":   cmdBridge,
+		"register": cmdRegister,
+		"check":    cmdCheck,
+		"dev":      cmdDev,
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" || name == "help" {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	cmd, ok := cmds[name]
+	if !ok {
+		fmt.Fprintf(stderr, "protoavro-kafka: unknown command %q\n%s", name, usage)
+		return 2
+	}
+	err := cmd(ctx, args[1:], stdout, stderr)
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "protoavro-kafka %s: %v\n", name, err)
+		return 2
+	case errors.Is(err, errIncompatible):
+		return 1
+	}
+	fmt.Fprintf(stderr, "protoavro-kafka %s: %v\n", name, err)
+	return 1
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// newFlags returns a flag set whose errors go to stderr.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: protoavro-kafka %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args, turning flag errors into usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// binary is the protoavro-kafka built for the tests that run it as a
+// process.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "protoavro-kafka-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "protoavro-kafka")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building protoavro-kafka: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// collector keeps consuming a topic (committed records only).
+type collector struct {
+	mu   sync.Mutex
+	recs []*kgo.Record
+	keys map[string]int
+}
+
+func collect(t *testing.T, brokers []string, topic string) *collector {
+	c := &collector{keys: map[string]int{}}
+	cl := kafkatest.Client(t, brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			fs := cl.PollFetches(ctx)
+			c.mu.Lock()
+			for _, r := range fs.Records() {
+				c.recs = append(c.recs, r)
+				c.keys[string(r.Key)]++
+			}
+			c.mu.Unlock()
+		}
+	}()
+	return c
+}
+
+func (c *collector) counts() (records, unique int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.recs), len(c.keys)
+}
+
+// waitFor polls cond until it holds or the timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestKillRestart(t *testing.T) {
+	for _, eos := range []bool{false, true} {
+		name := "at-least-once"
+		if eos {
+			name = "exactly-once"
+		}
+		t.Run(name, func(t *testing.T) { killRestart(t, eos) })
+	}
+}
+
+func killRestart(t *testing.T, eos bool) {
+	const n, kills = 30_000, 5
+	_, brokers := kafkatest.Cluster(t, 4, "in", "out")
+	fake, reg := kafkatest.Registry(t)
+	md := kafkatest.Person(t, "v2")
+	enc := serde.NewProtoEncoder(reg)
+	id, err := enc.Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = &kgo.Record{Topic: "in", Key: []byte(fmt.Sprintf("key-%d", i)),
+			Value: enc.Append(nil, id, md, kafkatest.Wire(t, kafkatest.NewPerson(md, i)))}
+	}
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
+	out := collect(t, brokers, "out")
+
+	args := []string{"bridge", "--brokers", strings.Join(brokers, ","), "--registry", fake.URL(),
+		"--group", "g", "--instance-id", "bridge-1", "--in", "in", "--out", "out",
+		"--batch", "200", "--session-timeout", "2s", "--progress", "0"}
+	if eos {
+		args = append(args, "--exactly-once")
+	}
+	start := func() (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(binary, args...)
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &buf
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := range kills {
+		_, before := out.counts()
+		step := 1000 + rng.IntN(3000)
+		cmd, buf := start()
+		waitFor(t, 2*time.Minute, fmt.Sprintf("kill %d: output past %d", k, before+step), func() bool {
+			_, u := out.counts()
+			return u >= before+step
+		})
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		r, u := out.counts()
+		t.Logf("kill -9 %d: %d records out (%d distinct) so far; output %q", k+1, r, u, lastLine(buf.String()))
+		if u >= n {
+			t.Fatalf("kill %d came after the end of the stream", k+1)
+		}
+	}
+	cmd, buf := start()
+	waitFor(t, 3*time.Minute, "all records out", func() bool { _, u := out.counts(); return u >= n })
+	time.Sleep(500 * time.Millisecond) // anything more would be a duplicate
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("bridge after SIGTERM: %v\n%s", err, buf)
+	}
+	if !strings.Contains(buf.String(), "summary:") {
+		t.Errorf("no summary after SIGTERM:\n%s", buf)
+	}
+	total, unique := out.counts()
+	t.Logf("%d records in, %d out, %d distinct", n, total, unique)
+	if unique != n {
+		t.Fatalf("%d distinct records out, want %d: records were lost", unique, n)
+	}
+	if eos && total != n {
+		t.Fatalf("exactly-once: %d records out for %d in: duplicates", total, n)
+	}
+	// Every record is the right one.
+	de, _ := serde.NewDeserializer(reg, md, protoavroOptions)
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	for _, r := range out.recs {
+		var i int
+		fmt.Sscanf(string(r.Key), "key-%d", &i)
+		got := newMessage(md)
+		if err := de.Decode(context.Background(), r.Value, got); err != nil {
+			t.Fatalf("record %s: %v", r.Key, err)
+		}
+		if !protoEqual(got, kafkatest.NewPerson(md, i)) {
+			t.Fatalf("record %s differs: %v", r.Key, got)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/protoavro/protoavro/kafka/serde"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// schemaFlags are the flags register and check share.
+type schemaFlags struct {
+	reg      registryFlags
+	typ      typeFlags
+	topic    string
+	subject  string
+	strategy string
+	key      bool
+	level    string
+	proto    bool
+}
+
+func (s *schemaFlags) register(fs interface {
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+}) {
+	fs.StringVar(&s.topic, "topic", "", "the `TOPIC` whose subject is meant (with --strategy)")
+	fs.StringVar(&s.subject, "subject", "", "the `SUBJECT` itself, instead of --topic and --strategy")
+	fs.StringVar(&s.strategy, "strategy", "topic", "subject-name `STRATEGY`: topic, record or topic-record")
+	fs.BoolVar(&s.key, "key", false, "the key's subject (<topic>-key) instead of the value's")
+	fs.StringVar(&s.level, "level", "", "compatibility `LEVEL` to check under (default: the subject's, from the registry)")
+}
+
+// avroSchema loads the message type and returns its Avro schema and subject.
+func (s *schemaFlags) avroSchema(ctx context.Context, files []string) (md protoreflect.MessageDescriptor, text, subject string, err error) {
+	md, err = s.typ.load(ctx, files)
+	if err != nil {
+		return nil, "", "", err
+	}
+	opts, err := s.typ.mapping()
+	if err != nil {
+		return nil, "", "", err
+	}
+	sch, err := opts.Schema(md)
+	if err != nil {
+		return nil, "", "", err
+	}
+	j, err := sch.JSON()
+	if err != nil {
+		return nil, "", "", err
+	}
+	subject, err = s.subjectFor(sch.FullName())
+	return md, string(j), subject, err
+}
+
+func (s *schemaFlags) subjectFor(fullName string) (string, error) {
+	if s.subject != "" {
+		return s.subject, nil
+	}
+	st, err := serde.ParseStrategy(s.strategy)
+	if err != nil {
+		return "", usagef("--strategy: %v", err)
+	}
+	if s.topic == "" && st != serde.RecordName {
+		return "", usagef("--topic or --subject is required")
+	}
+	return st.Subject(s.topic, fullName, s.key), nil
+}
+
+// gate runs the compatibility check and prints its report.
+func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, text string, out io.Writer) (*serde.Report, error) {
+	var (
+		rep *serde.Report
+		err error
+	)
+	if s.level != "" {
+		lvl, perr := serde.ParseLevel(s.level)
+		if perr != nil {
+			return nil, usagef("--level: %v", perr)
+		}
+		rep, err = reg.CheckAt(ctx, subject, lvl, text)
+	} else {
+		rep, err = reg.Check(ctx, subject, text)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rep.Compatible() {
+		fmt.Fprintf(out, "compatible: subject %s, level %v, checked against versions %v\n", subject, rep.Level, rep.Versions)
+		return rep, nil
+	}
+	fmt.Fprintf(out, "INCOMPATIBLE: subject %s, level %v, %d problems:\n", subject, rep.Level, len(rep.Problems))
+	for _, p := range rep.Problems {
+		fmt.Fprintf(out, "  %s\n", p)
+	}
+	return rep, nil
+}
+
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("check", "--registry URL --topic TOPIC -I DIR -m TYPE FILE.proto", stderr)
+	var s schemaFlags
+	s.reg.register(fs)
+	s.typ.register(fs)
+	s.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	_, text, subject, err := s.avroSchema(ctx, fs.Args())
+	if err != nil {
+		return err
+	}
+	reg, err := s.reg.client()
+	if err != nil {
+		return err
+	}
+	rep, err := s.gate(ctx, reg, subject, text, stdout)
+	if err != nil {
+		return err
+	}
+	if !rep.Compatible() {
+		return errIncompatible
+	}
+	return nil
+}
+
+func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("register", "--registry URL --topic TOPIC -I DIR -m TYPE FILE.proto", stderr)
+	var s schemaFlags
+	s.reg.register(fs)
+	s.typ.register(fs)
+	s.register(fs)
+	fs.BoolVar(&s.proto, "proto", false, "register the .proto file itself (a PROTOBUF schema, for protobuf producers), with its imports as references")
+	noCheck := fs.Bool("no-check", false, "register without the local compatibility gate")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	reg, err := s.reg.client()
+	if err != nil {
+		return err
+	}
+	if s.proto {
+		md, err := s.typ.load(ctx, fs.Args())
+		if err != nil {
+			return err
+		}
+		subject, err := s.subjectFor(string(md.FullName()))
+		if err != nil {
+			return err
+		}
+		id, err := s.registerProto(ctx, reg, md.ParentFile(), subject)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "registered PROTOBUF %s under %s: id %d\n", md.ParentFile().Path(), subject, id)
+		return nil
+	}
+	_, text, subject, err := s.avroSchema(ctx, fs.Args())
+	if err != nil {
+		return err
+	}
+	if !*noCheck {
+		rep, err := s.gate(ctx, reg, subject, text, stdout)
+		if err != nil {
+			return err
+		}
+		if err := rep.Err(); err != nil {
+			return err
+		}
+	}
+	id, version, err := reg.Register(ctx, subject, serde.Schema{Type: serde.TypeAvro, Text: text})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "registered AVRO under %s: id %d, version %d\n", subject, id, version)
+	return nil
+}
+
+// registerProto registers fd's source text under subject, after its
+// non-standard imports, each under its import path as subject (the Confluent
+// serializer's default reference subjects).
+func (s *schemaFlags) registerProto(ctx context.Context, reg *serde.Registry, fd protoreflect.FileDescriptor, subject string) (int, error) {
+	var refs []serde.Reference
+	imps := fd.Imports()
+	for i := range imps.Len() {
+		imp := imps.Get(i).FileDescriptor
+		if strings.HasPrefix(imp.Path(), "google/protobuf/") {
+			continue
+		}
+		if _, err := s.registerProto(ctx, reg, imp, imp.Path()); err != nil {
+			return 0, err
+		}
+		vs, err := reg.Versions(ctx, imp.Path())
+		if err != nil {
+			return 0, err
+		}
+		refs = append(refs, serde.Reference{Name: imp.Path(), Subject: imp.Path(), Version: vs[len(vs)-1].Version})
+	}
+	text, err := s.source(fd.Path())
+	if err != nil {
+		return 0, err
+	}
+	id, _, err := reg.Register(ctx, subject, serde.Schema{Type: serde.TypeProtobuf, Text: text, References: refs})
+	return id, err
+}
+
+func (s *schemaFlags) source(path string) (string, error) {
+	dirs := []string(s.typ.imports)
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	for _, d := range dirs {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(path))); err == nil {
+			return string(b), nil
+		}
+	}
+	return "", fmt.Errorf("source of %s not found under %s", path, strings.Join(dirs, ", "))
+}

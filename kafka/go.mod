@@ -1,0 +1,23 @@
+module github.com/protoavro/protoavro/kafka
+
+go 1.26.0
+
+replace github.com/protoavro/protoavro => ../
+
+require (
+	github.com/bufbuild/protocompile v0.14.1
+	github.com/protoavro/protoavro v0.0.0-00010101000000-000000000000
+	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
+	github.com/twmb/franz-go/pkg/sr v1.8.0
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
+	github.com/golang/snappy v1.0.0 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/twmb/avro v1.9.1 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
+	golang.org/x/sync v0.19.0 // indirect
+)

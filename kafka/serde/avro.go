@@ -1,0 +1,186 @@
+package serde
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/protoavro/protoavro/protoavro"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// SerializerOptions configure a Serializer.
+type SerializerOptions struct {
+	// Strategy names the subject; the default is TopicName.
+	Strategy Strategy
+	// Key makes TopicName subjects "<topic>-key" instead of "-value".
+	Key bool
+	// Options are the mapping options of the derived schemas.
+	Options protoavro.Options
+	// LookupOnly looks the schema up instead of registering it: records of
+	// a schema that is not registered fail (with ErrUnknownID or
+	// ErrUnknownSubject).
+	LookupOnly bool
+	// Check runs the local compatibility gate (Registry.Check) before
+	// registering a schema the subject does not hold yet, and refuses an
+	// incompatible one with ErrIncompatible.
+	Check bool
+}
+
+// Serializer writes protobuf messages as Confluent-framed Avro records (Avro
+// out). The schema ID of each (subject, schema) pair is obtained from the
+// registry once and then cached: records cost no registry call. It is safe for
+// concurrent use.
+type Serializer struct {
+	reg  *Registry
+	opts SerializerOptions
+	ids  onceCache[subjectSchema, uint32]
+}
+
+type subjectSchema struct {
+	subject string
+	schema  *protoavro.Schema
+}
+
+// NewSerializer returns a serializer on reg.
+func NewSerializer(reg *Registry, opts SerializerOptions) *Serializer {
+	return &Serializer{reg: reg, opts: opts}
+}
+
+// Codec returns the codec of md under the serializer's mapping options.
+func (s *Serializer) Codec(md protoreflect.MessageDescriptor) (*protoavro.Codec, error) {
+	return s.opts.Options.Codec(md)
+}
+
+// ID returns the schema ID of codec's schema under the subject for topic,
+// registering it (or looking it up) on first use.
+func (s *Serializer) ID(ctx context.Context, topic string, codec *protoavro.Codec) (uint32, error) {
+	sch := codec.Schema()
+	subject := s.opts.Strategy.Subject(topic, sch.FullName(), s.opts.Key)
+	k := subjectSchema{subject, sch}
+	if id, ok := s.ids.peek(k); ok {
+		return id, nil
+	}
+	return s.ids.get(ctx, k, func() (uint32, error) {
+		text, err := sch.JSON()
+		if err != nil {
+			return 0, err
+		}
+		rs := Schema{Type: TypeAvro, Text: string(text)}
+		if s.opts.LookupOnly {
+			id, _, err := s.reg.Lookup(ctx, subject, rs)
+			return uint32(id), err
+		}
+		if s.opts.Check {
+			if id, _, err := s.reg.Lookup(ctx, subject, rs); err == nil {
+				return uint32(id), nil
+			}
+			rep, err := s.reg.Check(ctx, subject, string(text))
+			if err != nil {
+				return 0, err
+			}
+			if err := rep.Err(); err != nil {
+				return 0, err
+			}
+		}
+		id, _, err := s.reg.Register(ctx, subject, rs)
+		return uint32(id), err
+	})
+}
+
+// Encode appends the framed Avro record of m, for topic, to dst.
+func (s *Serializer) Encode(ctx context.Context, dst []byte, topic string, m proto.Message) ([]byte, error) {
+	codec, err := s.Codec(m.ProtoReflect().Descriptor())
+	if err != nil {
+		return dst, err
+	}
+	id, err := s.ID(ctx, topic, codec)
+	if err != nil {
+		return dst, err
+	}
+	return codec.MarshalAppend(AppendHeader(dst, id), m)
+}
+
+// EncodeWire appends the framed Avro record of a message of codec's type
+// given as protobuf wire bytes, for topic, to dst. It builds no message.
+func (s *Serializer) EncodeWire(ctx context.Context, dst []byte, topic string, codec *protoavro.Codec, wire []byte) ([]byte, error) {
+	id, err := s.ID(ctx, topic, codec)
+	if err != nil {
+		return dst, err
+	}
+	return codec.TranscodeToAvro(AppendHeader(dst, id), wire)
+}
+
+// Deserializer reads Confluent-framed Avro records into messages of one
+// protobuf type (Avro in). The writer schema of each ID is fetched once and
+// resolved against the reader type by Avro's rules; the resolver is cached per
+// ID. It is safe for concurrent use.
+type Deserializer struct {
+	reg       *Registry
+	codec     *protoavro.Codec
+	resolvers onceCache[uint32, *protoavro.Resolver]
+}
+
+// NewDeserializer returns a deserializer into messages of md.
+func NewDeserializer(reg *Registry, md protoreflect.MessageDescriptor, opts protoavro.Options) (*Deserializer, error) {
+	c, err := opts.Codec(md)
+	if err != nil {
+		return nil, err
+	}
+	return &Deserializer{reg: reg, codec: c}, nil
+}
+
+// Resolver returns the resolver of records written with schema id, fetching
+// the writer schema and compiling the resolver on first use.
+func (d *Deserializer) Resolver(ctx context.Context, id uint32) (*protoavro.Resolver, error) {
+	if r, ok := d.resolvers.peek(id); ok {
+		return r, nil
+	}
+	return d.resolvers.get(ctx, id, func() (*protoavro.Resolver, error) {
+		s, err := d.reg.SchemaByID(ctx, int(id))
+		if err != nil {
+			return nil, err
+		}
+		if s.Type != TypeAvro && s.Type != "" {
+			return nil, fmt.Errorf("%w: schema %d is %s, want AVRO", ErrWrongSchemaType, id, s.Type)
+		}
+		ws, err := protoavro.ParseSchema([]byte(s.Text))
+		if err != nil {
+			return nil, fmt.Errorf("%w: schema %d: %w", ErrBadSchema, id, err)
+		}
+		r, err := d.codec.Resolve(ws)
+		if err != nil {
+			return nil, fmt.Errorf("serde: schema %d cannot be read as %s: %w", id, d.codec.Schema().FullName(), err)
+		}
+		return r, nil
+	})
+}
+
+// Decode reads the framed Avro record b into m (reset first), which must be
+// of the deserializer's type.
+func (d *Deserializer) Decode(ctx context.Context, b []byte, m proto.Message) error {
+	id, datum, err := ParseHeader(b)
+	if err != nil {
+		return err
+	}
+	r, err := d.Resolver(ctx, id)
+	if err != nil {
+		return err
+	}
+	return r.Unmarshal(datum, m)
+}
+
+// DecodeWire appends the protobuf wire bytes of the framed Avro record b to
+// dst and returns them and the schema ID it was written with.
+func (d *Deserializer) DecodeWire(ctx context.Context, dst, b []byte) ([]byte, uint32, error) {
+	id, datum, err := ParseHeader(b)
+	if err != nil {
+		return dst, 0, err
+	}
+	r, err := d.Resolver(ctx, id)
+	if err != nil {
+		return dst, id, err
+	}
+	out, err := r.TranscodeToProto(dst, datum)
+	return out, id, err
+}

@@ -1,0 +1,29 @@
+// Package serde reads and writes Kafka record values in the Confluent Schema
+// Registry wire format for protoavro: a magic byte 0, the schema ID as a
+// big-endian uint32, for protobuf the message indexes, then the datum.
+//
+// It talks to a registry through franz-go's sr client (wrapped by
+// [Registry], which caches every answer it got and turns a registry that is
+// down into an error that wraps [ErrRegistryUnavailable]):
+//
+//   - [Serializer] (Avro out): a protobuf message, or its wire bytes, becomes a
+//     framed Avro record. The derived schema is registered (or looked up) once
+//     per subject, under one of the subject-name strategies ([TopicName],
+//     [RecordName], [TopicRecordName]); later records cost no registry call.
+//   - [Deserializer] (Avro in): a framed Avro record becomes a message or wire
+//     bytes of the reader's type; the writer schema is fetched once per ID and
+//     resolved by Avro's rules, one resolver cached per ID.
+//   - [ProtoDecoder] (protobuf in): a framed protobuf record; the .proto text
+//     and its references are fetched by ID and compiled in-process, the
+//     message indexes pick the type, and the type's Avro codec is cached per
+//     ID, so two IDs never share a schema. [ProtoEncoder] writes such records.
+//   - [CheckCompatibility] and [Registry.Check] (the compatibility gate): a new
+//     schema is checked locally against a subject's versions under BACKWARD,
+//     FORWARD, FULL or a TRANSITIVE form, by Avro's resolution rules, and
+//     every incompatibility is reported with its field path.
+//
+// Errors are told apart with errors.Is: [ErrBadMagic], [ErrTruncatedHeader],
+// [ErrBadIndexes], [ErrUnknownID], [ErrWrongSchemaType],
+// [ErrRegistryUnavailable] (retryable) and [ErrIncompatible] (which is
+// protoavro.ErrIncompatible).
+package serde

@@ -1,0 +1,95 @@
+package serde
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// Error classes; every error of this package wraps one of them or an error of
+// package protoavro.
+var (
+	// ErrBadMagic reports a record that does not start with the Confluent
+	// magic byte 0.
+	ErrBadMagic = errors.New("serde: bad magic byte")
+	// ErrTruncatedHeader reports a record that ends inside its header (the
+	// magic byte, the 4-byte schema ID or the message indexes).
+	ErrTruncatedHeader = errors.New("serde: truncated header")
+	// ErrBadIndexes reports protobuf message indexes that are malformed or
+	// name no message of the schema.
+	ErrBadIndexes = errors.New("serde: bad message indexes")
+	// ErrUnknownID reports a schema ID the registry does not know.
+	ErrUnknownID = errors.New("serde: unknown schema ID")
+	// ErrUnknownSubject reports a subject the registry does not know.
+	ErrUnknownSubject = errors.New("serde: unknown subject")
+	// ErrWrongSchemaType reports a schema of another type than expected (a
+	// PROTOBUF schema where AVRO is read, or the reverse).
+	ErrWrongSchemaType = errors.New("serde: wrong schema type")
+	// ErrBadSchema reports schema text from the registry that does not parse
+	// or compile.
+	ErrBadSchema = errors.New("serde: bad schema")
+	// ErrRegistryUnavailable reports a registry that could not be reached or
+	// answered with a server error. The operation can be retried; nothing
+	// was cached.
+	ErrRegistryUnavailable = errors.New("serde: schema registry unavailable")
+	// ErrRegistry reports any other error answer of the registry.
+	ErrRegistry = errors.New("serde: schema registry error")
+	// ErrIncompatible reports incompatible schemas; it is
+	// protoavro.ErrIncompatible, so one errors.Is test serves both packages.
+	ErrIncompatible = protoavro.ErrIncompatible
+)
+
+// RegistryError is an error from a registry request: which operation, on
+// what, and the underlying error. It wraps one of ErrRegistryUnavailable,
+// ErrUnknownID, ErrUnknownSubject or ErrRegistry, and the client's error.
+type RegistryError struct {
+	// Op is the operation, such as "schema by ID".
+	Op string
+	// What is the ID or subject asked for.
+	What string
+	// Class is the error class.
+	Class error
+	// Err is the client's error.
+	Err error
+}
+
+// Error formats the error as "serde: registry OP WHAT: CLASS: DETAIL".
+func (e *RegistryError) Error() string {
+	return fmt.Sprintf("serde: registry %s %s: %v: %v", e.Op, e.What, e.Class, e.Err)
+}
+
+// Unwrap returns the class and the client's error.
+func (e *RegistryError) Unwrap() []error { return []error{e.Class, e.Err} }
+
+// Temporary reports whether retrying may succeed (the registry was down).
+func (e *RegistryError) Temporary() bool { return e.Class == ErrRegistryUnavailable }
+
+// classify wraps an error of the sr client in a *RegistryError of the right
+// class. The caller's own cancellation is passed through unchanged.
+func classify(ctx context.Context, op, what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
+	class := ErrRegistryUnavailable // network errors, timeouts, 5xx
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		switch {
+		case re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests || re.StatusCode == http.StatusRequestTimeout:
+			class = ErrRegistryUnavailable
+		case re.ErrorCode == sr.ErrSchemaNotFound.Code:
+			class = ErrUnknownID
+		case re.ErrorCode == sr.ErrSubjectNotFound.Code || re.ErrorCode == sr.ErrVersionNotFound.Code:
+			class = ErrUnknownSubject
+		default:
+			class = ErrRegistry
+		}
+	}
+	return &RegistryError{Op: op, What: what, Class: class, Err: err}
+}

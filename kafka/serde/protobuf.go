@@ -1,0 +1,234 @@
+package serde
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/reporter"
+	"github.com/protoavro/protoavro/protoavro"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Bounds on the .proto sources fetched for one schema ID.
+const (
+	maxReferences = 256
+	maxRefDepth   = 32
+)
+
+// ProtoDecoder reads Confluent-framed protobuf records (protobuf in). The
+// .proto text of each schema ID and its references are fetched from the
+// registry once and compiled in-process; the message indexes of a record pick
+// its type, whose Avro codec is derived once per ID and index path. Each ID is
+// compiled on its own, so two IDs holding two versions of one message get two
+// descriptors and never share a schema. It is safe for concurrent use.
+type ProtoDecoder struct {
+	reg    *Registry
+	opts   protoavro.Options
+	files  onceCache[uint32, protoreflect.FileDescriptor]
+	codecs onceCache[codecKey, *protoavro.Codec]
+}
+
+type codecKey struct {
+	id      uint32
+	first   int    // the one index, or -1
+	indexes string // several indexes, dot-separated
+}
+
+// NewProtoDecoder returns a decoder on reg whose codecs use opts.
+func NewProtoDecoder(reg *Registry, opts protoavro.Options) *ProtoDecoder {
+	return &ProtoDecoder{reg: reg, opts: opts}
+}
+
+// ProtoRecord is a decoded framed protobuf record.
+type ProtoRecord struct {
+	// ID is the schema ID.
+	ID uint32
+	// Indexes are the message indexes.
+	Indexes []int
+	// Codec is the Avro codec of the record's message type (its descriptor
+	// is Codec.Schema().Descriptor()).
+	Codec *protoavro.Codec
+	// Wire is the protobuf encoding of the message (a sub-slice of the
+	// record).
+	Wire []byte
+}
+
+// Decode splits a framed protobuf record and finds its message type.
+func (p *ProtoDecoder) Decode(ctx context.Context, b []byte) (ProtoRecord, error) {
+	id, rest, err := ParseHeader(b)
+	if err != nil {
+		return ProtoRecord{}, err
+	}
+	idx, wire, err := ParseIndexes(rest)
+	if err != nil {
+		return ProtoRecord{}, err
+	}
+	c, err := p.Codec(ctx, id, idx)
+	if err != nil {
+		return ProtoRecord{ID: id, Indexes: idx}, err
+	}
+	return ProtoRecord{ID: id, Indexes: idx, Codec: c, Wire: wire}, nil
+}
+
+// Codec returns the codec of the message the indexes select in schema id.
+func (p *ProtoDecoder) Codec(ctx context.Context, id uint32, indexes []int) (*protoavro.Codec, error) {
+	k := codecKey{id: id}
+	if len(indexes) == 1 {
+		k.first = indexes[0]
+	} else {
+		var sb strings.Builder
+		for _, i := range indexes {
+			sb.WriteString(strconv.Itoa(i))
+			sb.WriteByte('.')
+		}
+		k.first, k.indexes = -1, sb.String()
+	}
+	if c, ok := p.codecs.peek(k); ok {
+		return c, nil
+	}
+	return p.codecs.get(ctx, k, func() (*protoavro.Codec, error) {
+		fd, err := p.File(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		md, err := MessageAt(fd, indexes)
+		if err != nil {
+			return nil, fmt.Errorf("schema %d: %w", id, err)
+		}
+		return p.opts.Codec(md)
+	})
+}
+
+// File returns the compiled .proto file of schema id.
+func (p *ProtoDecoder) File(ctx context.Context, id uint32) (protoreflect.FileDescriptor, error) {
+	return p.files.get(ctx, id, func() (protoreflect.FileDescriptor, error) {
+		s, err := p.reg.SchemaByID(ctx, int(id))
+		if err != nil {
+			return nil, err
+		}
+		if s.Type != TypeProtobuf {
+			return nil, fmt.Errorf("%w: schema %d is %s, want PROTOBUF", ErrWrongSchemaType, id, s.Type)
+		}
+		sources := map[string]string{}
+		if err := p.collect(ctx, s.References, sources, 0); err != nil {
+			return nil, fmt.Errorf("schema %d: %w", id, err)
+		}
+		main := fmt.Sprintf("protoavro-registry-schema-%d.proto", id)
+		sources[main] = s.Text
+		fd, err := Compile(ctx, main, sources)
+		if err != nil {
+			return nil, fmt.Errorf("schema %d: %w", id, err)
+		}
+		return fd, nil
+	})
+}
+
+// collect fetches the referenced .proto sources, recursively, into sources.
+func (p *ProtoDecoder) collect(ctx context.Context, refs []Reference, sources map[string]string, depth int) error {
+	if depth > maxRefDepth {
+		return fmt.Errorf("%w: references nested deeper than %d", ErrBadSchema, maxRefDepth)
+	}
+	for _, r := range refs {
+		if _, ok := sources[r.Name]; ok {
+			continue
+		}
+		if len(sources) >= maxReferences {
+			return fmt.Errorf("%w: more than %d references", ErrBadSchema, maxReferences)
+		}
+		s, err := p.reg.SchemaByVersion(ctx, r.Subject, r.Version)
+		if err != nil {
+			return fmt.Errorf("reference %q: %w", r.Name, err)
+		}
+		sources[r.Name] = s.Text
+		if err := p.collect(ctx, s.References, sources, depth+1); err != nil {
+			return fmt.Errorf("reference %q: %w", r.Name, err)
+		}
+	}
+	return nil
+}
+
+// Compile compiles the .proto file main from in-memory sources (file name →
+// text); the standard imports (google/protobuf/*.proto) are built in.
+func Compile(ctx context.Context, main string, sources map[string]string) (protoreflect.FileDescriptor, error) {
+	var first error
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+			Accessor: protocompile.SourceAccessorFromMap(sources),
+		}),
+		Reporter: reporter.NewReporter(func(err reporter.ErrorWithPos) error {
+			if first == nil {
+				first = err
+			}
+			return nil
+		}, nil),
+	}
+	files, err := c.Compile(ctx, main)
+	if first != nil {
+		err = first
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadSchema, err)
+	}
+	return files[0], nil
+}
+
+// MessageAt returns the message the indexes select in fd.
+func MessageAt(fd protoreflect.FileDescriptor, indexes []int) (protoreflect.MessageDescriptor, error) {
+	if len(indexes) == 0 {
+		return nil, fmt.Errorf("%w: no index", ErrBadIndexes)
+	}
+	msgs := fd.Messages()
+	var md protoreflect.MessageDescriptor
+	for depth, i := range indexes {
+		if i >= msgs.Len() {
+			return nil, fmt.Errorf("%w: index %d at depth %d, but %s has %d messages there", ErrBadIndexes, i, depth, fd.Path(), msgs.Len())
+		}
+		md = msgs.Get(i)
+		msgs = md.Messages()
+	}
+	return md, nil
+}
+
+// MessageIndexes returns the message indexes of md in its file: the inverse
+// of MessageAt.
+func MessageIndexes(md protoreflect.MessageDescriptor) []int {
+	var idx []int
+	var d protoreflect.Descriptor = md
+	for {
+		if _, ok := d.(protoreflect.MessageDescriptor); !ok {
+			break
+		}
+		idx = append(idx, d.Index())
+		d = d.Parent()
+	}
+	for i, j := 0, len(idx)-1; i < j; i, j = i+1, j-1 {
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	return idx
+}
+
+// ProtoEncoder writes Confluent-framed protobuf records, as Confluent's
+// protobuf serializer does: it registers .proto source text under a subject
+// and frames messages with the schema ID and message indexes.
+type ProtoEncoder struct {
+	reg *Registry
+}
+
+// NewProtoEncoder returns an encoder on reg.
+func NewProtoEncoder(reg *Registry) *ProtoEncoder { return &ProtoEncoder{reg: reg} }
+
+// Register registers the .proto source text (with references to imported
+// files already registered) under subject and returns its ID.
+func (e *ProtoEncoder) Register(ctx context.Context, subject, text string, refs []Reference) (uint32, error) {
+	id, _, err := e.reg.Register(ctx, subject, Schema{Type: TypeProtobuf, Text: text, References: refs})
+	return uint32(id), err
+}
+
+// Append appends the framed record of a message of md, given as wire bytes,
+// written with schema id, to dst.
+func (e *ProtoEncoder) Append(dst []byte, id uint32, md protoreflect.MessageDescriptor, wire []byte) []byte {
+	return append(AppendProtoHeader(dst, id, MessageIndexes(md)), wire...)
+}

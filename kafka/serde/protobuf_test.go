@@ -1,0 +1,107 @@
+package serde_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/protoavro/protoavro/protoavro"
+)
+
+func TestProtoIn(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	enc := serde.NewProtoEncoder(reg)
+	id1, err := enc.Register(ctx, "people-value", kafkatest.EvolutionSource(t, "v1"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := enc.Register(ctx, "people-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id1 == id2 {
+		t.Fatalf("v1 and v2 share ID %d", id1)
+	}
+	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
+	var fps [2]uint64
+	for k, v := range []struct {
+		id  uint32
+		ver string
+	}{{id1, "v1"}, {id2, "v2"}} {
+		md := kafkatest.Person(t, v.ver)
+		wire := kafkatest.Wire(t, kafkatest.NewPerson(md, 7))
+		rec, err := dec.Decode(ctx, enc.Append(nil, v.id, md, wire))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.ID != v.id || !bytes.Equal(rec.Wire, wire) || rec.Codec.Schema().Descriptor().FullName() != md.FullName() {
+			t.Fatalf("%s: decoded %+v", v.ver, rec)
+		}
+		want, _ := protoavro.Options{}.Schema(md)
+		if got := rec.Codec.Schema(); got.Canonical() != want.Canonical() {
+			t.Errorf("%s: schema from the registry\n%s\nwant\n%s", v.ver, got.Canonical(), want.Canonical())
+		}
+		fps[k] = rec.Codec.Schema().Fingerprint()
+		// The nested Address message: indexes [0, 0].
+		addr := md.Messages().ByName("Address")
+		if got := serde.MessageIndexes(addr); len(got) != 2 || got[0] != 0 || got[1] != 0 {
+			t.Errorf("MessageIndexes(Address) = %v", got)
+		}
+		rec, err = dec.Decode(ctx, enc.Append(nil, v.id, addr, nil))
+		if err != nil || rec.Codec.Schema().Descriptor().FullName() != addr.FullName() {
+			t.Errorf("%s Address: %v", v.ver, err)
+		}
+	}
+	if fps[0] == fps[1] {
+		t.Error("two IDs with two versions share a schema")
+	}
+
+	// Bad indexes, unknown IDs, Avro schemas.
+	if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id1, []int{5})); !errors.Is(err, serde.ErrBadIndexes) {
+		t.Errorf("index 5: %v", err)
+	}
+	if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, 4242, []int{0})); !errors.Is(err, serde.ErrUnknownID) {
+		t.Errorf("unknown ID: %v", err)
+	}
+	avroID, _, err := reg.Register(ctx, "avro-value", serde.Schema{Text: `{"type":"record","name":"R","fields":[]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, uint32(avroID), []int{0})); !errors.Is(err, serde.ErrWrongSchemaType) {
+		t.Errorf("AVRO schema read as protobuf: %v", err)
+	}
+}
+
+func TestProtoInReferences(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	enc := serde.NewProtoEncoder(reg)
+	common := `syntax = "proto3"; package acme.common; message Money { string currency = 1; int64 units = 2; }`
+	if _, err := enc.Register(ctx, "acme/common.proto", common, nil); err != nil {
+		t.Fatal(err)
+	}
+	order := `syntax = "proto3"; package acme; import "acme/common.proto"; import "google/protobuf/timestamp.proto";
+message Other { int32 x = 1; }
+message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Timestamp at = 3; }`
+	id, err := enc.Register(ctx, "orders-value", order, []serde.Reference{{Name: "acme/common.proto", Subject: "acme/common.proto", Version: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
+	rec, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := rec.Codec.Schema().Descriptor()
+	if md.FullName() != "acme.Order" || md.Fields().ByName("total").Message().FullName() != "acme.common.Money" {
+		t.Fatalf("decoded type %s", md.FullName())
+	}
+	// A reference the registry does not hold.
+	id, err = enc.Register(ctx, "bad-value", order, []serde.Reference{{Name: "acme/common.proto", Subject: "nope", Version: 1}})
+	if err == nil {
+		if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1})); err == nil {
+			t.Error("a missing reference decoded")
+		}
+	}
+}

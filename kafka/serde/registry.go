@@ -1,0 +1,211 @@
+package serde
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// SchemaType is the type of a registered schema.
+type SchemaType string
+
+// The schema types this package reads and writes.
+const (
+	TypeAvro     SchemaType = "AVRO"
+	TypeProtobuf SchemaType = "PROTOBUF"
+)
+
+// Reference is a schema reference: a .proto import name and the subject and
+// version that hold the imported file.
+type Reference struct {
+	// Name is the import name, such as "acme/v1/common.proto".
+	Name string
+	// Subject and Version locate the referenced schema.
+	Subject string
+	Version int
+}
+
+// Schema is a schema as the registry holds it.
+type Schema struct {
+	// ID is the registry's schema ID (0 when not registered).
+	ID int
+	// Type is the schema type; empty means AVRO.
+	Type SchemaType
+	// Text is the schema: Avro JSON or .proto source.
+	Text string
+	// References are the schemas this one imports.
+	References []Reference
+}
+
+// SubjectVersion is one version of a subject.
+type SubjectVersion struct {
+	// Version is the version number.
+	Version int
+	// Schema is the schema of that version.
+	Schema Schema
+}
+
+// Registry is a client of a Confluent Schema Registry (franz-go's sr client)
+// that caches schemas by ID: each ID is fetched once, and only successful
+// answers are kept, so a registry that was down is asked again later and never
+// yields a wrong schema. It is safe for concurrent use.
+type Registry struct {
+	cl   *sr.Client
+	byID onceCache[int, Schema]
+	// refs caches referenced schemas by subject and version.
+	refs onceCache[Reference, Schema]
+}
+
+// RegistryOptions configure a Registry.
+type RegistryOptions struct {
+	// HTTPClient is the HTTP client; nil means one with a 10 s timeout.
+	HTTPClient *http.Client
+	// Username and Password, when set, are sent as basic authentication.
+	Username, Password string
+}
+
+// NewRegistry returns a client of the registry at the given base URLs (tried
+// in order).
+func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: defaultTimeout}
+	}
+	o := []sr.ClientOpt{sr.URLs(urls...), sr.HTTPClient(hc), sr.UserAgent("protoavro-kafka")}
+	if opts.Username != "" {
+		o = append(o, sr.BasicAuth(opts.Username, opts.Password))
+	}
+	cl, err := sr.NewClient(o...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRegistry, err)
+	}
+	return &Registry{cl: cl}, nil
+}
+
+func fromSR(id int, s sr.Schema) Schema {
+	t := TypeAvro
+	switch s.Type {
+	case sr.TypeProtobuf:
+		t = TypeProtobuf
+	case sr.TypeJSON:
+		t = "JSON"
+	}
+	out := Schema{ID: id, Type: t, Text: s.Schema}
+	for _, r := range s.References {
+		out.References = append(out.References, Reference{Name: r.Name, Subject: r.Subject, Version: r.Version})
+	}
+	return out
+}
+
+func toSR(s Schema) sr.Schema {
+	out := sr.Schema{Schema: s.Text, Type: sr.TypeAvro}
+	if s.Type == TypeProtobuf {
+		out.Type = sr.TypeProtobuf
+	}
+	for _, r := range s.References {
+		out.References = append(out.References, sr.SchemaReference{Name: r.Name, Subject: r.Subject, Version: r.Version})
+	}
+	return out
+}
+
+// SchemaByID returns the schema with the given ID, from the cache or, once,
+// from the registry.
+func (r *Registry) SchemaByID(ctx context.Context, id int) (Schema, error) {
+	return r.byID.get(ctx, id, func() (Schema, error) {
+		s, err := r.cl.SchemaByID(ctx, id)
+		if err != nil {
+			return Schema{}, classify(ctx, "schema by ID", strconv.Itoa(id), err)
+		}
+		return fromSR(id, s), nil
+	})
+}
+
+// SchemaByVersion returns one version of a subject (-1: the latest).
+// Versions other than the latest are cached.
+func (r *Registry) SchemaByVersion(ctx context.Context, subject string, version int) (Schema, error) {
+	fetch := func() (Schema, error) {
+		s, err := r.cl.SchemaByVersion(ctx, subject, version)
+		if err != nil {
+			return Schema{}, classify(ctx, "schema by version", fmt.Sprintf("%s/%d", subject, version), err)
+		}
+		return fromSR(s.ID, s.Schema), nil
+	}
+	if version < 0 {
+		return fetch()
+	}
+	return r.refs.get(ctx, Reference{Subject: subject, Version: version}, fetch)
+}
+
+// Versions returns every version of a subject, oldest first.
+func (r *Registry) Versions(ctx context.Context, subject string) ([]SubjectVersion, error) {
+	vs, err := r.cl.SubjectVersions(ctx, subject)
+	if err != nil {
+		return nil, classify(ctx, "versions of", subject, err)
+	}
+	out := make([]SubjectVersion, 0, len(vs))
+	for _, v := range vs {
+		s, err := r.SchemaByVersion(ctx, subject, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SubjectVersion{Version: v, Schema: s})
+	}
+	return out, nil
+}
+
+// Register registers s under subject, or finds it there, and returns its ID
+// and version.
+func (r *Registry) Register(ctx context.Context, subject string, s Schema) (id, version int, err error) {
+	ss, err := r.cl.CreateSchema(ctx, subject, toSR(s))
+	if err != nil {
+		return 0, 0, classify(ctx, "register under", subject, err)
+	}
+	s.ID = ss.ID
+	r.byID.get(ctx, ss.ID, func() (Schema, error) { return s, nil }) //nolint:errcheck // fills the cache
+	return ss.ID, ss.Version, nil
+}
+
+// Lookup returns the ID and version of s under subject; an error wrapping
+// ErrUnknownID or ErrUnknownSubject when it is not registered there.
+func (r *Registry) Lookup(ctx context.Context, subject string, s Schema) (id, version int, err error) {
+	ss, err := r.cl.LookupSchema(ctx, subject, toSR(s))
+	if err != nil {
+		return 0, 0, classify(ctx, "look up under", subject, err)
+	}
+	return ss.ID, ss.Version, nil
+}
+
+// Compatibility returns the compatibility level of subject, or the global
+// level when the subject has none.
+func (r *Registry) Compatibility(ctx context.Context, subject string) (Level, error) {
+	res := r.cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal), subject)
+	if len(res) != 1 {
+		return 0, fmt.Errorf("%w: compatibility of %s: %d answers", ErrRegistry, subject, len(res))
+	}
+	if res[0].Err != nil {
+		return 0, classify(ctx, "compatibility of", subject, res[0].Err)
+	}
+	return ParseLevel(res[0].Level.String())
+}
+
+// SetCompatibility sets the compatibility level of subject ("" for the
+// global level).
+func (r *Registry) SetCompatibility(ctx context.Context, subject string, l Level) error {
+	var lvl sr.CompatibilityLevel
+	if err := lvl.UnmarshalText([]byte(l.String())); err != nil {
+		return fmt.Errorf("%w: level %v: %w", ErrRegistry, l, err)
+	}
+	subjects := []string{}
+	if subject != "" {
+		subjects = append(subjects, subject)
+	}
+	for _, res := range r.cl.SetCompatibility(ctx, sr.SetCompatibility{Level: lvl}, subjects...) {
+		if res.Err != nil {
+			return classify(ctx, "set compatibility of", subject, res.Err)
+		}
+	}
+	return nil
+}

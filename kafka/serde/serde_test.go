@@ -1,0 +1,271 @@
+package serde_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+var ctx = context.Background()
+
+func TestHeaderErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in   []byte
+		want error
+	}{
+		{nil, serde.ErrTruncatedHeader},
+		{[]byte{0, 0, 1}, serde.ErrTruncatedHeader},
+		{[]byte{1, 0, 0, 0, 1}, serde.ErrBadMagic},
+		{[]byte("{\"json\":1}"), serde.ErrBadMagic},
+	} {
+		if _, _, err := serde.ParseHeader(tc.in); !errors.Is(err, tc.want) {
+			t.Errorf("ParseHeader(%x) = %v, want %v", tc.in, err, tc.want)
+		}
+	}
+	id, rest, err := serde.ParseHeader(serde.AppendHeader(nil, 0x01020304))
+	if err != nil || id != 0x01020304 || len(rest) != 0 {
+		t.Errorf("ParseHeader(AppendHeader) = %d, %x, %v", id, rest, err)
+	}
+	for _, tc := range []struct {
+		in   []byte
+		want error
+	}{
+		{nil, serde.ErrTruncatedHeader},
+		{[]byte{4, 2}, serde.ErrTruncatedHeader},  // 2 indexes, 1 given
+		{[]byte{1}, serde.ErrBadIndexes},          // count -1
+		{[]byte{0xfe, 0x03}, serde.ErrBadIndexes}, // count 255 > MaxIndexes
+		{[]byte{2, 3}, serde.ErrBadIndexes},       // index -2
+		{[]byte{0x80, 0x80, 0x80}, serde.ErrTruncatedHeader},
+	} {
+		if _, _, err := serde.ParseIndexes(tc.in); !errors.Is(err, tc.want) {
+			t.Errorf("ParseIndexes(%x) = %v, want %v", tc.in, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseHeader(f *testing.F) {
+	f.Add(serde.AppendProtoHeader(nil, 7, []int{0}))
+	f.Add(serde.AppendProtoHeader(nil, 1<<31, []int{3, 1, 4}))
+	f.Add([]byte{0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, rest, err := serde.ParseHeader(b)
+		if err != nil {
+			return
+		}
+		idx, msg, err := serde.ParseIndexes(rest)
+		if err != nil {
+			return
+		}
+		if len(idx) == 0 || len(idx) > serde.MaxIndexes {
+			t.Fatalf("%d indexes", len(idx))
+		}
+		// Re-framing gives the same indexes and message.
+		again := append(serde.AppendProtoHeader(nil, id, idx), msg...)
+		id2, rest2, _ := serde.ParseHeader(again)
+		idx2, msg2, err := serde.ParseIndexes(rest2)
+		if err != nil || id2 != id || !equalInts(idx, idx2) || !bytes.Equal(msg, msg2) {
+			t.Fatalf("re-framed %x: %d %v %x %v", again, id2, idx2, msg2, err)
+		}
+	})
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// countRequests counts the registry's HTTP requests.
+func countRequests(fake *srfake.Registry) *atomic.Int64 {
+	var n atomic.Int64
+	fake.Intercept(func(http.ResponseWriter, *http.Request) bool { n.Add(1); return false })
+	return &n
+}
+
+func TestAvroOutIn(t *testing.T) {
+	fake, reg := kafkatest.Registry(t)
+	calls := countRequests(fake)
+	md := kafkatest.Person(t, "v2")
+	ser := serde.NewSerializer(reg, serde.SerializerOptions{})
+	de, err := serde.NewDeserializer(reg, md, protoavro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, _ := ser.Codec(md)
+	var framed [][]byte
+	for i := range 200 {
+		m := kafkatest.NewPerson(md, i)
+		var b []byte
+		if i%2 == 0 {
+			b, err = ser.Encode(ctx, nil, "people", m)
+		} else {
+			b, err = ser.EncodeWire(ctx, nil, "people", codec, kafkatest.Wire(t, m))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		framed = append(framed, b)
+	}
+	if !fake.SubjectExists("people-value") {
+		t.Fatal("subject people-value not registered")
+	}
+	for i, b := range framed {
+		got := dynamicpb.NewMessage(md)
+		if err := de.Decode(ctx, b, got); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if want := kafkatest.NewPerson(md, i); !proto.Equal(got, want) {
+			t.Fatalf("record %d: got %v, want %v", i, got, want)
+		}
+		wire, id, err := de.DecodeWire(ctx, nil, b)
+		if err != nil || id != 1 {
+			t.Fatalf("DecodeWire %d: id %d, %v", i, id, err)
+		}
+		m2 := dynamicpb.NewMessage(md)
+		if err := proto.Unmarshal(wire, m2); err != nil || !proto.Equal(m2, got) {
+			t.Fatalf("DecodeWire %d: %v", i, err)
+		}
+	}
+	// The registration (and its ID) are requests made once: another 200
+	// records each way make none.
+	n := calls.Load()
+	if n > 3 {
+		t.Errorf("%d registry requests for 200 records out and in", n)
+	}
+	for i := range 200 {
+		b, err := ser.Encode(ctx, nil, "people", kafkatest.NewPerson(md, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := de.Decode(ctx, b, dynamicpb.NewMessage(md)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n2 := calls.Load(); n2 != n {
+		t.Errorf("%d more registry requests for 200 more records", n2-n)
+	}
+
+	// Unknown ID.
+	bad := append(serde.AppendHeader(nil, 999), framed[0][5:]...)
+	if err := de.Decode(ctx, bad, dynamicpb.NewMessage(md)); !errors.Is(err, serde.ErrUnknownID) || !strings.Contains(err.Error(), "999") {
+		t.Errorf("unknown ID: %v", err)
+	}
+	// A truncated datum is a data error, not a wrong value.
+	if err := de.Decode(ctx, framed[5][:len(framed[5])-3], dynamicpb.NewMessage(md)); !errors.Is(err, protoavro.ErrTruncated) {
+		t.Errorf("truncated datum: %v", err)
+	}
+}
+
+func TestStrategies(t *testing.T) {
+	fake, reg := kafkatest.Registry(t)
+	md := kafkatest.Person(t, "v2")
+	codec, _ := protoavro.Options{}.Codec(md)
+	full := codec.Schema().FullName()
+	for _, tc := range []struct {
+		s    serde.Strategy
+		key  bool
+		want string
+	}{
+		{serde.TopicName, false, "orders-value"},
+		{serde.TopicName, true, "orders-key"},
+		{serde.RecordName, false, full},
+		{serde.TopicRecordName, false, "orders-" + full},
+	} {
+		ser := serde.NewSerializer(reg, serde.SerializerOptions{Strategy: tc.s, Key: tc.key})
+		if _, err := ser.ID(ctx, "orders", codec); err != nil {
+			t.Fatal(err)
+		}
+		if !fake.SubjectExists(tc.want) {
+			t.Errorf("%v key=%v: subject %s not registered", tc.s, tc.key, tc.want)
+		}
+		if got := tc.s.Subject("orders", full, tc.key); got != tc.want {
+			t.Errorf("Subject = %s, want %s", got, tc.want)
+		}
+		s2, err := serde.ParseStrategy(tc.s.String())
+		if err != nil || s2 != tc.s {
+			t.Errorf("ParseStrategy(%s) = %v, %v", tc.s, s2, err)
+		}
+	}
+	// LookupOnly fails for a subject that holds no such schema.
+	ser := serde.NewSerializer(reg, serde.SerializerOptions{LookupOnly: true})
+	if _, err := ser.ID(ctx, "missing", codec); !errors.Is(err, serde.ErrUnknownSubject) && !errors.Is(err, serde.ErrUnknownID) {
+		t.Errorf("LookupOnly of an unregistered schema: %v", err)
+	}
+}
+
+func TestRegistryDown(t *testing.T) {
+	// A port nothing listens on.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, "http://"+addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := kafkatest.Person(t, "v2")
+	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
+	err = de.Decode(ctx, serde.AppendHeader(nil, 1), dynamicpb.NewMessage(md))
+	var re *serde.RegistryError
+	if !errors.Is(err, serde.ErrRegistryUnavailable) || !errors.As(err, &re) || !re.Temporary() {
+		t.Fatalf("registry down: %v, want a temporary ErrRegistryUnavailable", err)
+	}
+
+	// A registry answering 503 for a while: retryable, and once it is back
+	// the right schema is read (nothing wrong was cached).
+	fake, reg := kafkatest.Registry(t)
+	ser := serde.NewSerializer(reg, serde.SerializerOptions{})
+	framed, err := ser.Encode(ctx, nil, "t", kafkatest.NewPerson(md, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
+		return true
+	})
+	reg2, _ := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	de2, _ := serde.NewDeserializer(reg2, md, protoavro.Options{})
+	got := dynamicpb.NewMessage(md)
+	if err := de2.Decode(ctx, framed, got); !errors.Is(err, serde.ErrRegistryUnavailable) {
+		t.Fatalf("503: %v, want ErrRegistryUnavailable", err)
+	}
+	fake.ClearInterceptors()
+	if err := de2.Decode(ctx, framed, got); err != nil || !proto.Equal(got, kafkatest.NewPerson(md, 1)) {
+		t.Fatalf("after the registry is back: %v", err)
+	}
+}
+
+func TestWrongSchemaType(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	id, err := serde.NewProtoEncoder(reg).Register(ctx, "p-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := kafkatest.Person(t, "v2")
+	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
+	if err := de.Decode(ctx, serde.AppendHeader(nil, id), dynamicpb.NewMessage(md)); !errors.Is(err, serde.ErrWrongSchemaType) {
+		t.Errorf("Avro read of a PROTOBUF schema: %v", err)
+	}
+}

@@ -1,0 +1,51 @@
+package protoavro_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/protoavro"
+)
+
+// ExampleEngineReady derives the schema of a recursive message under the
+// engine-ready preset: the first record of the tree is spelled out, and the
+// subtrees below it (children, parent) are JSON strings, so the schema is
+// finite. A deeper RecursionDepth spells out more levels.
+func ExampleEngineReady() {
+	s, err := protoavro.EngineReady().Schema((&kitchenpb.Tree{}).ProtoReflect().Descriptor())
+	if err != nil {
+		panic(err)
+	}
+	canon := s.Canonical()
+	for _, name := range []string{"Tree\"", "Tree_depth1", "Tree_depth2", "Tree_depth3"} {
+		fmt.Printf("%s: %v\n", strings.TrimSuffix(name, "\""), strings.Contains(canon, "protoavro.test.kitchen."+name))
+	}
+	fmt.Println(protoavro.EngineReady())
+	// Output:
+	// Tree: true
+	// Tree_depth1: false
+	// Tree_depth2: false
+	// Tree_depth3: false
+	// profile=default timestamps=micros uint64=decimal mapkeys=text recursion=1 carrier=json dynamic=json
+}
+
+// ExampleParseSchema parses a schema protoavro did not derive, such as a
+// container file's writer schema, for its canonical form and fingerprint.
+func ExampleParseSchema() {
+	s, err := protoavro.ParseSchema([]byte(`{"type": "record", "name": "Point", "namespace": "geo",
+		"fields": [{"name": "x", "type": "long", "doc": "ignored by the canonical form"}]}`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.FullName())
+	fmt.Println(s.Canonical())
+	fmt.Printf("%016x\n", s.Fingerprint())
+	_, err = protoavro.ParseSchema([]byte(`{"type": "record", "name": "Point", "fields": [{"name": "x", "type": "nope"}]}`))
+	fmt.Println(err != nil)
+	// Output:
+	// geo.Point
+	// {"name":"geo.Point","type":"record","fields":[{"name":"x","type":"long"}]}
+	// ad97c9279f163dce
+	// true
+}
