@@ -17,6 +17,7 @@ package protoavro_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -182,22 +183,56 @@ func BenchmarkContainer(b *testing.B) {
 		data := bytes.Clone(file.Bytes())
 		b.Run("Read/"+string(comp), func(b *testing.B) {
 			b.SetBytes(int64(wireBytes))
-			b.ReportAllocs()
-			var wire []byte
-			for b.Loop() {
-				r, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for range n {
-					if wire, err = r.ReadWire(wire[:0]); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			benchReadWire(b, data, n, protoavro.ReaderOptions{})
 		})
 	}
+}
+
+// BenchmarkContainerReadWorkers reads a 200,000-record zstd file of the
+// AVRO-2147 datum with the sequential reader and with 2 workers
+// (ReaderOptions.Workers), the library side of `protoavro decode --workers`:
+//
+//	go test -run '^$' -bench ContainerReadWorkers -benchmem -count 6 . | tee read.txt
+func BenchmarkContainerReadWorkers(b *testing.B) {
+	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
+	const n = 200_000
+	msgs := make([][]byte, n)
+	for i := range msgs {
+		m := testutil.AVRO2147Datum()
+		m.Int32 = proto.Int32(int32(i))
+		m.Bar.Enum = avro2147pb.LargeEnum(1 + i%676).Enum()
+		msgs[i], _ = proto.Marshal(m)
+	}
+	var file bytes.Buffer
+	if err := writeContainer(&file, md, protoavro.ContainerOptions{Compression: protoavro.CompressionZstd}, msgs); err != nil {
+		b.Fatal(err)
+	}
+	data := file.Bytes()
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			benchReadWire(b, data, n, protoavro.ReaderOptions{Workers: workers})
+		})
+	}
+}
+
+// benchReadWire reads the n records of the Foo container file data as wire
+// bytes, per iteration.
+func benchReadWire(b *testing.B, data []byte, n int, opts protoavro.ReaderOptions) {
+	b.ReportAllocs()
+	opts.Message = (&avro2147pb.Foo{}).ProtoReflect().Type()
+	var wire []byte
+	for b.Loop() {
+		r, err := protoavro.NewContainerReader(bytes.NewReader(data), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range n {
+			if wire, err = r.ReadWire(wire[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
 // writeContainer writes the protobuf-encoded records msgs to file as one

@@ -2,6 +2,7 @@ package protoavro
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 )
 
@@ -40,7 +41,11 @@ func appendDecimalUint64(b []byte, v uint64) []byte {
 type avroReader struct {
 	buf   []byte
 	pos   int
-	empty int64 // zero-size items read so far, at most maxEmptyItems
+	empty int64 // zero-size items read so far, at most the limit
+	// emptyMax is the limit on zero-size items: maxEmptyItems per datum
+	// when 0; a container reader sets it per block (see emptyItemsLimit) and
+	// carries empty from one record of the block to the next.
+	emptyMax int64
 }
 
 func (r *avroReader) long() (int64, error) {
@@ -165,12 +170,15 @@ func (r *avroReader) blockCount(minItemSize int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	var size int64 // the byte size of a block with a negative count
+	sizeAt := 0
 	if n < 0 {
 		if n == math.MinInt64 {
 			return 0, dataErr(ErrMalformed, start, "block count %d", n)
 		}
 		n = -n
-		if _, err := r.long(); err != nil {
+		sizeAt = r.pos
+		if size, err = r.long(); err != nil {
 			return 0, err
 		}
 	}
@@ -178,15 +186,68 @@ func (r *avroReader) blockCount(minItemSize int) (int64, error) {
 	if minItemSize > 0 && n > left/int64(minItemSize) {
 		return 0, dataErr(ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
 	}
+	if size < 0 {
+		return 0, dataErr(ErrMalformed, sizeAt, "negative block size %d", size)
+	}
+	if size > left {
+		return 0, dataErr(ErrTruncated, sizeAt, "block size %d exceeds the %d bytes left", size, left)
+	}
 	if minItemSize == 0 {
-		if n > maxEmptyItems-r.empty {
-			return 0, dataErr(ErrMalformed, start, "block of %d zero-size items exceeds the limit of %d per datum", n, maxEmptyItems)
+		if err := r.countEmpty(n, start); err != nil {
+			return 0, err
 		}
-		r.empty += n
 	}
 	return n, nil
+}
+
+// countEmpty counts n zero-size items (read at offset off) against the
+// limit.
+func (r *avroReader) countEmpty(n int64, off int) error {
+	limit, per := int64(maxEmptyItems), "datum"
+	if r.emptyMax > 0 {
+		limit, per = r.emptyMax, "container block"
+	}
+	if n > limit-r.empty {
+		return dataErr(ErrMalformed, off, "%d more zero-size items exceed the limit of %d per %s", n, limit, per)
+	}
+	r.empty += n
+	return nil
 }
 
 // maxEmptyItems bounds the items that take no bytes (such as empty records)
 // in one datum, which the input size cannot bound.
 const maxEmptyItems = 1 << 20
+
+// blockEmptyItems, emptyItemsPerByte and emptyItemsLimit bound the
+// zero-size items of a whole container block, records included: at most
+// 65,536 plus 64 per byte of the block's decompressed data, so that the work
+// of a file stays linear in its size (with the per-datum bound alone, 5.3 KB
+// of arrays of empty records decoded into 2 GB; with a bound of 2^20 per
+// block, a file of many tiny blocks would do the same). Documented in
+// docs/limits.md.
+const (
+	blockEmptyItems   = 1 << 16
+	emptyItemsPerByte = 64
+)
+
+func emptyItemsLimit(blockSize int) int64 {
+	return blockEmptyItems + emptyItemsPerByte*int64(blockSize)
+}
+
+// maxRecordAvroSize bounds the Avro encoding of one record a
+// ContainerWriter writes (32 MiB): with the default block size, every block
+// stays within the 64 MiB a ContainerReader accepts by default, so the
+// writer never produces a file its reader refuses. Documented in
+// docs/limits.md.
+const maxRecordAvroSize = 32 << 20
+
+// checkRecordSize is the container writer's check of one record's Avro
+// encoding, n bytes of message type name: an error naming the record's type
+// and size beyond maxRecordAvroSize. The writer wraps it in a RecordError
+// with the record's index.
+func checkRecordSize(name string, n int) error {
+	if n > maxRecordAvroSize {
+		return &DataError{Path: name, Err: fmt.Errorf("%w: the record's Avro encoding of %d bytes exceeds the limit of %d per record (docs/limits.md)", ErrOutOfRange, n, maxRecordAvroSize)}
+	}
+	return nil
+}

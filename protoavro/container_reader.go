@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -31,6 +32,12 @@ type ReaderOptions struct {
 	// decompressed (default 64 MiB). Larger blocks are an error, so a
 	// corrupt size cannot make the reader allocate without bound.
 	MaxBlockSize int
+	// Workers is the number of goroutines that decompress and decode
+	// blocks (default 1: in the caller's goroutine). With more, blocks are
+	// read ahead and decoded in parallel, records still delivered in file
+	// order, and memory grows with about 3 × (Workers+1) × the block size;
+	// Blocks and Offset then count the blocks read ahead.
+	Workers int
 }
 
 const defaultMaxBlockSize = 64 << 20
@@ -51,11 +58,13 @@ type ContainerReader struct {
 	mt     protoreflect.MessageType
 
 	block ocf.Block // the current block, decompressed
+	empty int64     // zero-size items read in the block so far
 	pos   int       // read position in block.Data
 	left  int64     // records left in the block
 	index int64     // index of the next record
 	wire  []byte
 	err   error
+	par   *parallelReader // with ReaderOptions.Workers > 1 (container_parallel.go)
 }
 
 // ContainerError is an error in the structure of a container file.
@@ -128,7 +137,7 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	cr := &ContainerReader{or: or, meta: h.Metadata}
 	hdrErr := func(err error) error { return &ContainerError{Block: -1, Offset: 0, Err: err} }
 	if !h.Codec.Supported() {
-		return nil, hdrErr(fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, h.Codec))
+		return nil, hdrErr(fmt.Errorf("%w: unsupported codec %s", ErrUnsupported, safetext.Quote(string(h.Codec), 100)))
 	}
 	o := opts.Options
 	cr.mt = opts.Message
@@ -140,7 +149,7 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	}
 	if opts.Message == nil || opts.FileOptions {
 		if o, err = ParseOptions(string(cr.meta[MetaOptions])); err != nil {
-			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, err))
+			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, boundedError(err, 300)))
 		}
 		o.Cache, o.AnyResolver = opts.Options.Cache, opts.Options.AnyResolver
 		if opts.Options.UnknownEnums != UnknownEnumError {
@@ -152,6 +161,9 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	}
 	if err := cr.useWriterSchema(h.Schema); err != nil {
 		return nil, hdrErr(err)
+	}
+	if opts.Workers > 1 {
+		cr.par = newParallelReader(cr, opts.Workers)
 	}
 	return cr, nil
 }
@@ -188,19 +200,19 @@ func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
 	}
 	var fds descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(set, &fds); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, MetaDescriptors, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
 	}
 	files, err := protodesc.NewFiles(&fds)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, MetaDescriptors, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
 	}
 	d, err := files.FindDescriptorByName(protoreflect.FullName(name))
 	if err != nil {
-		return nil, fmt.Errorf("%w: message %s not in %s: %v", ErrMalformed, name, MetaDescriptors, err)
+		return nil, fmt.Errorf("%w: message %s not in %s", ErrMalformed, safetext.Quote(string(name), 200), MetaDescriptors)
 	}
 	md, ok := d.(protoreflect.MessageDescriptor)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, name)
+		return nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, safetext.Quote(string(name), 200))
 	}
 	return dynamicpb.NewMessageType(md), nil
 }
@@ -253,6 +265,9 @@ func (cr *ContainerReader) readWire(dst []byte) ([]byte, error) {
 	if cr.err != nil {
 		return dst, cr.err
 	}
+	if cr.par != nil {
+		return cr.par.readWire(cr, dst)
+	}
 	for cr.left == 0 {
 		if err := cr.nextBlock(); err != nil {
 			cr.err = err
@@ -261,22 +276,11 @@ func (cr *ContainerReader) readWire(dst []byte) ([]byte, error) {
 	}
 	data := cr.block.Data
 	start := cr.pos
-	st := decStatePool.Get().(*decState)
-	st.r = avroReader{buf: data, pos: cr.pos}
-	st.depth = 0
 	n := len(dst)
-	out, err := st.record(dst, cr.dec)
-	cr.pos = st.r.pos
-	st.r.buf = nil
-	decStatePool.Put(st)
+	out, pos, err := decodeRecord(cr.dec, dst, data, cr.pos, &cr.empty)
+	cr.pos = pos
 	if err != nil {
-		var de *DataError
-		if asDataError(err, &de) {
-			de.Offset -= start
-		}
-		err = inField(err, cr.dec.name)
-		cr.err = &RecordError{Index: cr.index, Offset: -1, Record: data[start:min(cr.pos, len(data))],
-			Err: fmt.Errorf("block %d at byte %d, datum byte %d of the block: %w", cr.block.Index, cr.block.Offset, start, err)}
+		cr.err = blockRecordError(cr.index, cr.block, data, start, min(cr.pos, len(data)), err)
 		return dst[:n], cr.err
 	}
 	cr.left--
@@ -303,7 +307,7 @@ func (cr *ContainerReader) Read(m proto.Message) error {
 	if cr.wire, err = cr.readWire(cr.wire[:0]); err != nil {
 		return err
 	}
-	if err := (proto.UnmarshalOptions{}).Unmarshal(cr.wire, m); err != nil {
+	if err := unmarshalWire(cr.wire, m, string(cr.mt.Descriptor().FullName())); err != nil {
 		return &RecordError{Index: cr.index - 1, Offset: -1, Err: err}
 	}
 	return nil
@@ -397,8 +401,9 @@ func (cr *ContainerReader) nextBlock() error {
 		return containerError(err) // io.EOF stays io.EOF
 	}
 	cr.block, cr.pos, cr.left = b, 0, b.Count
-	if b.Count > int64(len(b.Data)) && b.Count > maxEmptyItems {
-		return cr.blockError(fmt.Errorf("%w: %d records in %d bytes", ErrMalformed, b.Count, len(b.Data)))
+	// Records that take no bytes count as zero-size items of the block.
+	if cr.empty, err = blockEmpty(b.Count, len(b.Data)); err != nil {
+		return cr.blockError(err)
 	}
 	return nil
 }

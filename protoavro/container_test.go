@@ -147,7 +147,7 @@ func TestContainerJavaProfileKeepsOptions(t *testing.T) {
 }
 
 // containerBytes writes msgs into a container file.
-func containerBytes(t *testing.T, comp Compression, blockSize int, msgs []*avro2147pb.Foo) []byte {
+func containerBytes(t testing.TB, comp Compression, blockSize int, msgs []*avro2147pb.Foo) []byte {
 	t.Helper()
 	ms := make([]proto.Message, len(msgs))
 	for i, m := range msgs {
@@ -157,7 +157,7 @@ func containerBytes(t *testing.T, comp Compression, blockSize int, msgs []*avro2
 }
 
 // writeContainer writes msgs, of type md, into a container file.
-func writeContainer(t *testing.T, md protoreflect.MessageDescriptor, opts ContainerOptions, msgs ...proto.Message) []byte {
+func writeContainer(t testing.TB, md protoreflect.MessageDescriptor, opts ContainerOptions, msgs ...proto.Message) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewContainerWriter(&buf, md, opts)

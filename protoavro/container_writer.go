@@ -484,7 +484,11 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	b := cw.block()
 	n := len(b.avro)
 	var err error
-	if b.avro, err = cw.codec.MarshalAppend(b.avro, m); err != nil {
+	b.avro, err = cw.codec.MarshalAppend(b.avro, m)
+	if err == nil {
+		err = checkRecordSize(string(cw.codec.schema.desc.FullName()), len(b.avro)-n)
+	}
+	if err != nil {
 		b.avro = b.avro[:n]
 		re := &RecordError{Index: cw.next, Offset: -1, Err: err}
 		if cw.opts.OnBadRecord != nil {
@@ -622,7 +626,11 @@ func (cw *ContainerWriter) process(b *wblock) {
 			wstart = r.end
 			n := len(data)
 			var err error
-			if data, err = cw.codec.TranscodeToAvro(data, wire); err != nil {
+			data, err = cw.codec.TranscodeToAvro(data, wire)
+			if err == nil {
+				err = checkRecordSize(string(cw.codec.schema.desc.FullName()), len(data)-n)
+			}
+			if err != nil {
 				data = data[:n]
 				re := &RecordError{Index: r.index, Offset: r.offset, Record: wire, Err: err}
 				if cw.opts.OnBadRecord == nil {

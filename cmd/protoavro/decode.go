@@ -72,8 +72,9 @@ Flags:
 	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + mappingFlagsUsage + `  (Mapping flags)        Without them the options recorded in the file are
                          used; with -m they choose the reader's mapping
                          (the file's schema is resolved against it).
-  --workers N            Goroutines that format records. Default:
-                         GOMAXPROCS (the number of CPUs).
+  --workers N            Goroutines that decompress and decode blocks, and
+                         that format records. Default: GOMAXPROCS (the
+                         number of CPUs).
   --progress             Show progress on standard error (records, bytes
                          read, rate, and an ETA when the input is a regular
                          file). On by default when standard error is a
@@ -152,6 +153,7 @@ func runDecode(args []string, std stdio) error {
 		}
 		ropts.FileOptions = !explicit
 	}
+	ropts.Workers = workers.n
 	start := time.Now()
 	d := &decoder{format: format.f, workers: workers.n, skip: *skipBad, std: std}
 	if *rejectsPath != "" {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	twmb "github.com/twmb/avro"
+
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // This file is the only place that uses a third-party Avro module: the
@@ -140,17 +142,10 @@ func jsonDepth(text []byte, max int) (int, int) {
 	return deepest, 0
 }
 
-// Truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xc0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
-}
+// Truncate shortens untrusted text for an error message: at most n bytes,
+// cut on a rune boundary and marked, with control and format characters
+// (terminal escapes) and invalid UTF-8 escaped (see internal/safetext).
+func Truncate(s string, n int) string { return safetext.Truncate(s, n) }
 
 // converter turns a twmb tree into nodes; references are linked once every
 // definition is known.

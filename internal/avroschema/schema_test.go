@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/safetext"
+
 	twmb "github.com/twmb/avro"
 )
 
@@ -202,6 +204,9 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+			if msg := err.Error(); len(msg) > 1024 || !safetext.Safe(msg) {
+				t.Fatalf("error message of %d bytes is not short and safe: %.300q", len(msg), msg)
 			}
 			return
 		}

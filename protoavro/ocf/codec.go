@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // Codec is the block codec of a container file, its avro.codec metadata.
@@ -38,7 +41,7 @@ func ParseCodec(s string) (Codec, error) {
 	case "zstd", "zstandard":
 		return Zstandard, nil
 	}
-	return "", fmt.Errorf("%w %q (want null, deflate, snappy or zstd)", ErrUnsupportedCodec, s)
+	return "", fmt.Errorf("%w %s (want null, deflate, snappy or zstd)", ErrUnsupportedCodec, safetext.Quote(s, 100))
 }
 
 // Supported reports whether the package implements c. The empty Codec is
@@ -102,7 +105,7 @@ func (c Codec) impl() (blockCodec, error) {
 		zstdOnce.Do(func() { zstdShared, zstdErr = newZstdCodec() })
 		return zstdShared, zstdErr
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnsupportedCodec, string(c))
+	return nil, fmt.Errorf("%w %s", ErrUnsupportedCodec, safetext.Quote(string(c), 100))
 }
 
 // tooLarge is the error of a block that decompresses beyond limit bytes.
@@ -147,23 +150,65 @@ func (c *deflateCodec) compress(dst, src []byte) ([]byte, error) {
 }
 
 func (c *deflateCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
-	r, _ := c.readers.Get().(io.ReadCloser)
-	if r == nil {
-		r = flate.NewReader(bytes.NewReader(src))
-	} else if err := r.(flate.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
-		return dst, err
-	}
-	defer c.readers.Put(r)
-	// Read through a limit, so that a bomb stops one byte past it.
-	buf := bytes.NewBuffer(dst)
-	n, err := io.Copy(buf, io.LimitReader(r, int64(limit)+1))
+	r, err := c.reader(src)
 	if err != nil {
 		return dst, err
 	}
-	if n > int64(limit) {
+	defer c.readers.Put(r)
+	// Decompress up to the probe size; a block that expands beyond it is
+	// measured in constant memory before its output is materialised, so a
+	// bomb is refused having produced at most probeSize bytes.
+	probe := probeSize(len(src), limit)
+	buf := bytes.NewBuffer(dst)
+	n, err := io.Copy(buf, io.LimitReader(r, int64(probe)+1))
+	if err != nil {
+		return dst, err
+	}
+	if n <= int64(probe) {
+		return buf.Bytes(), nil
+	}
+	rest, err := io.Copy(io.Discard, io.LimitReader(r, int64(limit-probe)))
+	if err != nil {
+		return dst, err
+	}
+	total := n + rest
+	if total > int64(limit) {
 		return dst, tooLarge(limit)
 	}
-	return buf.Bytes(), nil
+	// Within the limit: decompress again into a buffer of the exact size.
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
+		return dst, err
+	}
+	out := slices.Grow(dst, int(total))
+	m, err := io.ReadFull(r, out[len(dst):len(dst)+int(total)])
+	if err != nil {
+		return dst, err
+	}
+	return out[:len(dst)+m], nil
+}
+
+func (c *deflateCodec) reader(src []byte) (io.ReadCloser, error) {
+	r, _ := c.readers.Get().(io.ReadCloser)
+	if r == nil {
+		return flate.NewReader(bytes.NewReader(src)), nil
+	}
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// minProbe and probeRatio set the probe size of a compressed block: the
+// output materialised before a block that expands further is measured
+// without keeping its output (decompressed twice when it fits the limit).
+// Blocks of the default 256 KiB that compress less than 16× never are.
+const (
+	minProbe   = 4 << 20
+	probeRatio = 16
+)
+
+func probeSize(srcLen, limit int) int {
+	return min(limit, max(minProbe, probeRatio*srcLen))
 }
 
 // snappyCodec is Snappy block compression followed by the big-endian CRC-32
@@ -218,6 +263,8 @@ type zstdCodec struct {
 	enc  *zstd.Encoder
 	mu   sync.Mutex
 	decs map[int]*zstd.Decoder
+	// streams are stream decoders that measure a block's decoded size.
+	streams sync.Pool
 }
 
 // maxZstdDecoders bounds the decoders kept for distinct limits.
@@ -261,6 +308,28 @@ func (c *zstdCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
 	if err := h.Decode(src); err == nil && h.HasFCS && h.FrameContentSize > uint64(limit) {
 		return dst, tooLarge(limit)
 	}
+	// As for deflate: decode within the probe size, and measure a block
+	// that expands further in constant memory before materialising it.
+	probe := probeSize(len(src), limit)
+	if probe < limit {
+		out, err := c.decodeAll(dst, src, probe)
+		if !errors.Is(err, ErrLimit) {
+			return out, err
+		}
+		n, err := c.count(src, limit)
+		if err != nil {
+			return dst, err
+		}
+		if n > int64(limit) {
+			return dst, tooLarge(limit)
+		}
+		dst = slices.Grow(dst, int(n))
+	}
+	return c.decodeAll(dst, src, limit)
+}
+
+// decodeAll decodes src within limit bytes of output.
+func (c *zstdCodec) decodeAll(dst, src []byte, limit int) ([]byte, error) {
 	d, cached, err := c.decoder(limit)
 	if err != nil {
 		return dst, err
@@ -279,4 +348,41 @@ func (c *zstdCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
 		return dst, tooLarge(limit)
 	}
 	return out, nil
+}
+
+// count returns the decoded size of src, or limit+1 when it is larger,
+// decoding as a stream in constant memory.
+func (c *zstdCodec) count(src []byte, limit int) (int64, error) {
+	// Decoders of the default limit are pooled; others are made per call.
+	pooled := limit == DefaultMaxBlockDataSize
+	var d *zstd.Decoder
+	if pooled {
+		d, _ = c.streams.Get().(*zstd.Decoder)
+	}
+	if d == nil {
+		var err error
+		// One goroutine: the stream decodes synchronously; the window is
+		// bounded by the limit.
+		if d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(max(limit, 1)))); err != nil {
+			return 0, err
+		}
+	}
+	if err := d.Reset(bytes.NewReader(src)); err != nil {
+		d.Close()
+		return 0, err
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(d, int64(limit)+1))
+	if err != nil {
+		d.Close()
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			return int64(limit) + 1, nil
+		}
+		return 0, err
+	}
+	if pooled {
+		c.streams.Put(d)
+	} else {
+		d.Close()
+	}
+	return n, nil
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // ReaderOptions bound what a [Reader] accepts, so that hostile input cannot
@@ -193,11 +195,11 @@ func (or *Reader) readHeader() error {
 			}
 			v, err := or.readBytes(limit, name)
 			if err != nil {
-				return fmt.Errorf("metadata %q: %w", k, err)
+				return fmt.Errorf("metadata %s: %w", safetext.Quote(string(k), 200), err)
 			}
 			size += len(v)
 			if _, dup := meta[string(k)]; dup {
-				return fmt.Errorf("%w: metadata key %q appears twice", ErrMalformed, k)
+				return fmt.Errorf("%w: metadata key %s appears twice", ErrMalformed, safetext.Quote(string(k), 200))
 			}
 			meta[string(k)] = v
 		}

@@ -1,0 +1,42 @@
+package protoavro
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/protoavro/protoavro/internal/safetext"
+)
+
+// unmarshalWire hands the wire bytes a reader program produced to
+// proto.Unmarshal, classifying its errors: a proto2 required field the
+// data left unset is ErrMissingRequired (a writer schema may make it
+// nullable), anything else ErrMalformed. name is the message's full name.
+func unmarshalWire(wire []byte, m proto.Message, name string) error {
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(wire, m); err != nil {
+		return fmt.Errorf("protoavro: %s: %w: %w", name, ErrMalformed, err)
+	}
+	if err := proto.CheckInitialized(m); err != nil {
+		return fmt.Errorf("protoavro: %s: %w: %w", name, ErrMissingRequired, err)
+	}
+	return nil
+}
+
+// boundedError is err with its message escaped and cut to max bytes (see
+// internal/safetext), for errors that quote untrusted text; errors.Is and
+// errors.As see err.
+func boundedError(err error, max int) error {
+	msg := err.Error()
+	if safetext.Safe(msg) && len(msg) <= max {
+		return err
+	}
+	return &escapedError{msg: safetext.Truncate(msg, max), err: err}
+}
+
+type escapedError struct {
+	msg string
+	err error
+}
+
+func (e *escapedError) Error() string { return e.msg }
+func (e *escapedError) Unwrap() error { return e.err }
