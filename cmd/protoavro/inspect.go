@@ -9,8 +9,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/protoavro/protoavro/internal/safetext"
 
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -175,9 +175,10 @@ func (info *inspection) walkBlocks(or *ocf.Reader) error {
 // those before it.
 func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 	meta := info.header.Metadata
+	// Metadata is untrusted: escaped and bounded before it reaches a terminal.
 	text := func(key, missing string) string {
 		if v, ok := meta[key]; ok {
-			return string(v)
+			return safetext.Escape(string(v), 200)
 		}
 		return missing
 	}
@@ -185,18 +186,18 @@ func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(&b, "%-13s%s\n", label+":", fmt.Sprintf(format, args...))
 	}
-	row("file", "%s", info.name)
+	row("file", "%s", safetext.Escape(info.name, 500))
 	row("size", "%d bytes (%s)", info.size, formatBytes(info.size))
 	row("message", "%s", text(protoavro.MetaMessage, "(none: not written by protoavro)"))
 	if _, ok := meta[protoavro.MetaOptions]; ok {
-		row("options", "%s", meta[protoavro.MetaOptions])
+		row("options", "%s", text(protoavro.MetaOptions, ""))
 	}
 	row("codec", "%s", text("avro.codec", "null (not set)"))
 	schemaJSON := info.header.Schema
 	if s, err := protoavro.ParseSchema(schemaJSON); err != nil {
 		row("schema", "invalid: %s", errorLine(err))
 	} else {
-		row("schema", "%s", s.FullName())
+		row("schema", "%s", safetext.Escape(s.FullName(), 200))
 		row("fingerprint", "CRC-64-AVRO %016x", s.Fingerprint())
 		row("sha-256", "%x", s.SHA256())
 	}
@@ -213,11 +214,11 @@ func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 	keys := slices.Sorted(maps.Keys(meta))
 	width := 0
 	for _, k := range keys {
-		width = max(width, len(k))
+		width = max(width, len(safetext.Escape(k, 100)))
 	}
 	for _, k := range keys {
 		v := meta[k]
-		fmt.Fprintf(&b, "  %-*s %8d B", width, k, len(v))
+		fmt.Fprintf(&b, "  %-*s %8d B", width, safetext.Escape(k, 100), len(v))
 		if k != "avro.schema" && showable(v) {
 			fmt.Fprintf(&b, "  %s", v)
 		}
@@ -225,12 +226,14 @@ func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 	}
 	if withSchema {
 		b.WriteString("avro.schema:\n")
-		var pretty bytes.Buffer
-		if err := json.Indent(&pretty, schemaJSON, "", "  "); err != nil {
-			pretty.Reset()
-			pretty.Write(schemaJSON)
+		// The schema as ParseSchema reads it (bounded in size and nesting),
+		// else the raw text, escaped and cut.
+		if s, err := protoavro.ParseSchema(schemaJSON); err == nil {
+			pretty, _ := s.JSON()
+			b.Write(bytes.TrimSpace(pretty))
+		} else {
+			b.WriteString(safetext.Escape(string(schemaJSON), 4096))
 		}
-		b.Write(bytes.TrimSpace(pretty.Bytes()))
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
@@ -305,13 +308,5 @@ func (info *inspection) printJSON(w io.Writer, failure error, withSchema bool) e
 
 // showable reports whether a metadata value is short printable text.
 func showable(v []byte) bool {
-	if len(v) == 0 || len(v) > 100 || !utf8.Valid(v) {
-		return false
-	}
-	for _, r := range string(v) {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
+	return len(v) > 0 && len(v) <= 100 && safetext.Safe(string(v))
 }
