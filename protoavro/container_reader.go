@@ -341,6 +341,9 @@ func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
 		return Skipped{}, err
 	}
 	defer cr.leave()
+	if cr.par != nil {
+		return Skipped{}, fmt.Errorf("%w: Resync reads blocks in order: open the reader with Workers <= 1", ErrInvalidOptions)
+	}
 	emit := func(p []byte) error {
 		if w == nil || len(p) == 0 {
 			return nil

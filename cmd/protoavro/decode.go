@@ -154,6 +154,9 @@ func runDecode(args []string, std stdio) error {
 		ropts.FileOptions = !explicit
 	}
 	ropts.Workers = workers.n
+	if *skipBad {
+		ropts.Workers = 1 // resynchronising after damage reads blocks in order, one at a time
+	}
 	start := time.Now()
 	d := &decoder{format: format.f, workers: workers.n, skip: *skipBad, std: std}
 	if *rejectsPath != "" {
