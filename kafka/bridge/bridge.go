@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -262,46 +263,96 @@ func (b *bridge) committed(n, dead int) {
 	}
 }
 
-func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	defer cl.CloseAllowingRebalance()
+// loop polls batches until the run is done and hands each to batch, which
+// produces and commits it (committed false: the transaction was aborted).
+// Rebalances happen between batches only.
+func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.Fetches, allowRebalance func(),
+	batch func(bctx, runCtx context.Context, recs []*kgo.Record) (committed bool, dead int, err error)) error {
 	for !b.done(ctx) {
-		fs := cl.PollRecords(ctx, b.cfg.BatchSize)
+		fs := poll(ctx, b.cfg.BatchSize)
 		if err := fetchErr(ctx, fs); err != nil {
 			return err
 		}
 		recs := fs.Records()
 		if len(recs) == 0 {
-			cl.AllowRebalance()
+			allowRebalance()
 			continue
 		}
 		b.noteLag(fs)
 		// The batch is finished even when ctx is done: a clean stop commits
 		// what it has produced.
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), batchTimeout)
-		outs, dead, err := b.convertAll(bctx, ctx, recs)
-		if err == nil {
-			err = cl.ProduceSync(bctx, outs...).FirstErr()
-			if err != nil {
-				err = fmt.Errorf("bridge: producing: %w", err)
-			}
-		}
-		if err == nil {
-			if cerr := cl.CommitRecords(bctx, recs...); cerr != nil {
-				err = fmt.Errorf("bridge: committing offsets: %w", cerr)
-			}
-		}
+		committed, dead, err := batch(bctx, ctx, recs)
 		cancel()
 		if err != nil {
 			return err
 		}
-		b.committed(len(recs), dead)
-		cl.AllowRebalance()
+		if committed {
+			b.committed(len(recs), dead)
+		}
+		allowRebalance()
 	}
 	return nil
+}
+
+// producer produces records asynchronously and keeps the first error.
+type producer struct {
+	produce func(context.Context, *kgo.Record, func(*kgo.Record, error))
+	pending sync.WaitGroup
+	mu      sync.Mutex
+	err     error
+}
+
+func (p *producer) send(ctx context.Context, o *kgo.Record) {
+	p.pending.Add(1)
+	p.produce(ctx, o, func(_ *kgo.Record, err error) {
+		if err != nil {
+			p.mu.Lock()
+			if p.err == nil {
+				p.err = err
+			}
+			p.mu.Unlock()
+		}
+		p.pending.Done()
+	})
+}
+
+// wait flushes cl (no waiting out the linger) and waits for every record
+// sent; it returns the first produce error.
+func (p *producer) wait(ctx context.Context, cl *kgo.Client) error {
+	ferr := cl.Flush(ctx)
+	p.pending.Wait()
+	if p.err != nil {
+		return fmt.Errorf("bridge: producing: %w", p.err)
+	}
+	if ferr != nil {
+		return fmt.Errorf("bridge: producing: %w", ferr)
+	}
+	return nil
+}
+
+func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	defer cl.CloseAllowingRebalance()
+	return b.loop(ctx, cl.PollRecords, cl.AllowRebalance, func(bctx, runCtx context.Context, recs []*kgo.Record) (bool, int, error) {
+		// Offsets are committed only once every record produced from the
+		// batch is acknowledged; after an error nothing is committed.
+		p := &producer{produce: cl.Produce}
+		dead, err := b.convertAll(bctx, runCtx, recs, func(o *kgo.Record) { p.send(bctx, o) })
+		if werr := p.wait(bctx, cl); err == nil {
+			err = werr
+		}
+		if err != nil {
+			return false, 0, err
+		}
+		if err := cl.CommitRecords(bctx, recs...); err != nil {
+			return false, 0, fmt.Errorf("bridge: committing offsets: %w", err)
+		}
+		return true, dead, nil
+	})
 }
 
 func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
@@ -315,155 +366,221 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	defer sess.Close()
-	for !b.done(ctx) {
-		fs := sess.PollRecords(ctx, b.cfg.BatchSize)
-		if err := fetchErr(ctx, fs); err != nil {
-			return err
-		}
-		recs := fs.Records()
-		if len(recs) == 0 {
-			sess.AllowRebalance()
-			continue
-		}
-		b.noteLag(fs)
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), batchTimeout)
-		outs, dead, err := b.convertAll(bctx, ctx, recs)
-		if err != nil {
-			cancel()
-			return err
-		}
+	return b.loop(ctx, sess.PollRecords, sess.AllowRebalance, func(bctx, runCtx context.Context, recs []*kgo.Record) (bool, int, error) {
 		if err := sess.Begin(); err != nil {
-			cancel()
-			return fmt.Errorf("bridge: beginning transaction: %w", err)
+			return false, 0, fmt.Errorf("bridge: beginning transaction: %w", err)
 		}
-		var (
-			mu      sync.Mutex
-			perr    error
-			pending sync.WaitGroup
-		)
-		for _, o := range outs {
-			pending.Add(1)
-			sess.Produce(bctx, o, func(_ *kgo.Record, err error) {
-				defer pending.Done()
-				if err != nil {
-					mu.Lock()
-					perr = cmp(perr, err)
-					mu.Unlock()
-				}
-			})
+		// The batch's records and its offsets are committed together, or
+		// the transaction is aborted.
+		p := &producer{produce: sess.Produce}
+		dead, err := b.convertAll(bctx, runCtx, recs, func(o *kgo.Record) { p.send(bctx, o) })
+		if werr := p.wait(bctx, sess.Client()); err == nil {
+			err = werr
 		}
-		pending.Wait()
 		try := kgo.TryCommit
-		if perr != nil {
+		if err != nil {
 			try = kgo.TryAbort
 		}
-		committed, err := sess.End(bctx, try)
-		cancel()
+		committed, eerr := sess.End(bctx, try)
 		if err != nil {
-			return fmt.Errorf("bridge: ending transaction: %w", err)
+			return false, 0, err
 		}
-		if perr != nil {
-			return fmt.Errorf("bridge: producing: %w", perr)
+		if eerr != nil {
+			return false, 0, fmt.Errorf("bridge: ending transaction: %w", eerr)
 		}
-		if committed {
-			b.committed(len(recs), dead)
-		}
-	}
-	return nil
+		return committed, dead, nil
+	})
 }
 
-func cmp(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
+// chunkRecords is the number of records a conversion worker takes at a time.
+const chunkRecords = 512
 
-// convertAll converts a batch; runCtx is the run's context, whose end stops
-// retries against a registry that is down.
-func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record) ([]*kgo.Record, int, error) {
-	outs := make([]*kgo.Record, len(recs))
-	// Records are converted on GOMAXPROCS goroutines, in contiguous
-	// chunks; the output keeps the input's order.
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(recs)/256))
-	chunk := (len(recs) + workers - 1) / workers
-	errs := make([]error, workers)
-	deads := make([]int, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w * chunk; i < min(len(recs), (w+1)*chunk); i++ {
-				r := recs[i]
-				o, err := b.convertRetrying(ctx, runCtx, r)
-				if err != nil {
-					if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-						errs[w] = fmt.Errorf("bridge: %s[%d] offset %d: %w", r.Topic, r.Partition, r.Offset, err)
-						return
-					}
-					if b.cfg.DeadLetter == "" {
-						errs[w] = fmt.Errorf("bridge: %s[%d] offset %d (no dead-letter topic): %w", r.Topic, r.Partition, r.Offset, err)
-						return
-					}
-					o = b.deadLetter(r, err)
-					deads[w]++
+// convertAll converts a batch on GOMAXPROCS goroutines, in chunks, and hands
+// the output records to emit in the input's order as soon as each chunk is
+// done, so that producing overlaps converting. runCtx is the run's context,
+// whose end stops retries against a registry that is down. After an error,
+// the records of the chunks before the failing one have been emitted.
+func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(*kgo.Record)) (int, error) {
+	type chunk struct {
+		outs []kgo.Record
+		dead int
+		err  error
+		done chan struct{}
+	}
+	chunks := make([]chunk, (len(recs)+chunkRecords-1)/chunkRecords)
+	for c := range chunks {
+		chunks[c].done = make(chan struct{})
+	}
+	var (
+		next atomic.Int64
+		stop atomic.Bool
+		wg   sync.WaitGroup
+	)
+	defer wg.Wait()
+	defer stop.Store(true)
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Go(func() {
+			var w worker
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= len(chunks) {
+					return
 				}
-				outs[i] = o
+				ch := &chunks[c]
+				if !stop.Load() {
+					ch.outs, ch.dead, ch.err = b.convertChunk(ctx, runCtx, recs[c*chunkRecords:min(len(recs), (c+1)*chunkRecords)], &w)
+				}
+				close(ch.done)
 			}
-		}()
+		})
 	}
-	wg.Wait()
 	dead := 0
-	for w := range workers {
-		if errs[w] != nil {
-			return nil, 0, errs[w]
+	for c := range chunks {
+		<-chunks[c].done
+		if err := chunks[c].err; err != nil {
+			return 0, err
 		}
-		dead += deads[w]
+		for i := range chunks[c].outs {
+			emit(&chunks[c].outs[i])
+		}
+		dead += chunks[c].dead
+	}
+	return dead, nil
+}
+
+// convertChunk converts consecutive records into one slice of records whose
+// values share the worker's blocks.
+func (b *bridge) convertChunk(ctx, runCtx context.Context, recs []*kgo.Record, w *worker) ([]kgo.Record, int, error) {
+	outs := make([]kgo.Record, len(recs))
+	dead := 0
+	for i, r := range recs {
+		err := b.convertRetrying(ctx, runCtx, r, &outs[i], w)
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, 0, fmt.Errorf("bridge: %s[%d] offset %d: %w", r.Topic, r.Partition, r.Offset, err)
+		}
+		if b.cfg.DeadLetter == "" {
+			return nil, 0, fmt.Errorf("bridge: %s[%d] offset %d (no dead-letter topic): %w", r.Topic, r.Partition, r.Offset, err)
+		}
+		b.deadLetter(r, err, &outs[i])
+		dead++
 	}
 	return outs, dead, nil
 }
 
-// convertRetrying converts one record, retrying while the registry is down
-// until runCtx is done.
-func (b *bridge) convertRetrying(ctx, runCtx context.Context, r *kgo.Record) (*kgo.Record, error) {
+// worker is the state of one conversion goroutine: the block the values of
+// converted records are appended to, so that a record costs no allocation of
+// its own (a block lives as long as any record in it, at most until its batch
+// is produced), and the schemas of the record before, which the next one most
+// likely shares, so that a record costs no cache lookup either.
+type worker struct {
+	buf []byte
+
+	inID    uint32
+	indexes []int
+	in      *protoavro.Codec // of inID and indexes
+	out     *protoavro.Codec
+	outID   uint32 // the Avro schema ID of out
+}
+
+const arenaBlock = 64 << 10
+
+// dst returns an empty slice to append a value of about size bytes to.
+func (w *worker) dst(size int) []byte {
+	if cap(w.buf)-len(w.buf) < size {
+		w.buf = make([]byte, 0, max(arenaBlock, size))
+	}
+	return w.buf[len(w.buf):len(w.buf)]
+}
+
+// keep takes v, appended to the last dst, out of the block. A v that grew
+// past the block is its own allocation and takes nothing.
+func (w *worker) keep(v []byte) []byte {
+	if cap(v) == cap(w.buf)-len(w.buf) {
+		w.buf = w.buf[:len(w.buf)+len(v)]
+		return v[:len(v):len(v)]
+	}
+	return v
+}
+
+// inCodec returns the codec of a framed protobuf record's message type and
+// its protobuf bytes.
+func (w *worker) inCodec(ctx context.Context, pdec *serde.ProtoDecoder, value []byte) (*protoavro.Codec, []byte, error) {
+	id, rest, err := serde.ParseHeader(value)
+	if err != nil {
+		return nil, nil, err
+	}
+	indexes, wire, err := serde.ParseIndexes(rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w.in == nil || id != w.inID || !slices.Equal(indexes, w.indexes) {
+		c, err := pdec.Codec(ctx, id, indexes)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.in, w.inID, w.indexes = c, id, indexes
+	}
+	return w.in, wire, nil
+}
+
+// outSchema returns the Avro schema ID of codec on the output topic.
+func (w *worker) outSchema(ctx context.Context, ser *serde.Serializer, topic string, codec *protoavro.Codec) (uint32, error) {
+	if codec != w.out {
+		id, err := ser.ID(ctx, topic, codec)
+		if err != nil {
+			return 0, err
+		}
+		w.out, w.outID = codec, id
+	}
+	return w.outID, nil
+}
+
+// convertRetrying converts one record into o, retrying while the registry is
+// down until runCtx is done.
+func (b *bridge) convertRetrying(ctx, runCtx context.Context, r, o *kgo.Record, w *worker) error {
 	wait := 100 * time.Millisecond
 	for {
-		o, err := b.convert(ctx, r)
+		err := b.convert(ctx, r, o, w)
 		if err == nil || !errors.Is(err, serde.ErrRegistryUnavailable) {
-			return o, err
+			return err
 		}
 		select {
 		case <-runCtx.Done():
-			return nil, err
+			return err
 		case <-ctx.Done():
-			return nil, err
+			return err
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
 }
 
-func (b *bridge) convert(ctx context.Context, r *kgo.Record) (*kgo.Record, error) {
-	o := &kgo.Record{Topic: b.cfg.Output, Key: r.Key, Headers: r.Headers, Timestamp: r.Timestamp}
+func (b *bridge) convert(ctx context.Context, r, o *kgo.Record, w *worker) error {
+	*o = kgo.Record{Topic: b.cfg.Output, Key: r.Key, Headers: r.Headers, Timestamp: r.Timestamp}
 	if b.cfg.PassThrough {
 		o.Value = r.Value
-		return o, nil
+		return nil
 	}
 	codec, wire := b.codec, r.Value
 	if b.pdec != nil {
-		pr, err := b.pdec.Decode(ctx, r.Value)
-		if err != nil {
-			return nil, err
+		var err error
+		if codec, wire, err = w.inCodec(ctx, b.pdec, r.Value); err != nil {
+			return err
 		}
-		codec, wire = pr.Codec, pr.Wire
 	}
-	v, err := b.ser.EncodeWire(ctx, make([]byte, 0, len(wire)+16), b.cfg.Output, codec, wire)
+	id, err := w.outSchema(ctx, b.ser, b.cfg.Output, codec)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	o.Value = v
-	return o, nil
+	v, err := codec.TranscodeToAvro(serde.AppendHeader(w.dst(len(wire)+16), id), wire)
+	if err != nil {
+		return err
+	}
+	o.Value = w.keep(v)
+	return nil
 }
 
 // errorClass names the kind of a conversion error for HeaderClass.
@@ -482,7 +599,7 @@ func errorClass(err error) string {
 	return "other"
 }
 
-func (b *bridge) deadLetter(r *kgo.Record, err error) *kgo.Record {
+func (b *bridge) deadLetter(r *kgo.Record, err error, o *kgo.Record) {
 	h := make([]kgo.RecordHeader, 0, len(r.Headers)+5)
 	h = append(h, r.Headers...)
 	h = append(h,
@@ -492,5 +609,5 @@ func (b *bridge) deadLetter(r *kgo.Record, err error) *kgo.Record {
 		kgo.RecordHeader{Key: HeaderPartition, Value: []byte(strconv.Itoa(int(r.Partition)))},
 		kgo.RecordHeader{Key: HeaderOffset, Value: []byte(strconv.FormatInt(r.Offset, 10))},
 	)
-	return &kgo.Record{Topic: b.cfg.DeadLetter, Key: r.Key, Value: r.Value, Headers: h, Timestamp: r.Timestamp}
+	*o = kgo.Record{Topic: b.cfg.DeadLetter, Key: r.Key, Value: r.Value, Headers: h, Timestamp: r.Timestamp}
 }

@@ -35,6 +35,14 @@ type Serializer struct {
 	reg  *Registry
 	opts SerializerOptions
 	ids  onceCache[subjectSchema, uint32]
+	// byCodec is the per-record path: the ID of a codec on a topic, found
+	// without building the subject name.
+	byCodec onceCache[topicCodec, uint32]
+}
+
+type topicCodec struct {
+	topic string
+	codec *protoavro.Codec
 }
 
 type subjectSchema struct {
@@ -55,13 +63,20 @@ func (s *Serializer) Codec(md protoreflect.MessageDescriptor) (*protoavro.Codec,
 // ID returns the schema ID of codec's schema under the subject for topic,
 // registering it (or looking it up) on first use.
 func (s *Serializer) ID(ctx context.Context, topic string, codec *protoavro.Codec) (uint32, error) {
-	sch := codec.Schema()
-	subject := s.opts.Strategy.Subject(topic, sch.FullName(), s.opts.Key)
-	k := subjectSchema{subject, sch}
-	if id, ok := s.ids.peek(k); ok {
+	k := topicCodec{topic, codec}
+	if id, ok := s.byCodec.peek(k); ok {
 		return id, nil
 	}
-	return s.ids.get(ctx, k, func() (uint32, error) {
+	return s.byCodec.get(ctx, k, func() (uint32, error) {
+		sch := codec.Schema()
+		return s.subjectID(ctx, s.opts.Strategy.Subject(topic, sch.FullName(), s.opts.Key), sch)
+	})
+}
+
+// subjectID returns the schema ID of sch under subject, registering it (or
+// looking it up) on first use.
+func (s *Serializer) subjectID(ctx context.Context, subject string, sch *protoavro.Schema) (uint32, error) {
+	return s.ids.get(ctx, subjectSchema{subject, sch}, func() (uint32, error) {
 		text, err := sch.JSON()
 		if err != nil {
 			return 0, err

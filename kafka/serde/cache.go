@@ -2,15 +2,20 @@ package serde
 
 import (
 	"context"
+	"maps"
 	"sync"
+	"sync/atomic"
 )
 
 // onceCache memoizes the successful results of a function per key. Callers
 // asking for one key at the same time share one call; failures are not
-// cached, so a registry that was down is asked again next time.
+// cached, so a registry that was down is asked again next time. Cached
+// values are read without locking (peek), from a copy-on-write map: the keys
+// are schema IDs and subjects, few and added rarely.
 type onceCache[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]*onceEntry[V]
+	mu    sync.Mutex
+	m     map[K]*onceEntry[V]
+	ready atomic.Pointer[map[K]V]
 }
 
 type onceEntry[V any] struct {
@@ -22,6 +27,9 @@ type onceEntry[V any] struct {
 // get returns the cached value of k, or calls fn once for all concurrent
 // callers and caches its result if it succeeded.
 func (c *onceCache[K, V]) get(ctx context.Context, k K, fn func() (V, error)) (V, error) {
+	if v, ok := c.peek(k); ok {
+		return v, nil
+	}
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = make(map[K]*onceEntry[V])
@@ -32,11 +40,18 @@ func (c *onceCache[K, V]) get(ctx context.Context, k K, fn func() (V, error)) (V
 		c.m[k] = e
 		c.mu.Unlock()
 		e.v, e.err = fn()
+		c.mu.Lock()
 		if e.err != nil {
-			c.mu.Lock()
 			delete(c.m, k)
-			c.mu.Unlock()
+		} else {
+			next := make(map[K]V, len(c.m))
+			if old := c.ready.Load(); old != nil {
+				maps.Copy(next, *old)
+			}
+			next[k] = e.v
+			c.ready.Store(&next)
 		}
+		c.mu.Unlock()
 		close(e.done)
 		return e.v, e.err
 	}
@@ -53,22 +68,12 @@ func (c *onceCache[K, V]) get(ctx context.Context, k K, fn func() (V, error)) (V
 	return e.v, nil
 }
 
-// peek returns the cached value of k without calling anything.
+// peek returns the cached value of k without calling anything or locking.
 func (c *onceCache[K, V]) peek(k K) (V, bool) {
-	c.mu.Lock()
-	e, ok := c.m[k]
-	c.mu.Unlock()
+	if m := c.ready.Load(); m != nil {
+		v, ok := (*m)[k]
+		return v, ok
+	}
 	var zero V
-	if !ok {
-		return zero, false
-	}
-	select {
-	case <-e.done:
-		if e.err != nil {
-			return zero, false
-		}
-		return e.v, true
-	default:
-		return zero, false
-	}
+	return zero, false
 }
