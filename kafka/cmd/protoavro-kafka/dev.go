@@ -21,7 +21,7 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("dev", "[--kafka-port 9092] [--registry-port 8081] [--topics a,b]", stderr)
 	kport := fs.Int("kafka-port", 9092, "broker `PORT` on 127.0.0.1")
 	rport := fs.Int("registry-port", 8081, "registry `PORT` on 127.0.0.1")
-	topics := fs.String("topics", "", "`TOPICS` to create, comma-separated (others are created on first use)")
+	topics := fs.String("topics", "", "`TOPICS` to create, comma-separated (others are created for clients that ask for auto-creation, as kcat does; the bridge does not)")
 	parts := fs.Int("partitions", 4, "`N` partitions per topic")
 	if err := parse(fs, args); err != nil {
 		return err
