@@ -8,8 +8,8 @@
 //     protoavro.test.editions; edition 2023, with messages at the open,
 //     hybrid and opaque API levels, set per message)
 //   - otlppb/commonpb, resourcepb, tracepb, metricspb, logspb: the
-//     OpenTelemetry protos vendored in testdata/proto/otlp (packages
-//     opentelemetry.proto.*.v1; see testdata/proto/otlp/README.md), their
+//     OpenTelemetry protos vendored in third_party/opentelemetry-proto (packages
+//     opentelemetry.proto.*.v1; see third_party/opentelemetry-proto/README.md), their
 //     go_package overridden by testpbgen.GoPackages
 //
 // The generated code is committed. Regenerate it after editing a proto with

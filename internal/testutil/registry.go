@@ -32,7 +32,7 @@ var Files = []protoreflect.FileDescriptor{
 }
 
 // Roots are message types of protos that are not the project's own (the
-// OpenTelemetry protos vendored in testdata/proto/otlp), covered like the
+// OpenTelemetry protos vendored in third_party/opentelemetry-proto), covered like the
 // messages of Files; the types they nest are covered through them.
 var Roots = []protoreflect.MessageDescriptor{
 	(*tracepb.TracesData)(nil).ProtoReflect().Descriptor(),

@@ -42,9 +42,9 @@ const Module = "github.com/protoavro/protoavro"
 const ImportPath = "testdata/proto"
 
 // OTLPImportPath is the import path of the vendored OpenTelemetry protos
-// (testdata/proto/otlp/README.md), relative to the repository root: a root
+// (third_party/opentelemetry-proto/README.md), relative to the repository root: a root
 // of its own, so that the files keep their upstream paths and imports.
-const OTLPImportPath = "testdata/proto/otlp"
+const OTLPImportPath = "third_party/opentelemetry-proto"
 
 // ImportPaths are the proto import paths, relative to the repository root,
 // in the order they are searched.
