@@ -15,9 +15,9 @@ import (
 	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/logspb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/metricspb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/logspb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/metricspb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
