@@ -23,7 +23,7 @@ import (
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"

@@ -484,7 +484,7 @@ func TestDescriptorsMinimalReadsBack(t *testing.T) {
 // field and says why; with the IDs in base64 the line converts.
 func TestOTLPTracesJSON(t *testing.T) {
 	t.Parallel()
-	args := []string{"encode", "-I", "../../testdata/proto/otlp", "-m", "opentelemetry.proto.trace.v1.TracesData",
+	args := []string{"encode", "-I", "../../third_party/opentelemetry-proto", "-m", "opentelemetry.proto.trace.v1.TracesData",
 		"opentelemetry/proto/trace/v1/trace.proto", "--out", filepath.Join(t.TempDir(), "x.avro")}
 	line := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout"}}]},` +
 		`"scopeSpans":[{"scope":{"name":"otel"},"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174",` +

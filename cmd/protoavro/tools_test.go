@@ -302,7 +302,7 @@ func TestToolsBadData(t *testing.T) {
 		want string
 	}{
 		{[]string{"tojson", bad}, "record 0 (block 0 at byte"},
-		{[]string{"tojson", bad}, "b at byte 0: malformed datum: boolean byte 0x7"},
+		{[]string{"tojson", bad}, "b at byte 0: malformed input: boolean byte 0x7"},
 		{[]string{"tojson", truncated}, "container block 0 at byte"},
 		{[]string{"tojson", notAvro}, "not an Avro container file"},
 		{[]string{"getschema", notAvro}, "not an Avro container file"},

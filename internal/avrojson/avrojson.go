@@ -49,19 +49,14 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Error classes; an *[Error] wraps one of them.
-var (
-	// ErrTruncated reports a binary datum that ends early.
-	ErrTruncated = errors.New("truncated datum")
-	// ErrMalformed reports binary data that is not a datum of the schema: a
-	// bad varint, an int out of range, a negative length, a union branch or
-	// enum index out of range, a boolean byte other than 0 or 1.
-	ErrMalformed = errors.New("malformed datum")
-	// ErrJSON reports a JSON value that does not match the schema.
-	ErrJSON = errors.New("JSON value does not match the schema")
-	// ErrLimit reports a datum beyond a limit of [Limits].
-	ErrLimit = errors.New("over the limit")
-)
+// ErrJSON reports a JSON value that does not match the schema. The other
+// classes an *[Error] wraps are protoavro's data classes, shared with package
+// ocf: ocf.ErrTruncated (a binary datum that ends early), ocf.ErrMalformed
+// (binary data that is not a datum of the schema: a bad varint, an int out of
+// range, a negative length, a union branch or enum index out of range, a
+// boolean byte other than 0 or 1) and ocf.ErrLimit (a datum beyond a limit of
+// [Limits]).
+var ErrJSON = errors.New("JSON value does not match the schema")
 
 // Error is an error at a place in a datum.
 type Error struct {

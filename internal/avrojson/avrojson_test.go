@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 	twmb "github.com/twmb/avro"
 )
 
@@ -128,20 +129,20 @@ func TestBinaryErrors(t *testing.T) {
 		class       error
 		want        string
 	}{
-		{`"int"`, "", ErrTruncated, "datum at byte 0"},
-		{`"int"`, "8080808010", ErrMalformed, "out of 32-bit range"},
-		{`"long"`, "ffffffffffffffffff7f", ErrMalformed, "overflows"},
-		{`"boolean"`, "02", ErrMalformed, "boolean byte"},
-		{`"string"`, "03", ErrMalformed, "negative length"},
-		{`"string"`, "0a41", ErrTruncated, "length 5 exceeds"},
-		{`{"type":"array","items":"long"}`, "feffffff0f", ErrTruncated, "items exceeds"},
-		{`{"type":"array","items":"null"}`, "feffffff0f", ErrLimit, "zero-size items"},
-		{`{"type":"array","items":"string"}`, "0600000a", ErrTruncated, "[2] at byte 3"},
-		{`{"type":"array","items":"int"}`, "040204", ErrTruncated, "datum at byte 3"},
-		{`{"type":"map","values":"int"}`, "020261", ErrTruncated, `["a"] at byte 3`},
-		{`["null","int"]`, "04", ErrMalformed, "branch 2 out of range"},
-		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", ErrMalformed, "index 1 out of range"},
-		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), ErrLimit, "levels deep"},
+		{`"int"`, "", ocf.ErrTruncated, "datum at byte 0"},
+		{`"int"`, "8080808010", ocf.ErrMalformed, "out of 32-bit range"},
+		{`"long"`, "ffffffffffffffffff7f", ocf.ErrMalformed, "overflows"},
+		{`"boolean"`, "02", ocf.ErrMalformed, "boolean byte"},
+		{`"string"`, "03", ocf.ErrMalformed, "negative length"},
+		{`"string"`, "0a41", ocf.ErrTruncated, "length 5 exceeds"},
+		{`{"type":"array","items":"long"}`, "feffffff0f", ocf.ErrTruncated, "items exceeds"},
+		{`{"type":"array","items":"null"}`, "feffffff0f", ocf.ErrLimit, "zero-size items"},
+		{`{"type":"array","items":"string"}`, "0600000a", ocf.ErrTruncated, "[2] at byte 3"},
+		{`{"type":"array","items":"int"}`, "040204", ocf.ErrTruncated, "datum at byte 3"},
+		{`{"type":"map","values":"int"}`, "020261", ocf.ErrTruncated, `["a"] at byte 3`},
+		{`["null","int"]`, "04", ocf.ErrMalformed, "branch 2 out of range"},
+		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", ocf.ErrMalformed, "index 1 out of range"},
+		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), ocf.ErrLimit, "levels deep"},
 	} {
 		s := mustParse(t, c.schema)
 		data, _ := hex.DecodeString(c.hex)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // AppendBinary parses text, one JSON value in the specification's JSON
@@ -74,7 +75,7 @@ func kind(v any) string {
 func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
 	s = s.Deref()
 	if depth >= e.lim.MaxDepth {
-		return dst, errAt(ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
+		return dst, errAt(ocf.ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
 	}
 	want := func() error { return jsonErr("want %s, got %s", s.Type, kind(v)) }
 	switch s.Type {

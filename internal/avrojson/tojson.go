@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // AppendJSON decodes one binary datum of schema s from the start of data,
@@ -39,24 +40,24 @@ func (d *decoder) long() (int64, error) {
 	start := d.pos
 	for shift := uint(0); shift < 64; shift += 7 {
 		if d.pos >= len(d.buf) {
-			return 0, errAt(ErrTruncated, start, "varint")
+			return 0, errAt(ocf.ErrTruncated, start, "varint")
 		}
 		c := d.buf[d.pos]
 		d.pos++
 		if shift == 63 && c > 1 {
-			return 0, errAt(ErrMalformed, start, "varint overflows 64 bits")
+			return 0, errAt(ocf.ErrMalformed, start, "varint overflows 64 bits")
 		}
 		u |= uint64(c&0x7f) << shift
 		if c < 0x80 {
 			return int64(u>>1) ^ -int64(u&1), nil
 		}
 	}
-	return 0, errAt(ErrMalformed, start, "varint longer than 10 bytes")
+	return 0, errAt(ocf.ErrMalformed, start, "varint longer than 10 bytes")
 }
 
 func (d *decoder) fixed(n int) ([]byte, error) {
 	if len(d.buf)-d.pos < n {
-		return nil, errAt(ErrTruncated, d.pos, "%d-byte value, %d bytes left", n, len(d.buf)-d.pos)
+		return nil, errAt(ocf.ErrTruncated, d.pos, "%d-byte value, %d bytes left", n, len(d.buf)-d.pos)
 	}
 	b := d.buf[d.pos : d.pos+n]
 	d.pos += n
@@ -70,10 +71,10 @@ func (d *decoder) bytes() ([]byte, error) {
 		return nil, err
 	}
 	if n < 0 {
-		return nil, errAt(ErrMalformed, start, "negative length %d", n)
+		return nil, errAt(ocf.ErrMalformed, start, "negative length %d", n)
 	}
 	if n > int64(len(d.buf)-d.pos) {
-		return nil, errAt(ErrTruncated, start, "length %d exceeds the %d bytes left", n, len(d.buf)-d.pos)
+		return nil, errAt(ocf.ErrTruncated, start, "length %d exceeds the %d bytes left", n, len(d.buf)-d.pos)
 	}
 	return d.fixed(int(n))
 }
@@ -89,7 +90,7 @@ func (d *decoder) blockCount(minItem int) (int64, error) {
 	}
 	if n < 0 {
 		if n == math.MinInt64 {
-			return 0, errAt(ErrMalformed, start, "block count %d", n)
+			return 0, errAt(ocf.ErrMalformed, start, "block count %d", n)
 		}
 		n = -n
 		if _, err := d.long(); err != nil { // the block's size in bytes
@@ -98,11 +99,11 @@ func (d *decoder) blockCount(minItem int) (int64, error) {
 	}
 	left := int64(len(d.buf) - d.pos)
 	if minItem > 0 && n > left/int64(minItem) {
-		return 0, errAt(ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
+		return 0, errAt(ocf.ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
 	}
 	if minItem == 0 {
 		if n > d.lim.MaxEmptyItems-d.empty {
-			return 0, errAt(ErrLimit, start, "block of %d zero-size items exceeds the limit of %d per datum", n, d.lim.MaxEmptyItems)
+			return 0, errAt(ocf.ErrLimit, start, "block of %d zero-size items exceeds the limit of %d per datum", n, d.lim.MaxEmptyItems)
 		}
 		d.empty += n
 	}
@@ -126,14 +127,14 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		case 1:
 			return append(dst, "true"...), nil
 		}
-		return dst, errAt(ErrMalformed, start, "boolean byte %#x", b[0])
+		return dst, errAt(ocf.ErrMalformed, start, "boolean byte %#x", b[0])
 	case avroschema.Int, avroschema.Long:
 		v, err := d.long()
 		if err != nil {
 			return dst, err
 		}
 		if s.Type == avroschema.Int && (v < math.MinInt32 || v > math.MaxInt32) {
-			return dst, errAt(ErrMalformed, start, "int %d out of 32-bit range", v)
+			return dst, errAt(ocf.ErrMalformed, start, "int %d out of 32-bit range", v)
 		}
 		return strconv.AppendInt(dst, v, 10), nil
 	case avroschema.Float:
@@ -172,12 +173,12 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 			return dst, err
 		}
 		if i < 0 || i >= int64(len(s.Symbols)) {
-			return dst, errAt(ErrMalformed, start, "enum %s index %d out of range (%d symbols)", s.Name, i, len(s.Symbols))
+			return dst, errAt(ocf.ErrMalformed, start, "enum %s index %d out of range (%d symbols)", s.Name, i, len(s.Symbols))
 		}
 		return appendString(dst, []byte(s.Symbols[i])), nil
 	}
 	if depth >= d.lim.MaxDepth {
-		return dst, errAt(ErrLimit, start, "nested more than %d levels deep", d.lim.MaxDepth)
+		return dst, errAt(ocf.ErrLimit, start, "nested more than %d levels deep", d.lim.MaxDepth)
 	}
 	switch s.Type {
 	case avroschema.Union:
@@ -186,7 +187,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 			return dst, err
 		}
 		if i < 0 || i >= int64(len(s.Branches)) {
-			return dst, errAt(ErrMalformed, start, "union branch %d out of range (%d branches)", i, len(s.Branches))
+			return dst, errAt(ocf.ErrMalformed, start, "union branch %d out of range (%d branches)", i, len(s.Branches))
 		}
 		b := s.Branches[i]
 		if b.Deref().Type == avroschema.Null {
@@ -256,7 +257,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 			}
 		}
 	}
-	return dst, errAt(ErrMalformed, start, "schema type %v", s.Type)
+	return dst, errAt(ocf.ErrMalformed, start, "schema type %v", s.Type)
 }
 
 // appendFloat appends f as a JSON number with the fewest digits that give

@@ -7,10 +7,13 @@
 //   - editionspb: testdata/proto/editions/editions.proto (package
 //     protoavro.test.editions; edition 2023, with messages at the open,
 //     hybrid and opaque API levels, set per message)
-//   - otlppb/commonpb, resourcepb, tracepb, metricspb, logspb: the
-//     OpenTelemetry protos vendored in testdata/proto/otlp (packages
-//     opentelemetry.proto.*.v1; see testdata/proto/otlp/README.md), their
-//     go_package overridden by testpbgen.GoPackages
+//   - third_party/otlppb/commonpb, resourcepb, tracepb, metricspb, logspb:
+//     the OpenTelemetry protos vendored in third_party/opentelemetry-proto
+//     (packages opentelemetry.proto.*.v1; see
+//     third_party/opentelemetry-proto/README.md), their go_package overridden
+//     by testpbgen.GoPackages. Generated from upstream's files, they are kept
+//     apart (third_party/) from the code generated from the project's own
+//     protos.
 //
 // The generated code is committed. Regenerate it after editing a proto with
 //

@@ -27,12 +27,12 @@ import (
 	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/logspb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/metricspb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/resourcepb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testpb/testpbgen"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/commonpb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/logspb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/metricspb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/resourcepb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testutil"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/protoavro/protoavro/internal/testpb/editionspb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/logspb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/metricspb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/logspb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/metricspb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -32,7 +32,7 @@ var Files = []protoreflect.FileDescriptor{
 }
 
 // Roots are message types of protos that are not the project's own (the
-// OpenTelemetry protos vendored in testdata/proto/otlp), covered like the
+// OpenTelemetry protos vendored in third_party/opentelemetry-proto), covered like the
 // messages of Files; the types they nest are covered through them.
 var Roots = []protoreflect.MessageDescriptor{
 	(*tracepb.TracesData)(nil).ProtoReflect().Descriptor(),

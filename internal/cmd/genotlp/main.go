@@ -27,10 +27,10 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	cpb "github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
-	rpb "github.com/protoavro/protoavro/internal/testpb/otlppb/resourcepb"
-	tpb "github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testpb/testpbgen"
+	cpb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/commonpb"
+	rpb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/resourcepb"
+	tpb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 )
 
 // File is the path of the batch, relative to the repository root.

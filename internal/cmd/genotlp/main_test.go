@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	tpb "github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	tpb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 )
 
 // TestBatchUpToDate checks that the committed batch is what the generator

@@ -42,9 +42,9 @@ const Module = "github.com/protoavro/protoavro"
 const ImportPath = "testdata/proto"
 
 // OTLPImportPath is the import path of the vendored OpenTelemetry protos
-// (testdata/proto/otlp/README.md), relative to the repository root: a root
+// (third_party/opentelemetry-proto/README.md), relative to the repository root: a root
 // of its own, so that the files keep their upstream paths and imports.
-const OTLPImportPath = "testdata/proto/otlp"
+const OTLPImportPath = "third_party/opentelemetry-proto"
 
 // ImportPaths are the proto import paths, relative to the repository root,
 // in the order they are searched.
@@ -75,11 +75,11 @@ var Protos = []string{
 // go.opentelemetry.io/proto/otlp/...): proto path → "import path;package
 // name", passed to protoc-gen-go as M options, as protoc users do.
 var GoPackages = map[string]string{
-	"opentelemetry/proto/common/v1/common.proto":     Module + "/" + OutputDir + "/otlppb/commonpb;commonpb",
-	"opentelemetry/proto/resource/v1/resource.proto": Module + "/" + OutputDir + "/otlppb/resourcepb;resourcepb",
-	"opentelemetry/proto/trace/v1/trace.proto":       Module + "/" + OutputDir + "/otlppb/tracepb;tracepb",
-	"opentelemetry/proto/metrics/v1/metrics.proto":   Module + "/" + OutputDir + "/otlppb/metricspb;metricspb",
-	"opentelemetry/proto/logs/v1/logs.proto":         Module + "/" + OutputDir + "/otlppb/logspb;logspb",
+	"opentelemetry/proto/common/v1/common.proto":     Module + "/" + OutputDir + "/third_party/otlppb/commonpb;commonpb",
+	"opentelemetry/proto/resource/v1/resource.proto": Module + "/" + OutputDir + "/third_party/otlppb/resourcepb;resourcepb",
+	"opentelemetry/proto/trace/v1/trace.proto":       Module + "/" + OutputDir + "/third_party/otlppb/tracepb;tracepb",
+	"opentelemetry/proto/metrics/v1/metrics.proto":   Module + "/" + OutputDir + "/third_party/otlppb/metricspb;metricspb",
+	"opentelemetry/proto/logs/v1/logs.proto":         Module + "/" + OutputDir + "/third_party/otlppb/logspb;logspb",
 }
 
 // goPackage returns the Go package fd is generated into: its override in

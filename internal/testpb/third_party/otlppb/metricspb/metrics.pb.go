@@ -21,8 +21,8 @@
 package metricspb
 
 import (
-	commonpb "github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
-	resourcepb "github.com/protoavro/protoavro/internal/testpb/otlppb/resourcepb"
+	commonpb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/commonpb"
+	resourcepb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/resourcepb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"

@@ -21,7 +21,7 @@
 package resourcepb
 
 import (
-	commonpb "github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
+	commonpb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/commonpb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
