@@ -10,16 +10,6 @@ import (
 	"github.com/protoavro/protoavro/protoavro"
 )
 
-func avroOf(t *testing.T, text string) string {
-	t.Helper()
-	s, err := protoavro.Options{}.Schema(kafkatest.PersonFrom(t, text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, _ := s.JSON()
-	return string(j)
-}
-
 func paths(rep *serde.Report) string {
 	var ps []string
 	for _, p := range rep.Problems {
@@ -29,8 +19,8 @@ func paths(rep *serde.Report) string {
 }
 
 func TestGateEvolution(t *testing.T) {
-	v1 := avroOf(t, kafkatest.EvolutionSource(t, "v1"))
-	v2 := avroOf(t, kafkatest.EvolutionSource(t, "v2"))
+	v1 := kafkatest.AvroSchema(t, kafkatest.EvolutionSource(t, "v1"))
+	v2 := kafkatest.AvroSchema(t, kafkatest.EvolutionSource(t, "v2"))
 	check := func(l serde.Level, nw string, prev ...string) *serde.Report {
 		t.Helper()
 		rep, err := serde.CheckCompatibility(l, nw, prev)
@@ -70,7 +60,7 @@ func TestGateEvolution(t *testing.T) {
 	// An incompatible change: name string → int64, and a new enum that drops
 	// a symbol the old data uses.
 	v3 := strings.Replace(kafkatest.EvolutionSource(t, "v2"), "string name = 1;", "int64 name = 1;", 1)
-	rep = check(serde.LevelBackward, avroOf(t, v3), v2)
+	rep = check(serde.LevelBackward, kafkatest.AvroSchema(t, v3), v2)
 	if got := paths(rep); got != "new reads old Person.name" {
 		t.Errorf("BACKWARD v2 → v3 problems: %s", got)
 	}
@@ -133,12 +123,12 @@ func TestGateRegistry(t *testing.T) {
 	if !errors.Is(err, serde.ErrIncompatible) || !strings.Contains(err.Error(), "Person.age") || !strings.Contains(err.Error(), "Person.score") {
 		t.Fatalf("v2 under FULL_TRANSITIVE: %v", err)
 	}
-	rep, err := reg.Check(ctx, "strict-value", avroOf(t, kafkatest.EvolutionSource(t, "v2")))
+	rep, err := reg.Check(ctx, "strict-value", kafkatest.AvroSchema(t, kafkatest.EvolutionSource(t, "v2")))
 	if err != nil || rep.Level != serde.LevelFullTransitive || len(rep.Versions) != 1 || rep.Versions[0] != 1 {
 		t.Fatalf("Check: %+v, %v", rep, err)
 	}
 	// A subject that does not exist is compatible.
-	if rep, err := reg.Check(ctx, "new-value", avroOf(t, kafkatest.EvolutionSource(t, "v2"))); err != nil || !rep.Compatible() {
+	if rep, err := reg.Check(ctx, "new-value", kafkatest.AvroSchema(t, kafkatest.EvolutionSource(t, "v2"))); err != nil || !rep.Compatible() {
 		t.Fatalf("new subject: %+v, %v", rep, err)
 	}
 }

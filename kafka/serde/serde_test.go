@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -76,22 +77,10 @@ func FuzzParseHeader(f *testing.F) {
 		again := append(serde.AppendProtoHeader(nil, id, idx), msg...)
 		id2, rest2, _ := serde.ParseHeader(again)
 		idx2, msg2, err := serde.ParseIndexes(rest2)
-		if err != nil || id2 != id || !equalInts(idx, idx2) || !bytes.Equal(msg, msg2) {
+		if err != nil || id2 != id || !slices.Equal(idx, idx2) || !bytes.Equal(msg, msg2) {
 			t.Fatalf("re-framed %x: %d %v %x %v", again, id2, idx2, msg2, err)
 		}
 	})
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // countRequests counts the registry's HTTP requests.

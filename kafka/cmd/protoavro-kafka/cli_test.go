@@ -44,21 +44,6 @@ func protoDir(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// derived returns the Avro schema JSON protoavro derives from person.proto
-// text: what register must have put in the registry.
-func derived(t *testing.T, text string) string {
-	t.Helper()
-	sch, err := protoavro.Options{}.Schema(kafkatest.PersonFrom(t, text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := sch.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(j)
-}
-
 var registeredRE = regexp.MustCompile(`registered (AVRO|PROTOBUF) .*under (\S+): id (\d+)(?:, version (\d+))?`)
 
 // registered parses register's last line: the subject and ID (and version).
@@ -79,7 +64,7 @@ func TestRegisterStrategies(t *testing.T) {
 	fake, reg := kafkatest.Registry(t)
 	v1 := kafkatest.EvolutionSource(t, "v1")
 	dir := protoDir(t, map[string]string{"person.proto": v1})
-	want := derived(t, v1)
+	want := kafkatest.AvroSchema(t, v1)
 	base := []string{"register", "--registry", fake.URL(), "-I", dir, "-m", person, filepath.Join(dir, "person.proto")}
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -259,7 +244,7 @@ func TestCheckAndGate(t *testing.T) {
 	if code != 0 || v != 3 || strings.Contains(stdout, "compatible") {
 		t.Fatalf("register --no-check: exit %d, version %d\n%s%s", code, v, stdout, stderr)
 	}
-	if got, err := reg.SchemaByID(ctx, id); err != nil || got.Text != derived(t, broken) {
+	if got, err := reg.SchemaByID(ctx, id); err != nil || got.Text != kafkatest.AvroSchema(t, broken) {
 		t.Fatalf("schema %d: %q, %v", id, got.Text, err)
 	}
 	// The subject's own level is what check uses without --level.

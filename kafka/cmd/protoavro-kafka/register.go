@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,10 +25,18 @@ type schemaFlags struct {
 	proto    bool
 }
 
-func (s *schemaFlags) register(fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-}) {
+// newSchemaFlags returns the flag set of command (register or check) with
+// the flags both have.
+func newSchemaFlags(command string, stderr io.Writer) (*flag.FlagSet, *schemaFlags) {
+	fs := newFlags(command, "--registry URL --topic TOPIC -I DIR -m TYPE FILE.proto", stderr)
+	s := &schemaFlags{}
+	s.reg.register(fs)
+	s.typ.register(fs)
+	s.register(fs)
+	return fs, s
+}
+
+func (s *schemaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.topic, "topic", "", "the `TOPIC` whose subject is meant (with --strategy)")
 	fs.StringVar(&s.subject, "subject", "", "the `SUBJECT` itself, instead of --topic and --strategy")
 	fs.StringVar(&s.strategy, "strategy", "topic", "subject-name `STRATEGY`: topic, record or topic-record")
@@ -101,11 +110,7 @@ func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, te
 }
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", "--registry URL --topic TOPIC -I DIR -m TYPE FILE.proto", stderr)
-	var s schemaFlags
-	s.reg.register(fs)
-	s.typ.register(fs)
-	s.register(fs)
+	fs, s := newSchemaFlags("check", stderr)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -128,11 +133,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("register", "--registry URL --topic TOPIC -I DIR -m TYPE FILE.proto", stderr)
-	var s schemaFlags
-	s.reg.register(fs)
-	s.typ.register(fs)
-	s.register(fs)
+	fs, s := newSchemaFlags("register", stderr)
 	fs.BoolVar(&s.proto, "proto", false, "register the .proto file itself (a PROTOBUF schema, for protobuf producers), with its imports as references")
 	noCheck := fs.Bool("no-check", false, "register without the local compatibility gate")
 	if err := parse(fs, args); err != nil {

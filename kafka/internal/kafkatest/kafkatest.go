@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
@@ -79,6 +80,21 @@ func PersonFrom(t testing.TB, text string) protoreflect.MessageDescriptor {
 		t.Fatal(err)
 	}
 	return fd.Messages().ByName("Person")
+}
+
+// AvroSchema returns the Avro schema JSON protoavro derives, under the
+// default options, from the Person of a person.proto text.
+func AvroSchema(t testing.TB, text string) string {
+	t.Helper()
+	sch, err := protoavro.Options{}.Schema(PersonFrom(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := sch.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(j)
 }
 
 // NewPerson returns the i-th test Person of md (either version): every field
