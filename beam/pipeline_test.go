@@ -23,6 +23,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	pb "github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -247,13 +248,7 @@ var python = sync.OnceValue(func() string {
 func findPython(t *testing.T) string {
 	t.Helper()
 	py := python()
-	if py == "" {
-		const reason = "python3-avro not installed: apt-get install python3-avro"
-		if os.Getenv("PROTOAVRO_INTEROP") == "require" {
-			t.Fatalf("%s (PROTOAVRO_INTEROP=require)", reason)
-		}
-		t.Skip(reason)
-	}
+	testutil.Need(t, py != "", "python3-avro not installed: apt-get install python3-avro")
 	return py
 }
 

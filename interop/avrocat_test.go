@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // avrocat is the command-line reader of Avro C (avroc_test.go), packaged
@@ -23,7 +25,7 @@ const avrocatReason = "avro-bin not installed: apt-get install avro-bin"
 func TestAvrocatReads(t *testing.T) {
 	t.Parallel()
 	avrocat, err := exec.LookPath("avrocat")
-	need(t, err == nil, avrocatReason)
+	testutil.Need(t, err == nil, avrocatReason)
 	oursToTheirs(t, readTest{
 		impl:   "avrocat (Avro C, avro-bin " + debianVersion("avro-bin") + ")",
 		codecs: avroCCodecs,

@@ -15,7 +15,7 @@ import (
 // Python gives back the record it was given.
 func TestPythonParsesEngineGolden(t *testing.T) {
 	py := python()
-	need(t, py != nil, pythonReason)
+	testutil.Need(t, py != nil, pythonReason)
 	files, err := filepath.Glob(testutil.RepoPath("protoavro", "testdata", "golden", "engine", "*.avsc"))
 	if err != nil {
 		t.Fatal(err)

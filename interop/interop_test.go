@@ -49,22 +49,6 @@ import (
 // (knownFailure). docs/interop.md lists them. Each test ends with
 // "interop summary" log lines, which .ci/run prints.
 
-// requireEnv makes a missing implementation a failure instead of a skip.
-const requireEnv = "PROTOAVRO_INTEROP"
-
-// need skips the test with reason, or fails it under
-// PROTOAVRO_INTEROP=require, unless ok.
-func need(t *testing.T, ok bool, reason string) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv(requireEnv) == "require" {
-		t.Fatalf("%s (%s=require)", reason, requireEnv)
-	}
-	t.Skip(reason)
-}
-
 // jsonLines decodes a test program's output, a JSON value of type T a
 // line; what names the program's role in messages.
 func jsonLines[T any](t *testing.T, out []byte, what string) []T {
@@ -98,7 +82,7 @@ func needBuilt[T any, P interface {
 	buildErr() error
 }](t *testing.T, info P, reason string) P {
 	t.Helper()
-	need(t, info != nil, reason)
+	testutil.Need(t, info != nil, reason)
 	if err := info.buildErr(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +93,8 @@ func needBuilt[T any, P interface {
 // logged, or a failure under PROTOAVRO_INTEROP=require.
 func missing(t *testing.T, reason string) {
 	t.Helper()
-	if os.Getenv(requireEnv) == "require" {
-		t.Errorf("%s (%s=require)", reason, requireEnv)
+	if os.Getenv(testutil.RequireEnv) == "require" {
+		t.Errorf("%s (%s=require)", reason, testutil.RequireEnv)
 		return
 	}
 	t.Logf("not tested: %s", reason)

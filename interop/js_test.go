@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // avsc, Avro for JavaScript (npm), with snappyjs and zstd-codec for the
@@ -46,7 +48,7 @@ const nodeReason = "avsc not installed: npm ci --prefix interop/js (needs node a
 func TestJavaScriptReads(t *testing.T) {
 	t.Parallel()
 	js := nodeJS()
-	need(t, js != nil, nodeReason)
+	testutil.Need(t, js != nil, nodeReason)
 	oursToTheirs(t, readTest{impl: js.String(), codecs: allCodecs, read: func(files []string) []byte {
 		return run(t, js.exe, append([]string{repoDir("js", "read.js")}, files...)...)
 	}})
@@ -55,7 +57,7 @@ func TestJavaScriptReads(t *testing.T) {
 func TestJavaScriptWrites(t *testing.T) {
 	t.Parallel()
 	js := nodeJS()
-	need(t, js != nil, nodeReason)
+	testutil.Need(t, js != nil, nodeReason)
 	theirsToOurs(t, writeTest{impl: js.String(), codecs: allCodecs, write: func(jobs string) []byte {
 		return run(t, js.exe, repoDir("js", "write.js"), jobs)
 	}})

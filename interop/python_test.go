@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -49,7 +50,7 @@ const pythonReason = "python3-avro not installed: apt-get install python3-avro p
 // PROTOAVRO_INTEROP=require.
 func pythonCodecs(t *testing.T) (*pythonInfo, []protoavro.Compression) {
 	py := python()
-	need(t, py != nil, pythonReason)
+	testutil.Need(t, py != nil, pythonReason)
 	var codecs []protoavro.Compression
 	for _, c := range allCodecs {
 		if py.codecs[string(c)] {

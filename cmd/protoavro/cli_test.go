@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -228,7 +229,7 @@ func TestSharding(t *testing.T) {
 	dir2 := t.TempDir()
 	r = runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir2, "s.avro"), "--shard-size", "64K", "--block-size", "16K", "--workers", "1")...)
 	wantRun(t, r, 0, "encoded 1000 records")
-	files := dirFiles(t, dir2)
+	files := testutil.DirNames(t, dir2)
 	if len(files) < 3 || files[0] != "s-00000.avro" {
 		t.Errorf("shards by size: %v", files)
 	}

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -100,26 +101,12 @@ func sampleJSONL(t *testing.T) []string {
 	return lines
 }
 
-// dirFiles returns the names of the files in dir, sorted.
-func dirFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // wantOnly fails unless dir holds exactly the files names: no temporary
 // file and no unfinished output are left behind.
 func wantOnly(t *testing.T, dir string, names ...string) {
 	t.Helper()
 	slices.Sort(names)
-	if got := dirFiles(t, dir); !slices.Equal(got, names) {
+	if got := testutil.DirNames(t, dir); !slices.Equal(got, names) {
 		t.Errorf("files in the output directory = %q, want %q", got, names)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -59,7 +60,7 @@ func TestSchemaOutDir(t *testing.T) {
 	if r.code != 0 || r.stderr != fmt.Sprintf("protoavro: wrote %d schemas to %s\n", len(golden), dir) {
 		t.Fatalf("schema --out-dir: %d %q", r.code, r.stderr)
 	}
-	if got := dirFiles(t, dir); !slices.Equal(got, golden) {
+	if got := testutil.DirNames(t, dir); !slices.Equal(got, golden) {
 		t.Errorf("files %q, want %q", got, golden)
 	}
 	for _, name := range golden {
@@ -91,7 +92,7 @@ func TestSchemaOutDir(t *testing.T) {
 	dir = filepath.Join(t.TempDir(), "legacy")
 	r = runCmd(t, "schema", "-I", protoDir, "--package", "protoavro.test.legacy", "--canonical", "--out-dir", dir, "kitchen/kitchen.proto", "legacy/legacy.proto")
 	legacy := goldenOf(t, "default", "protoavro.test.legacy.")
-	if got := dirFiles(t, dir); r.code != 0 || !slices.Equal(got, legacy) {
+	if got := testutil.DirNames(t, dir); r.code != 0 || !slices.Equal(got, legacy) {
 		t.Fatalf("--package: %d %s %q", r.code, r.stderr, got)
 	}
 	for _, name := range legacy {

@@ -1,33 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	tpb "github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // TestBatchUpToDate checks that the committed batch is what the generator
 // writes, and that it has the shape the benchmark claims.
 func TestBatchUpToDate(t *testing.T) {
-	want, err := Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(File)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: run go run ./internal/cmd/genotlp", File)
-	}
-	if again, _ := Generate(); !bytes.Equal(again, want) {
-		t.Errorf("Generate is not deterministic")
-	}
+	got := testutil.CheckGenerated(t, File, "go run ./internal/cmd/genotlp", Generate)
 
 	var td tpb.TracesData
 	if err := proto.Unmarshal(got, &td); err != nil {
