@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,11 +32,11 @@ import (
 func confluentJS(t *testing.T) (node, script, version string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
-	kafkatest.Need(t, err == nil, "node not found (npm ci --prefix kafka/js needs node and npm)")
+	testutil.Need(t, err == nil, "node not found (npm ci --prefix kafka/js needs node and npm)")
 	dir := filepath.Join(kafkatest.RepoRoot(), "kafka", "js")
 	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@confluentinc", "schemaregistry", "package.json"))
 	var pkg struct{ Version string }
-	kafkatest.Need(t, err == nil && json.Unmarshal(b, &pkg) == nil,
+	testutil.Need(t, err == nil && json.Unmarshal(b, &pkg) == nil,
 		"@confluentinc/schemaregistry not installed: npm ci --prefix kafka/js")
 	return node, filepath.Join(dir, "serdes.js"), pkg.Version
 }

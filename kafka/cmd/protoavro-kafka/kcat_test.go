@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +16,12 @@ import (
 	"github.com/protoavro/protoavro/kafka/serde"
 )
 
-// needTool returns the path of an interoperability tool (kafkatest.Need:
+// needTool returns the path of an interoperability tool (testutil.Need:
 // skipped when missing, failed when PROTOAVRO_INTEROP=require).
 func needTool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
-	kafkatest.Need(t, err == nil, fmt.Sprintf("%s not found: %v", name, err))
+	testutil.Need(t, err == nil, fmt.Sprintf("%s not found: %v", name, err))
 	return p
 }
 

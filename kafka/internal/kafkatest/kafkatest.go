@@ -199,17 +199,3 @@ func Produce(t testing.TB, cl *kgo.Client, recs []*kgo.Record) {
 		}
 	}
 }
-
-// Need skips the test with reason when ok is false (an interoperability
-// tool is missing), or fails it when PROTOAVRO_INTEROP=require, as CI sets
-// it (the convention of the repository's interop/ tests).
-func Need(t testing.TB, ok bool, reason string) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv("PROTOAVRO_INTEROP") == "require" {
-		t.Fatalf("%s, and PROTOAVRO_INTEROP=require", reason)
-	}
-	t.Skipf("%s (PROTOAVRO_INTEROP=require makes this fail)", reason)
-}
