@@ -23,7 +23,8 @@
 //     every incompatibility is reported with its field path.
 //
 // Errors are told apart with errors.Is: [ErrBadMagic], [ErrTruncatedHeader],
-// [ErrBadIndexes], [ErrUnknownID], [ErrWrongSchemaType],
-// [ErrRegistryUnavailable] (retryable) and [ErrIncompatible] (which is
-// protoavro.ErrIncompatible).
+// [ErrBadIndexes] (which are also protoavro.ErrMalformed or
+// protoavro.ErrTruncated, as bad data in the datum is), [ErrUnknownID],
+// [ErrWrongSchemaType], [ErrRegistryUnavailable] (retryable) and
+// [ErrIncompatible] (which is protoavro.ErrIncompatible).
 package serde

@@ -14,14 +14,16 @@ import (
 // package protoavro.
 var (
 	// ErrBadMagic reports a record that does not start with the Confluent
-	// magic byte 0.
-	ErrBadMagic = errors.New("serde: bad magic byte")
+	// magic byte 0. It is also protoavro.ErrMalformed: a bad header is bad
+	// data, and one errors.Is test of protoavro's data classes finds it.
+	ErrBadMagic error = &dataClass{"serde: bad magic byte", protoavro.ErrMalformed}
 	// ErrTruncatedHeader reports a record that ends inside its header (the
-	// magic byte, the 4-byte schema ID or the message indexes).
-	ErrTruncatedHeader = errors.New("serde: truncated header")
+	// magic byte, the 4-byte schema ID or the message indexes). It is also
+	// protoavro.ErrTruncated.
+	ErrTruncatedHeader error = &dataClass{"serde: truncated header", protoavro.ErrTruncated}
 	// ErrBadIndexes reports protobuf message indexes that are malformed or
-	// name no message of the schema.
-	ErrBadIndexes = errors.New("serde: bad message indexes")
+	// name no message of the schema. It is also protoavro.ErrMalformed.
+	ErrBadIndexes error = &dataClass{"serde: bad message indexes", protoavro.ErrMalformed}
 	// ErrUnknownID reports a schema ID the registry does not know.
 	ErrUnknownID = errors.New("serde: unknown schema ID")
 	// ErrUnknownSubject reports a subject the registry does not know.
@@ -42,6 +44,16 @@ var (
 	// protoavro.ErrIncompatible, so one errors.Is test serves both packages.
 	ErrIncompatible = protoavro.ErrIncompatible
 )
+
+// dataClass is an error class of this package that is also one of
+// protoavro's data classes, which it unwraps to.
+type dataClass struct {
+	msg   string
+	class error
+}
+
+func (c *dataClass) Error() string { return c.msg }
+func (c *dataClass) Unwrap() error { return c.class }
 
 // RegistryError is an error from a registry request: which operation, on
 // what, and the underlying error. It wraps one of ErrRegistryUnavailable,

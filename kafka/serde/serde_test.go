@@ -31,8 +31,8 @@ func TestHeaderErrors(t *testing.T) {
 		{[]byte{1, 0, 0, 0, 1}, serde.ErrBadMagic},
 		{[]byte("{\"json\":1}"), serde.ErrBadMagic},
 	} {
-		if _, _, err := serde.ParseHeader(tc.in); !errors.Is(err, tc.want) {
-			t.Errorf("ParseHeader(%x) = %v, want %v", tc.in, err, tc.want)
+		if _, _, err := serde.ParseHeader(tc.in); !errors.Is(err, tc.want) || !errors.Is(err, dataClass(tc.want)) {
+			t.Errorf("ParseHeader(%x) = %v, want %v (and %v)", tc.in, err, tc.want, dataClass(tc.want))
 		}
 	}
 	id, rest, err := serde.ParseHeader(serde.AppendHeader(nil, 0x01020304))
@@ -50,10 +50,21 @@ func TestHeaderErrors(t *testing.T) {
 		{[]byte{2, 3}, serde.ErrBadIndexes},       // index -2
 		{[]byte{0x80, 0x80, 0x80}, serde.ErrTruncatedHeader},
 	} {
-		if _, _, err := serde.ParseIndexes(tc.in); !errors.Is(err, tc.want) {
-			t.Errorf("ParseIndexes(%x) = %v, want %v", tc.in, err, tc.want)
+		if _, _, err := serde.ParseIndexes(tc.in); !errors.Is(err, tc.want) || !errors.Is(err, dataClass(tc.want)) {
+			t.Errorf("ParseIndexes(%x) = %v, want %v (and %v)", tc.in, err, tc.want, dataClass(tc.want))
 		}
 	}
+	if errors.Is(serde.ErrBadMagic, serde.ErrTruncatedHeader) || errors.Is(serde.ErrBadIndexes, serde.ErrBadMagic) {
+		t.Error("the header classes are told apart")
+	}
+}
+
+// dataClass returns the protoavro data class a header error class is too.
+func dataClass(class error) error {
+	if class == serde.ErrTruncatedHeader {
+		return protoavro.ErrTruncated
+	}
+	return protoavro.ErrMalformed
 }
 
 func FuzzParseHeader(f *testing.F) {
