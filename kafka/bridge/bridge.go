@@ -72,6 +72,11 @@ type Config struct {
 	// TransactionalID is the transactional ID (ExactlyOnce); default
 	// "protoavro-bridge-" + Group + "-" + InstanceID.
 	TransactionalID string
+	// TransactionTimeout is how long the broker lets a transaction stay
+	// open (ExactlyOnce; default 30 s). After a crash, a restarted instance
+	// with the same TransactionalID may wait up to this long for the crashed
+	// one's open transaction to be aborted.
+	TransactionTimeout time.Duration
 	// PassThrough copies records unchanged (a baseline for benchmarks).
 	PassThrough bool
 	// MaxRecords, when positive, stops the bridge once that many records
@@ -360,7 +365,11 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 	if id == "" {
 		id = "protoavro-bridge-" + b.cfg.Group + "-" + b.cfg.InstanceID
 	}
-	opts = append(opts, kgo.TransactionalID(id), kgo.TransactionTimeout(30*time.Second))
+	timeout := b.cfg.TransactionTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	opts = append(opts, kgo.TransactionalID(id), kgo.TransactionTimeout(timeout))
 	sess, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)

@@ -26,6 +26,7 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		check    = fs.Bool("check", true, "run the local compatibility gate before registering a new schema")
 		eos      = fs.Bool("exactly-once", false, "exactly-once: each batch in a Kafka transaction")
 		txnID    = fs.String("transactional-id", "", "transactional `ID` for --exactly-once (default from group and instance ID)")
+		txnTime  = fs.Duration("transaction-timeout", 30*time.Second, "how long the broker lets a transaction stay open (--exactly-once): what a restart after a crash may wait")
 		maxRecs  = fs.Int64("max-records", 0, "stop after `N` records (0: run until SIGINT/SIGTERM)")
 		batch    = fs.Int("batch", 10000, "most `RECORDS` per batch")
 		every    = fs.Duration("progress", 5*time.Second, "progress line `INTERVAL` on stderr (0: none)")
@@ -52,7 +53,7 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Brokers: strings.Split(*brokers, ","), Group: *group, InstanceID: *instance,
 		Input: *in, Output: *out, DeadLetter: *dlq,
 		Options: opts, Strategy: st, Check: *check,
-		ExactlyOnce: *eos, TransactionalID: *txnID, PassThrough: *passthru,
+		ExactlyOnce: *eos, TransactionalID: *txnID, TransactionTimeout: *txnTime, PassThrough: *passthru,
 		MaxRecords: *maxRecs, BatchSize: *batch, SessionTimeout: *session,
 	}
 	if *every > 0 {
