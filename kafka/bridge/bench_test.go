@@ -5,6 +5,7 @@ package bridge_test
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"syscall"
 	"testing"
 	"time"
@@ -51,7 +52,13 @@ func BenchmarkBridge(b *testing.B) {
 				Registry: reg, MaxRecords: n, PassThrough: m == 0,
 			}
 			start, startCPU := time.Now(), cpuTime(b)
-			sum, err := bridge.Run(context.Background(), cfg)
+			var sum bridge.Summary
+			var err error
+			// The label tells the modes apart in a -cpuprofile (pprof
+			// -tagfocus mode=bridge); the broker's goroutines have none.
+			pprof.Do(context.Background(), pprof.Labels("mode", modes[m]), func(ctx context.Context) {
+				sum, err = bridge.Run(ctx, cfg)
+			})
 			if err != nil {
 				b.Fatal(err)
 			}
