@@ -79,9 +79,8 @@ func writeDelimitedFiles(t *testing.T, dir, name string, recs [][]byte, n int) {
 	}
 }
 
-// readShards reads container files with protoavro's reader and returns
-// their records as wire bytes.
-func readShards(t *testing.T, files []string) [][]byte {
+// readFiles opens each of files and returns the records read gives for it.
+func readFiles(t *testing.T, files []string, read func(r *bufio.Reader, name string) ([][]byte, error)) [][]byte {
 	t.Helper()
 	var recs [][]byte
 	for _, f := range files {
@@ -89,48 +88,54 @@ func readShards(t *testing.T, files []string) [][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cr, err := protoavro.NewContainerReader(bufio.NewReader(fh), protoavro.ReaderOptions{})
+		got, err := read(bufio.NewReader(fh), f)
+		fh.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if got := cr.MessageType().Descriptor().FullName(); got != "protoavro.avro2147.Foo" {
-			t.Errorf("%s: embedded type %s", f, got)
+		recs = append(recs, got...)
+	}
+	return recs
+}
+
+// readShards reads container files with protoavro's reader and returns
+// their records as wire bytes.
+func readShards(t *testing.T, files []string) [][]byte {
+	t.Helper()
+	return readFiles(t, files, func(r *bufio.Reader, name string) ([][]byte, error) {
+		cr, err := protoavro.NewContainerReader(r, protoavro.ReaderOptions{})
+		if err != nil {
+			return nil, err
 		}
+		if got := cr.MessageType().Descriptor().FullName(); got != "protoavro.avro2147.Foo" {
+			t.Errorf("%s: embedded type %s", name, got)
+		}
+		var recs [][]byte
 		for {
 			w, err := cr.ReadWire(nil)
 			if err == io.EOF {
-				break
+				return recs, nil
 			}
 			if err != nil {
-				t.Fatalf("%s: %v", f, err)
+				return nil, err
 			}
 			recs = append(recs, w)
 		}
-		fh.Close()
-	}
-	return recs
+	})
 }
 
 // readDelimitedFiles reads length-delimited files.
 func readDelimitedFiles(t *testing.T, files []string) [][]byte {
 	t.Helper()
-	var recs [][]byte
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = readDelimited(bufio.NewReader(fh), f, 0, 0, func(any) bool { return true }, func(r Records) {
-			if err := r.Each(func(_ int64, w []byte) error { recs = append(recs, w); return nil }); err != nil {
+	return readFiles(t, files, func(r *bufio.Reader, name string) ([][]byte, error) {
+		var recs [][]byte
+		_, err := readDelimited(r, name, 0, 0, func(any) bool { return true }, func(rs Records) {
+			if err := rs.Each(func(_ int64, w []byte) error { recs = append(recs, w); return nil }); err != nil {
 				t.Fatal(err)
 			}
 		})
-		fh.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return recs
+		return recs, err
+	})
 }
 
 // sameMultiset fails t unless got and want hold the same records, each as

@@ -898,7 +898,9 @@ func fastScalar(w avroschema.Type, v *valuePlan, own, wt uint64) valueDec {
 	tagged := func(dst []byte, tag uint64) []byte { return appendFieldTag(dst, tag, own, wt) }
 	k := v.kind
 	switch {
-	case (w == avroschema.Long && (k == vInt64 || k == vUint64)) || (w == avroschema.Int && k == vInt32):
+	case (w == avroschema.Long && (k == vInt64 || k == vUint64 || k == vSint64)) ||
+		(w == avroschema.Int && (k == vInt32 || k == vSint32)):
+		zigzag := k == vSint64 || k == vSint32
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 			off := st.r.pos
 			x, err := st.r.long()
@@ -908,19 +910,11 @@ func fastScalar(w avroschema.Type, v *valuePlan, own, wt uint64) valueDec {
 			if w == avroschema.Int && (x < math.MinInt32 || x > math.MaxInt32) {
 				return dst, dataErr(ErrMalformed, off, "int %d out of 32-bit range", x)
 			}
-			return protowire.AppendVarint(tagged(dst, tag), uint64(x)), nil
-		}
-	case (w == avroschema.Long && k == vSint64) || (w == avroschema.Int && k == vSint32):
-		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			off := st.r.pos
-			x, err := st.r.long()
-			if err != nil {
-				return dst, err
+			u := uint64(x)
+			if zigzag {
+				u = protowire.EncodeZigZag(x)
 			}
-			if w == avroschema.Int && (x < math.MinInt32 || x > math.MaxInt32) {
-				return dst, dataErr(ErrMalformed, off, "int %d out of 32-bit range", x)
-			}
-			return protowire.AppendVarint(tagged(dst, tag), protowire.EncodeZigZag(x)), nil
+			return protowire.AppendVarint(tagged(dst, tag), u), nil
 		}
 	case (w == avroschema.Float && k == vFloat) || (w == avroschema.Double && k == vDouble):
 		size := 4
