@@ -288,3 +288,49 @@ func TestEvolution(t *testing.T) {
 		t.Errorf("%d Avro schema IDs on the topic, want 3", len(ids))
 	}
 }
+
+// TestStopWithoutDeadLetter: without a dead-letter topic a bad record stops
+// the bridge with an error naming it, and its batch is not committed (the
+// chunks before it may have been produced: at-least-once); a rerun of the
+// group with a dead-letter topic starts from the same offsets and delivers
+// every record.
+func TestStopWithoutDeadLetter(t *testing.T) {
+	const n = 3000
+	brokers, cl, reg, md, id := setup(t, 1)
+	recs := inputs(t, "in", md, id, 0, n)
+	bad := &kgo.Record{Topic: "in", Key: []byte("bad"), Value: []byte("plain text")}
+	kafkatest.Produce(t, cl, append(append(recs[:1500:1500], bad), recs[1500:]...))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, MaxRecords: n + 1}
+	sum, err := bridge.Run(ctx, cfg)
+	if !errors.Is(err, serde.ErrBadMagic) || !strings.Contains(err.Error(), "in[0] offset 1500 (no dead-letter topic)") {
+		t.Fatalf("run without a dead-letter topic: %v", err)
+	}
+	if sum.Records != 0 {
+		t.Fatalf("%d records committed from the failed batch", sum.Records)
+	}
+	cfg.DeadLetter = "dlq"
+	if sum, err = bridge.Run(ctx, cfg); err != nil || sum.Records != n+1 || sum.DeadLettered != 1 {
+		t.Fatalf("rerun: %v, %v", sum, err)
+	}
+	out := kafkatest.ConsumeAll(t, brokers, "out", n, time.Minute)
+	// Wait for anything more: records produced by the failed run, before
+	// the bad record, come again.
+	out = append(out, kafkatest.ConsumeAll(t, brokers, "out", 2*n, 2*time.Second)[len(out):]...)
+	first := map[int]*kgo.Record{}
+	for _, r := range out {
+		if i := index(t, r); first[i] == nil {
+			first[i] = r
+		} else if i >= 1500 {
+			t.Fatalf("record %d, after the bad one, was produced twice", i)
+		}
+	}
+	uniq := make([]*kgo.Record, 0, n)
+	for _, r := range first {
+		uniq = append(uniq, r)
+	}
+	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
+	verify(t, de, md, recs, uniq)
+	t.Logf("%d records out for %d in: %d produced by the failed run", len(out), n, len(out)-n)
+}
