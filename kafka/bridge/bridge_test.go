@@ -150,6 +150,18 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 }
 
 func TestTwoInstances(t *testing.T) {
+	for _, eos := range []bool{false, true} {
+		name := "at-least-once"
+		if eos {
+			name = "exactly-once"
+		}
+		t.Run(name, func(t *testing.T) { twoInstances(t, eos) })
+	}
+}
+
+// twoInstances runs two bridges in one group; with eos each has its own
+// transactional ID, and the output is read committed.
+func twoInstances(t *testing.T, eos bool) {
 	const n = 20_000
 	brokers, cl, reg, md, id := setup(t, 6)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -164,6 +176,7 @@ func TestTwoInstances(t *testing.T) {
 			sums[k], errs[k] = bridge.Run(ctx, bridge.Config{
 				Brokers: brokers, Group: "shared", Input: "in", Output: "out", Registry: reg,
 				BatchSize: 500, SessionTimeout: 3 * time.Second,
+				ExactlyOnce: eos, TransactionalID: fmt.Sprintf("two-%d", k),
 			})
 		}()
 	}
