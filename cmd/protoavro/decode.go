@@ -95,40 +95,18 @@ loaded.
 // runDecode implements "protoavro decode".
 func runDecode(args []string, std stdio) error {
 	fs := newFlagSet("decode")
-	var types typeFlags
-	types.register(fs)
 	var (
-		format  formatFlag
-		prog    progressFlag
 		workers = intFlag{n: runtime.GOMAXPROCS(0), min: 1}
-		inPaths stringList
-		mapping mappingFlags
+		sf      streamFlags
 	)
-	mapping.register(fs)
-	fs.Var(&format, "format", "output format: delimited or jsonl")
 	fs.Var(&workers, "workers", "formatting goroutines")
-	fs.Var(&prog, "progress", "show progress")
-	fs.Var(&inPaths, "in", "input file")
-	outPath := fs.String("out", "-", "output file")
-	skipBad := fs.Bool("skip-bad", false, "skip bad records and damaged blocks")
-	rejectsPath := fs.String("rejects", "", "file for the skipped bytes")
-	positional, err := parseArgs(fs, args)
+	sf.register(fs)
+	protos, inputs, err := sf.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	protos, extra := splitInputs(positional)
-	if *rejectsPath != "" && !*skipBad {
-		return usageErrorf("--rejects needs --skip-bad")
-	}
-	inputs, err := expandInputs(append(inPaths, extra...), "--in")
-	if err != nil {
-		return err
-	}
-	for _, in := range inputs {
-		if err := checkPaths(in, *outPath, *rejectsPath); err != nil {
-			return err
-		}
-	}
+	types, mapping, format, prog := &sf.types, &sf.mapping, &sf.format, sf.prog
+	outPath, skipBad, rejectsPath := &sf.out, &sf.skipBad, &sf.rejects
 	if format.f == formatDelimited {
 		if err := checkTerminal(*outPath, std, "protobuf"); err != nil {
 			return err
@@ -257,43 +235,25 @@ func (d *decoder) rejectsWriter() io.Writer {
 // parsed and formatted as JSON. Errors of the input start with its name.
 // With --skip-bad, damage is skipped with [protoavro.ContainerReader.Resync].
 func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, progress func()) error {
+	if d.format == formatDelimited {
+		return d.decodeDelimited(cr, name, progress)
+	}
 	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage()} }
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
 	}
 	add := func(b *decodeBatch) (int, int, error) {
-		for {
-			n := len(b.wire)
-			var err error
-			if b.wire, err = cr.ReadWire(b.wire); err == nil {
-				break
-			}
-			b.wire = b.wire[:n]
-			if err == io.EOF {
-				return 0, 0, err
-			}
-			err = fmt.Errorf("%s: %w", name, stripPrefix(err))
-			if !d.skip {
-				return 0, 0, err
-			}
-			sk, rerr := cr.Resync(d.rejectsWriter())
-			d.skippedRecords += sk.Records
-			d.skippedBlocks += sk.Blocks
-			d.skippedBytes += sk.Bytes
-			if d.firstBad == nil {
-				d.firstBad = err
-			}
-			if rerr == io.EOF {
-				return 0, 0, io.EOF
-			}
-			if rerr != nil {
-				return 0, 0, err
-			}
+		var sk int64
+		var err error
+		if b.wire, sk, err = d.readWire(cr, name, b.wire); err != nil {
+			return 0, 0, err
+		}
+		if sk > 0 {
 			if len(b.ends) > 0 {
 				// Skipped records count as read: keep the indexes right.
-				b.skips = append(b.skips, skipMark{at: len(b.ends), n: sk.Records})
+				b.skips = append(b.skips, skipMark{at: len(b.ends), n: sk})
 			} else {
-				b.first = cr.Records()
+				b.first = cr.Records() - 1
 			}
 		}
 		b.ends = append(b.ends, len(b.wire))
@@ -328,6 +288,97 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 		return we
 	}
 	return err
+}
+
+// readWire appends the next record of cr to dst, skipping damage with
+// --skip-bad, and returns the number of records skipped before it. It
+// returns io.EOF after the last record.
+func (d *decoder) readWire(cr *protoavro.ContainerReader, name string, dst []byte) ([]byte, int64, error) {
+	var skipped int64
+	for {
+		n := len(dst)
+		var err error
+		if dst, err = cr.ReadWire(dst); err == nil {
+			return dst, skipped, nil
+		}
+		dst = dst[:n]
+		if err == io.EOF {
+			return dst, skipped, err
+		}
+		err = fmt.Errorf("%s: %w", name, stripPrefix(err))
+		if !d.skip {
+			return dst, skipped, err
+		}
+		sk, rerr := cr.Resync(d.rejectsWriter())
+		d.skippedRecords += sk.Records
+		d.skippedBlocks += sk.Blocks
+		d.skippedBytes += sk.Bytes
+		skipped += sk.Records
+		if d.firstBad == nil {
+			d.firstBad = err
+		}
+		if rerr == io.EOF {
+			return dst, skipped, io.EOF
+		}
+		if rerr != nil {
+			return dst, skipped, err
+		}
+	}
+}
+
+// delimitedChunk is the output that decodeDelimited collects before it
+// writes: more than the output's buffer, so that the write goes straight
+// to the file.
+const delimitedChunk = 512 << 10
+
+// decodeDelimited writes the records of cr length-delimited, in the
+// reading goroutine: the wire bytes need no formatting, so each record is
+// copied once, from the reader (whose workers decode blocks) into the
+// output chunk, behind its length prefix.
+func (d *decoder) decodeDelimited(cr *protoavro.ContainerReader, name string, progress func()) error {
+	done := d.std.ctx.Done()
+	buf := make([]byte, 0, delimitedChunk+64<<10)
+	guess := 1 // the size of the length prefix, guessed from the last record
+	for {
+		select {
+		case <-done:
+			return errInterrupted
+		default:
+		}
+		n := len(buf)
+		buf = append(buf, make([]byte, guess)...)
+		var err error
+		buf, _, err = d.readWire(cr, name, buf)
+		if err != nil {
+			buf = buf[:n]
+			if err == io.EOF {
+				break
+			}
+			return err
+		}
+		size := len(buf) - n - guess
+		if need := protowire.SizeVarint(uint64(size)); need != guess {
+			if need > guess {
+				buf = slices.Grow(buf, need-guess)
+			}
+			buf = buf[:n+need+size]
+			copy(buf[n+need:], buf[n+guess:n+guess+size])
+			guess = need
+		}
+		protowire.AppendVarint(buf[n:n], uint64(size))
+		d.records++
+		progress()
+		if len(buf) >= delimitedChunk {
+			if _, err := d.out.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if _, err := d.out.Write(buf); err != nil {
+		return err
+	}
+	return nil
 }
 
 // decodeBatch is a run of records that a worker formats.

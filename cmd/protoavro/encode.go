@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -143,48 +144,80 @@ func splitInputs(positional []string) (protos, inputs []string) {
 	return protos, inputs
 }
 
+// streamFlags are the flags that encode and decode share: the message type
+// and mapping, the format of the protobuf records, the inputs, the output
+// and the skipping of bad records.
+type streamFlags struct {
+	types   typeFlags
+	mapping mappingFlags
+	format  formatFlag
+	prog    progressFlag
+	in      stringList
+	out     string
+	skipBad bool
+	rejects string
+}
+
+// register defines the flags in fs.
+func (f *streamFlags) register(fs *flag.FlagSet) {
+	f.types.register(fs)
+	f.mapping.register(fs)
+	fs.Var(&f.format, "format", "protobuf record format: delimited or jsonl")
+	fs.Var(&f.prog, "progress", "show progress")
+	fs.Var(&f.in, "in", "input file")
+	fs.StringVar(&f.out, "out", "-", "output file")
+	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip bad records")
+	fs.StringVar(&f.rejects, "rejects", "", "file for the skipped records")
+}
+
+// parse parses args with fs and returns the .proto files and the inputs
+// (--in and the other arguments, globs expanded), after checking that
+// --rejects comes with --skip-bad and that no file has two roles.
+func (f *streamFlags) parse(fs *flag.FlagSet, args []string) (protos, inputs []string, err error) {
+	positional, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	protos, extra := splitInputs(positional)
+	if f.rejects != "" && !f.skipBad {
+		return nil, nil, usageErrorf("--rejects needs --skip-bad")
+	}
+	if inputs, err = expandInputs(append(f.in, extra...), "--in"); err != nil {
+		return nil, nil, err
+	}
+	for _, in := range inputs {
+		if err := checkPaths(in, f.out, f.rejects); err != nil {
+			return nil, nil, err
+		}
+	}
+	return protos, inputs, nil
+}
+
 // runEncode implements "protoavro encode".
 func runEncode(args []string, std stdio) error {
 	fs := newFlagSet("encode")
-	var types typeFlags
-	types.register(fs)
 	var (
-		mapping      mappingFlags
-		format       formatFlag
 		codec        = codecFlag{c: protoavro.CompressionNull}
 		workers      = intFlag{min: 1}
 		blockSize    = sizeFlag{min: 1, max: 64 << 20}
 		shardRecords = intFlag{min: 1}
 		shardSize    = sizeFlag{min: 1, max: math.MaxInt}
 		descriptors  descriptorsFlag
-		prog         progressFlag
-		inPaths      stringList
+		sf           streamFlags
 	)
-	mapping.register(fs)
-	fs.Var(&format, "format", "input format: delimited or jsonl")
 	fs.Var(&codec, "codec", "block codec: null, deflate, snappy or zstd")
 	fs.Var(&workers, "workers", "conversion goroutines")
 	fs.Var(&blockSize, "block-size", "uncompressed block size")
 	fs.Var(&shardRecords, "shard-records", "records per shard")
 	fs.Var(&shardSize, "shard-size", "bytes per shard")
 	fs.Var(&descriptors, "descriptors", "embedded descriptors")
-	fs.Var(&prog, "progress", "show progress")
-	fs.Var(&inPaths, "in", "input file")
-	outPath := fs.String("out", "-", "output file")
-	skipBad := fs.Bool("skip-bad", false, "skip records that cannot be converted")
-	rejectsPath := fs.String("rejects", "", "file for the skipped records")
-	positional, err := parseArgs(fs, args)
+	sf.register(fs)
+	protos, inputs, err := sf.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	protos, extra := splitInputs(positional)
-	if *rejectsPath != "" && !*skipBad {
-		return usageErrorf("--rejects needs --skip-bad")
-	}
-	inputs, err := expandInputs(append(inPaths, extra...), "--in")
-	if err != nil {
-		return err
-	}
+	types, mapping, format, prog := &sf.types, &sf.mapping, &sf.format, sf.prog
+	outPath, skipBad, rejectsPath := &sf.out, &sf.skipBad, &sf.rejects
 	sharded := shardRecords.n > 0 || shardSize.n > 0
 	if sharded && (*outPath == "" || *outPath == "-") {
 		return usageErrorf("--shard-records and --shard-size need --out FILE")
@@ -192,11 +225,6 @@ func runEncode(args []string, std stdio) error {
 	if sharded && strings.Contains(*outPath, "%") {
 		if a, b := fmt.Sprintf(*outPath, 0), fmt.Sprintf(*outPath, 1); strings.Contains(a, "%!") || a == b {
 			return usageErrorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", *outPath)
-		}
-	}
-	for _, in := range inputs {
-		if err := checkPaths(in, *outPath, *rejectsPath); err != nil {
-			return err
 		}
 	}
 	if err := checkTerminal(*outPath, std, "Avro"); err != nil {
