@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -238,7 +239,9 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	if d.format == formatDelimited {
 		return d.decodeDelimited(cr, name, progress)
 	}
-	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage()} }
+	m := cr.NewMessage()
+	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{})
+	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan} }
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
 	}
@@ -392,6 +395,9 @@ type decodeBatch struct {
 	out []byte
 	err error
 	m   proto.Message
+	// json formats records without protojson's generic path; what it
+	// declines goes to proto.Unmarshal and protojson.
+	json *pbjson.Plan
 	// skips mark records skipped between the batch's records.
 	skips []skipMark
 	// bad are the records skipped because they are not valid protobuf.
@@ -445,11 +451,16 @@ func (b *decodeBatch) formatOne(format recordFormat, wire []byte) error {
 		b.out = append(b.out, wire...)
 		return nil
 	}
+	n := len(b.out)
+	var ok bool
+	if b.out, ok = b.json.AppendJSON(b.out, wire); ok {
+		b.out = append(b.out, '\n')
+		return nil
+	}
 	if err := proto.Unmarshal(wire, b.m); err != nil {
 		return err
 	}
 	// protojson.MarshalOptions{} is the compact form: one line.
-	n := len(b.out)
 	var err error
 	if b.out, err = (protojson.MarshalOptions{}).MarshalAppend(b.out, b.m); err != nil {
 		return err
