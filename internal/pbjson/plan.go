@@ -54,7 +54,10 @@ type msgPlan struct {
 	unsupported bool
 	fields      []*fieldPlan // in declaration order
 	byName      map[string]int
-	byNum       map[protowire.Number]int
+	// byNum maps field numbers to field indexes: numIndex for the small
+	// numbers (-1 for none), numMap for the others.
+	numIndex []int32
+	numMap   map[protowire.Number]int
 	// wireOrder is the order in which deterministic proto.Marshal writes
 	// the fields (the order of its LegacyFieldOrder).
 	wireOrder []int
@@ -80,6 +83,10 @@ type fieldPlan struct {
 	isValue  bool // google.protobuf.Value: JSON null is a value
 	enum     protoreflect.EnumDescriptor
 	closed   bool // a closed enum
+	// enumNames are the enum's value names as JSON strings, by number:
+	// enumIndex for 0..maxIndexed-1, enumMap for the others.
+	enumIndex [][]byte
+	enumMap   map[protoreflect.EnumNumber][]byte
 	key, val *fieldPlan
 	// name is the field's JSON name as a JSON string followed by ':'.
 	name []byte
@@ -125,7 +132,7 @@ func compileMessage(md protoreflect.MessageDescriptor, c map[protoreflect.FullNa
 	if mp, ok := c[md.FullName()]; ok {
 		return mp
 	}
-	mp := &msgPlan{md: md, byName: map[string]int{}, byNum: map[protowire.Number]int{}, oneofs: md.Oneofs().Len()}
+	mp := &msgPlan{md: md, byName: map[string]int{}, numMap: map[protowire.Number]int{}, oneofs: md.Oneofs().Len()}
 	c[md.FullName()] = mp
 	if isWKT(md) || md.Options() != nil && isMessageSet(md) {
 		mp.unsupported = true
@@ -149,7 +156,14 @@ func compileMessage(md protoreflect.MessageDescriptor, c map[protoreflect.FullNa
 		if fd.Cardinality() == protoreflect.Required {
 			mp.required = append(mp.required, i)
 		}
-		mp.byNum[fd.Number()] = i
+		if n := int(fd.Number()); n < maxIndexed {
+			for len(mp.numIndex) <= n {
+				mp.numIndex = append(mp.numIndex, -1)
+			}
+			mp.numIndex[n] = int32(i)
+		} else {
+			mp.numMap[fd.Number()] = i
+		}
 		mp.wireOrder = append(mp.wireOrder, i)
 	}
 	// protojson looks a name up as a JSON name first, then as a field name.
@@ -168,6 +182,20 @@ func compileMessage(md protoreflect.MessageDescriptor, c map[protoreflect.FullNa
 		return 0
 	})
 	return mp
+}
+
+// maxIndexed bounds the field numbers that msgPlan.numIndex holds.
+const maxIndexed = 256
+
+// field returns the index of the field numbered num, or -1.
+func (mp *msgPlan) field(num protowire.Number) int {
+	if num >= 0 && int(num) < len(mp.numIndex) {
+		return int(mp.numIndex[num])
+	}
+	if i, ok := mp.numMap[num]; ok {
+		return i
+	}
+	return -1
 }
 
 // isMessageSet reports whether md uses the proto1 message set wire format.
@@ -227,8 +255,33 @@ func compileField(fd protoreflect.FieldDescriptor, c map[protoreflect.FullName]*
 			return nil // JSON null is its value
 		}
 		f.closed = f.enum.IsClosed()
+		f.enumMap = map[protoreflect.EnumNumber][]byte{}
+		values := f.enum.Values()
+		for i := range values.Len() {
+			v := values.Get(i)
+			if f.enumName(v.Number()) != nil {
+				continue // an alias: ByNumber gives the first
+			}
+			name := appendString(nil, string(v.Name()))
+			if n := v.Number(); n >= 0 && n < maxIndexed {
+				for len(f.enumIndex) <= int(n) {
+					f.enumIndex = append(f.enumIndex, nil)
+				}
+				f.enumIndex[n] = name
+			} else {
+				f.enumMap[n] = name
+			}
+		}
 	}
 	return f
+}
+
+// enumName returns the JSON string of the name of enum value n, or nil.
+func (f *fieldPlan) enumName(n protoreflect.EnumNumber) []byte {
+	if n >= 0 && int(n) < len(f.enumIndex) {
+		return f.enumIndex[n]
+	}
+	return f.enumMap[n]
 }
 
 // wireTypeOf is the wire type of a scalar kind.
@@ -262,10 +315,12 @@ type level struct {
 	ebuf  []byte
 }
 
-// span is a part of a level's buffer; set says it holds a field.
+// span is a part of a level's buffer (or of a message's wire bytes, where
+// value is the start of the first value, after its tag); set says it
+// holds a field.
 type span struct {
-	start, end int
-	set        bool
+	start, end, value int
+	set               bool
 }
 
 // entry is one map entry: its key for sorting and its bytes in ebuf.

@@ -52,16 +52,20 @@ func (e *wireEnc) message(mp *msgPlan, dst, wire []byte, depth int) ([]byte, boo
 	// after another one (proto.Unmarshal would merge or replace it).
 	last := -1
 	for pos := 0; pos < len(wire); {
-		num, typ, n := protowire.ConsumeTag(wire[pos:])
-		if n < 0 {
+		tag, n := varint(wire[pos:])
+		if n == 0 {
 			return dst, false
 		}
-		idx, found := mp.byNum[num]
-		if !found {
+		if tag>>3 > uint64(protowire.MaxValidNumber) {
+			return dst, false
+		}
+		num, typ := protowire.Number(tag>>3), protowire.Type(tag&7)
+		idx := mp.field(num)
+		if idx < 0 {
 			return dst, false
 		}
 		f := mp.fields[idx]
-		m := protowire.ConsumeFieldValue(num, typ, wire[pos+n:])
+		m := skipValue(typ, wire[pos+n:])
 		if m < 0 {
 			return dst, false
 		}
@@ -80,7 +84,7 @@ func (e *wireEnc) message(mp *msgPlan, dst, wire []byte, depth int) ([]byte, boo
 				}
 				l.oneof[f.oneof] = true
 			}
-			*sp = span{start: pos, set: true}
+			*sp = span{start: pos, value: pos + n, set: true}
 		case idx != last || !f.list && !f.isMap:
 			return dst, false
 		}
@@ -101,7 +105,7 @@ func (e *wireEnc) message(mp *msgPlan, dst, wire []byte, depth int) ([]byte, boo
 			continue
 		}
 		var ok bool
-		if dst, ok = e.field(f, dst, wire[sp.start:sp.end], depth, &first); !ok {
+		if dst, ok = e.field(f, dst, wire, sp, depth, &first); !ok {
 			return dst, false
 		}
 	}
@@ -117,27 +121,78 @@ func name(dst []byte, f *fieldPlan, first *bool) []byte {
 	return append(dst, f.name...)
 }
 
-// field appends the JSON of field f, whose occurrences are run.
-func (e *wireEnc) field(f *fieldPlan, dst, run []byte, depth int, first *bool) ([]byte, bool) {
+// field appends the JSON of field f, whose occurrences are wire[sp.start:sp.end].
+func (e *wireEnc) field(f *fieldPlan, dst, wire []byte, sp span, depth int, first *bool) ([]byte, bool) {
 	switch {
 	case f.isMap:
-		return e.mapField(f, dst, run, depth, first)
+		return e.mapField(f, dst, wire[sp.start:sp.end], depth, first)
 	case f.list:
-		return e.list(f, dst, run, depth, first)
+		return e.list(f, dst, wire[sp.start:sp.end], depth, first)
 	}
-	_, typ, n := protowire.ConsumeTag(run)
-	v := protowire.ConsumeFieldValue(f.num, typ, run[n:])
-	raw := run[n : n+v]
+	raw := wire[sp.value:sp.end]
 	if f.kind == protoreflect.MessageKind {
-		b, _ := protowire.ConsumeBytes(raw)
+		l, n := varint(raw)
 		dst = name(dst, f, first)
-		return e.messageValue(f, dst, b, depth)
+		return e.messageValue(f, dst, raw[n:n+int(l)], depth)
 	}
 	if !f.presence && isZero(f.kind, raw) {
 		return dst, true
 	}
 	dst = name(dst, f, first)
 	return e.scalar(f, dst, raw)
+}
+
+// varint decodes the varint at the start of b; n is 0 when it is not
+// valid.
+func varint(b []byte) (v uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7, 2
+	}
+	v, n = protowire.ConsumeVarint(b)
+	if n < 0 {
+		return 0, 0
+	}
+	return v, n
+}
+
+// skipValue returns the size of the value of wire type t at the start of
+// b, or -1 when it is not valid (or a group, which plans do not have).
+func skipValue(t protowire.Type, b []byte) int {
+	switch t {
+	case protowire.VarintType:
+		_, n := varint(b)
+		if n == 0 {
+			return -1
+		}
+		return n
+	case protowire.Fixed32Type:
+		if len(b) < 4 {
+			return -1
+		}
+		return 4
+	case protowire.Fixed64Type:
+		if len(b) < 8 {
+			return -1
+		}
+		return 8
+	case protowire.BytesType:
+		l, n := varint(b)
+		if n == 0 || l > uint64(len(b)-n) {
+			return -1
+		}
+		return n + int(l)
+	}
+	return -1
+}
+
+// bytesValue returns the contents of a length-delimited value that
+// skipValue accepted.
+func bytesValue(raw []byte) []byte {
+	l, n := varint(raw)
+	return raw[n : n+int(l)]
 }
 
 // isZero reports whether raw, a scalar's wire value, is its zero value.
@@ -160,7 +215,7 @@ func isZero(k protoreflect.Kind, raw []byte) bool {
 		v, _ := protowire.ConsumeFixed64(raw)
 		return v == 0
 	}
-	v, _ := protowire.ConsumeVarint(raw)
+	v, _ := varint(raw)
 	switch k {
 	case protoreflect.Int32Kind, protoreflect.Uint32Kind, protoreflect.EnumKind, protoreflect.Sint32Kind:
 		return uint32(v) == 0
@@ -189,28 +244,28 @@ func (e *wireEnc) messageValue(f *fieldPlan, dst, b []byte, depth int) ([]byte, 
 func (e *wireEnc) scalar(f *fieldPlan, dst, raw []byte) ([]byte, bool) {
 	switch f.kind {
 	case protoreflect.BoolKind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		if v != 0 {
 			return append(dst, "true"...), true
 		}
 		return append(dst, "false"...), true
 	case protoreflect.Int32Kind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		return strconv.AppendInt(dst, int64(int32(v)), 10), true
 	case protoreflect.Sint32Kind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		return strconv.AppendInt(dst, int64(int32(protowire.DecodeZigZag(v&math.MaxUint32))), 10), true
 	case protoreflect.Uint32Kind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		return strconv.AppendUint(dst, uint64(uint32(v)), 10), true
 	case protoreflect.Int64Kind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		return quoted(strconv.AppendInt(append(dst, '"'), int64(v), 10)), true
 	case protoreflect.Sint64Kind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		return quoted(strconv.AppendInt(append(dst, '"'), protowire.DecodeZigZag(v), 10)), true
 	case protoreflect.Uint64Kind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		return quoted(strconv.AppendUint(append(dst, '"'), v, 10)), true
 	case protoreflect.Fixed32Kind:
 		v, _ := protowire.ConsumeFixed32(raw)
@@ -231,21 +286,21 @@ func (e *wireEnc) scalar(f *fieldPlan, dst, raw []byte) ([]byte, bool) {
 		v, _ := protowire.ConsumeFixed64(raw)
 		return appendFloat(dst, math.Float64frombits(v), 64), true
 	case protoreflect.StringKind:
-		s, _ := protowire.ConsumeBytes(raw)
+		s := bytesValue(raw)
 		if !utf8.Valid(s) {
 			return dst, false
 		}
-		return appendString(dst, string(s)), true
+		return appendString(dst, s), true
 	case protoreflect.BytesKind:
-		s, _ := protowire.ConsumeBytes(raw)
+		s := bytesValue(raw)
 		dst = append(dst, '"')
 		dst = base64.StdEncoding.AppendEncode(dst, s)
 		return append(dst, '"'), true
 	case protoreflect.EnumKind:
-		v, _ := protowire.ConsumeVarint(raw)
+		v, _ := varint(raw)
 		n := protoreflect.EnumNumber(int32(v))
-		if d := f.enum.Values().ByNumber(n); d != nil {
-			return appendString(dst, string(d.Name())), true
+		if name := f.enumName(n); name != nil {
+			return append(dst, name...), true
 		}
 		if f.closed {
 			return dst, false // proto.Unmarshal keeps it as an unknown field
@@ -265,15 +320,13 @@ func (e *wireEnc) list(f *fieldPlan, dst, run []byte, depth int, first *bool) ([
 	dst = append(dst, '[')
 	count := 0
 	for len(run) > 0 {
-		_, typ, n := protowire.ConsumeTag(run)
-		m := protowire.ConsumeFieldValue(f.num, typ, run[n:])
+		tag, n := varint(run)
+		typ := protowire.Type(tag & 7)
+		m := skipValue(typ, run[n:])
 		raw := run[n : n+m]
 		run = run[n+m:]
 		if f.kind == protoreflect.MessageKind {
-			b, k := protowire.ConsumeBytes(raw)
-			if k < 0 {
-				return dst, false
-			}
+			b := bytesValue(raw)
 			if count > 0 {
 				dst = append(dst, ',')
 			}
@@ -286,7 +339,7 @@ func (e *wireEnc) list(f *fieldPlan, dst, run []byte, depth int, first *bool) ([
 		}
 		if typ == protowire.BytesType && f.wireType != protowire.BytesType {
 			// Packed elements.
-			b, _ := protowire.ConsumeBytes(raw)
+			b := bytesValue(raw)
 			for len(b) > 0 {
 				k := scalarSize(f.wireType, b)
 				if k < 0 {
@@ -336,7 +389,10 @@ func scalarSize(t protowire.Type, b []byte) int {
 		}
 		return 8
 	}
-	_, n := protowire.ConsumeVarint(b)
+	_, n := varint(b)
+	if n == 0 {
+		return -1
+	}
 	return n
 }
 
@@ -498,14 +554,23 @@ func entryKey(k *fieldPlan, me *mapEntry) bool {
 	return true
 }
 
+// needEscape marks the bytes that protojson escapes in strings.
+var needEscape = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // appendString appends s as a JSON string, escaped as protojson escapes
 // it; s must be valid UTF-8.
-func appendString(dst []byte, s string) []byte {
+func appendString[T string | []byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= ' ' && c != '"' && c != '\\' {
+		if !needEscape[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
