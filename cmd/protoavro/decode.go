@@ -329,59 +329,46 @@ func (d *decoder) readWire(cr *protoavro.ContainerReader, name string, dst []byt
 	}
 }
 
-// delimitedChunk is the output that decodeDelimited collects before it
-// writes: more than the output's buffer, so that the write goes straight
-// to the file.
-const delimitedChunk = 512 << 10
-
 // decodeDelimited writes the records of cr length-delimited, in the
-// reading goroutine: the wire bytes need no formatting, so each record is
-// copied once, from the reader (whose workers decode blocks) into the
-// output chunk, behind its length prefix.
+// reading goroutine: the wire bytes need no formatting. Whole blocks come
+// length-delimited from the reader (whose workers decode them), and go to
+// the output as they are; with --skip-bad, records come one by one, as
+// damage is skipped between them.
 func (d *decoder) decodeDelimited(cr *protoavro.ContainerReader, name string, progress func()) error {
 	done := d.std.ctx.Done()
-	buf := make([]byte, 0, delimitedChunk+64<<10)
-	guess := 1 // the size of the length prefix, guessed from the last record
+	var rec []byte
 	for {
 		select {
 		case <-done:
 			return errInterrupted
 		default:
 		}
-		n := len(buf)
-		buf = append(buf, make([]byte, guess)...)
+		var n int
 		var err error
-		buf, _, err = d.readWire(cr, name, buf)
-		if err != nil {
-			buf = buf[:n]
-			if err == io.EOF {
-				break
+		var out []byte
+		if d.skip {
+			if rec, _, err = d.readWire(cr, name, rec[:0]); err == nil {
+				var prefix [binaryMaxVarint]byte
+				if _, err := d.out.Write(protowire.AppendVarint(prefix[:0], uint64(len(rec)))); err != nil {
+					return err
+				}
+				out, n = rec, 1
 			}
+		} else if out, n, err = cr.NextDelimited(); err != nil && err != io.EOF {
+			err = fmt.Errorf("%s: %w", name, stripPrefix(err))
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		size := len(buf) - n - guess
-		if need := protowire.SizeVarint(uint64(size)); need != guess {
-			if need > guess {
-				buf = slices.Grow(buf, need-guess)
-			}
-			buf = buf[:n+need+size]
-			copy(buf[n+need:], buf[n+guess:n+guess+size])
-			guess = need
+		if _, err := d.out.Write(out); err != nil {
+			return err
 		}
-		protowire.AppendVarint(buf[n:n], uint64(size))
-		d.records++
+		d.records += int64(n)
 		progress()
-		if len(buf) >= delimitedChunk {
-			if _, err := d.out.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
 	}
-	if _, err := d.out.Write(buf); err != nil {
-		return err
-	}
-	return nil
 }
 
 // decodeBatch is a run of records that a worker formats.
