@@ -87,7 +87,7 @@ type fieldPlan struct {
 	// enumIndex for 0..maxIndexed-1, enumMap for the others.
 	enumIndex [][]byte
 	enumMap   map[protoreflect.EnumNumber][]byte
-	key, val *fieldPlan
+	key, val  *fieldPlan
 	// name is the field's JSON name as a JSON string followed by ':'.
 	name []byte
 	// tag is the field's tag, its wireType, as wire bytes; ltag the tag
