@@ -244,8 +244,28 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan} }
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
+		b.starts, b.delimited, b.count = b.starts[:0], false, 0
+	}
+	// Without --skip-bad, whole blocks go to the batches as the reader
+	// gives them, length-delimited; the workers split them.
+	addBlock := func(b *decodeBatch) (int, int, error) {
+		out, n, err := cr.NextDelimited()
+		if err != nil {
+			if err == io.EOF {
+				return 0, 0, err
+			}
+			return 0, 0, fmt.Errorf("%s: %w", name, stripPrefix(err))
+		}
+		b.delimited = true
+		b.wire = append(b.wire, out...)
+		b.count += n
+		progress()
+		return b.count, len(b.wire), nil
 	}
 	add := func(b *decodeBatch) (int, int, error) {
+		if !d.skip {
+			return addBlock(b)
+		}
 		var sk int64
 		var err error
 		if b.wire, sk, err = d.readWire(cr, name, b.wire); err != nil {
@@ -284,7 +304,7 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 		}
 		return nil
 	}
-	work := func(b *decodeBatch) { b.err = b.format(d.format, d.skip, name) }
+	work := func(b *decodeBatch) { b.err = b.format(d.skip, name) }
 	err := runBatches(d.std.ctx.Done(), d.workers, work, fresh, reset, add, take)
 	var we *writeError
 	if errors.As(err, &we) {
@@ -376,8 +396,13 @@ type decodeBatch struct {
 	// first is the index of the first record.
 	first int64
 	// wire holds the records' wire bytes; ends[i] is the end of record i.
-	wire []byte
-	ends []int
+	// With delimited, wire holds count records length-delimited, and the
+	// worker sets starts and ends.
+	wire      []byte
+	ends      []int
+	starts    []int
+	delimited bool
+	count     int
 	// out is the formatted records.
 	out []byte
 	err error
@@ -403,13 +428,27 @@ type unformatted struct {
 	err  error
 }
 
-// format parses each record of b into b.m and appends it to b.out in the
-// output format; with skip, records that fail go to b.bad. It runs on a
-// worker goroutine.
-func (b *decodeBatch) format(format recordFormat, skip bool, name string) error {
+// format formats each record of b as a line of JSON, appended to b.out;
+// with skip, records that fail go to b.bad. It runs on a worker goroutine.
+func (b *decodeBatch) format(skip bool, name string) error {
+	if b.delimited {
+		// Split the length-delimited records (the reader wrote them).
+		for pos := 0; pos < len(b.wire); {
+			size, n := protowire.ConsumeVarint(b.wire[pos:])
+			if n < 0 || size > uint64(len(b.wire)-pos-n) {
+				return fmt.Errorf("%s: internal error: bad length prefix at batch byte %d", name, pos)
+			}
+			b.starts = append(b.starts, pos+n)
+			pos += n + int(size)
+			b.ends = append(b.ends, pos)
+		}
+	}
 	start := 0
 	index, skips := b.first, b.skips
 	for i, end := range b.ends {
+		if b.delimited {
+			start = b.starts[i]
+		}
 		wire := b.wire[start:end]
 		start = end
 		for len(skips) > 0 && skips[0].at == i {
@@ -417,7 +456,7 @@ func (b *decodeBatch) format(format recordFormat, skip bool, name string) error 
 			skips = skips[1:]
 		}
 		n := len(b.out)
-		if err := b.formatOne(format, wire); err != nil {
+		if err := b.formatOne(wire); err != nil {
 			err = fmt.Errorf("%s: record %d: %w", name, index, err)
 			if !skip {
 				return err
@@ -430,14 +469,9 @@ func (b *decodeBatch) format(format recordFormat, skip bool, name string) error 
 	return nil
 }
 
-// formatOne appends one record to b.out: the wire bytes, length-delimited,
-// or the record parsed into b.m as one line of JSON.
-func (b *decodeBatch) formatOne(format recordFormat, wire []byte) error {
-	if format != formatJSONL {
-		b.out = protowire.AppendVarint(b.out, uint64(len(wire)))
-		b.out = append(b.out, wire...)
-		return nil
-	}
+// formatOne appends one record to b.out as one line of JSON: by the pbjson
+// fast path, or parsed into b.m and formatted by protojson.
+func (b *decodeBatch) formatOne(wire []byte) error {
 	n := len(b.out)
 	var ok bool
 	if b.out, ok = b.json.AppendJSON(b.out, wire); ok {
