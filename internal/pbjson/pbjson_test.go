@@ -140,9 +140,9 @@ func hasNaN(m proto.Message) bool {
 // test type both ways and compares with protojson. For the types the fast
 // paths support, they must take every message (none falls back).
 func TestRandomMessages(t *testing.T) {
-	n := 60
+	n := 20
 	if testing.Short() {
-		n = 15
+		n = 6
 	}
 	for _, md := range testutil.Messages() {
 		t.Run(string(md.FullName()), func(t *testing.T) {
