@@ -97,6 +97,13 @@ func (d *jsonDec) string() (s []byte, escaped, ok bool) {
 	start := d.pos
 	ascii := true
 	for d.pos < len(d.in) {
+		// Skip plain ASCII, then look at what stopped the run.
+		for d.pos < len(d.in) && !stringStop[d.in[d.pos]] {
+			d.pos++
+		}
+		if d.pos == len(d.in) {
+			break
+		}
 		c := d.in[d.pos]
 		switch {
 		case c == '"':
@@ -117,6 +124,15 @@ func (d *jsonDec) string() (s []byte, escaped, ok bool) {
 	}
 	return nil, false, false
 }
+
+// stringStop marks the bytes that end a run of plain characters in a
+// string: the quote, the escape, control characters and non-ASCII bytes.
+var stringStop = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80
+	}
+	return t
+}()
 
 // escapedString continues string at its first escape.
 func (d *jsonDec) escapedString(start int, ascii bool) ([]byte, bool, bool) {
@@ -309,15 +325,22 @@ func (d *jsonDec) message(mp *msgPlan, dst []byte, depth int) ([]byte, bool) {
 		d.pos++
 		return dst, len(mp.required) == 0
 	}
+	next := 0 // the field whose key is expected next
 	for {
 		key, _, ok := d.string()
 		if !ok {
 			return dst, false
 		}
-		idx, found := mp.byName[string(key)]
-		if !found {
-			return dst, false
+		// Keys usually come in the order of the fields: try the next one
+		// before the map.
+		idx := next
+		if idx >= len(mp.fields) || mp.fields[idx].fd.JSONName() != string(key) {
+			var found bool
+			if idx, found = mp.byName[string(key)]; !found {
+				return dst, false
+			}
 		}
+		next = idx + 1
 		d.ws()
 		if d.next() != ':' {
 			return dst, false
@@ -636,6 +659,42 @@ func appendUint(buf []byte, k protoreflect.Kind, n uint64) []byte {
 	return protowire.AppendVarint(buf, n)
 }
 
+// parseUint parses t, a plain integer without sign, as strconv.ParseUint
+// does with base 10 and bits.
+func parseUint(t []byte, bits int) (uint64, bool) {
+	if len(t) == 0 || len(t) > 19 {
+		n, err := strconv.ParseUint(string(t), 10, bits)
+		return n, err == nil
+	}
+	var n uint64
+	for _, c := range t {
+		n = n*10 + uint64(c-'0') // 19 digits cannot overflow
+	}
+	return n, bits == 64 || n <= math.MaxUint32
+}
+
+// parseInt parses t, a plain integer, as strconv.ParseInt does with base
+// 10 and bits.
+func parseInt(t []byte, bits int) (int64, bool) {
+	neg := len(t) > 0 && t[0] == '-'
+	digits := t
+	if neg {
+		digits = t[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		n, err := strconv.ParseInt(string(t), 10, bits)
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range digits {
+		n = n*10 + int64(c-'0') // 18 digits cannot overflow
+	}
+	if neg {
+		n = -n
+	}
+	return n, bits == 64 || n >= math.MinInt32 && n <= math.MaxInt32
+}
+
 // intText returns the integer text of the next value, a number or a
 // string, when it is a plain integer.
 func (d *jsonDec) intText() ([]byte, bool) {
@@ -676,8 +735,8 @@ func (d *jsonDec) scalar(f *fieldPlan, buf []byte) ([]byte, bool, bool) {
 		if f.kind == protoreflect.Int32Kind || f.kind == protoreflect.Sint32Kind || f.kind == protoreflect.Sfixed32Kind {
 			bits = 32
 		}
-		n, err := strconv.ParseInt(string(t), 10, bits)
-		if err != nil {
+		n, ok := parseInt(t, bits)
+		if !ok {
 			return buf, false, false
 		}
 		return appendInt(buf, f.kind, n), n == 0, true
@@ -690,8 +749,8 @@ func (d *jsonDec) scalar(f *fieldPlan, buf []byte) ([]byte, bool, bool) {
 		if f.kind == protoreflect.Uint32Kind || f.kind == protoreflect.Fixed32Kind {
 			bits = 32
 		}
-		n, err := strconv.ParseUint(string(t), 10, bits)
-		if err != nil {
+		n, ok := parseUint(t, bits)
+		if !ok {
 			return buf, false, false
 		}
 		return appendUint(buf, f.kind, n), n == 0, true
@@ -727,11 +786,11 @@ func (d *jsonDec) scalar(f *fieldPlan, buf []byte) ([]byte, bool, bool) {
 			if !ok {
 				return buf, false, false
 			}
-			v := f.enum.Values().ByName(protoreflect.Name(s))
-			if v == nil {
+			v, found := f.enumByName[string(s)]
+			if !found {
 				return buf, false, false
 			}
-			n = int64(v.Number())
+			n = int64(v)
 		default:
 			t, plain, ok := d.number()
 			if !ok || !plain {

@@ -87,7 +87,11 @@ type fieldPlan struct {
 	// enumIndex for 0..maxIndexed-1, enumMap for the others.
 	enumIndex [][]byte
 	enumMap   map[protoreflect.EnumNumber][]byte
-	key, val  *fieldPlan
+	// enumByName maps the enum's value names to their numbers (protojson
+	// reads names with Values().ByName, which some descriptor
+	// implementations answer by a linear search).
+	enumByName map[string]protoreflect.EnumNumber
+	key, val   *fieldPlan
 	// name is the field's JSON name as a JSON string followed by ':'.
 	name []byte
 	// tag is the field's tag, its wireType, as wire bytes; ltag the tag
@@ -256,9 +260,11 @@ func compileField(fd protoreflect.FieldDescriptor, c map[protoreflect.FullName]*
 		}
 		f.closed = f.enum.IsClosed()
 		f.enumMap = map[protoreflect.EnumNumber][]byte{}
+		f.enumByName = map[string]protoreflect.EnumNumber{}
 		values := f.enum.Values()
 		for i := range values.Len() {
 			v := values.Get(i)
+			f.enumByName[string(v.Name())] = v.Number()
 			if f.enumName(v.Number()) != nil {
 				continue // an alias: ByNumber gives the first
 			}
