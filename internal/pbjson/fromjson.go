@@ -78,6 +78,22 @@ func (d *jsonDec) delim() bool {
 	return false
 }
 
+// more consumes what follows a member of an object or an element of an
+// array: a comma (more is true) or the closer.
+func (d *jsonDec) more(closer byte) (more, ok bool) {
+	d.ws()
+	switch d.next() {
+	case ',':
+		d.pos++
+		d.ws()
+		return true, true
+	case closer:
+		d.pos++
+		return false, true
+	}
+	return false, false
+}
+
 // literal consumes the literal word.
 func (d *jsonDec) literal(word string) bool {
 	if len(d.in)-d.pos < len(word) || string(d.in[d.pos:d.pos+len(word)]) != word {
@@ -296,16 +312,8 @@ func (d *jsonDec) skipValue(depth int) bool {
 			if !d.skipValue(depth + 1) {
 				return false
 			}
-			d.ws()
-			switch d.next() {
-			case ',':
-				d.pos++
-				d.ws()
-			case closer:
-				d.pos++
-				return true
-			default:
-				return false
+			if more, ok := d.more(closer); !more {
+				return ok
 			}
 		}
 	}
@@ -369,18 +377,13 @@ func (d *jsonDec) message(mp *msgPlan, dst []byte, depth int) ([]byte, bool) {
 			}
 			l.spans[idx] = span{start: start, end: len(l.buf), set: true}
 		}
-		d.ws()
-		switch d.next() {
-		case ',':
-			d.pos++
-			d.ws()
-			continue
-		case '}':
-			d.pos++
-		default:
+		more, ok := d.more('}')
+		if !ok {
 			return dst, false
 		}
-		break
+		if !more {
+			break
+		}
 	}
 	for _, i := range mp.required {
 		if sp := l.spans[i]; sp.end == sp.start {
@@ -496,18 +499,13 @@ func (d *jsonDec) list(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
 			return buf, false
 		}
 		count++
-		d.ws()
-		switch d.next() {
-		case ',':
-			d.pos++
-			d.ws()
-			continue
-		case ']':
-			d.pos++
-		default:
+		more, ok := d.more(']')
+		if !ok {
 			return buf, false
 		}
-		break
+		if !more {
+			break
+		}
 	}
 	if pos >= 0 {
 		buf = finishLength(buf, pos)
@@ -557,18 +555,13 @@ func (d *jsonDec) mapField(f *fieldPlan, l *level, depth int) ([]byte, bool) {
 		}
 		e.end = len(l.ebuf)
 		l.ents = append(l.ents, e)
-		d.ws()
-		switch d.next() {
-		case ',':
-			d.pos++
-			d.ws()
-			continue
-		case '}':
-			d.pos++
-		default:
+		more, ok := d.more('}')
+		if !ok {
 			return buf, false
 		}
-		break
+		if !more {
+			break
+		}
 	}
 	slices.SortFunc(l.ents, func(a, b entry) int {
 		if c := cmp.Compare(a.ikey, b.ikey); c != 0 {

@@ -341,7 +341,7 @@ func (e *wireEnc) list(f *fieldPlan, dst, run []byte, depth int, first *bool) ([
 			// Packed elements.
 			b := bytesValue(raw)
 			for len(b) > 0 {
-				k := scalarSize(f.wireType, b)
+				k := skipValue(f.wireType, b)
 				if k < 0 {
 					return dst, false
 				}
@@ -372,28 +372,6 @@ func (e *wireEnc) list(f *fieldPlan, dst, run []byte, depth int, first *bool) ([
 		return dst[:start], true
 	}
 	return append(dst, ']'), true
-}
-
-// scalarSize returns the size of the scalar value of wire type t at the
-// start of b, or -1.
-func scalarSize(t protowire.Type, b []byte) int {
-	switch t {
-	case protowire.Fixed32Type:
-		if len(b) < 4 {
-			return -1
-		}
-		return 4
-	case protowire.Fixed64Type:
-		if len(b) < 8 {
-			return -1
-		}
-		return 8
-	}
-	_, n := varint(b)
-	if n == 0 {
-		return -1
-	}
-	return n
 }
 
 // mapEntry is a decoded map entry: its key and the wire value of its value.
