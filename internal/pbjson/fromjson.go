@@ -26,11 +26,12 @@ func (p *Plan) AppendWire(dst, text []byte) (out []byte, ok bool) {
 		return dst, false
 	}
 	st := p.pool.Get().(*state)
-	d := jsonDec{in: text, st: st, p: p}
+	d := jsonDec{in: text, st: st, p: p, str: st.str}
 	n := len(dst)
 	d.ws()
 	out, ok = d.message(p.root, dst, 0)
 	d.ws()
+	st.str = d.str[:0]
 	p.pool.Put(st)
 	if !ok || d.pos != len(text) {
 		return dst[:n], false
@@ -799,18 +800,27 @@ func (d *jsonDec) scalar(f *fieldPlan, buf []byte) ([]byte, bool, bool) {
 	return buf, false, false
 }
 
+// base64Encodings are the encodings protojson reads bytes with: standard
+// or URL alphabet ([1]), padded or not ([.][1]).
+var base64Encodings = [2][2]*base64.Encoding{
+	{base64.StdEncoding, base64.StdEncoding.WithPadding(base64.NoPadding)},
+	{base64.URLEncoding, base64.URLEncoding.WithPadding(base64.NoPadding)},
+}
+
 // bytes appends the base64 string s decoded as protojson decodes it.
 func (d *jsonDec) bytes(f *fieldPlan, buf, s []byte) ([]byte, bool, bool) {
-	enc := base64.StdEncoding
+	url := 0
 	for _, c := range s {
 		if c == '-' || c == '_' {
-			enc = base64.URLEncoding
+			url = 1
 			break
 		}
 	}
+	raw := 0
 	if len(s)%4 != 0 {
-		enc = enc.WithPadding(base64.NoPadding)
+		raw = 1
 	}
+	enc := base64Encodings[url][raw]
 	n := len(buf)
 	buf = protowire.AppendVarint(buf, uint64(enc.DecodedLen(len(s))))
 	m := len(buf)

@@ -310,6 +310,7 @@ func (p *Plan) Supported() bool { return !p.root.unsupported }
 // state is the scratch space of one conversion.
 type state struct {
 	levels []*level
+	str    []byte // AppendWire's unescaped strings
 }
 
 // level is the scratch space of one nesting level.
