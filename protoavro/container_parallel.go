@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/protoavro/protoavro/internal/pool"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -32,8 +35,12 @@ type pblock struct {
 	b    ocf.Block // as read; b.Data aliases raw
 	raw  []byte
 	data []byte // decompressed
-	wire []byte // the records' wire bytes, one after the other
-	ends []int  // end of each record in wire
+	// wire holds the records length-delimited: each one's size as a
+	// varint, then its wire bytes; starts and ends bound the wire bytes of
+	// each record (its size ends where it starts).
+	wire   []byte
+	starts []int
+	ends   []int
 	// err ends the block after its len(ends) records: a block error (an
 	// *ocf.Error or a *ContainerError), or a record error (recErr set) of
 	// the record at errStart..errEnd of data.
@@ -58,7 +65,7 @@ func newParallelReader(cr *ContainerReader, workers int) *parallelReader {
 
 // decodeBlock decompresses pb's block and decodes its records, on a worker.
 func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock) {
-	pb.wire, pb.ends, pb.err, pb.recErr = pb.wire[:0], pb.ends[:0], nil, false
+	pb.wire, pb.starts, pb.ends, pb.err, pb.recErr = pb.wire[:0], pb.starts[:0], pb.ends[:0], nil, false
 	var err error
 	if pb.data, err = or.Decompress(pb.data[:0], pb.b); err != nil {
 		pb.err = containerError(err)
@@ -70,10 +77,16 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock) {
 		pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset, Err: err}
 		return
 	}
-	pos := 0
+	pos, guess := 0, 1
 	for i := int64(0); i < pb.b.Count; i++ {
 		start := pos
-		if pb.wire, pos, err = decodeRecord(dec, pb.wire, data, pos, &empty); err != nil {
+		var rs int
+		pb.wire, rs, guess, err = appendDelimited(pb.wire, guess, func(dst []byte) ([]byte, error) {
+			var err error
+			dst, pos, err = decodeRecord(dec, dst, data, pos, &empty)
+			return dst, err
+		})
+		if err != nil {
 			pb.err, pb.recErr, pb.errStart, pb.errEnd = err, true, start, min(pos, len(data))
 			return
 		}
@@ -82,8 +95,80 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock) {
 				Err: fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-pos)}
 			return
 		}
+		pb.starts = append(pb.starts, rs)
 		pb.ends = append(pb.ends, len(pb.wire))
 	}
+}
+
+// appendDelimited appends a record, length-delimited, to dst: read appends
+// the record's wire bytes after guess bytes set aside for its size, which
+// are moved when the size takes another number of bytes. It returns where
+// the record's wire bytes start, and the size of this size as the next
+// guess. On an error dst is returned as it was.
+func appendDelimited(dst []byte, guess int, read func([]byte) ([]byte, error)) ([]byte, int, int, error) {
+	n := len(dst)
+	dst = append(dst, make([]byte, guess)...)
+	dst, err := read(dst)
+	if err != nil {
+		return dst[:n], 0, guess, err
+	}
+	size := len(dst) - n - guess
+	if need := protowire.SizeVarint(uint64(size)); need != guess {
+		if need > guess {
+			dst = slices.Grow(dst, need-guess)
+		}
+		dst = dst[:n+need+size]
+		copy(dst[n+need:], dst[n+guess:n+guess+size])
+		guess = need
+	}
+	protowire.AppendVarint(dst[n:n], uint64(size))
+	return dst, n + guess, guess, nil
+}
+
+// NextDelimited returns the records of the current block that are not
+// read yet (at least one), length-delimited: each record's size as a
+// varint, then its wire bytes (as ReadWire returns them), the form of Go's
+// protodelim and Java's writeDelimitedTo. It returns their number; the
+// bytes are valid until the next call of a method of cr. It returns io.EOF
+// after the last record, and the error of a bad record after the records
+// before it. With Workers > 1 the workers write the length prefixes, so
+// that this call only hands out a block's bytes.
+func (cr *ContainerReader) NextDelimited() ([]byte, int, error) {
+	if err := cr.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer cr.leave()
+	if cr.err != nil {
+		return nil, 0, cr.err
+	}
+	if p := cr.par; p != nil {
+		if err := p.nextBlock(cr); err != nil {
+			return nil, 0, err
+		}
+		pb := p.cur
+		from := 0
+		if p.next > 0 {
+			from = pb.ends[p.next-1]
+		}
+		n := len(pb.ends) - p.next
+		p.next = len(pb.ends)
+		cr.index += int64(n)
+		return pb.wire[from:pb.ends[len(pb.ends)-1]], n, nil
+	}
+	// Sequential: decode the rest of the block, at least one record.
+	cr.delim = cr.delim[:0]
+	n, guess := 0, 1
+	for n == 0 || cr.left > 0 {
+		var err error
+		if cr.delim, _, guess, err = appendDelimited(cr.delim, guess, cr.readWire); err != nil {
+			if n > 0 {
+				break // the records before it first; the error is sticky
+			}
+			return nil, 0, err
+		}
+		n++
+	}
+	return cr.delim, n, nil
 }
 
 // decodeRecord decodes the record at pos of a block's data, appending its
@@ -112,11 +197,24 @@ func decodeRecord(dec *decRecord, dst, data []byte, pos int, empty *int64) ([]by
 
 // readWire is ReadWire of a parallel reader.
 func (p *parallelReader) readWire(cr *ContainerReader, dst []byte) ([]byte, error) {
+	if err := p.nextBlock(cr); err != nil {
+		return dst, err
+	}
+	pb := p.cur
+	dst = append(dst, pb.wire[pb.starts[p.next]:pb.ends[p.next]]...)
+	p.next++
+	cr.index++
+	return dst, nil
+}
+
+// nextBlock makes p.cur a block with records left to hand out, or
+// returns the reader's error (io.EOF at the end).
+func (p *parallelReader) nextBlock(cr *ContainerReader) error {
 	for p.cur == nil || p.next >= len(p.cur.ends) {
 		if pb := p.cur; pb != nil {
 			if pb.err != nil {
 				p.close()
-				return dst, p.fail(cr, pb)
+				return p.fail(cr, pb)
 			}
 			p.free = append(p.free, pb)
 			p.cur = nil
@@ -130,20 +228,12 @@ func (p *parallelReader) readWire(cr *ContainerReader, dst []byte) ([]byte, erro
 			} else {
 				cr.err = io.EOF
 			}
-			return dst, cr.err
+			return cr.err
 		}
 		p.cur, p.next = pb, 0
 		cr.block = pb.b
 	}
-	pb := p.cur
-	start := 0
-	if p.next > 0 {
-		start = pb.ends[p.next-1]
-	}
-	dst = append(dst, pb.wire[start:pb.ends[p.next]]...)
-	p.next++
-	cr.index++
-	return dst, nil
+	return nil
 }
 
 // fill reads raw blocks ahead until Workers+1 are in flight.

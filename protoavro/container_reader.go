@@ -65,6 +65,7 @@ type ContainerReader struct {
 	wire  []byte
 	err   error
 	par   *parallelReader // with ReaderOptions.Workers > 1 (container_parallel.go)
+	delim []byte          // NextDelimited's records of a sequential reader
 }
 
 // ContainerError is an error in the structure of a container file.

@@ -532,3 +532,63 @@ func TestContainerReadWrongTypeKeepsRecord(t *testing.T) {
 		t.Errorf("Records() = %d", r.Records())
 	}
 }
+
+// WriteDatum adds records converted by the caller, in order with the
+// others; a datum beyond the per-record limit is refused and the writer
+// goes on.
+func TestContainerWriteDatum(t *testing.T) {
+	foos := sampleFoos(50)
+	md := foos[0].ProtoReflect().Descriptor()
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{BlockSize: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var datum []byte
+	for i, m := range foos {
+		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch i % 3 {
+		case 0:
+			err = w.WriteWire(wire)
+		case 1:
+			err = w.Write(m)
+		default:
+			if datum, err = w.Codec().TranscodeToAvro(datum[:0], wire); err != nil {
+				t.Fatal(err)
+			}
+			err = w.WriteDatum(datum)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 10 {
+			var re *RecordError
+			err := w.WriteDatum(make([]byte, maxRecordAvroSize+1))
+			if !errors.As(err, &re) || !errors.Is(err, ErrOutOfRange) || re.Index != 11 {
+				t.Fatalf("oversized datum: %v", err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewContainerReader(bytes.NewReader(buf.Bytes()), ReaderOptions{Message: (&avro2147pb.Foo{}).ProtoReflect().Type()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range foos {
+		got := &avro2147pb.Foo{}
+		if err := r.Read(got); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if !proto.Equal(got, want) {
+			t.Fatalf("record %d: got %v, want %v", i, got, want)
+		}
+	}
+	if err := r.Read(&avro2147pb.Foo{}); err != io.EOF {
+		t.Fatalf("after the records: %v", err)
+	}
+}

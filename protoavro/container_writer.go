@@ -528,6 +528,29 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 	return cw.added(b, wrec{offset: offset, wire: true, end: len(b.wire)})
 }
 
+// WriteDatum adds one record given as its Avro binary datum in the
+// writer's schema, as Codec().TranscodeToAvro and Codec().MarshalAppend
+// write it, for a caller that converted the record itself (to report its
+// errors in its own terms): the writer copies it and only compresses it.
+// It does not check the datum's contents. A datum beyond the limit of one
+// record's Avro encoding (docs/limits.md) is refused with a *RecordError
+// and not added; the writer stays usable and the record is not counted.
+func (cw *ContainerWriter) WriteDatum(datum []byte) error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	defer cw.leave()
+	if err := cw.ready(); err != nil {
+		return err
+	}
+	if err := checkRecordSize(string(cw.codec.schema.desc.FullName()), len(datum)); err != nil {
+		return &RecordError{Index: cw.next, Offset: -1, Record: datum, Err: err}
+	}
+	b := cw.block()
+	b.avro = append(b.avro, datum...)
+	return cw.added(b, wrec{offset: -1, end: len(b.avro)})
+}
+
 func (cw *ContainerWriter) ready() error {
 	if cw.err != nil {
 		return cw.err

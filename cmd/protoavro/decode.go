@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -95,40 +96,18 @@ loaded.
 // runDecode implements "protoavro decode".
 func runDecode(args []string, std stdio) error {
 	fs := newFlagSet("decode")
-	var types typeFlags
-	types.register(fs)
 	var (
-		format  formatFlag
-		prog    progressFlag
 		workers = intFlag{n: runtime.GOMAXPROCS(0), min: 1}
-		inPaths stringList
-		mapping mappingFlags
+		sf      streamFlags
 	)
-	mapping.register(fs)
-	fs.Var(&format, "format", "output format: delimited or jsonl")
 	fs.Var(&workers, "workers", "formatting goroutines")
-	fs.Var(&prog, "progress", "show progress")
-	fs.Var(&inPaths, "in", "input file")
-	outPath := fs.String("out", "-", "output file")
-	skipBad := fs.Bool("skip-bad", false, "skip bad records and damaged blocks")
-	rejectsPath := fs.String("rejects", "", "file for the skipped bytes")
-	positional, err := parseArgs(fs, args)
+	sf.register(fs)
+	protos, inputs, err := sf.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	protos, extra := splitInputs(positional)
-	if *rejectsPath != "" && !*skipBad {
-		return usageErrorf("--rejects needs --skip-bad")
-	}
-	inputs, err := expandInputs(append(inPaths, extra...), "--in")
-	if err != nil {
-		return err
-	}
-	for _, in := range inputs {
-		if err := checkPaths(in, *outPath, *rejectsPath); err != nil {
-			return err
-		}
-	}
+	types, mapping, format, prog := &sf.types, &sf.mapping, &sf.format, sf.prog
+	outPath, skipBad, rejectsPath := &sf.out, &sf.skipBad, &sf.rejects
 	if format.f == formatDelimited {
 		if err := checkTerminal(*outPath, std, "protobuf"); err != nil {
 			return err
@@ -257,43 +236,47 @@ func (d *decoder) rejectsWriter() io.Writer {
 // parsed and formatted as JSON. Errors of the input start with its name.
 // With --skip-bad, damage is skipped with [protoavro.ContainerReader.Resync].
 func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, progress func()) error {
-	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage()} }
+	if d.format == formatDelimited {
+		return d.decodeDelimited(cr, name, progress)
+	}
+	m := cr.NewMessage()
+	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{})
+	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan} }
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
+		b.starts, b.delimited, b.count = b.starts[:0], false, 0
 	}
-	add := func(b *decodeBatch) (int, int, error) {
-		for {
-			n := len(b.wire)
-			var err error
-			if b.wire, err = cr.ReadWire(b.wire); err == nil {
-				break
-			}
-			b.wire = b.wire[:n]
+	// Without --skip-bad, whole blocks go to the batches as the reader
+	// gives them, length-delimited; the workers split them.
+	addBlock := func(b *decodeBatch) (int, int, error) {
+		out, n, err := cr.NextDelimited()
+		if err != nil {
 			if err == io.EOF {
 				return 0, 0, err
 			}
-			err = fmt.Errorf("%s: %w", name, stripPrefix(err))
-			if !d.skip {
-				return 0, 0, err
-			}
-			sk, rerr := cr.Resync(d.rejectsWriter())
-			d.skippedRecords += sk.Records
-			d.skippedBlocks += sk.Blocks
-			d.skippedBytes += sk.Bytes
-			if d.firstBad == nil {
-				d.firstBad = err
-			}
-			if rerr == io.EOF {
-				return 0, 0, io.EOF
-			}
-			if rerr != nil {
-				return 0, 0, err
-			}
+			return 0, 0, fmt.Errorf("%s: %w", name, stripPrefix(err))
+		}
+		b.delimited = true
+		b.wire = append(b.wire, out...)
+		b.count += n
+		progress()
+		return b.count, len(b.wire), nil
+	}
+	add := func(b *decodeBatch) (int, int, error) {
+		if !d.skip {
+			return addBlock(b)
+		}
+		var sk int64
+		var err error
+		if b.wire, sk, err = d.readWire(cr, name, b.wire); err != nil {
+			return 0, 0, err
+		}
+		if sk > 0 {
 			if len(b.ends) > 0 {
 				// Skipped records count as read: keep the indexes right.
-				b.skips = append(b.skips, skipMark{at: len(b.ends), n: sk.Records})
+				b.skips = append(b.skips, skipMark{at: len(b.ends), n: sk})
 			} else {
-				b.first = cr.Records()
+				b.first = cr.Records() - 1
 			}
 		}
 		b.ends = append(b.ends, len(b.wire))
@@ -321,7 +304,7 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 		}
 		return nil
 	}
-	work := func(b *decodeBatch) { b.err = b.format(d.format, d.skip, name) }
+	work := func(b *decodeBatch) { b.err = b.format(d.skip, name) }
 	err := runBatches(d.std.ctx.Done(), d.workers, work, fresh, reset, add, take)
 	var we *writeError
 	if errors.As(err, &we) {
@@ -330,17 +313,103 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	return err
 }
 
+// readWire appends the next record of cr to dst, skipping damage with
+// --skip-bad, and returns the number of records skipped before it. It
+// returns io.EOF after the last record.
+func (d *decoder) readWire(cr *protoavro.ContainerReader, name string, dst []byte) ([]byte, int64, error) {
+	var skipped int64
+	for {
+		n := len(dst)
+		var err error
+		if dst, err = cr.ReadWire(dst); err == nil {
+			return dst, skipped, nil
+		}
+		dst = dst[:n]
+		if err == io.EOF {
+			return dst, skipped, err
+		}
+		err = fmt.Errorf("%s: %w", name, stripPrefix(err))
+		if !d.skip {
+			return dst, skipped, err
+		}
+		sk, rerr := cr.Resync(d.rejectsWriter())
+		d.skippedRecords += sk.Records
+		d.skippedBlocks += sk.Blocks
+		d.skippedBytes += sk.Bytes
+		skipped += sk.Records
+		if d.firstBad == nil {
+			d.firstBad = err
+		}
+		if rerr == io.EOF {
+			return dst, skipped, io.EOF
+		}
+		if rerr != nil {
+			return dst, skipped, err
+		}
+	}
+}
+
+// decodeDelimited writes the records of cr length-delimited, in the
+// reading goroutine: the wire bytes need no formatting. Whole blocks come
+// length-delimited from the reader (whose workers decode them), and go to
+// the output as they are; with --skip-bad, records come one by one, as
+// damage is skipped between them.
+func (d *decoder) decodeDelimited(cr *protoavro.ContainerReader, name string, progress func()) error {
+	done := d.std.ctx.Done()
+	var rec []byte
+	for {
+		select {
+		case <-done:
+			return errInterrupted
+		default:
+		}
+		var n int
+		var err error
+		var out []byte
+		if d.skip {
+			if rec, _, err = d.readWire(cr, name, rec[:0]); err == nil {
+				var prefix [binaryMaxVarint]byte
+				if _, err := d.out.Write(protowire.AppendVarint(prefix[:0], uint64(len(rec)))); err != nil {
+					return err
+				}
+				out, n = rec, 1
+			}
+		} else if out, n, err = cr.NextDelimited(); err != nil && err != io.EOF {
+			err = fmt.Errorf("%s: %w", name, stripPrefix(err))
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := d.out.Write(out); err != nil {
+			return err
+		}
+		d.records += int64(n)
+		progress()
+	}
+}
+
 // decodeBatch is a run of records that a worker formats.
 type decodeBatch struct {
 	// first is the index of the first record.
 	first int64
 	// wire holds the records' wire bytes; ends[i] is the end of record i.
-	wire []byte
-	ends []int
+	// With delimited, wire holds count records length-delimited, and the
+	// worker sets starts and ends.
+	wire      []byte
+	ends      []int
+	starts    []int
+	delimited bool
+	count     int
 	// out is the formatted records.
 	out []byte
 	err error
 	m   proto.Message
+	// json formats records without protojson's generic path; what it
+	// declines goes to proto.Unmarshal and protojson.
+	json *pbjson.Plan
 	// skips mark records skipped between the batch's records.
 	skips []skipMark
 	// bad are the records skipped because they are not valid protobuf.
@@ -359,13 +428,27 @@ type unformatted struct {
 	err  error
 }
 
-// format parses each record of b into b.m and appends it to b.out in the
-// output format; with skip, records that fail go to b.bad. It runs on a
-// worker goroutine.
-func (b *decodeBatch) format(format recordFormat, skip bool, name string) error {
+// format formats each record of b as a line of JSON, appended to b.out;
+// with skip, records that fail go to b.bad. It runs on a worker goroutine.
+func (b *decodeBatch) format(skip bool, name string) error {
+	if b.delimited {
+		// Split the length-delimited records (the reader wrote them).
+		for pos := 0; pos < len(b.wire); {
+			size, n := protowire.ConsumeVarint(b.wire[pos:])
+			if n < 0 || size > uint64(len(b.wire)-pos-n) {
+				return fmt.Errorf("%s: internal error: bad length prefix at batch byte %d", name, pos)
+			}
+			b.starts = append(b.starts, pos+n)
+			pos += n + int(size)
+			b.ends = append(b.ends, pos)
+		}
+	}
 	start := 0
 	index, skips := b.first, b.skips
 	for i, end := range b.ends {
+		if b.delimited {
+			start = b.starts[i]
+		}
 		wire := b.wire[start:end]
 		start = end
 		for len(skips) > 0 && skips[0].at == i {
@@ -373,7 +456,7 @@ func (b *decodeBatch) format(format recordFormat, skip bool, name string) error 
 			skips = skips[1:]
 		}
 		n := len(b.out)
-		if err := b.formatOne(format, wire); err != nil {
+		if err := b.formatOne(wire); err != nil {
 			err = fmt.Errorf("%s: record %d: %w", name, index, err)
 			if !skip {
 				return err
@@ -386,19 +469,19 @@ func (b *decodeBatch) format(format recordFormat, skip bool, name string) error 
 	return nil
 }
 
-// formatOne appends one record to b.out: the wire bytes, length-delimited,
-// or the record parsed into b.m as one line of JSON.
-func (b *decodeBatch) formatOne(format recordFormat, wire []byte) error {
-	if format != formatJSONL {
-		b.out = protowire.AppendVarint(b.out, uint64(len(wire)))
-		b.out = append(b.out, wire...)
+// formatOne appends one record to b.out as one line of JSON: by the pbjson
+// fast path, or parsed into b.m and formatted by protojson.
+func (b *decodeBatch) formatOne(wire []byte) error {
+	n := len(b.out)
+	var ok bool
+	if b.out, ok = b.json.AppendJSON(b.out, wire); ok {
+		b.out = append(b.out, '\n')
 		return nil
 	}
 	if err := proto.Unmarshal(wire, b.m); err != nil {
 		return err
 	}
 	// protojson.MarshalOptions{} is the compact form: one line.
-	n := len(b.out)
 	var err error
 	if b.out, err = (protojson.MarshalOptions{}).MarshalAppend(b.out, b.m); err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/protoavro"
 )
@@ -143,48 +145,80 @@ func splitInputs(positional []string) (protos, inputs []string) {
 	return protos, inputs
 }
 
+// streamFlags are the flags that encode and decode share: the message type
+// and mapping, the format of the protobuf records, the inputs, the output
+// and the skipping of bad records.
+type streamFlags struct {
+	types   typeFlags
+	mapping mappingFlags
+	format  formatFlag
+	prog    progressFlag
+	in      stringList
+	out     string
+	skipBad bool
+	rejects string
+}
+
+// register defines the flags in fs.
+func (f *streamFlags) register(fs *flag.FlagSet) {
+	f.types.register(fs)
+	f.mapping.register(fs)
+	fs.Var(&f.format, "format", "protobuf record format: delimited or jsonl")
+	fs.Var(&f.prog, "progress", "show progress")
+	fs.Var(&f.in, "in", "input file")
+	fs.StringVar(&f.out, "out", "-", "output file")
+	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip bad records")
+	fs.StringVar(&f.rejects, "rejects", "", "file for the skipped records")
+}
+
+// parse parses args with fs and returns the .proto files and the inputs
+// (--in and the other arguments, globs expanded), after checking that
+// --rejects comes with --skip-bad and that no file has two roles.
+func (f *streamFlags) parse(fs *flag.FlagSet, args []string) (protos, inputs []string, err error) {
+	positional, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	protos, extra := splitInputs(positional)
+	if f.rejects != "" && !f.skipBad {
+		return nil, nil, usageErrorf("--rejects needs --skip-bad")
+	}
+	if inputs, err = expandInputs(append(f.in, extra...), "--in"); err != nil {
+		return nil, nil, err
+	}
+	for _, in := range inputs {
+		if err := checkPaths(in, f.out, f.rejects); err != nil {
+			return nil, nil, err
+		}
+	}
+	return protos, inputs, nil
+}
+
 // runEncode implements "protoavro encode".
 func runEncode(args []string, std stdio) error {
 	fs := newFlagSet("encode")
-	var types typeFlags
-	types.register(fs)
 	var (
-		mapping      mappingFlags
-		format       formatFlag
 		codec        = codecFlag{c: protoavro.CompressionNull}
 		workers      = intFlag{min: 1}
 		blockSize    = sizeFlag{min: 1, max: 64 << 20}
 		shardRecords = intFlag{min: 1}
 		shardSize    = sizeFlag{min: 1, max: math.MaxInt}
 		descriptors  descriptorsFlag
-		prog         progressFlag
-		inPaths      stringList
+		sf           streamFlags
 	)
-	mapping.register(fs)
-	fs.Var(&format, "format", "input format: delimited or jsonl")
 	fs.Var(&codec, "codec", "block codec: null, deflate, snappy or zstd")
 	fs.Var(&workers, "workers", "conversion goroutines")
 	fs.Var(&blockSize, "block-size", "uncompressed block size")
 	fs.Var(&shardRecords, "shard-records", "records per shard")
 	fs.Var(&shardSize, "shard-size", "bytes per shard")
 	fs.Var(&descriptors, "descriptors", "embedded descriptors")
-	fs.Var(&prog, "progress", "show progress")
-	fs.Var(&inPaths, "in", "input file")
-	outPath := fs.String("out", "-", "output file")
-	skipBad := fs.Bool("skip-bad", false, "skip records that cannot be converted")
-	rejectsPath := fs.String("rejects", "", "file for the skipped records")
-	positional, err := parseArgs(fs, args)
+	sf.register(fs)
+	protos, inputs, err := sf.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	protos, extra := splitInputs(positional)
-	if *rejectsPath != "" && !*skipBad {
-		return usageErrorf("--rejects needs --skip-bad")
-	}
-	inputs, err := expandInputs(append(inPaths, extra...), "--in")
-	if err != nil {
-		return err
-	}
+	types, mapping, format, prog := &sf.types, &sf.mapping, &sf.format, sf.prog
+	outPath, skipBad, rejectsPath := &sf.out, &sf.skipBad, &sf.rejects
 	sharded := shardRecords.n > 0 || shardSize.n > 0
 	if sharded && (*outPath == "" || *outPath == "-") {
 		return usageErrorf("--shard-records and --shard-size need --out FILE")
@@ -192,11 +226,6 @@ func runEncode(args []string, std stdio) error {
 	if sharded && strings.Contains(*outPath, "%") {
 		if a, b := fmt.Sprintf(*outPath, 0), fmt.Sprintf(*outPath, 1); strings.Contains(a, "%!") || a == b {
 			return usageErrorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", *outPath)
-		}
-	}
-	for _, in := range inputs {
-		if err := checkPaths(in, *outPath, *rejectsPath); err != nil {
-			return err
 		}
 	}
 	if err := checkTerminal(*outPath, std, "Avro"); err != nil {
@@ -241,6 +270,7 @@ func runEncode(args []string, std stdio) error {
 		return err
 	}
 	e.otlp = hexIDFields(md)
+	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID})
 	e.shards = &shardSet{pattern: *outPath, sharded: sharded, records: int64(shardRecords.n), size: int64(shardSize.n), std: std}
 	defer e.shards.abort()
 	defer e.closeWriter() // stops the workers after an error
@@ -427,6 +457,9 @@ type encoder struct {
 	firstBad error
 	// otlp lists the bytes fields named like OTLP trace and span IDs.
 	otlp []protoreflect.FieldDescriptor
+	// json converts JSON lines to wire bytes without protojson's generic
+	// path; what it declines goes to protojson.
+	json *pbjson.Plan
 
 	// inputs are the inputs read so far, the current one last.
 	inputs []inputMark
@@ -497,6 +530,22 @@ func (e *encoder) write(wire []byte, offset int64) error {
 	if err := e.cw.WriteWireAt(wire, offset); err != nil {
 		return e.recordError(err)
 	}
+	return e.written()
+}
+
+// writeDatum hands one record, as its Avro datum, to the writer (a
+// *protoavro.RecordError refuses a datum too large), and starts a new
+// shard when the current one is full.
+func (e *encoder) writeDatum(datum []byte) error {
+	if err := e.cw.WriteDatum(datum); err != nil {
+		return err
+	}
+	return e.written()
+}
+
+// written counts a record handed to the writer and starts a new shard
+// when the current one is full.
+func (e *encoder) written() error {
 	e.given++
 	s := e.shards
 	if !s.sharded {
@@ -610,12 +659,12 @@ func (e *encoder) encodeDelimited(r io.Reader) error {
 	}
 }
 
-// encodeJSONL reads JSON lines and feeds their wire bytes to the writer.
-// Lines are parsed in batches on worker goroutines, each into a dynamicpb
-// message that is then marshalled and converted once, so that a record
-// that cannot be converted is reported (or skipped, and copied to the
-// rejects as the line it was) in input order with its line number; the
-// writer converts the good ones again on its own workers.
+// encodeJSONL reads JSON lines and feeds their Avro datums to the writer.
+// Lines are converted in batches on worker goroutines, to wire bytes (by
+// the pbjson fast path, or protojson into a dynamicpb message that is then
+// marshalled) and then to Avro, so that a record that cannot be converted
+// is reported (or skipped, and copied to the rejects as the line it was)
+// in input order with its line number; the writer only compresses.
 func (e *encoder) encodeJSONL(r io.Reader) error {
 	lr := records.NewLines(r)
 	fresh := func() *jsonBatch { return &jsonBatch{m: dynamicpb.NewMessage(e.md)} }
@@ -649,24 +698,25 @@ type jsonBatch struct {
 	// offsets and lines are the input offsets and line numbers.
 	offsets []int64
 	lines   []int64
-	// wire holds the converted records; wends[i] is the end of record i.
-	wire  []byte
-	wends []int
+	// wire holds the wire bytes of the record being converted.
+	wire []byte
+	// avro holds the records' Avro datums; aends[i] is the end of record i.
+	avro  []byte
+	aends []int
 	// errs[i] is the error of record i, nil when it converted.
-	errs    []error
-	m       *dynamicpb.Message
-	scratch []byte
+	errs []error
+	m    *dynamicpb.Message
 }
 
 // reset empties b for reuse.
 func (b *jsonBatch) reset() {
 	b.raw, b.ends, b.offsets, b.lines = b.raw[:0], b.ends[:0], b.offsets[:0], b.lines[:0]
-	b.wire, b.wends, b.errs = b.wire[:0], b.wends[:0], b.errs[:0]
+	b.wire, b.avro, b.aends, b.errs = b.wire[:0], b.avro[:0], b.aends[:0], b.errs[:0]
 }
 
-// convertLines parses each line of b into a message, marshals it
-// deterministically and checks that it converts to Avro. It runs on a
-// worker goroutine.
+// convertLines converts each line of b to wire bytes, as deterministic
+// proto.Marshal writes what protojson reads, and those to Avro. It runs on
+// a worker goroutine.
 func (e *encoder) convertLines(b *jsonBatch) {
 	marshal := proto.MarshalOptions{Deterministic: true}
 	start := 0
@@ -674,42 +724,56 @@ func (e *encoder) convertLines(b *jsonBatch) {
 		text := bytes.TrimRight(b.raw[start:end], "\r\n")
 		start = end
 		n := len(b.wire)
-		err := protojson.Unmarshal(text, b.m)
-		switch {
-		case err != nil:
-			err = protoError(err, e.otlp)
-		case len(e.otlp) > 0:
-			// A hex ID that protojson took for base64 has wrong bytes.
-			err = checkHexIDs(b.m, e.otlp)
-		}
-		if err == nil {
-			if b.wire, err = marshal.MarshalAppend(b.wire, b.m); err == nil {
-				b.scratch, err = e.codec.TranscodeToAvro(b.scratch[:0], b.wire[n:])
+		var err error
+		var ok bool
+		if b.wire, ok = e.json.AppendWire(b.wire, text); !ok {
+			// The fast path declined: protojson reads the line, and says
+			// what is wrong with it.
+			err = protojson.Unmarshal(text, b.m)
+			switch {
+			case err != nil:
+				err = protoError(err, e.otlp)
+			case len(e.otlp) > 0:
+				// A hex ID that protojson took for base64 has wrong bytes.
+				err = checkHexIDs(b.m, e.otlp)
+			}
+			if err == nil {
+				b.wire, err = marshal.MarshalAppend(b.wire, b.m)
 			}
 		}
+		a := len(b.avro)
+		if err == nil {
+			b.avro, err = e.codec.TranscodeToAvro(b.avro, b.wire[n:])
+		}
+		b.wire = b.wire[:n] // only needed until converted
 		if err != nil {
-			b.wire = b.wire[:n]
+			b.avro = b.avro[:a]
 		}
 		b.errs = append(b.errs, err)
-		b.wends = append(b.wends, len(b.wire))
+		b.aends = append(b.aends, len(b.avro))
 	}
 }
 
 // writeLines hands the converted records of b to the writer and skips or
 // reports the others.
 func (e *encoder) writeLines(b *jsonBatch) error {
-	rs, ws := 0, 0
+	rs, as := 0, 0
 	for i, err := range b.errs {
-		raw, wire := b.raw[rs:b.ends[i]], b.wire[ws:b.wends[i]]
-		rs, ws = b.ends[i], b.wends[i]
-		if err != nil {
-			re := &recordError{Index: b.first + int64(i), Offset: b.offsets[i], Line: b.lines[i], Err: stripPrefix(err)}
-			if err := e.skipLine(re, raw); err != nil {
-				return err
+		raw, datum := b.raw[rs:b.ends[i]], b.avro[as:b.aends[i]]
+		rs, as = b.ends[i], b.aends[i]
+		if err == nil {
+			err = e.writeDatum(datum)
+			var refused *protoavro.RecordError
+			if !errors.As(err, &refused) {
+				if err != nil {
+					return err
+				}
+				continue
 			}
-			continue
+			err = refused.Err // too large: a bad line
 		}
-		if err := e.write(wire, b.offsets[i]); err != nil {
+		re := &recordError{Index: b.first + int64(i), Offset: b.offsets[i], Line: b.lines[i], Err: stripPrefix(err)}
+		if err := e.skipLine(re, raw); err != nil {
 			return err
 		}
 	}

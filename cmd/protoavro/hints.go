@@ -87,6 +87,13 @@ func checkHexIDs(m protoreflect.Message, ids []protoreflect.FieldDescriptor) err
 	return err
 }
 
+// suspectID is the JSON fast path's check of bytes values: an ID field
+// whose bytes could be hex digits read as base64 goes to protojson and
+// checkHexIDs, which say so.
+func (e *encoder) suspectID(fd protoreflect.FieldDescriptor, b []byte) bool {
+	return fd.Kind() == protoreflect.BytesKind && isID(fd, e.otlp) && hexAsBase64(b, idSize(fd))
+}
+
 // isID reports whether fd is one of ids.
 func isID(fd protoreflect.FieldDescriptor, ids []protoreflect.FieldDescriptor) bool {
 	for _, id := range ids {

@@ -1,0 +1,317 @@
+package pbjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protoavro/protoavro/internal/testutil"
+)
+
+// deterministic is how the command marshals what protojson reads.
+var deterministic = proto.MarshalOptions{Deterministic: true}
+
+// wantWire is the slow path of AppendWire: protojson.Unmarshal into a
+// dynamic message, then deterministic proto.Marshal.
+func wantWire(md protoreflect.MessageDescriptor, text []byte) ([]byte, error) {
+	m := dynamicpb.NewMessage(md)
+	if err := protojson.Unmarshal(text, m); err != nil {
+		return nil, err
+	}
+	return deterministic.Marshal(m)
+}
+
+// wantJSON is the slow path of AppendJSON: proto.Unmarshal into a dynamic
+// message, then protojson.Marshal.
+func wantJSON(md protoreflect.MessageDescriptor, wire []byte) ([]byte, error) {
+	m := dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(wire, m); err != nil {
+		return nil, err
+	}
+	return protojson.Marshal(m)
+}
+
+// jsonValue parses JSON text into a generic value, numbers kept as text,
+// to compare JSON by meaning (protojson varies its whitespace).
+func jsonValue(t testing.TB, text []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("parse %s: %v", text, err)
+	}
+	if d.More() {
+		t.Fatalf("more than one value in %s", text)
+	}
+	return v
+}
+
+// checkWire checks AppendWire on text against protojson: when the fast
+// path accepts text, protojson accepts it too and the bytes are the same.
+// It returns whether the fast path accepted.
+func checkWire(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, text []byte) bool {
+	t.Helper()
+	prefix := []byte("prefix")
+	got, ok := p.AppendWire(bytes.Clone(prefix), text)
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("%s: AppendWire lost dst", md.FullName())
+	}
+	want, err := wantWire(md, text)
+	if !ok {
+		if !bytes.Equal(got, prefix) {
+			t.Fatalf("%s: declined but changed dst", md.FullName())
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s: fast path accepts %s, protojson rejects it: %v", md.FullName(), short(text), err)
+	}
+	if !bytes.Equal(got[len(prefix):], want) {
+		t.Fatalf("%s: AppendWire(%s)\n got %s\nwant %s", md.FullName(), short(text), short(fmt.Appendf(nil, "%x", got[len(prefix):])), short(fmt.Appendf(nil, "%x", want)))
+	}
+	return true
+}
+
+// checkJSON checks AppendJSON on wire against protojson: when the fast
+// path accepts wire, proto.Unmarshal and protojson.Marshal accept it too
+// and the JSON means the same. It returns whether the fast path accepted.
+func checkJSON(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, wire []byte) bool {
+	t.Helper()
+	prefix := []byte("[")
+	got, ok := p.AppendJSON(bytes.Clone(prefix), wire)
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("%s: AppendJSON lost dst", md.FullName())
+	}
+	want, err := wantJSON(md, wire)
+	if !ok {
+		if !bytes.Equal(got, prefix) {
+			t.Fatalf("%s: declined but changed dst", md.FullName())
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s: fast path accepts %s, protobuf rejects it: %v", md.FullName(), short(fmt.Appendf(nil, "%x", wire)), err)
+	}
+	text := got[len(prefix):]
+	if bytes.ContainsAny(text, "\n\r") {
+		t.Fatalf("%s: JSON spans lines: %s", md.FullName(), text)
+	}
+	if g, w := jsonValue(t, text), jsonValue(t, want); !reflect.DeepEqual(g, w) {
+		t.Fatalf("%s: AppendJSON(%s)\n got %s\nwant %s", md.FullName(), short(fmt.Appendf(nil, "%x", wire)), short(text), short(want))
+	}
+	// And protojson reads it back as the same message.
+	m := dynamicpb.NewMessage(md)
+	if err := protojson.Unmarshal(text, m); err != nil {
+		t.Fatalf("%s: protojson cannot read %s: %v", md.FullName(), text, err)
+	}
+	ref := dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(wire, ref); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(m, ref) && !hasNaN(ref) {
+		t.Fatalf("%s: %s reads back as another message", md.FullName(), short(text))
+	}
+	return true
+}
+
+// short returns b, or its start and end when it is long, for messages.
+func short(b []byte) string {
+	if len(b) <= 600 {
+		return string(b)
+	}
+	return fmt.Sprintf("%s ...(%d bytes)... %s", b[:300], len(b)-600, b[len(b)-300:])
+}
+
+// hasNaN reports whether m holds a NaN, which proto.Equal never equals.
+func hasNaN(m proto.Message) bool {
+	b, _ := protojson.Marshal(m)
+	return bytes.Contains(b, []byte(`"NaN"`))
+}
+
+// TestRandomMessages converts random and edge-value messages of every
+// test type both ways and compares with protojson. For the types the fast
+// paths support, they must take every message (none falls back).
+func TestRandomMessages(t *testing.T) {
+	n := 20
+	if testing.Short() {
+		n = 6
+	}
+	for _, md := range testutil.Messages() {
+		t.Run(string(md.FullName()), func(t *testing.T) {
+			p := Compile(md, Options{})
+			msgs := testutil.Corpus(md, testutil.CorpusConfig{Edges: 3, Random: n}, testutil.Nanos, "pbjson")
+			for i := range n {
+				cfg := testutil.DefaultConfig
+				cfg.UnknownEnums = true
+				msgs = append(msgs, testutil.RandMessage(md, true, testutil.SeedKey("pbjson-dyn/"+string(md.FullName())), i, cfg))
+			}
+			wireOK, jsonOK, valid := 0, 0, 0
+			for _, m := range msgs {
+				wire, err := deterministic.Marshal(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if checkJSON(t, p, md, wire) {
+					jsonOK++
+				}
+				if _, err := protojson.Marshal(m); err != nil {
+					// An Any of a type that is not linked in has no JSON
+					// form; checkJSON checked that the fast path declined.
+					continue
+				}
+				valid++
+				for _, opts := range []protojson.MarshalOptions{{}, {UseProtoNames: true}, {Multiline: true}} {
+					text, err := opts.Marshal(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if checkWire(t, p, md, text) {
+						wireOK++
+					}
+				}
+			}
+			t.Logf("%d messages (%d with a JSON form): AppendJSON took %d, AppendWire %d of %d (supported: %v)", len(msgs), valid, jsonOK, wireOK, 3*valid, p.Supported())
+			if p.Supported() && (jsonOK != valid || wireOK != 3*valid) {
+				t.Errorf("the fast paths declined valid messages of a supported type: JSON %d of %d, wire %d of %d", jsonOK, valid, wireOK, 3*valid)
+			}
+		})
+	}
+}
+
+// kitchen is the test type with every kind of field.
+func kitchen(t testing.TB) protoreflect.MessageDescriptor {
+	for _, md := range testutil.Messages() {
+		if md.FullName() == "protoavro.test.kitchen.KitchenSink" {
+			return md
+		}
+	}
+	t.Fatal("no KitchenSink")
+	return nil
+}
+
+// TestJSONForms checks inputs that protojson accepts in several forms,
+// and inputs that it rejects, against protojson.
+func TestJSONForms(t *testing.T) {
+	md := kitchen(t)
+	p := Compile(md, Options{})
+	var names []string
+	fields := md.Fields()
+	for i := range fields.Len() {
+		names = append(names, fmt.Sprintf("%s/%s/%v/list=%v/map=%v", fields.Get(i).JSONName(), fields.Get(i).TextName(), fields.Get(i).Kind(), fields.Get(i).IsList(), fields.Get(i).IsMap()))
+	}
+	t.Logf("fields: %v", names)
+	cases := jsonCases(md)
+	took, valid := 0, 0
+	for _, text := range cases {
+		if checkWire(t, p, md, []byte(text)) {
+			took++
+		}
+		if _, err := wantWire(md, []byte(text)); err == nil {
+			valid++
+		}
+	}
+	t.Logf("%d cases, %d valid, %d taken by the fast path", len(cases), valid, took)
+	// The forms the fast path declines are rare ones (numbers with
+	// exponents for integers, surrogate escapes): most valid cases are
+	// taken.
+	if took < valid*3/4 {
+		t.Errorf("the fast path took %d of %d valid cases", took, valid)
+	}
+}
+
+// jsonCases are JSON texts for md built from its fields: for each field,
+// values of every JSON kind, valid and not.
+func jsonCases(md protoreflect.MessageDescriptor) []string {
+	values := []string{
+		`null`, `true`, `false`, `0`, `-0`, `1`, `-1`, `01`, `1.0`, `1e2`, `1E+2`, `-1.5e-3`, `2147483648`,
+		`-2147483649`, `4294967296`, `9223372036854775808`, `18446744073709551616`, `1e400`, `3.5e38`,
+		`"1"`, `" 1"`, `"1 "`, `"-0"`, `"1e2"`, `"NaN"`, `"Infinity"`, `"-Infinity"`, `"nan"`, `""`,
+		`"AQID"`, `"AQI"`, `"AQ=="`, `"AQ="`, `"-_8"`, `"+/8="`, `"AQ\nID"`, `"a\u00e9\ud83d\ude00"`,
+		`"\ud800"`, `"\u0000"`, `"\x"`, `"é"`, "\"\xff\"", `"FOO"`, `"a"`, `[]`, `[1,2]`, `[null]`, `["a","b"]`,
+		`[1,]`, `{}`, `{"a":1}`, `{"1":"x","01":"y"}`, `{"true":1}`, `{"":1}`, `{"k":null}`, `{"k":{}}`,
+		`[{}]`, `[{},{}]`, `{"seconds":1}`, `"1970-01-01T00:00:00Z"`, `"1.5s"`, `truex`, `nul`, `1x`,
+	}
+	var out []string
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		for _, name := range []string{fd.JSONName(), string(fd.Name())} {
+			for _, v := range values {
+				out = append(out, fmt.Sprintf(`{%q:%s}`, name, v))
+			}
+		}
+		if ev := fd.Enum(); ev != nil && ev.Values().Len() > 0 {
+			out = append(out, fmt.Sprintf(`{%q:%q}`, fd.JSONName(), ev.Values().Get(ev.Values().Len()-1).Name()))
+			out = append(out, fmt.Sprintf(`{%q:[%q]}`, fd.JSONName(), ev.Values().Get(0).Name()))
+		}
+		if i+1 < fields.Len() {
+			g := fields.Get(i + 1)
+			out = append(out, fmt.Sprintf(`{%q:null,%q:null}`, fd.JSONName(), g.JSONName()))
+			out = append(out, fmt.Sprintf(`{%q:null,%q:null}`, fd.JSONName(), fd.TextName()))
+		}
+	}
+	out = append(out, ``, ` `, `{`, `}`, `{}x`, `{} `, ` {}`, `{"unknown":1}`, `{,}`, `[]`, `null`, `{"a" 1}`)
+	return out
+}
+
+// FuzzAppendWire checks AppendWire against protojson on any input, for
+// each test type: the fast path may decline, but what it accepts,
+// protojson accepts with the same wire bytes.
+func FuzzAppendWire(f *testing.F) {
+	mds := testutil.Messages()
+	for _, md := range mds[:min(len(mds), 8)] {
+		for _, m := range testutil.Corpus(md, testutil.CorpusConfig{Edges: 1, Random: 2}, testutil.Nanos, "fuzz") {
+			text, _ := protojson.Marshal(m)
+			f.Add(uint8(indexOf(mds, md)), text)
+		}
+	}
+	k := kitchen(f)
+	for _, text := range jsonCases(k)[:200] {
+		f.Add(uint8(indexOf(mds, k)), []byte(text))
+	}
+	plans := make([]*Plan, len(mds))
+	for i, md := range mds {
+		plans[i] = Compile(md, Options{})
+	}
+	f.Fuzz(func(t *testing.T, typ uint8, text []byte) {
+		i := int(typ) % len(mds)
+		checkWire(t, plans[i], mds[i], text)
+	})
+}
+
+// FuzzAppendJSON checks AppendJSON against proto.Unmarshal and protojson on
+// any input, for each test type.
+func FuzzAppendJSON(f *testing.F) {
+	mds := testutil.Messages()
+	for _, md := range mds {
+		for _, m := range testutil.Corpus(md, testutil.CorpusConfig{Edges: 1, Random: 1}, testutil.Nanos, "fuzz") {
+			wire, _ := deterministic.Marshal(m)
+			f.Add(uint8(indexOf(mds, md)), wire)
+		}
+	}
+	plans := make([]*Plan, len(mds))
+	for i, md := range mds {
+		plans[i] = Compile(md, Options{})
+	}
+	f.Fuzz(func(t *testing.T, typ uint8, wire []byte) {
+		i := int(typ) % len(mds)
+		checkJSON(t, plans[i], mds[i], wire)
+	})
+}
+
+func indexOf(mds []protoreflect.MessageDescriptor, md protoreflect.MessageDescriptor) int {
+	for i, m := range mds {
+		if m == md {
+			return i
+		}
+	}
+	return 0
+}

@@ -1,0 +1,605 @@
+package pbjson
+
+import (
+	"cmp"
+	"encoding/base64"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// AppendJSON appends to dst the JSON object (compact, on one line) of the
+// message that proto.Unmarshal reads from wire: the same fields, names and
+// values as protojson.Marshal writes. ok is false when the fast path
+// declines wire (then dst is returned as it was): wire may be invalid, or
+// valid in a form that only proto.Unmarshal handles, such as a field that
+// appears twice.
+func (p *Plan) AppendJSON(dst, wire []byte) (out []byte, ok bool) {
+	if p.root.unsupported {
+		return dst, false
+	}
+	st := p.pool.Get().(*state)
+	e := wireEnc{st: st}
+	n := len(dst)
+	out, ok = e.message(p.root, dst, wire, 0)
+	p.pool.Put(st)
+	if !ok {
+		return dst[:n], false
+	}
+	return out, true
+}
+
+// wireEnc is the state of one AppendJSON.
+type wireEnc struct {
+	st *state
+}
+
+// message appends the JSON object of the message mp in wire.
+func (e *wireEnc) message(mp *msgPlan, dst, wire []byte, depth int) ([]byte, bool) {
+	if depth > maxDepth {
+		return dst, false
+	}
+	l := e.st.level(depth, mp)
+	// Find each field's run of the wire: a field must not appear again
+	// after another one (proto.Unmarshal would merge or replace it).
+	last := -1
+	for pos := 0; pos < len(wire); {
+		tag, n := varint(wire[pos:])
+		if n == 0 {
+			return dst, false
+		}
+		if tag>>3 > uint64(protowire.MaxValidNumber) {
+			return dst, false
+		}
+		num, typ := protowire.Number(tag>>3), protowire.Type(tag&7)
+		idx := mp.field(num)
+		if idx < 0 {
+			return dst, false
+		}
+		f := mp.fields[idx]
+		m := skipValue(typ, wire[pos+n:])
+		if m < 0 {
+			return dst, false
+		}
+		if typ != f.wireType && !(f.list && typ == protowire.BytesType && f.wireType != protowire.BytesType) {
+			return dst, false
+		}
+		if f.isMap && typ != protowire.BytesType {
+			return dst, false
+		}
+		sp := &l.spans[idx]
+		switch {
+		case !sp.set:
+			if f.oneof >= 0 {
+				if l.oneof[f.oneof] {
+					return dst, false
+				}
+				l.oneof[f.oneof] = true
+			}
+			*sp = span{start: pos, value: pos + n, set: true}
+		case idx != last || !f.list && !f.isMap:
+			return dst, false
+		}
+		pos += n + m
+		sp.end = pos
+		last = idx
+	}
+	for _, i := range mp.required {
+		if !l.spans[i].set {
+			return dst, false // not initialized
+		}
+	}
+	dst = append(dst, '{')
+	first := true
+	for i, f := range mp.fields {
+		sp := l.spans[i]
+		if !sp.set {
+			continue
+		}
+		var ok bool
+		if dst, ok = e.field(f, dst, wire, sp, depth, &first); !ok {
+			return dst, false
+		}
+	}
+	return append(dst, '}'), true
+}
+
+// name appends the field's name, after a comma unless it is the first.
+func name(dst []byte, f *fieldPlan, first *bool) []byte {
+	if !*first {
+		dst = append(dst, ',')
+	}
+	*first = false
+	return append(dst, f.name...)
+}
+
+// field appends the JSON of field f, whose occurrences are wire[sp.start:sp.end].
+func (e *wireEnc) field(f *fieldPlan, dst, wire []byte, sp span, depth int, first *bool) ([]byte, bool) {
+	switch {
+	case f.isMap:
+		return e.mapField(f, dst, wire[sp.start:sp.end], depth, first)
+	case f.list:
+		return e.list(f, dst, wire[sp.start:sp.end], depth, first)
+	}
+	raw := wire[sp.value:sp.end]
+	if f.kind == protoreflect.MessageKind {
+		l, n := varint(raw)
+		dst = name(dst, f, first)
+		return e.messageValue(f, dst, raw[n:n+int(l)], depth)
+	}
+	if !f.presence && isZero(f.kind, raw) {
+		return dst, true
+	}
+	dst = name(dst, f, first)
+	return e.scalar(f, dst, raw)
+}
+
+// varint decodes the varint at the start of b; n is 0 when it is not
+// valid.
+func varint(b []byte) (v uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7, 2
+	}
+	v, n = protowire.ConsumeVarint(b)
+	if n < 0 {
+		return 0, 0
+	}
+	return v, n
+}
+
+// skipValue returns the size of the value of wire type t at the start of
+// b, or -1 when it is not valid (or a group, which plans do not have).
+func skipValue(t protowire.Type, b []byte) int {
+	switch t {
+	case protowire.VarintType:
+		_, n := varint(b)
+		if n == 0 {
+			return -1
+		}
+		return n
+	case protowire.Fixed32Type:
+		if len(b) < 4 {
+			return -1
+		}
+		return 4
+	case protowire.Fixed64Type:
+		if len(b) < 8 {
+			return -1
+		}
+		return 8
+	case protowire.BytesType:
+		l, n := varint(b)
+		if n == 0 || l > uint64(len(b)-n) {
+			return -1
+		}
+		return n + int(l)
+	}
+	return -1
+}
+
+// bytesValue returns the contents of a length-delimited value that
+// skipValue accepted.
+func bytesValue(raw []byte) []byte {
+	l, n := varint(raw)
+	return raw[n : n+int(l)]
+}
+
+// isZero reports whether raw, a scalar's wire value, is its zero value.
+func isZero(k protoreflect.Kind, raw []byte) bool {
+	switch k {
+	case protoreflect.StringKind, protoreflect.BytesKind:
+		return len(raw) == 1 // a zero length
+	case protoreflect.FloatKind:
+		return raw[0]|raw[1]|raw[2]|raw[3] == 0
+	case protoreflect.DoubleKind:
+		for _, b := range raw[:8] {
+			if b != 0 {
+				return false
+			}
+		}
+		return true
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind:
+		return raw[0]|raw[1]|raw[2]|raw[3] == 0
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind:
+		v, _ := protowire.ConsumeFixed64(raw)
+		return v == 0
+	}
+	v, _ := varint(raw)
+	switch k {
+	case protoreflect.Int32Kind, protoreflect.Uint32Kind, protoreflect.EnumKind, protoreflect.Sint32Kind:
+		return uint32(v) == 0
+	}
+	return v == 0
+}
+
+// messageValue appends the JSON of a message value of f.
+func (e *wireEnc) messageValue(f *fieldPlan, dst, b []byte, depth int) ([]byte, bool) {
+	if !f.wkt {
+		return e.message(f.msg, dst, b, depth+1)
+	}
+	m := dynamicpb.NewMessage(f.fd.Message())
+	if err := (proto.UnmarshalOptions{RecursionLimit: protowire.DefaultRecursionLimit - 1 - depth}).Unmarshal(b, m); err != nil {
+		return dst, false
+	}
+	out, err := protojson.MarshalOptions{}.MarshalAppend(dst, m)
+	if err != nil {
+		return dst, false
+	}
+	// protojson may put spaces between tokens; they are valid JSON.
+	return out, true
+}
+
+// scalar appends the JSON of a scalar value of f from its wire value.
+func (e *wireEnc) scalar(f *fieldPlan, dst, raw []byte) ([]byte, bool) {
+	switch f.kind {
+	case protoreflect.BoolKind:
+		v, _ := varint(raw)
+		if v != 0 {
+			return append(dst, "true"...), true
+		}
+		return append(dst, "false"...), true
+	case protoreflect.Int32Kind:
+		v, _ := varint(raw)
+		return strconv.AppendInt(dst, int64(int32(v)), 10), true
+	case protoreflect.Sint32Kind:
+		v, _ := varint(raw)
+		return strconv.AppendInt(dst, int64(int32(protowire.DecodeZigZag(v&math.MaxUint32))), 10), true
+	case protoreflect.Uint32Kind:
+		v, _ := varint(raw)
+		return strconv.AppendUint(dst, uint64(uint32(v)), 10), true
+	case protoreflect.Int64Kind:
+		v, _ := varint(raw)
+		return quoted(strconv.AppendInt(append(dst, '"'), int64(v), 10)), true
+	case protoreflect.Sint64Kind:
+		v, _ := varint(raw)
+		return quoted(strconv.AppendInt(append(dst, '"'), protowire.DecodeZigZag(v), 10)), true
+	case protoreflect.Uint64Kind:
+		v, _ := varint(raw)
+		return quoted(strconv.AppendUint(append(dst, '"'), v, 10)), true
+	case protoreflect.Fixed32Kind:
+		v, _ := protowire.ConsumeFixed32(raw)
+		return strconv.AppendUint(dst, uint64(v), 10), true
+	case protoreflect.Sfixed32Kind:
+		v, _ := protowire.ConsumeFixed32(raw)
+		return strconv.AppendInt(dst, int64(int32(v)), 10), true
+	case protoreflect.Fixed64Kind:
+		v, _ := protowire.ConsumeFixed64(raw)
+		return quoted(strconv.AppendUint(append(dst, '"'), v, 10)), true
+	case protoreflect.Sfixed64Kind:
+		v, _ := protowire.ConsumeFixed64(raw)
+		return quoted(strconv.AppendInt(append(dst, '"'), int64(v), 10)), true
+	case protoreflect.FloatKind:
+		v, _ := protowire.ConsumeFixed32(raw)
+		return appendFloat(dst, float64(math.Float32frombits(v)), 32), true
+	case protoreflect.DoubleKind:
+		v, _ := protowire.ConsumeFixed64(raw)
+		return appendFloat(dst, math.Float64frombits(v), 64), true
+	case protoreflect.StringKind:
+		s := bytesValue(raw)
+		if !utf8.Valid(s) {
+			return dst, false
+		}
+		return appendString(dst, s), true
+	case protoreflect.BytesKind:
+		s := bytesValue(raw)
+		dst = append(dst, '"')
+		dst = base64.StdEncoding.AppendEncode(dst, s)
+		return append(dst, '"'), true
+	case protoreflect.EnumKind:
+		v, _ := varint(raw)
+		n := protoreflect.EnumNumber(int32(v))
+		if name := f.enumName(n); name != nil {
+			return append(dst, name...), true
+		}
+		if f.closed {
+			return dst, false // proto.Unmarshal keeps it as an unknown field
+		}
+		return strconv.AppendInt(dst, int64(n), 10), true
+	}
+	return dst, false
+}
+
+// quoted closes a string opened before a number.
+func quoted(dst []byte) []byte { return append(dst, '"') }
+
+// list appends the JSON array of the repeated field f.
+func (e *wireEnc) list(f *fieldPlan, dst, run []byte, depth int, first *bool) ([]byte, bool) {
+	start, wasFirst := len(dst), *first
+	dst = name(dst, f, first)
+	dst = append(dst, '[')
+	count := 0
+	for len(run) > 0 {
+		tag, n := varint(run)
+		typ := protowire.Type(tag & 7)
+		m := skipValue(typ, run[n:])
+		raw := run[n : n+m]
+		run = run[n+m:]
+		if f.kind == protoreflect.MessageKind {
+			b := bytesValue(raw)
+			if count > 0 {
+				dst = append(dst, ',')
+			}
+			count++
+			var ok bool
+			if dst, ok = e.messageValue(f, dst, b, depth); !ok {
+				return dst, false
+			}
+			continue
+		}
+		if typ == protowire.BytesType && f.wireType != protowire.BytesType {
+			// Packed elements.
+			b := bytesValue(raw)
+			for len(b) > 0 {
+				k := skipValue(f.wireType, b)
+				if k < 0 {
+					return dst, false
+				}
+				if count > 0 {
+					dst = append(dst, ',')
+				}
+				count++
+				var ok bool
+				if dst, ok = e.scalar(f, dst, b[:k]); !ok {
+					return dst, false
+				}
+				b = b[k:]
+			}
+			continue
+		}
+		if count > 0 {
+			dst = append(dst, ',')
+		}
+		count++
+		var ok bool
+		if dst, ok = e.scalar(f, dst, raw); !ok {
+			return dst, false
+		}
+	}
+	if count == 0 {
+		// Only empty packed runs: proto.Unmarshal leaves the list empty.
+		*first = wasFirst
+		return dst[:start], true
+	}
+	return append(dst, ']'), true
+}
+
+// mapEntry is a decoded map entry: its key and the wire value of its value.
+type mapEntry struct {
+	skey  string
+	ikey  int64
+	ukey  uint64
+	key   []byte // the key's wire value
+	value []byte // the value's wire value (a message's without its length), nil for the default
+}
+
+// mapField appends the JSON object of the map field f, its keys sorted
+// as protojson sorts them.
+func (e *wireEnc) mapField(f *fieldPlan, dst, run []byte, depth int, first *bool) ([]byte, bool) {
+	var ents []mapEntry
+	for len(run) > 0 {
+		_, typ, n := protowire.ConsumeTag(run)
+		m := protowire.ConsumeFieldValue(f.num, typ, run[n:])
+		b, _ := protowire.ConsumeBytes(run[n : n+m])
+		run = run[n+m:]
+		var me mapEntry
+		seenKey, seenVal := false, false
+		for len(b) > 0 {
+			num, t, k := protowire.ConsumeTag(b)
+			if k < 0 {
+				return dst, false
+			}
+			v := protowire.ConsumeFieldValue(num, t, b[k:])
+			if v < 0 {
+				return dst, false
+			}
+			raw := b[k : k+v]
+			b = b[k+v:]
+			switch {
+			case num == 1 && t == f.key.wireType && !seenKey:
+				seenKey, me.key = true, raw
+			case num == 2 && t == f.val.wireType && !seenVal:
+				seenVal, me.value = true, raw
+			default:
+				return dst, false
+			}
+		}
+		if !entryKey(f.key, &me) {
+			return dst, false
+		}
+		if f.val.kind == protoreflect.MessageKind && me.value != nil {
+			me.value, _ = protowire.ConsumeBytes(me.value)
+		}
+		ents = append(ents, me)
+	}
+	slices.SortStableFunc(ents, func(a, b mapEntry) int {
+		if c := cmp.Compare(a.ikey, b.ikey); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.ukey, b.ukey); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.skey, b.skey)
+	})
+	dst = name(dst, f, first)
+	dst = append(dst, '{')
+	for i, me := range ents {
+		if i > 0 {
+			if p := ents[i-1]; p.ikey == me.ikey && p.ukey == me.ukey && p.skey == me.skey {
+				return dst, false // a key twice: the last one wins
+			}
+			dst = append(dst, ',')
+		}
+		switch f.key.kind {
+		case protoreflect.StringKind:
+			dst = appendString(dst, me.skey)
+		case protoreflect.BoolKind:
+			dst = strconv.AppendQuote(dst, strconv.FormatBool(me.ikey == 1))
+		case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+			dst = quoted(strconv.AppendUint(append(dst, '"'), me.ukey, 10))
+		default:
+			dst = quoted(strconv.AppendInt(append(dst, '"'), me.ikey, 10))
+		}
+		dst = append(dst, ':')
+		var ok bool
+		switch {
+		case f.val.kind == protoreflect.MessageKind:
+			dst, ok = e.messageValue(f.val, dst, me.value, depth)
+		case me.value == nil:
+			dst, ok = e.scalar(f.val, dst, zeroValue(f.val.wireType))
+		default:
+			dst, ok = e.scalar(f.val, dst, me.value)
+		}
+		if !ok {
+			return dst, false
+		}
+	}
+	return append(dst, '}'), true
+}
+
+// zeroValue is the wire value of a scalar's zero value.
+func zeroValue(t protowire.Type) []byte {
+	switch t {
+	case protowire.Fixed32Type:
+		return []byte{0, 0, 0, 0}
+	case protowire.Fixed64Type:
+		return []byte{0, 0, 0, 0, 0, 0, 0, 0}
+	}
+	return []byte{0} // a varint 0, or a length 0
+}
+
+// entryKey decodes the key of a map entry into its sort key; the key's
+// wire value is set to the default's when it is missing.
+func entryKey(k *fieldPlan, me *mapEntry) bool {
+	if me.key == nil {
+		me.key = zeroValue(k.wireType)
+	}
+	switch k.kind {
+	case protoreflect.StringKind:
+		s, _ := protowire.ConsumeBytes(me.key)
+		if !utf8.Valid(s) {
+			return false
+		}
+		me.skey = string(s)
+	case protoreflect.BoolKind:
+		v, _ := protowire.ConsumeVarint(me.key)
+		if v != 0 {
+			me.ikey = 1
+		}
+	case protoreflect.Int32Kind:
+		v, _ := protowire.ConsumeVarint(me.key)
+		me.ikey = int64(int32(v))
+	case protoreflect.Sint32Kind:
+		v, _ := protowire.ConsumeVarint(me.key)
+		me.ikey = int64(int32(protowire.DecodeZigZag(v & math.MaxUint32)))
+	case protoreflect.Int64Kind:
+		v, _ := protowire.ConsumeVarint(me.key)
+		me.ikey = int64(v)
+	case protoreflect.Sint64Kind:
+		v, _ := protowire.ConsumeVarint(me.key)
+		me.ikey = protowire.DecodeZigZag(v)
+	case protoreflect.Uint32Kind:
+		v, _ := protowire.ConsumeVarint(me.key)
+		me.ukey = uint64(uint32(v))
+	case protoreflect.Uint64Kind:
+		v, _ := protowire.ConsumeVarint(me.key)
+		me.ukey = v
+	case protoreflect.Fixed32Kind:
+		v, _ := protowire.ConsumeFixed32(me.key)
+		me.ukey = uint64(v)
+	case protoreflect.Fixed64Kind:
+		v, _ := protowire.ConsumeFixed64(me.key)
+		me.ukey = v
+	case protoreflect.Sfixed32Kind:
+		v, _ := protowire.ConsumeFixed32(me.key)
+		me.ikey = int64(int32(v))
+	case protoreflect.Sfixed64Kind:
+		v, _ := protowire.ConsumeFixed64(me.key)
+		me.ikey = int64(v)
+	default:
+		return false
+	}
+	return true
+}
+
+// needEscape marks the bytes that protojson escapes in strings.
+var needEscape = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// appendString appends s as a JSON string, escaped as protojson escapes
+// it; s must be valid UTF-8.
+func appendString[T string | []byte](dst []byte, s T) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !needEscape[c] {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		start = i + 1
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, `\u`...)
+			dst = append(dst, "0000"[1+(bits.Len32(uint32(c))-1)/4:]...)
+			dst = strconv.AppendUint(dst, uint64(c), 16)
+		}
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendFloat appends a float as protojson writes it.
+func appendFloat(dst []byte, n float64, bitSize int) []byte {
+	switch {
+	case math.IsNaN(n):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(n, +1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(n, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	format := byte('f')
+	if abs := math.Abs(n); abs != 0 {
+		if bitSize == 64 && (abs < 1e-6 || abs >= 1e21) ||
+			bitSize == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, n, format, -1, bitSize)
+	if format == 'e' {
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
