@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 )
 
 // benchInput is a record stream of BenchmarkFormats: the same records in
