@@ -120,7 +120,7 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 		st.depth = 0
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
-		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).Elem())
+		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).UnsafePointer())
 		encStatePool.Put(st)
 		if err != nil {
 			return dst[:n], inField(err, c.enc.name)
