@@ -424,20 +424,14 @@ func (st *encState) encodeStructField(dst []byte, p *structPlan, sf *structField
 		if w.tab != sf.itab || w.data == nil { // another member, none, or a nil wrapper
 			return st.absentStruct(dst, sf)
 		}
-		// The member's value is the wrapper's only field, at offset 0.
-		if sf.wrapRep == gMsg {
-			mp := *(*unsafe.Pointer)(w.data)
-			if mp == nil {
-				return st.absentStruct(dst, sf)
-			}
-			if f.mode == modeNullable {
-				dst = append(dst, 2)
-			}
-			return st.goMessage(dst, sf, mp)
-		}
-		// A set member is present even when zero, and bytes when empty.
+		// A set member is present even when zero, bytes when empty, and a
+		// message when its pointer is nil: proto.Marshal writes it as the
+		// empty message. Its value is the wrapper's only field, at offset 0.
 		if f.mode == modeNullable {
 			dst = append(dst, 2)
+		}
+		if sf.wrapRep == gMsg {
+			return st.goMessage(dst, sf, *(*unsafe.Pointer)(w.data))
 		}
 		return appendScalarAt(dst, &f.val, sf.goKind, w.data, st.policy)
 	case gReflect:
