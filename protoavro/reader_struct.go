@@ -12,8 +12,9 @@ import (
 
 // This file holds the direct reader for generated message types under the
 // default profile: it decodes Avro written with the codec's own schema
-// straight into the fields of the generated Go struct through package
-// reflect, with the same allocations proto.Unmarshal makes and no
+// straight into the fields of the generated Go struct, through the offsets
+// of the struct plan (writer_struct.go), with the allocations proto.Unmarshal
+// makes (one per message, string, bytes, list and explicit scalar) and no
 // intermediate protobuf encoding. Other cases (dynamicpb, the Java profile,
 // other writer schemas) transcode to wire bytes and call proto.Unmarshal.
 

@@ -15,10 +15,16 @@ import (
 )
 
 // This file holds the direct writer for generated message types: it reads
-// the fields of the generated Go struct through package reflect and writes
-// Avro, with no intermediate protobuf encoding and no allocation. Types it
-// cannot map (dynamicpb, the opaque API, unusual layouts) use the transcoding
-// path instead; both produce the same bytes.
+// the fields of the generated Go struct in place and writes Avro, with no
+// intermediate protobuf encoding and no allocation. Package reflect is used
+// once per Go type, to build the struct plan: the byte offset of every field,
+// the Go kind stored there, and for oneofs the itab of each wrapper type (as
+// protobuf-go's internal/impl computes its field offsets once per message
+// type). Marshal and Unmarshal then use only those offsets (package unsafe;
+// the invariants are stated at encodeStructField and ifaceWords), except for
+// map fields. Types it cannot map (dynamicpb, the opaque API, unusual
+// layouts: see openStruct) use the transcoding path instead; both produce
+// the same bytes.
 
 // goRepr is how a generated struct stores a field.
 type goRepr uint8
