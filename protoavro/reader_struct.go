@@ -51,8 +51,9 @@ func (st *decState) decodeStruct(p *structPlan, base unsafe.Pointer) error {
 	if st.depth > maxDepth {
 		return dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
 	}
+	var block unsafe.Pointer // the scalar block, allocated at its first use
 	for i := range p.fields {
-		if err := st.decodeStructField(p, &p.fields[i], base); err != nil {
+		if err := st.decodeStructField(p, &p.fields[i], base, &block); err != nil {
 			return inField(err, p.fields[i].f.name)
 		}
 	}
@@ -60,8 +61,9 @@ func (st *decState) decodeStruct(p *structPlan, base unsafe.Pointer) error {
 	return nil
 }
 
-// decodeStructField decodes one field into the struct of plan p at base.
-func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsafe.Pointer) error {
+// decodeStructField decodes one field into the struct of plan p at base;
+// block is the message's scalar block (nil until a field needs it).
+func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsafe.Pointer, block *unsafe.Pointer) error {
 	f := sf.f
 	fp := unsafe.Add(base, sf.offset)
 	switch f.mode {
@@ -92,7 +94,19 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 	case gValue:
 		return st.setScalar(&f.val, sf.goKind, fp)
 	case gPtr:
-		vp := newScalar(sf.goKind)
+		var vp unsafe.Pointer
+		if sf.inBlock {
+			// One noscan allocation of uint64s (so 8-byte aligned) holds the
+			// message's pointer-free scalars, each at its aligned offset: the
+			// field's *T points inside it, which keeps it alive. It is
+			// allocated in whole here, so blockOff is always within it.
+			if *block == nil {
+				*block = unsafe.Pointer(unsafe.SliceData(make([]uint64, p.blockWords)))
+			}
+			vp = unsafe.Add(*block, sf.blockOff)
+		} else {
+			vp = newScalar(sf.goKind)
+		}
 		if err := st.setScalar(&f.val, sf.goKind, vp); err != nil {
 			return err
 		}

@@ -65,6 +65,10 @@ type structField struct {
 	// val is the plan of the values: the field's own, or for maps read as
 	// entry arrays the entry's value.
 	val *valuePlan
+	// inBlock says that the reader stores this gPtr field's value at
+	// blockOff in the message's scalar block (structPlan.blockWords).
+	inBlock  bool
+	blockOff uintptr
 }
 
 // structKey identifies a struct plan: a Go type read by one message plan
@@ -78,6 +82,12 @@ type structPlan struct {
 	typ    reflect.Type // the struct type
 	fields []structField
 	msg    *msgPlan
+	// blockWords is the size in 8-byte words of the block the reader
+	// allocates once per message for the explicit-presence scalars without
+	// pointers (*int32, *float64, *bool...), when there are two or more:
+	// each such field then points into the block (structField.blockOff)
+	// instead of into an allocation of its own.
+	blockWords int
 }
 
 // structPlans memoizes plans per (codec writer plan, Go type); a failed
@@ -213,7 +223,44 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 		}
 		p.fields[i] = sfd
 	}
+	p.blockWords = scalarBlock(p.fields)
 	return p, true
+}
+
+// scalarBlock lays out the block of the explicit-presence scalars without
+// pointers of a message (each at an offset aligned to its size) and returns
+// its size in words, or 0 when fewer than two fields would share it.
+func scalarBlock(fields []structField) int {
+	var size uintptr
+	n := 0
+	for i := range fields {
+		sf := &fields[i]
+		if sf.repr != gPtr {
+			continue
+		}
+		var w uintptr
+		switch sf.goKind {
+		case reflect.Bool:
+			w = 1
+		case reflect.Int32, reflect.Uint32, reflect.Float32:
+			w = 4
+		case reflect.Int64, reflect.Uint64, reflect.Float64:
+			w = 8
+		default:
+			continue // strings hold a pointer: an allocation of their own
+		}
+		size = (size + w - 1) &^ (w - 1)
+		sf.inBlock, sf.blockOff = true, size
+		size += w
+		n++
+	}
+	if n < 2 {
+		for i := range fields {
+			fields[i].inBlock = false
+		}
+		return 0
+	}
+	return int((size + 7) / 8)
 }
 
 // ifaceWords is the run-time layout of a non-empty interface value, such as
@@ -641,6 +688,19 @@ type directPlan struct {
 // direct returns the direct plan for m's Go type, or nil.
 func (c *Codec) direct(m proto.Message) *structPlan {
 	return c.directPlan(m).plan
+}
+
+// seenDirect returns the direct plan of m's Go type when it is the last
+// one Marshal or Unmarshal mapped and has a plan, and m is not a nil
+// pointer; else nil. Such a type is generated code whose descriptor, fixed
+// by the Go type, was checked against the codec's when the plan was made,
+// so the caller may skip check (and its ProtoReflect call).
+func (c *Codec) seenDirect(m proto.Message) *directPlan {
+	d := c.directp.Load()
+	if d == nil || d.plan == nil || m == nil || reflect.TypeOf(m) != d.typ || isNilPointer(m) {
+		return nil
+	}
+	return d
 }
 
 func (c *Codec) directPlan(m proto.Message) *directPlan {
