@@ -9,8 +9,10 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
 	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // TestDirectOneofEdges: the direct writer reads oneof interfaces and message
@@ -127,5 +129,47 @@ func TestDirectOTLPBatch(t *testing.T) {
 		if err := c.Unmarshal(got[:n], &tracepb.TracesData{}); err == nil {
 			t.Fatalf("Unmarshal of %d of %d bytes succeeded", n, len(got))
 		}
+	}
+}
+
+// TestDirectScalarBlock: the reader stores a message's pointer-free
+// explicit scalars in one block; each field must still be a value of its
+// own (writing through one pointer changes no other field), the message
+// must equal the original, and Unmarshal must allocate no more than
+// proto.Unmarshal of the same message (allocations counted, not timed).
+func TestDirectScalarBlock(t *testing.T) {
+	msg := testutil.AVRO2147Datum()
+	c, err := Options{Cache: NewCache()}.Codec(msg.ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := c.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &avro2147pb.Foo{}
+	if err := c.Unmarshal(data, got); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, msg) {
+		t.Fatalf("Unmarshal gives %v, want %v", got, msg)
+	}
+	*got.Int64, *got.Bool, *got.Float = -1, false, 0.25
+	want := testutil.AVRO2147Datum()
+	want.Int64, want.Bool, want.Float = proto.Int64(-1), proto.Bool(false), proto.Float32(0.25)
+	if !proto.Equal(got, want) {
+		t.Fatalf("after writes through three field pointers: %v, want %v", got, want)
+	}
+	wire, err := proto.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := testing.AllocsPerRun(100, func() { _ = c.Unmarshal(data, &avro2147pb.Foo{}) })
+	theirs := testing.AllocsPerRun(100, func() { _ = proto.Unmarshal(wire, &avro2147pb.Foo{}) })
+	if ours > theirs {
+		t.Errorf("Unmarshal makes %v allocations, proto.Unmarshal %v", ours, theirs)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = c.MarshalAppend(data[:0], msg) }); n != 0 {
+		t.Errorf("MarshalAppend makes %v allocations", n)
 	}
 }
