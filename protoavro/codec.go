@@ -109,18 +109,24 @@ var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 // written in key order, so equal messages give equal bytes, the same bytes
 // as TranscodeToAvro of the message's deterministic protobuf encoding.
 func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
-	if err := c.check(m); err != nil {
-		return dst, err
+	p := (*structPlan)(nil)
+	if d := c.seenDirect(m); d != nil {
+		p = d.plan
+	} else {
+		if err := c.check(m); err != nil {
+			return dst, err
+		}
+		if isNilPointer(m) { // a typed nil is the empty message, as for proto.Marshal
+			return c.TranscodeToAvro(dst, nil)
+		}
+		p = c.direct(m)
 	}
-	if isNilPointer(m) { // a typed nil is the empty message, as for proto.Marshal
-		return c.TranscodeToAvro(dst, nil)
-	}
-	if p := c.direct(m); p != nil {
+	if p != nil {
 		st := encStatePool.Get().(*encState)
 		st.depth = 0
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
-		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).Elem())
+		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).UnsafePointer())
 		encStatePool.Put(st)
 		if err != nil {
 			return dst[:n], inField(err, c.enc.name)

@@ -1208,6 +1208,9 @@ func (c *Codec) TranscodeToProto(dst, data []byte) ([]byte, error) {
 // codec's own schema, into m, which is reset first. m may be a generated
 // message or a dynamicpb message of the codec's type.
 func (c *Codec) Unmarshal(data []byte, m proto.Message) error {
+	if d := c.seenDirect(m); d != nil && d.readable {
+		return c.unmarshalStruct(d.plan, data, m)
+	}
 	if err := c.check(m); err != nil {
 		return err
 	}

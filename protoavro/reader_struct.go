@@ -12,8 +12,9 @@ import (
 
 // This file holds the direct reader for generated message types under the
 // default profile: it decodes Avro written with the codec's own schema
-// straight into the fields of the generated Go struct through package
-// reflect, with the same allocations proto.Unmarshal makes and no
+// straight into the fields of the generated Go struct, through the offsets
+// of the struct plan (writer_struct.go), with the allocations proto.Unmarshal
+// makes (one per message, string, bytes, list and explicit scalar) and no
 // intermediate protobuf encoding. Other cases (dynamicpb, the Java profile,
 // other writer schemas) transcode to wire bytes and call proto.Unmarshal.
 
@@ -24,7 +25,7 @@ func (c *Codec) unmarshalStruct(p *structPlan, data []byte, m proto.Message) err
 	st := decStatePool.Get().(*decState)
 	st.r = avroReader{buf: data}
 	st.depth = -1 // the top-level record does not count, as in the transcoder
-	err := st.decodeStruct(p, sv)
+	err := st.decodeStruct(p, sv.Addr().UnsafePointer())
 	pos := st.r.pos
 	st.r.buf = nil
 	decStatePool.Put(st)
@@ -41,14 +42,18 @@ func errTrailing(n int) error {
 	return dataErr(ErrMalformed, 0, "%d bytes left after the datum", n).Err
 }
 
-func (st *decState) decodeStruct(p *structPlan, sv reflect.Value) error {
+// decodeStruct decodes a record into the struct of plan p at base (a *M's
+// pointer). Fields are written in place through the offsets of the plan, as
+// the writer reads them (see encodeStructField): []*M as []unsafe.Pointer,
+// oneof interfaces as ifaceWords, with the itab the plan checked.
+func (st *decState) decodeStruct(p *structPlan, base unsafe.Pointer) error {
 	st.depth++
 	if st.depth > maxDepth {
 		return dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
 	}
-	base := sv.Addr().UnsafePointer()
+	var block unsafe.Pointer // the scalar block, allocated at its first use
 	for i := range p.fields {
-		if err := st.decodeStructField(&p.fields[i], sv, base); err != nil {
+		if err := st.decodeStructField(p, &p.fields[i], base, &block); err != nil {
 			return inField(err, p.fields[i].f.name)
 		}
 	}
@@ -56,13 +61,11 @@ func (st *decState) decodeStruct(p *structPlan, sv reflect.Value) error {
 	return nil
 }
 
-// decodeStructField decodes one field into the struct sv at address base.
-func (st *decState) decodeStructField(sf *structField, sv reflect.Value, base unsafe.Pointer) error {
+// decodeStructField decodes one field into the struct of plan p at base;
+// block is the message's scalar block (nil until a field needs it).
+func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsafe.Pointer, block *unsafe.Pointer) error {
 	f := sf.f
-	var fv reflect.Value
-	if sf.repr != gValue && sf.repr != gPtr && sf.repr != gBytes && sf.repr != gList {
-		fv = sv.Field(sf.index)
-	}
+	fp := unsafe.Add(base, sf.offset)
 	switch f.mode {
 	case modeNullable:
 		off := st.r.pos
@@ -80,85 +83,94 @@ func (st *decState) decodeStructField(sf *structField, sv reflect.Value, base un
 		st.r.pos++
 	case modeList:
 		if sf.repr == gList {
-			return st.decodeScalarList(sf, unsafe.Add(base, sf.offset))
+			return st.decodeScalarList(sf, fp)
 		}
-		return st.decodeStructList(sf, fv)
+		return st.decodeMessageList(sf, (*[]unsafe.Pointer)(fp))
 	case modeMap, modeEntries:
-		return st.decodeStructMap(sf, fv)
+		return st.decodeStructMap(sf, reflect.NewAt(p.typ, base).Elem().Field(sf.index))
 	}
 	// A present singular value (implicit, required, or union branch 1).
 	switch sf.repr {
 	case gValue:
-		return st.setScalar(&f.val, sf.goKind, unsafe.Add(base, sf.offset))
+		return st.setScalar(&f.val, sf.goKind, fp)
 	case gPtr:
-		p := newScalar(sf.goKind)
-		if err := st.setScalar(&f.val, sf.goKind, p); err != nil {
+		var vp unsafe.Pointer
+		if sf.inBlock {
+			// One noscan allocation of uint64s (so 8-byte aligned) holds the
+			// message's pointer-free scalars, each at its aligned offset: the
+			// field's *T points inside it, which keeps it alive. It is
+			// allocated in whole here, so blockOff is always within it.
+			if *block == nil {
+				*block = unsafe.Pointer(unsafe.SliceData(make([]uint64, p.blockWords)))
+			}
+			vp = unsafe.Add(*block, sf.blockOff)
+		} else {
+			vp = newScalar(sf.goKind)
+		}
+		if err := st.setScalar(&f.val, sf.goKind, vp); err != nil {
 			return err
 		}
-		*(*unsafe.Pointer)(unsafe.Add(base, sf.offset)) = p
+		*(*unsafe.Pointer)(fp) = vp
 		return nil
 	case gBytes:
-		p := unsafe.Add(base, sf.offset)
-		if err := st.setScalar(&f.val, reflect.Slice, p); err != nil {
+		if err := st.setScalar(&f.val, reflect.Slice, fp); err != nil {
 			return err
 		}
-		if b := (*[]byte)(p); *b == nil { // present but empty
+		if b := (*[]byte)(fp); *b == nil { // present but empty
 			*b = []byte{}
 		}
 		return nil
 	case gMsg:
-		ptr, err := st.goNewMessage(sf, fv.Type())
+		mp, err := st.newMessage(sf)
 		if err != nil {
 			return err
 		}
-		fv.Set(ptr)
+		*(*unsafe.Pointer)(fp) = mp
 		return nil
 	case gOneof:
-		w := reflect.New(sf.wrapper.Elem())
-		inner := w.Elem().Field(0)
-		var err error
-		switch sf.wrapRep {
-		case gMsg:
-			var ptr reflect.Value
-			if ptr, err = st.goNewMessage(sf, inner.Type()); err == nil {
-				inner.Set(ptr)
+		// A new wrapper, whose only field (at offset 0) holds the value.
+		wp := reflect.New(sf.wrapper.Elem()).UnsafePointer()
+		if sf.wrapRep == gMsg {
+			mp, err := st.newMessage(sf)
+			if err != nil {
+				return err
 			}
-		default:
-			err = st.goScalar(&f.val, inner)
-			if err == nil && inner.Kind() == reflect.Slice && inner.IsNil() {
-				inner.SetBytes([]byte{})
+			*(*unsafe.Pointer)(wp) = mp
+		} else {
+			if err := st.setScalar(&f.val, sf.goKind, wp); err != nil {
+				return err
+			}
+			if sf.goKind == reflect.Slice && *(*[]byte)(wp) == nil {
+				*(*[]byte)(wp) = []byte{} // a set bytes member is present even when empty
 			}
 		}
-		if err != nil {
-			return err
-		}
-		fv.Set(w)
+		*(*ifaceWords)(fp) = ifaceWords{tab: sf.itab, data: wp}
 		return nil
 	}
 	return dataErr(ErrMalformed, st.r.pos, "internal error: field representation %d", sf.repr)
 }
 
-// goNewMessage decodes a message value (record, Timestamp or wrapper) into a
-// new *M of pointer type pt.
-func (st *decState) goNewMessage(sf *structField, pt reflect.Type) (reflect.Value, error) {
-	ptr := reflect.New(pt.Elem())
+// newMessage decodes a message value (record, Timestamp or wrapper) into a
+// new M of the field's struct type mtyp and returns its pointer.
+func (st *decState) newMessage(sf *structField) (unsafe.Pointer, error) {
+	mp := reflect.New(sf.mtyp).UnsafePointer()
 	v := sf.val
 	switch v.kind {
 	case vMessage:
-		return ptr, st.decodeStruct(sf.sub, ptr.Elem())
+		return mp, st.decodeStruct(sf.sub, mp)
 	case vTimestamp:
 		x, err := st.r.long()
 		if err != nil {
-			return ptr, err
+			return mp, err
 		}
 		secs, nanos := splitTimestamp(x, v.tsPrec)
-		ptr.Elem().Field(sf.wk[0]).SetInt(secs)
-		ptr.Elem().Field(sf.wk[1]).SetInt(nanos)
-		return ptr, nil
+		*(*int64)(unsafe.Add(mp, sf.wk[0])) = secs
+		*(*int32)(unsafe.Add(mp, sf.wk[1])) = int32(nanos)
+		return mp, nil
 	case vWrapper:
-		return ptr, st.goScalar(v.inner, ptr.Elem().Field(sf.wk[0]))
+		return mp, st.setScalar(v.inner, sf.wkKind, unsafe.Add(mp, sf.wk[0]))
 	}
-	return ptr, dataErr(ErrMalformed, st.r.pos, "internal error: kind %d", v.kind)
+	return mp, dataErr(ErrMalformed, st.r.pos, "internal error: kind %d", v.kind)
 }
 
 // splitTimestamp turns a timestamp long into seconds and nanos.
@@ -183,8 +195,11 @@ func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
 	return st.setScalar(v, fv.Kind(), fv.Addr().UnsafePointer())
 }
 
-// decodeStructList decodes an Avro array into a repeated field.
-func (st *decState) decodeStructList(sf *structField, fv reflect.Value) error {
+// decodeMessageList decodes an Avro array of records (or Timestamps, or
+// wrappers) into the []*M at s, read as []unsafe.Pointer: the same layout,
+// and the same GC shape (all pointers), as protobuf-go's own
+// pointer.AppendPointerSlice relies on.
+func (st *decState) decodeMessageList(sf *structField, s *[]unsafe.Pointer) error {
 	v := &sf.f.val
 	minSize := 1
 	if v.kind == vMessage && len(v.msg.fields) == 0 {
@@ -202,26 +217,16 @@ func (st *decState) decodeStructList(sf *structField, fv reflect.Value) error {
 		for j := range int(n) {
 			// Grow as elements arrive, not by the count the input claims: a
 			// block of up to maxListChunk elements takes one allocation.
-			if l := fv.Len(); l == fv.Cap() {
-				fv.Grow(listGrowth(int(n)-j, l))
+			if l := len(*s); l == cap(*s) {
+				ns := make([]unsafe.Pointer, l, l+listGrowth(int(n)-j, l))
+				copy(ns, *s)
+				*s = ns
 			}
-			fv.SetLen(fv.Len() + 1)
-			ev := fv.Index(fv.Len() - 1)
-			var err error
-			if sf.repr == gMsgList {
-				var ptr reflect.Value
-				if ptr, err = st.goNewMessage(sf, ev.Type()); err == nil {
-					ev.Set(ptr)
-				}
-			} else {
-				err = st.goScalar(v, ev)
-				if err == nil && ev.Kind() == reflect.Slice && ev.IsNil() {
-					ev.SetBytes([]byte{}) // an empty bytes element
-				}
-			}
+			mp, err := st.newMessage(sf)
 			if err != nil {
 				return inIndex(err, idx)
 			}
+			*s = append(*s, mp)
 			idx++
 		}
 	}
@@ -252,9 +257,9 @@ func (st *decState) decodeStructMap(sf *structField, fv reflect.Value) error {
 				return inIndex(err, idx)
 			}
 			if sf.val.kind.isMessage() {
-				var ptr reflect.Value
-				if ptr, err = st.goNewMessage(sf, vt); err == nil {
-					vv.Set(ptr)
+				var mp unsafe.Pointer
+				if mp, err = st.newMessage(sf); err == nil {
+					vv = reflect.NewAt(sf.mtyp, mp)
 				}
 			} else if err = st.goScalar(sf.val, vv); err == nil && vt.Kind() == reflect.Slice && vv.IsNil() {
 				vv.SetBytes([]byte{}) // an empty bytes value

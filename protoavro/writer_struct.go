@@ -1,7 +1,6 @@
 package protoavro
 
 import (
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -16,10 +15,16 @@ import (
 )
 
 // This file holds the direct writer for generated message types: it reads
-// the fields of the generated Go struct through package reflect and writes
-// Avro, with no intermediate protobuf encoding and no allocation. Types it
-// cannot map (dynamicpb, the opaque API, unusual layouts) use the transcoding
-// path instead; both produce the same bytes.
+// the fields of the generated Go struct in place and writes Avro, with no
+// intermediate protobuf encoding and no allocation. Package reflect is used
+// once per Go type, to build the struct plan: the byte offset of every field,
+// the Go kind stored there, and for oneofs the itab of each wrapper type (as
+// protobuf-go's internal/impl computes its field offsets once per message
+// type). Marshal and Unmarshal then use only those offsets (package unsafe;
+// the invariants are stated at encodeStructField and ifaceWords), except for
+// map fields. Types it cannot map (dynamicpb, the opaque API, unusual
+// layouts: see openStruct) use the transcoding path instead; both produce
+// the same bytes.
 
 // goRepr is how a generated struct stores a field.
 type goRepr uint8
@@ -36,19 +41,34 @@ const (
 )
 
 type structField struct {
-	f       *fieldPlan
-	fd      protoreflect.FieldDescriptor
-	index   int          // struct field index (the interface field for oneof members)
-	offset  uintptr      // byte offset of that struct field
-	goKind  reflect.Kind // kind of the stored scalar (the element for *T and []T)
-	repr    goRepr
-	wrapper reflect.Type // gOneof: the wrapper pointer type of this member
-	wrapRep goRepr       // gOneof: representation of the wrapper's value field
+	f     *fieldPlan
+	fd    protoreflect.FieldDescriptor
+	index int // struct field index (the interface field for oneof members)
+	// offset is the byte offset of that struct field in the message struct.
+	offset uintptr
+	// goKind is the kind of the stored scalar: the element for *T and []T,
+	// the wrapper's value field for oneof members.
+	goKind reflect.Kind
+	repr   goRepr
+	// Oneof members (gOneof): the wrapper pointer type, the first word of
+	// the oneof interface when it holds that type (see ifaceWords), and the
+	// representation of the wrapper's value field, which is at offset 0.
+	wrapper reflect.Type
+	itab    unsafe.Pointer
+	wrapRep goRepr
 	sub     *structPlan  // message values
-	wk      [2]int       // Timestamp: struct indexes of seconds and nanos; wrappers: of value
+	mtyp    reflect.Type // message values: the struct type M of the *M held
+	// wk holds the byte offsets of a Timestamp's seconds and nanos, or of a
+	// wrapper's value, in the struct mtyp; wkKind is the wrapper value's kind.
+	wk     [2]uintptr
+	wkKind reflect.Kind
 	// val is the plan of the values: the field's own, or for maps read as
 	// entry arrays the entry's value.
 	val *valuePlan
+	// inBlock says that the reader stores this gPtr field's value at
+	// blockOff in the message's scalar block (structPlan.blockWords).
+	inBlock  bool
+	blockOff uintptr
 }
 
 // structKey identifies a struct plan: a Go type read by one message plan
@@ -62,6 +82,12 @@ type structPlan struct {
 	typ    reflect.Type // the struct type
 	fields []structField
 	msg    *msgPlan
+	// blockWords is the size in 8-byte words of the block the reader
+	// allocates once per message for the explicit-presence scalars without
+	// pointers (*int32, *float64, *bool...), when there are two or more:
+	// each such field then points into the block (structField.blockOff)
+	// instead of into an allocation of its own.
+	blockWords int
 }
 
 // structPlans memoizes plans per (codec writer plan, Go type); a failed
@@ -140,27 +166,9 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 			if !ok {
 				return fail()
 			}
-			sfd.index, sfd.repr = idx, gOneof
-			// Find the wrapper type by setting the member on a new message.
-			nm := mt.New()
-			if fd.Message() != nil {
-				nm.Set(fd, protoreflect.ValueOfMessage(nm.NewField(fd).Message()))
-			} else {
-				nm.Set(fd, nm.NewField(fd))
-			}
-			iv := reflect.ValueOf(nm.Interface()).Elem().Field(idx)
-			if iv.IsNil() || iv.Elem().Kind() != reflect.Pointer || iv.Elem().Elem().NumField() != 1 {
+			sfd.index, sfd.repr, sfd.offset = idx, gOneof, st.Field(idx).Offset
+			if !oneofMember(&sfd, mt, fd, st) {
 				return fail()
-			}
-			sfd.wrapper = iv.Elem().Type()
-			inner := sfd.wrapper.Elem().Field(0).Type
-			switch {
-			case fd.Message() != nil:
-				sfd.wrapRep = gMsg
-			case inner.Kind() == reflect.Slice:
-				sfd.wrapRep = gBytes
-			default:
-				sfd.wrapRep = gValue
 			}
 		} else {
 			idx, ok := byNum[fd.Number()]
@@ -200,15 +208,11 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 			sfd.val = &f.entry.fields[1].val
 		}
 		msgRepr := sfd.repr == gMsg || sfd.repr == gMsgList || sfd.wrapRep == gMsg || (sfd.repr == gReflect && fd.MapValue().Message() != nil)
-		if (sfd.val.kind == vTimestamp || sfd.val.kind == vWrapper) && msgRepr {
-			wt := reflect.TypeOf(messageTypeOf(fd, mt, sfd).Zero().Interface()).Elem()
-			idx := tagIndexes(wt)
-			i1, ok1 := idx[1]
-			i2, ok2 := idx[2]
-			if !ok1 || (sfd.val.kind == vTimestamp && !ok2) {
-				return fail()
-			}
-			sfd.wk = [2]int{i1, i2}
+		if msgRepr {
+			sfd.mtyp = reflect.TypeOf(messageTypeOf(fd, mt, sfd).Zero().Interface()).Elem()
+		}
+		if (sfd.val.kind == vTimestamp || sfd.val.kind == vWrapper) && msgRepr && !wellKnownOffsets(&sfd) {
+			return fail()
 		}
 		if sfd.val.kind == vMessage && msgRepr {
 			sub, ok := buildStructPlan(sp, sfd.val.msg, messageTypeOf(fd, mt, sfd), sfd.val.msg.desc)
@@ -219,7 +223,127 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 		}
 		p.fields[i] = sfd
 	}
+	p.blockWords = scalarBlock(p.fields)
 	return p, true
+}
+
+// scalarBlock lays out the block of the explicit-presence scalars without
+// pointers of a message (each at an offset aligned to its size) and returns
+// its size in words, or 0 when fewer than two fields would share it.
+func scalarBlock(fields []structField) int {
+	var size uintptr
+	n := 0
+	for i := range fields {
+		sf := &fields[i]
+		if sf.repr != gPtr {
+			continue
+		}
+		var w uintptr
+		switch sf.goKind {
+		case reflect.Bool:
+			w = 1
+		case reflect.Int32, reflect.Uint32, reflect.Float32:
+			w = 4
+		case reflect.Int64, reflect.Uint64, reflect.Float64:
+			w = 8
+		default:
+			continue // strings hold a pointer: an allocation of their own
+		}
+		size = (size + w - 1) &^ (w - 1)
+		sf.inBlock, sf.blockOff = true, size
+		size += w
+		n++
+	}
+	if n < 2 {
+		for i := range fields {
+			fields[i].inBlock = false
+		}
+		return 0
+	}
+	return int((size + 7) / 8)
+}
+
+// ifaceWords is the run-time layout of a non-empty interface value, such as
+// a oneof field of a generated struct: the itab of its dynamic type, then
+// the data word, which for a pointer type is the pointer itself. An itab is
+// unique per (interface, dynamic type) pair in a process, which is what the
+// compiler relies on when it compiles x.(*T) as one comparison of the first
+// word; the direct paths rely on it the same way, and oneofMember checks
+// the layout before any plan uses it.
+type ifaceWords struct{ tab, data unsafe.Pointer }
+
+// oneofMember fills in the wrapper of a oneof member: its type, its itab in
+// the oneof interface field at sf.offset of the struct st, and how its value
+// is stored. It reports false when the layout is not the expected one.
+func oneofMember(sf *structField, mt protoreflect.MessageType, fd protoreflect.FieldDescriptor, st reflect.Type) bool {
+	// Find the wrapper type by setting the member on a new message.
+	set := func() (reflect.Value, *ifaceWords) {
+		nm := mt.New()
+		if fd.Message() != nil {
+			nm.Set(fd, protoreflect.ValueOfMessage(nm.NewField(fd).Message()))
+		} else {
+			nm.Set(fd, nm.NewField(fd))
+		}
+		pv := reflect.ValueOf(nm.Interface())
+		return pv.Elem().Field(sf.index), (*ifaceWords)(unsafe.Add(pv.UnsafePointer(), sf.offset))
+	}
+	iv, w := set()
+	if iv.Kind() != reflect.Interface || iv.IsNil() || iv.Elem().Kind() != reflect.Pointer ||
+		iv.Elem().Elem().NumField() != 1 || iv.Elem().Elem().Type().Field(0).Offset != 0 {
+		return false
+	}
+	sf.wrapper = iv.Elem().Type()
+	_, w2 := set()
+	if w.data != iv.Elem().UnsafePointer() || w.tab == nil || w2.tab != w.tab {
+		return false
+	}
+	sf.itab = w.tab
+	// The reader stores the two words itself: check that reflect then reads
+	// back the wrapper it stored.
+	probe := reflect.New(st)
+	wp := reflect.New(sf.wrapper.Elem())
+	*(*ifaceWords)(unsafe.Add(probe.UnsafePointer(), sf.offset)) = ifaceWords{sf.itab, wp.UnsafePointer()}
+	if got := probe.Elem().Field(sf.index); got.IsNil() || got.Elem().Type() != sf.wrapper || got.Elem().UnsafePointer() != wp.UnsafePointer() {
+		return false
+	}
+	inner := sf.wrapper.Elem().Field(0).Type
+	sf.goKind = inner.Kind()
+	switch {
+	case fd.Message() != nil:
+		sf.wrapRep = gMsg
+	case inner.Kind() == reflect.Slice:
+		sf.wrapRep = gBytes
+	default:
+		sf.wrapRep = gValue
+	}
+	return true
+}
+
+// wellKnownOffsets finds the fields of a Timestamp (seconds, nanos) or of a
+// wrapper (value) in sf.mtyp and checks their Go types.
+func wellKnownOffsets(sf *structField) bool {
+	idx := tagIndexes(sf.mtyp)
+	i1, ok1 := idx[1]
+	if !ok1 {
+		return false
+	}
+	f1 := sf.mtyp.Field(i1)
+	sf.wk[0], sf.wkKind = f1.Offset, f1.Type.Kind()
+	if sf.val.kind == vWrapper {
+		switch sf.wkKind {
+		case reflect.Bool, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.String:
+			return true
+		case reflect.Slice:
+			return f1.Type.Elem().Kind() == reflect.Uint8
+		}
+		return false
+	}
+	i2, ok2 := idx[2]
+	if !ok2 || sf.wkKind != reflect.Int64 || sf.mtyp.Field(i2).Type.Kind() != reflect.Int32 {
+		return false
+	}
+	sf.wk[1] = sf.mtyp.Field(i2).Offset
+	return true
 }
 
 // messageStateType is the type of the first field of every message struct
@@ -268,17 +392,17 @@ func messageTypeOf(fd protoreflect.FieldDescriptor, parent protoreflect.MessageT
 	return m.NewField(fd).Message().Type()
 }
 
-// encodeStruct writes the record of a generated message from its struct.
-func (st *encState) encodeStruct(dst []byte, p *structPlan, v reflect.Value) ([]byte, error) {
+// encodeStruct writes the record of a generated message of plan p from its
+// struct at base (a *M's pointer, never nil).
+func (st *encState) encodeStruct(dst []byte, p *structPlan, base unsafe.Pointer) ([]byte, error) {
 	st.depth++
 	if st.depth > maxDepth {
 		return dst, dataErr(ErrTooDeep, 0, "more than %d nested messages", maxDepth)
 	}
 	var err error
-	base := v.Addr().UnsafePointer()
 	for i := range p.fields {
 		sf := &p.fields[i]
-		if dst, err = st.encodeStructField(dst, sf, v, base); err != nil {
+		if dst, err = st.encodeStructField(dst, p, sf, base); err != nil {
 			st.depth--
 			return dst, inField(err, sf.f.name)
 		}
@@ -287,74 +411,86 @@ func (st *encState) encodeStruct(dst []byte, p *structPlan, v reflect.Value) ([]
 	return dst, nil
 }
 
-func (st *encState) encodeStructField(dst []byte, sf *structField, sv reflect.Value, base unsafe.Pointer) ([]byte, error) {
+// The struct fields are read in place through their offsets in the plan
+// (structField.offset, .wk), which buildStructPlan took from package reflect
+// for this very Go type: base is always a pointer to a struct of type
+// p.typ, so each offset addresses a field of the recorded Go type. Lists are
+// read through their slice headers (pointer, length, capacity), []*M as
+// []unsafe.Pointer (same layout, all pointers), and oneof interfaces as
+// ifaceWords.
+
+func (st *encState) encodeStructField(dst []byte, p *structPlan, sf *structField, base unsafe.Pointer) ([]byte, error) {
 	f := sf.f
-	repr := sf.repr
-	// Scalars, pointers to scalars and lists of scalars: read in place.
-	switch repr {
+	fp := unsafe.Add(base, sf.offset)
+	switch sf.repr {
 	case gValue:
-		p := unsafe.Add(base, sf.offset)
-		if f.mode == modeImplicit && f.absent != nil && isZeroAt(sf.goKind, p) {
+		if f.mode == modeImplicit && f.absent != nil && isZeroAt(sf.goKind, fp) {
 			return append(dst, f.absent...), nil
 		}
 		if f.mode == modeNullable {
 			dst = append(dst, 2)
 		}
-		return appendScalarAt(dst, &f.val, sf.goKind, p, st.policy)
+		return appendScalarAt(dst, &f.val, sf.goKind, fp, st.policy)
 	case gPtr:
-		p := *(*unsafe.Pointer)(unsafe.Add(base, sf.offset))
-		if p == nil {
+		vp := *(*unsafe.Pointer)(fp)
+		if vp == nil {
 			return st.absentStruct(dst, sf)
 		}
 		if f.mode == modeNullable {
 			dst = append(dst, 2)
 		}
-		return appendScalarAt(dst, &f.val, sf.goKind, p, st.policy)
+		return appendScalarAt(dst, &f.val, sf.goKind, vp, st.policy)
 	case gBytes:
-		p := unsafe.Add(base, sf.offset)
-		if *(*[]byte)(p) == nil {
+		if *(*[]byte)(fp) == nil {
 			return st.absentStruct(dst, sf)
 		}
 		if f.mode == modeNullable {
 			dst = append(dst, 2)
 		}
-		return appendScalarAt(dst, &f.val, reflect.Slice, p, st.policy)
+		return appendScalarAt(dst, &f.val, reflect.Slice, fp, st.policy)
 	case gList:
-		return appendScalarList(dst, &f.val, sf.goKind, unsafe.Add(base, sf.offset), st.policy)
-	}
-	fv := sv.Field(sf.index)
-	switch repr {
-	case gOneof:
-		if fv.IsNil() || fv.Elem().Type() != sf.wrapper {
+		return appendScalarList(dst, &f.val, sf.goKind, fp, st.policy)
+	case gMsg:
+		mp := *(*unsafe.Pointer)(fp)
+		if mp == nil {
 			return st.absentStruct(dst, sf)
 		}
-		fv, repr = fv.Elem().Elem().Field(0), sf.wrapRep
-		if repr == gBytes {
-			repr = gValue // a set bytes member is present even when empty
+		if f.mode == modeNullable {
+			dst = append(dst, 2)
 		}
-		if repr == gValue {
-			return st.presentStruct(dst, sf, fv)
-		}
-	case gReflect:
-		return st.encodeMapReflect(dst, sf, sv)
+		return st.goMessage(dst, sf, mp)
 	case gMsgList:
-		n := fv.Len()
-		if n == 0 {
+		list := *(*[]unsafe.Pointer)(fp)
+		if len(list) == 0 {
 			return append(dst, 0), nil
 		}
-		dst = appendLong(dst, int64(n))
+		dst = appendLong(dst, int64(len(list)))
 		var err error
-		for j := range n {
-			if dst, err = st.goMessage(dst, sf, fv.Index(j)); err != nil {
+		for j, mp := range list {
+			if dst, err = st.goMessage(dst, sf, mp); err != nil {
 				return dst, inIndex(err, j)
 			}
 		}
 		return append(dst, 0), nil
+	case gOneof:
+		w := (*ifaceWords)(fp)
+		if w.tab != sf.itab || w.data == nil { // another member, none, or a nil wrapper
+			return st.absentStruct(dst, sf)
+		}
+		// A set member is present even when zero, bytes when empty, and a
+		// message when its pointer is nil: proto.Marshal writes it as the
+		// empty message. Its value is the wrapper's only field, at offset 0.
+		if f.mode == modeNullable {
+			dst = append(dst, 2)
+		}
+		if sf.wrapRep == gMsg {
+			return st.goMessage(dst, sf, *(*unsafe.Pointer)(w.data))
+		}
+		return appendScalarAt(dst, &f.val, sf.goKind, w.data, st.policy)
+	case gReflect:
+		return st.encodeMapReflect(dst, sf, reflect.NewAt(p.typ, base).Elem())
 	}
-	if repr == gMsg && fv.IsNil() {
-		return st.absentStruct(dst, sf)
-	}
-	return st.presentStruct(dst, sf, fv)
+	return dst, dataErr(ErrMalformed, 0, "internal error: field representation %d", sf.repr)
 }
 
 // isZeroAt reports whether the implicit-presence value at p is unset
@@ -468,81 +604,26 @@ func (st *encState) absentStruct(dst []byte, sf *structField) ([]byte, error) {
 	return st.encodeValue(dst, &sf.f.val, -1, -1)
 }
 
-// presentStruct writes a set singular field.
-func (st *encState) presentStruct(dst []byte, sf *structField, fv reflect.Value) ([]byte, error) {
-	if sf.f.mode == modeNullable {
-		dst = append(dst, 2)
-	}
-	if sf.f.val.kind.isMessage() {
-		return st.goMessage(dst, sf, fv)
-	}
-	return st.goValue(dst, &sf.f.val, fv)
-}
-
-// goMessage writes a message value held as a *M.
-func (st *encState) goMessage(dst []byte, sf *structField, pv reflect.Value) ([]byte, error) {
+// goMessage writes a message value held as a *M (mp: its pointer; nil, in
+// a list, writes the empty message).
+func (st *encState) goMessage(dst []byte, sf *structField, mp unsafe.Pointer) ([]byte, error) {
 	v := &sf.f.val
 	switch v.kind {
 	case vMessage:
-		if pv.IsNil() {
+		if mp == nil {
 			return st.encodeMessage(dst, v.msg, -1)
 		}
-		return st.encodeStruct(dst, sf.sub, pv.Elem())
+		return st.encodeStruct(dst, sf.sub, mp)
 	case vTimestamp:
-		if pv.IsNil() {
+		if mp == nil {
 			return appendTimestamp(dst, v, 0, 0)
 		}
-		w := pv.Elem()
-		return appendTimestamp(dst, v, w.Field(sf.wk[0]).Int(), w.Field(sf.wk[1]).Int())
+		return appendTimestamp(dst, v, *(*int64)(unsafe.Add(mp, sf.wk[0])), int64(*(*int32)(unsafe.Add(mp, sf.wk[1]))))
 	case vWrapper:
-		if pv.IsNil() {
+		if mp == nil {
 			return st.scalarZero(dst, v.inner), nil
 		}
-		return st.goValue(dst, v.inner, pv.Elem().Field(sf.wk[0]))
-	}
-	return dst, dataErr(ErrMalformed, 0, "internal error: kind %d", v.kind)
-}
-
-// goValue writes one scalar held in a Go value.
-func (st *encState) goValue(dst []byte, v *valuePlan, fv reflect.Value) ([]byte, error) {
-	switch v.kind {
-	case vBool:
-		if fv.Bool() {
-			return append(dst, 1), nil
-		}
-		return append(dst, 0), nil
-	case vInt32, vSint32, vSfixed32, vInt64, vSint64, vSfixed64:
-		return appendLong(dst, fv.Int()), nil
-	case vUint32, vFixed32:
-		if v.java32 {
-			return appendLong(dst, int64(int32(uint32(fv.Uint())))), nil
-		}
-		return appendLong(dst, int64(fv.Uint())), nil
-	case vUint64, vFixed64:
-		return appendLong(dst, int64(fv.Uint())), nil
-	case vUint64Dec, vFixed64Dec:
-		return appendDecimalUint64(dst, fv.Uint()), nil
-	case vFloat:
-		u := math.Float32bits(float32(fv.Float()))
-		return append(dst, byte(u), byte(u>>8), byte(u>>16), byte(u>>24)), nil
-	case vDouble:
-		u := math.Float64bits(fv.Float())
-		return append(dst, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56)), nil
-	case vString:
-		s := fv.String()
-		if !utf8.ValidString(s) {
-			return dst, dataErr(ErrMalformed, 0, "string is not valid UTF-8")
-		}
-		dst = appendLong(dst, int64(len(s)))
-		return append(dst, s...), nil
-	case vBytes:
-		return appendAvroBytes(dst, fv.Bytes()), nil
-	case vEnum:
-		idx, err := v.enum.index(int32(fv.Int()), 0, st.policy)
-		if err != nil {
-			return dst, err
-		}
-		return appendLong(dst, int64(idx)), nil
+		return appendScalarAt(dst, v.inner, sf.wkKind, unsafe.Add(mp, sf.wk[0]), st.policy)
 	}
 	return dst, dataErr(ErrMalformed, 0, "internal error: kind %d", v.kind)
 }
@@ -607,6 +688,19 @@ type directPlan struct {
 // direct returns the direct plan for m's Go type, or nil.
 func (c *Codec) direct(m proto.Message) *structPlan {
 	return c.directPlan(m).plan
+}
+
+// seenDirect returns the direct plan of m's Go type when it is the last
+// one Marshal or Unmarshal mapped and has a plan, and m is not a nil
+// pointer; else nil. Such a type is generated code whose descriptor, fixed
+// by the Go type, was checked against the codec's when the plan was made,
+// so the caller may skip check (and its ProtoReflect call).
+func (c *Codec) seenDirect(m proto.Message) *directPlan {
+	d := c.directp.Load()
+	if d == nil || d.plan == nil || m == nil || reflect.TypeOf(m) != d.typ || isNilPointer(m) {
+		return nil
+	}
+	return d
 }
 
 func (c *Codec) directPlan(m proto.Message) *directPlan {
