@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/commonpb"
-	"github.com/protoavro/protoavro/internal/testpb/otlppb/tracepb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/commonpb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 	"github.com/protoavro/protoavro/internal/testutil"
 )
 
