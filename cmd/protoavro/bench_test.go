@@ -61,7 +61,7 @@ func otlpInput(b *testing.B) benchInput {
 			}
 		}
 	}
-	in := benchInput{name: "otlp-spans", types: []string{"-I", "../../testdata/proto/otlp", "-m", "opentelemetry.proto.trace.v1.Span",
+	in := benchInput{name: "otlp-spans", types: []string{"-I", "../../third_party/opentelemetry-proto", "-m", "opentelemetry.proto.trace.v1.Span",
 		"opentelemetry/proto/trace/v1/trace.proto"}, records: 40 * n, dir: b.TempDir()}
 	in.write(b, bytes.Repeat(one, 40))
 	return in
