@@ -88,18 +88,7 @@ func TestContainerRoundTrip(t *testing.T) {
 				if string(r.Metadata()["origin"]) != "test" || r.Compression() != comp {
 					t.Errorf("metadata %q, codec %s", r.Metadata()["origin"], r.Compression())
 				}
-				for i, want := range msgs {
-					got := &avro2147pb.Foo{}
-					if err := r.Read(got); err != nil {
-						t.Fatalf("record %d: %v", i, err)
-					}
-					if !proto.Equal(got, want) {
-						t.Fatalf("record %d: got %v, want %v", i, got, want)
-					}
-				}
-				if err := r.Read(&avro2147pb.Foo{}); err != io.EOF {
-					t.Fatalf("after the last record: %v, want io.EOF", err)
-				}
+				readFoos(t, r, msgs)
 
 				// Read with the embedded type only (dynamicpb), no .proto files.
 				r, err = NewContainerReader(bytes.NewReader(buf.Bytes()), ReaderOptions{})
@@ -579,16 +568,23 @@ func TestContainerWriteDatum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range foos {
+	readFoos(t, r, foos)
+}
+
+// readFoos reads want's records from r, each equal to its message, and then
+// io.EOF.
+func readFoos(t *testing.T, r *ContainerReader, want []*avro2147pb.Foo) {
+	t.Helper()
+	for i, w := range want {
 		got := &avro2147pb.Foo{}
 		if err := r.Read(got); err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
-		if !proto.Equal(got, want) {
-			t.Fatalf("record %d: got %v, want %v", i, got, want)
+		if !proto.Equal(got, w) {
+			t.Fatalf("record %d: got %v, want %v", i, got, w)
 		}
 	}
 	if err := r.Read(&avro2147pb.Foo{}); err != io.EOF {
-		t.Fatalf("after the records: %v", err)
+		t.Fatalf("after the last record: %v, want io.EOF", err)
 	}
 }
