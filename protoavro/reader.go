@@ -741,7 +741,7 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 		if isJSON {
 			err = protojson.UnmarshalOptions{Resolver: resolver}.Unmarshal(b, m)
 		} else {
-			err = proto.UnmarshalOptions{AllowPartial: true}.Unmarshal(b, m)
+			err = unmarshalUntrusted(b, m)
 		}
 		if err != nil {
 			return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)

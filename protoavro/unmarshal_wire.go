@@ -22,6 +22,22 @@ func unmarshalWire(wire []byte, m proto.Message, name string) error {
 	return nil
 }
 
+// unmarshalUntrusted parses untrusted wire bytes into m (a dynamicpb
+// message) with proto.Unmarshal, partial messages allowed. protobuf-go
+// (v1.36.12) panics on some input in its dynamicpb path — a map entry whose
+// key field comes again with another wire type ("type mismatch: cannot
+// convert nil to map key") — where generated types skip the stray field. m
+// is discarded on error, so such a panic is returned as an error: the bytes
+// are refused, never a crash.
+func unmarshalUntrusted(b []byte, m proto.Message) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("protobuf-go cannot parse it: %v", r)
+		}
+	}()
+	return proto.UnmarshalOptions{AllowPartial: true}.Unmarshal(b, m)
+}
+
 // boundedError is err with its message escaped and cut to max bytes (see
 // internal/safetext), for errors that quote untrusted text; errors.Is and
 // errors.As see err.

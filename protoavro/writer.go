@@ -258,7 +258,7 @@ func (st *encState) checkDropped(f *fieldPlan, head int32) error {
 	for o := head; o >= 0; o = st.occ[o].next {
 		oc := st.occ[o]
 		m := dynamicpb.NewMessage(md)
-		if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(st.in[oc.start:oc.end], m); err != nil {
+		if err := unmarshalUntrusted(st.in[oc.start:oc.end], m); err != nil {
 			return inField(dataErr(ErrMalformed, int(oc.start), "replaced oneof member: %v", err), f.name)
 		}
 	}
@@ -764,7 +764,7 @@ func (st *encState) encodeWhole(dst []byte, v *valuePlan, head int32) ([]byte, e
 		}
 	}
 	m := dynamicpb.NewMessage(v.desc)
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(raw, m); err != nil {
+	if err := unmarshalUntrusted(raw, m); err != nil {
 		return dst, dataErr(ErrMalformed, off, "%s: %v", v.desc.FullName(), err)
 	}
 	if err := proto.CheckInitialized(m); err != nil {
