@@ -374,7 +374,11 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	defer sess.Close()
+	// As in the at-least-once path: a stop between a poll and its
+	// AllowRebalance would otherwise leave Close waiting for a rebalance
+	// that BlockRebalanceOnPoll holds back (seen: two instances stopping
+	// at once, both blocked in LeaveGroup).
+	defer sess.Client().CloseAllowingRebalance()
 	return b.loop(ctx, sess.PollRecords, sess.AllowRebalance, func(bctx, runCtx context.Context, recs []*kgo.Record) (bool, int, error) {
 		if err := sess.Begin(); err != nil {
 			return false, 0, fmt.Errorf("bridge: beginning transaction: %w", err)
