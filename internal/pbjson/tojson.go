@@ -228,25 +228,24 @@ func wireBits(k *kindInfo, raw []byte) uint64 {
 	return v
 }
 
-// wireInt returns the value of raw, a signed integer's wire value of kind
-// k.
-func wireInt(k *kindInfo, raw []byte) int64 {
-	v := wireBits(k, raw)
-	switch {
-	case k.zigzag && k.bits == 32:
-		return int64(int32(protowire.DecodeZigZag(v & math.MaxUint32)))
-	case k.zigzag:
+// signed returns the value of a signed integer of kind k whose wire
+// bits (see wireBits) are v.
+func (k *kindInfo) signed(v uint64) int64 {
+	if k.zigzag {
+		if k.bits == 32 {
+			v &= math.MaxUint32 // the value is then within int32
+		}
 		return protowire.DecodeZigZag(v)
-	case k.bits == 32:
+	}
+	if k.bits == 32 {
 		return int64(int32(v))
 	}
 	return int64(v)
 }
 
-// wireUint returns the value of raw, an unsigned integer's wire value of
-// kind k.
-func wireUint(k *kindInfo, raw []byte) uint64 {
-	v := wireBits(k, raw)
+// unsigned returns the value of an unsigned integer of kind k whose wire
+// bits are v.
+func (k *kindInfo) unsigned(v uint64) uint64 {
 	if k.bits == 32 {
 		return uint64(uint32(v))
 	}
@@ -280,15 +279,17 @@ func (e *wireEnc) scalar(f *fieldPlan, dst, raw []byte) ([]byte, bool) {
 		}
 		return append(dst, "false"...), true
 	case classInt:
+		n := f.signed(wireBits(&f.kindInfo, raw))
 		if f.quoted {
-			return quoted(strconv.AppendInt(append(dst, '"'), wireInt(&f.kindInfo, raw), 10)), true
+			return quoted(strconv.AppendInt(append(dst, '"'), n, 10)), true
 		}
-		return strconv.AppendInt(dst, wireInt(&f.kindInfo, raw), 10), true
+		return strconv.AppendInt(dst, n, 10), true
 	case classUint:
+		n := f.unsigned(wireBits(&f.kindInfo, raw))
 		if f.quoted {
-			return quoted(strconv.AppendUint(append(dst, '"'), wireUint(&f.kindInfo, raw), 10)), true
+			return quoted(strconv.AppendUint(append(dst, '"'), n, 10)), true
 		}
-		return strconv.AppendUint(dst, wireUint(&f.kindInfo, raw), 10), true
+		return strconv.AppendUint(dst, n, 10), true
 	case classFloat:
 		v := wireBits(&f.kindInfo, raw)
 		if f.bits == 32 {
@@ -507,9 +508,9 @@ func entryKey(k *fieldPlan, me *mapEntry) bool {
 			me.ikey = 1
 		}
 	case classInt:
-		me.ikey = wireInt(&k.kindInfo, me.key)
+		me.ikey = k.signed(wireBits(&k.kindInfo, me.key))
 	case classUint:
-		me.ukey = wireUint(&k.kindInfo, me.key)
+		me.ukey = k.unsigned(wireBits(&k.kindInfo, me.key))
 	default:
 		return false
 	}
