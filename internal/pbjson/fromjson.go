@@ -12,7 +12,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -407,7 +406,7 @@ func (d *jsonDec) field(f *fieldPlan, l *level, depth int) ([]byte, bool) {
 		return d.mapField(f, l, depth)
 	case f.list:
 		return d.list(f, buf, depth)
-	case f.kind == protoreflect.MessageKind:
+	case f.class == classMessage:
 		return d.messageField(f, buf, depth)
 	}
 	n := len(buf)
@@ -488,7 +487,7 @@ func (d *jsonDec) list(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
 	for {
 		var ok bool
 		switch {
-		case f.kind == protoreflect.MessageKind:
+		case f.class == classMessage:
 			buf, ok = d.messageField(f, buf, depth)
 		case f.packed:
 			buf, _, ok = d.scalar(f, buf)
@@ -545,7 +544,7 @@ func (d *jsonDec) mapField(f *fieldPlan, l *level, depth int) ([]byte, bool) {
 		d.pos++
 		d.ws()
 		v := f.val
-		if v.kind == protoreflect.MessageKind {
+		if v.class == classMessage {
 			l.ebuf, ok = d.messageField(v, l.ebuf, depth)
 		} else {
 			l.ebuf = append(l.ebuf, v.tag...)
@@ -589,12 +588,12 @@ func (d *jsonDec) mapField(f *fieldPlan, l *level, depth int) ([]byte, bool) {
 // appendKey parses a map key as protojson does and appends its wire
 // value; e gets its sort key.
 func appendKey(buf []byte, k *fieldPlan, key []byte, e *entry) ([]byte, bool) {
-	switch k.kind {
-	case protoreflect.StringKind:
+	switch k.class {
+	case classString:
 		e.skey = string(key)
 		buf = protowire.AppendVarint(buf, uint64(len(key)))
 		return append(buf, key...), true
-	case protoreflect.BoolKind:
+	case classBool:
 		switch string(key) {
 		case "true":
 			e.ikey = 1
@@ -603,51 +602,43 @@ func appendKey(buf []byte, k *fieldPlan, key []byte, e *entry) ([]byte, bool) {
 			return append(buf, 0), true
 		}
 		return buf, false
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
-		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		bits := 64
-		if k.kind == protoreflect.Int32Kind || k.kind == protoreflect.Sint32Kind || k.kind == protoreflect.Sfixed32Kind {
-			bits = 32
-		}
-		n, err := strconv.ParseInt(string(key), 10, bits)
+	case classInt:
+		n, err := strconv.ParseInt(string(key), 10, int(k.bits))
 		if err != nil {
 			return buf, false
 		}
 		e.ikey = n
-		return appendInt(buf, k.kind, n), true
-	default:
-		bits := 64
-		if k.kind == protoreflect.Uint32Kind || k.kind == protoreflect.Fixed32Kind {
-			bits = 32
-		}
-		n, err := strconv.ParseUint(string(key), 10, bits)
+		return appendInt(buf, &k.kindInfo, n), true
+	case classUint:
+		n, err := strconv.ParseUint(string(key), 10, int(k.bits))
 		if err != nil {
 			return buf, false
 		}
 		e.ukey = n
-		return appendUint(buf, k.kind, n), true
+		return appendUint(buf, &k.kindInfo, n), true
 	}
+	return buf, false
 }
 
 // appendInt appends the wire value of a signed integer of kind k.
-func appendInt(buf []byte, k protoreflect.Kind, n int64) []byte {
-	switch k {
-	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+func appendInt(buf []byte, k *kindInfo, n int64) []byte {
+	switch {
+	case k.zigzag:
 		return protowire.AppendVarint(buf, protowire.EncodeZigZag(n))
-	case protoreflect.Sfixed32Kind:
+	case k.wireType == protowire.Fixed32Type:
 		return protowire.AppendFixed32(buf, uint32(n))
-	case protoreflect.Sfixed64Kind:
+	case k.wireType == protowire.Fixed64Type:
 		return protowire.AppendFixed64(buf, uint64(n))
 	}
 	return protowire.AppendVarint(buf, uint64(n))
 }
 
 // appendUint appends the wire value of an unsigned integer of kind k.
-func appendUint(buf []byte, k protoreflect.Kind, n uint64) []byte {
-	switch k {
-	case protoreflect.Fixed32Kind:
+func appendUint(buf []byte, k *kindInfo, n uint64) []byte {
+	switch k.wireType {
+	case protowire.Fixed32Type:
 		return protowire.AppendFixed32(buf, uint32(n))
-	case protoreflect.Fixed64Kind:
+	case protowire.Fixed64Type:
 		return protowire.AppendFixed64(buf, n)
 	}
 	return protowire.AppendVarint(buf, n)
@@ -710,8 +701,8 @@ func (d *jsonDec) intText() ([]byte, bool) {
 // scalar parses a scalar value of f and appends its wire value (without
 // tag) to buf; zero says that it is the zero value.
 func (d *jsonDec) scalar(f *fieldPlan, buf []byte) ([]byte, bool, bool) {
-	switch f.kind {
-	case protoreflect.BoolKind:
+	switch f.class {
+	case classBool:
 		switch d.next() {
 		case 't':
 			return append(buf, 1), false, d.literal("true")
@@ -719,60 +710,51 @@ func (d *jsonDec) scalar(f *fieldPlan, buf []byte) ([]byte, bool, bool) {
 			return append(buf, 0), true, d.literal("false")
 		}
 		return buf, false, false
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
-		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+	case classInt:
 		t, ok := d.intText()
 		if !ok {
 			return buf, false, false
 		}
-		bits := 64
-		if f.kind == protoreflect.Int32Kind || f.kind == protoreflect.Sint32Kind || f.kind == protoreflect.Sfixed32Kind {
-			bits = 32
-		}
-		n, ok := parseInt(t, bits)
+		n, ok := parseInt(t, int(f.bits))
 		if !ok {
 			return buf, false, false
 		}
-		return appendInt(buf, f.kind, n), n == 0, true
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return appendInt(buf, &f.kindInfo, n), n == 0, true
+	case classUint:
 		t, ok := d.intText()
 		if !ok || t[0] == '-' {
 			return buf, false, false
 		}
-		bits := 64
-		if f.kind == protoreflect.Uint32Kind || f.kind == protoreflect.Fixed32Kind {
-			bits = 32
-		}
-		n, ok := parseUint(t, bits)
+		n, ok := parseUint(t, int(f.bits))
 		if !ok {
 			return buf, false, false
 		}
-		return appendUint(buf, f.kind, n), n == 0, true
-	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		v, ok := d.float(f.kind)
+		return appendUint(buf, &f.kindInfo, n), n == 0, true
+	case classFloat:
+		v, ok := d.float(int(f.bits))
 		if !ok {
 			return buf, false, false
 		}
-		if f.kind == protoreflect.FloatKind {
+		if f.bits == 32 {
 			bits := math.Float32bits(float32(v))
 			return protowire.AppendFixed32(buf, bits), bits == 0, true
 		}
 		bits := math.Float64bits(v)
 		return protowire.AppendFixed64(buf, bits), bits == 0, true
-	case protoreflect.StringKind:
+	case classString:
 		s, _, ok := d.string()
 		if !ok {
 			return buf, false, false
 		}
 		buf = protowire.AppendVarint(buf, uint64(len(s)))
 		return append(buf, s...), len(s) == 0, true
-	case protoreflect.BytesKind:
+	case classBytes:
 		s, _, ok := d.string()
 		if !ok {
 			return buf, false, false
 		}
 		return d.bytes(f, buf, s)
-	case protoreflect.EnumKind:
+	case classEnum:
 		var n int64
 		switch c := d.next(); {
 		case c == '"':
@@ -843,12 +825,9 @@ func (d *jsonDec) bytes(f *fieldPlan, buf, s []byte) ([]byte, bool, bool) {
 	return append(buf, b...), k == 0, true
 }
 
-// float parses a float or double value as protojson does.
-func (d *jsonDec) float(k protoreflect.Kind) (float64, bool) {
-	bits := 64
-	if k == protoreflect.FloatKind {
-		bits = 32
-	}
+// float parses a float (bits 32) or double (bits 64) value as protojson
+// does.
+func (d *jsonDec) float(bits int) (float64, bool) {
 	var t []byte
 	switch c := d.next(); {
 	case c == '"':

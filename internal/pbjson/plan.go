@@ -69,10 +69,10 @@ type msgPlan struct {
 
 // fieldPlan is the plan of one field (or of a map entry's key or value).
 type fieldPlan struct {
-	fd       protoreflect.FieldDescriptor
-	num      protowire.Number
-	kind     protoreflect.Kind
-	wireType protowire.Type
+	fd  protoreflect.FieldDescriptor
+	num protowire.Number
+	// kindInfo is what the fast paths do with the field's kind.
+	kindInfo
 	list     bool
 	isMap    bool
 	packed   bool
@@ -228,12 +228,12 @@ func legacyLess(x, y protoreflect.FieldDescriptor) bool {
 // compileField returns the plan of fd, or nil when the fast paths do not
 // handle its type.
 func compileField(fd protoreflect.FieldDescriptor, c map[protoreflect.FullName]*msgPlan) *fieldPlan {
-	if fd.Kind() == protoreflect.GroupKind || fd.IsExtension() {
-		return nil
+	ki := kindOf(fd.Kind())
+	if ki.class == classNone || fd.IsExtension() {
+		return nil // a group, or an extension
 	}
-	f := &fieldPlan{fd: fd, num: fd.Number(), kind: fd.Kind(), list: fd.IsList(), isMap: fd.IsMap(),
+	f := &fieldPlan{fd: fd, num: fd.Number(), kindInfo: ki, list: fd.IsList(), isMap: fd.IsMap(),
 		packed: fd.IsPacked(), presence: fd.HasPresence(), oneof: -1}
-	f.wireType = wireTypeOf(fd.Kind())
 	f.tag = protowire.AppendTag(nil, f.num, f.wireType)
 	f.ltag = protowire.AppendTag(nil, f.num, protowire.BytesType)
 	if f.isMap {
@@ -244,8 +244,8 @@ func compileField(fd protoreflect.FieldDescriptor, c map[protoreflect.FullName]*
 		}
 		return f
 	}
-	switch fd.Kind() {
-	case protoreflect.MessageKind:
+	switch f.class {
+	case classMessage:
 		md := fd.Message()
 		if isWKT(md) {
 			f.wkt = true
@@ -253,7 +253,7 @@ func compileField(fd protoreflect.FieldDescriptor, c map[protoreflect.FullName]*
 		} else {
 			f.msg = compileMessage(md, c)
 		}
-	case protoreflect.EnumKind:
+	case classEnum:
 		f.enum = fd.Enum()
 		if f.enum.FullName() == "google.protobuf.NullValue" {
 			return nil // JSON null is its value
@@ -290,17 +290,66 @@ func (f *fieldPlan) enumName(n protoreflect.EnumNumber) []byte {
 	return f.enumMap[n]
 }
 
-// wireTypeOf is the wire type of a scalar kind.
-func wireTypeOf(k protoreflect.Kind) protowire.Type {
-	switch k {
-	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
-		return protowire.Fixed32Type
-	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
-		return protowire.Fixed64Type
-	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind:
-		return protowire.BytesType
+// valueClass is how the fast paths read and write a value: the class of
+// its kind in the kinds table.
+type valueClass uint8
+
+const (
+	classNone    valueClass = iota // a kind the fast paths do not handle (groups)
+	classBool                      // a varint 0 or 1; JSON true or false
+	classInt                       // a signed integer
+	classUint                      // an unsigned integer
+	classFloat                     // an IEEE 754 float or double
+	classString                    // length-delimited UTF-8; a JSON string
+	classBytes                     // length-delimited; a base64 JSON string
+	classEnum                      // a varint int32; its JSON name or number
+	classMessage                   // length-delimited message; a JSON object
+)
+
+// kindInfo is what the fast paths do with the values of one protobuf
+// kind.
+type kindInfo struct {
+	class    valueClass
+	wireType protowire.Type // the wire type of one value
+	// bits is the size of a number's value (32 or 64), 0 for the others.
+	bits uint8
+	// zigzag says that a signed varint is zigzag-encoded (sint32, sint64).
+	zigzag bool
+	// quoted says that JSON writes the number as a string (64-bit
+	// integers).
+	quoted bool
+}
+
+// kinds is the one place where the fast paths decide per protobuf kind:
+// every other decision is made on a kindInfo. The kinds not listed
+// (groups) have classNone.
+var kinds = [...]kindInfo{
+	protoreflect.BoolKind:     {class: classBool, wireType: protowire.VarintType},
+	protoreflect.EnumKind:     {class: classEnum, wireType: protowire.VarintType, bits: 32},
+	protoreflect.Int32Kind:    {class: classInt, wireType: protowire.VarintType, bits: 32},
+	protoreflect.Sint32Kind:   {class: classInt, wireType: protowire.VarintType, bits: 32, zigzag: true},
+	protoreflect.Uint32Kind:   {class: classUint, wireType: protowire.VarintType, bits: 32},
+	protoreflect.Int64Kind:    {class: classInt, wireType: protowire.VarintType, bits: 64, quoted: true},
+	protoreflect.Sint64Kind:   {class: classInt, wireType: protowire.VarintType, bits: 64, zigzag: true, quoted: true},
+	protoreflect.Uint64Kind:   {class: classUint, wireType: protowire.VarintType, bits: 64, quoted: true},
+	protoreflect.Sfixed32Kind: {class: classInt, wireType: protowire.Fixed32Type, bits: 32},
+	protoreflect.Fixed32Kind:  {class: classUint, wireType: protowire.Fixed32Type, bits: 32},
+	protoreflect.FloatKind:    {class: classFloat, wireType: protowire.Fixed32Type, bits: 32},
+	protoreflect.Sfixed64Kind: {class: classInt, wireType: protowire.Fixed64Type, bits: 64, quoted: true},
+	protoreflect.Fixed64Kind:  {class: classUint, wireType: protowire.Fixed64Type, bits: 64, quoted: true},
+	protoreflect.DoubleKind:   {class: classFloat, wireType: protowire.Fixed64Type, bits: 64},
+	protoreflect.StringKind:   {class: classString, wireType: protowire.BytesType},
+	protoreflect.BytesKind:    {class: classBytes, wireType: protowire.BytesType},
+	protoreflect.MessageKind:  {class: classMessage, wireType: protowire.BytesType},
+}
+
+// kindOf returns the kindInfo of k (classNone for the kinds not in the
+// table).
+func kindOf(k protoreflect.Kind) kindInfo {
+	if k >= 0 && int(k) < len(kinds) {
+		return kinds[k]
 	}
-	return protowire.VarintType
+	return kindInfo{}
 }
 
 // Supported reports whether the fast paths handle the plan's type at all;

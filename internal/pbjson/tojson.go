@@ -130,12 +130,12 @@ func (e *wireEnc) field(f *fieldPlan, dst, wire []byte, sp span, depth int, firs
 		return e.list(f, dst, wire[sp.start:sp.end], depth, first)
 	}
 	raw := wire[sp.value:sp.end]
-	if f.kind == protoreflect.MessageKind {
+	if f.class == classMessage {
 		l, n := varint(raw)
 		dst = name(dst, f, first)
 		return e.messageValue(f, dst, raw[n:n+int(l)], depth)
 	}
-	if !f.presence && isZero(f.kind, raw) {
+	if !f.presence && isZero(&f.kindInfo, raw) {
 		return dst, true
 	}
 	dst = name(dst, f, first)
@@ -195,32 +195,61 @@ func bytesValue(raw []byte) []byte {
 	return raw[n : n+int(l)]
 }
 
-// isZero reports whether raw, a scalar's wire value, is its zero value.
-func isZero(k protoreflect.Kind, raw []byte) bool {
-	switch k {
-	case protoreflect.StringKind, protoreflect.BytesKind:
+// isZero reports whether raw, a scalar's wire value of kind k, is its
+// zero value.
+func isZero(k *kindInfo, raw []byte) bool {
+	switch k.wireType {
+	case protowire.BytesType:
 		return len(raw) == 1 // a zero length
-	case protoreflect.FloatKind:
+	case protowire.Fixed32Type:
 		return raw[0]|raw[1]|raw[2]|raw[3] == 0
-	case protoreflect.DoubleKind:
-		for _, b := range raw[:8] {
-			if b != 0 {
-				return false
-			}
-		}
-		return true
-	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind:
-		return raw[0]|raw[1]|raw[2]|raw[3] == 0
-	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind:
+	case protowire.Fixed64Type:
 		v, _ := protowire.ConsumeFixed64(raw)
 		return v == 0
 	}
 	v, _ := varint(raw)
-	switch k {
-	case protoreflect.Int32Kind, protoreflect.Uint32Kind, protoreflect.EnumKind, protoreflect.Sint32Kind:
+	if k.bits == 32 {
 		return uint32(v) == 0
 	}
 	return v == 0
+}
+
+// wireBits returns the bits of raw, a number's wire value of kind k.
+func wireBits(k *kindInfo, raw []byte) uint64 {
+	switch k.wireType {
+	case protowire.Fixed32Type:
+		v, _ := protowire.ConsumeFixed32(raw)
+		return uint64(v)
+	case protowire.Fixed64Type:
+		v, _ := protowire.ConsumeFixed64(raw)
+		return v
+	}
+	v, _ := varint(raw)
+	return v
+}
+
+// signed returns the value of a signed integer of kind k whose wire
+// bits (see wireBits) are v.
+func (k *kindInfo) signed(v uint64) int64 {
+	if k.zigzag {
+		if k.bits == 32 {
+			v &= math.MaxUint32 // the value is then within int32
+		}
+		return protowire.DecodeZigZag(v)
+	}
+	if k.bits == 32 {
+		return int64(int32(v))
+	}
+	return int64(v)
+}
+
+// unsigned returns the value of an unsigned integer of kind k whose wire
+// bits are v.
+func (k *kindInfo) unsigned(v uint64) uint64 {
+	if k.bits == 32 {
+		return uint64(uint32(v))
+	}
+	return v
 }
 
 // messageValue appends the JSON of a message value of f.
@@ -242,61 +271,43 @@ func (e *wireEnc) messageValue(f *fieldPlan, dst, b []byte, depth int) ([]byte, 
 
 // scalar appends the JSON of a scalar value of f from its wire value.
 func (e *wireEnc) scalar(f *fieldPlan, dst, raw []byte) ([]byte, bool) {
-	switch f.kind {
-	case protoreflect.BoolKind:
+	switch f.class {
+	case classBool:
 		v, _ := varint(raw)
 		if v != 0 {
 			return append(dst, "true"...), true
 		}
 		return append(dst, "false"...), true
-	case protoreflect.Int32Kind:
-		v, _ := varint(raw)
-		return strconv.AppendInt(dst, int64(int32(v)), 10), true
-	case protoreflect.Sint32Kind:
-		v, _ := varint(raw)
-		return strconv.AppendInt(dst, int64(int32(protowire.DecodeZigZag(v&math.MaxUint32))), 10), true
-	case protoreflect.Uint32Kind:
-		v, _ := varint(raw)
-		return strconv.AppendUint(dst, uint64(uint32(v)), 10), true
-	case protoreflect.Int64Kind:
-		v, _ := varint(raw)
-		return quoted(strconv.AppendInt(append(dst, '"'), int64(v), 10)), true
-	case protoreflect.Sint64Kind:
-		v, _ := varint(raw)
-		return quoted(strconv.AppendInt(append(dst, '"'), protowire.DecodeZigZag(v), 10)), true
-	case protoreflect.Uint64Kind:
-		v, _ := varint(raw)
-		return quoted(strconv.AppendUint(append(dst, '"'), v, 10)), true
-	case protoreflect.Fixed32Kind:
-		v, _ := protowire.ConsumeFixed32(raw)
-		return strconv.AppendUint(dst, uint64(v), 10), true
-	case protoreflect.Sfixed32Kind:
-		v, _ := protowire.ConsumeFixed32(raw)
-		return strconv.AppendInt(dst, int64(int32(v)), 10), true
-	case protoreflect.Fixed64Kind:
-		v, _ := protowire.ConsumeFixed64(raw)
-		return quoted(strconv.AppendUint(append(dst, '"'), v, 10)), true
-	case protoreflect.Sfixed64Kind:
-		v, _ := protowire.ConsumeFixed64(raw)
-		return quoted(strconv.AppendInt(append(dst, '"'), int64(v), 10)), true
-	case protoreflect.FloatKind:
-		v, _ := protowire.ConsumeFixed32(raw)
-		return appendFloat(dst, float64(math.Float32frombits(v)), 32), true
-	case protoreflect.DoubleKind:
-		v, _ := protowire.ConsumeFixed64(raw)
+	case classInt:
+		n := f.signed(wireBits(&f.kindInfo, raw))
+		if f.quoted {
+			return quoted(strconv.AppendInt(append(dst, '"'), n, 10)), true
+		}
+		return strconv.AppendInt(dst, n, 10), true
+	case classUint:
+		n := f.unsigned(wireBits(&f.kindInfo, raw))
+		if f.quoted {
+			return quoted(strconv.AppendUint(append(dst, '"'), n, 10)), true
+		}
+		return strconv.AppendUint(dst, n, 10), true
+	case classFloat:
+		v := wireBits(&f.kindInfo, raw)
+		if f.bits == 32 {
+			return appendFloat(dst, float64(math.Float32frombits(uint32(v))), 32), true
+		}
 		return appendFloat(dst, math.Float64frombits(v), 64), true
-	case protoreflect.StringKind:
+	case classString:
 		s := bytesValue(raw)
 		if !utf8.Valid(s) {
 			return dst, false
 		}
 		return appendString(dst, s), true
-	case protoreflect.BytesKind:
+	case classBytes:
 		s := bytesValue(raw)
 		dst = append(dst, '"')
 		dst = base64.StdEncoding.AppendEncode(dst, s)
 		return append(dst, '"'), true
-	case protoreflect.EnumKind:
+	case classEnum:
 		v, _ := varint(raw)
 		n := protoreflect.EnumNumber(int32(v))
 		if name := f.enumName(n); name != nil {
@@ -325,7 +336,7 @@ func (e *wireEnc) list(f *fieldPlan, dst, run []byte, depth int, first *bool) ([
 		m := skipValue(typ, run[n:])
 		raw := run[n : n+m]
 		run = run[n+m:]
-		if f.kind == protoreflect.MessageKind {
+		if f.class == classMessage {
 			b := bytesValue(raw)
 			if count > 0 {
 				dst = append(dst, ',')
@@ -417,7 +428,7 @@ func (e *wireEnc) mapField(f *fieldPlan, dst, run []byte, depth int, first *bool
 		if !entryKey(f.key, &me) {
 			return dst, false
 		}
-		if f.val.kind == protoreflect.MessageKind && me.value != nil {
+		if f.val.class == classMessage && me.value != nil {
 			me.value, _ = protowire.ConsumeBytes(me.value)
 		}
 		ents = append(ents, me)
@@ -440,12 +451,12 @@ func (e *wireEnc) mapField(f *fieldPlan, dst, run []byte, depth int, first *bool
 			}
 			dst = append(dst, ',')
 		}
-		switch f.key.kind {
-		case protoreflect.StringKind:
+		switch f.key.class {
+		case classString:
 			dst = appendString(dst, me.skey)
-		case protoreflect.BoolKind:
+		case classBool:
 			dst = strconv.AppendQuote(dst, strconv.FormatBool(me.ikey == 1))
-		case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		case classUint:
 			dst = quoted(strconv.AppendUint(append(dst, '"'), me.ukey, 10))
 		default:
 			dst = quoted(strconv.AppendInt(append(dst, '"'), me.ikey, 10))
@@ -453,7 +464,7 @@ func (e *wireEnc) mapField(f *fieldPlan, dst, run []byte, depth int, first *bool
 		dst = append(dst, ':')
 		var ok bool
 		switch {
-		case f.val.kind == protoreflect.MessageKind:
+		case f.val.class == classMessage:
 			dst, ok = e.messageValue(f.val, dst, me.value, depth)
 		case me.value == nil:
 			dst, ok = e.scalar(f.val, dst, zeroValue(f.val.wireType))
@@ -484,48 +495,22 @@ func entryKey(k *fieldPlan, me *mapEntry) bool {
 	if me.key == nil {
 		me.key = zeroValue(k.wireType)
 	}
-	switch k.kind {
-	case protoreflect.StringKind:
+	switch k.class {
+	case classString:
 		s, _ := protowire.ConsumeBytes(me.key)
 		if !utf8.Valid(s) {
 			return false
 		}
 		me.skey = string(s)
-	case protoreflect.BoolKind:
+	case classBool:
 		v, _ := protowire.ConsumeVarint(me.key)
 		if v != 0 {
 			me.ikey = 1
 		}
-	case protoreflect.Int32Kind:
-		v, _ := protowire.ConsumeVarint(me.key)
-		me.ikey = int64(int32(v))
-	case protoreflect.Sint32Kind:
-		v, _ := protowire.ConsumeVarint(me.key)
-		me.ikey = int64(int32(protowire.DecodeZigZag(v & math.MaxUint32)))
-	case protoreflect.Int64Kind:
-		v, _ := protowire.ConsumeVarint(me.key)
-		me.ikey = int64(v)
-	case protoreflect.Sint64Kind:
-		v, _ := protowire.ConsumeVarint(me.key)
-		me.ikey = protowire.DecodeZigZag(v)
-	case protoreflect.Uint32Kind:
-		v, _ := protowire.ConsumeVarint(me.key)
-		me.ukey = uint64(uint32(v))
-	case protoreflect.Uint64Kind:
-		v, _ := protowire.ConsumeVarint(me.key)
-		me.ukey = v
-	case protoreflect.Fixed32Kind:
-		v, _ := protowire.ConsumeFixed32(me.key)
-		me.ukey = uint64(v)
-	case protoreflect.Fixed64Kind:
-		v, _ := protowire.ConsumeFixed64(me.key)
-		me.ukey = v
-	case protoreflect.Sfixed32Kind:
-		v, _ := protowire.ConsumeFixed32(me.key)
-		me.ikey = int64(int32(v))
-	case protoreflect.Sfixed64Kind:
-		v, _ := protowire.ConsumeFixed64(me.key)
-		me.ikey = int64(v)
+	case classInt:
+		me.ikey = k.signed(wireBits(&k.kindInfo, me.key))
+	case classUint:
+		me.ukey = k.unsigned(wireBits(&k.kindInfo, me.key))
 	default:
 		return false
 	}
