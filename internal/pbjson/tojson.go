@@ -258,7 +258,7 @@ func (e *wireEnc) messageValue(f *fieldPlan, dst, b []byte, depth int) ([]byte, 
 		return e.message(f.msg, dst, b, depth+1)
 	}
 	m := dynamicpb.NewMessage(f.fd.Message())
-	if err := (proto.UnmarshalOptions{RecursionLimit: protowire.DefaultRecursionLimit - 1 - depth}).Unmarshal(b, m); err != nil {
+	if !unmarshalDynamic(b, m, depth) {
 		return dst, false
 	}
 	out, err := protojson.MarshalOptions{}.MarshalAppend(dst, m)
@@ -587,4 +587,17 @@ func appendFloat(dst []byte, n float64, bitSize int) []byte {
 		}
 	}
 	return dst
+}
+
+// unmarshalDynamic parses a well-known type's wire bytes into m, reporting
+// whether it could. protobuf-go (v1.36.12) panics in its dynamicpb path on
+// a map entry that repeats its key field with another wire type (a Struct's
+// fields; a fuzz find); that is declined like any input it refuses.
+func unmarshalDynamic(b []byte, m *dynamicpb.Message, depth int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return (proto.UnmarshalOptions{RecursionLimit: protowire.DefaultRecursionLimit - 1 - depth}).Unmarshal(b, m) == nil
 }
