@@ -29,8 +29,9 @@ func init() {
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeDelimitedShardFn{})
 	register.Iter1[[]byte]()
 	register.Emitter1[string]()
-	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(string), error](&finalizeFn{})
+	register.DoFn5x1[context.Context, []byte, func(*string) bool, func(*[]byte) bool, func(string), error](&finalizeFn{})
 	register.Iter1[string]()
+	register.Combiner3[[]byte, int, []byte](&shardsUsedFn{})
 }
 
 // ShardName is the name of shard i of n under prefix:
@@ -64,7 +65,9 @@ type WriteOptions struct {
 // step renames the temporary files of the attempts the runner committed and
 // removes every other temporary file of the output, such as those of failed
 // attempts (or of an earlier failed run). So a retried bundle leaves no
-// duplicate and no partial shard. The result is the PCollection of the
+// duplicate and no partial shard. If a shard that received elements has no
+// committed file (a failed bundle the runner did not retry), finalization
+// fails and renames nothing. The result is the PCollection of the
 // final file names.
 func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, blocks beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.WriteAvro")
@@ -74,9 +77,9 @@ func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, blocks be
 		codec = protoavro.CompressionNull
 	}
 	filesystem.ValidateScheme(prefix)
-	grouped := beam.GroupByKey(s, beam.ParDo(s, &shardKeyFn{Shards: n}, blocks))
-	temps := beam.ParDo(s, &writeAvroShardFn{Type: t, Prefix: prefix, Shards: n, Codec: string(codec)}, grouped)
-	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: n, Suffix: ".avro", Codec: string(codec), Avro: true}, temps)
+	keyed := beam.ParDo(s, &shardKeyFn{Shards: n}, blocks)
+	temps := beam.ParDo(s, &writeAvroShardFn{Type: t, Prefix: prefix, Shards: n, Codec: string(codec)}, beam.GroupByKey(s, keyed))
+	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: n, Suffix: ".avro", Codec: string(codec), Avro: true}, keyed, temps)
 }
 
 // WriteDelimited writes a PCollection of protobuf wire records ([]byte) to
@@ -87,14 +90,44 @@ func WriteDelimited(s beam.Scope, prefix string, opts WriteOptions, records beam
 	s = s.Scope("protoavrobeam.WriteDelimited")
 	n := max(opts.Shards, 1)
 	filesystem.ValidateScheme(prefix)
-	grouped := beam.GroupByKey(s, beam.ParDo(s, &shardKeyFn{Shards: n}, records))
-	temps := beam.ParDo(s, &writeDelimitedShardFn{Prefix: prefix, Shards: n}, grouped)
-	return finalize(s, &finalizeFn{Prefix: prefix, Shards: n, Suffix: ".delimited"}, temps)
+	keyed := beam.ParDo(s, &shardKeyFn{Shards: n}, records)
+	temps := beam.ParDo(s, &writeDelimitedShardFn{Prefix: prefix, Shards: n}, beam.GroupByKey(s, keyed))
+	return finalize(s, &finalizeFn{Prefix: prefix, Shards: n, Suffix: ".delimited"}, keyed, temps)
 }
 
-func finalize(s beam.Scope, fn *finalizeFn, temps beam.PCollection) beam.PCollection {
-	return beam.ParDo(s, fn, beam.Impulse(s), beam.SideInput{Input: temps})
+// finalize adds the finalizing step. Besides the committed temporary files
+// it is given which shards received elements (from the keyed elements,
+// not from the writes), so that a shard whose write never committed is an
+// error rather than an empty file: a runner that drops a failed bundle and
+// lets the pipeline drain (prism does) must not publish the shard empty.
+func finalize(s beam.Scope, fn *finalizeFn, keyed, temps beam.PCollection) beam.PCollection {
+	used := beam.Combine(s, &shardsUsedFn{Shards: fn.Shards}, beam.DropValue(s, keyed))
+	return beam.ParDo(s, fn, beam.Impulse(s), beam.SideInput{Input: temps}, beam.SideInput{Input: used})
 }
+
+// shardsUsedFn combines shard indexes into one mark per shard: byte i of
+// the result is 1 when shard i received an element.
+type shardsUsedFn struct {
+	Shards int `json:"shards"`
+}
+
+func (fn *shardsUsedFn) CreateAccumulator() []byte { return make([]byte, fn.Shards) }
+
+func (fn *shardsUsedFn) AddInput(a []byte, shard int) []byte {
+	if shard >= 0 && shard < len(a) {
+		a[shard] = 1
+	}
+	return a
+}
+
+func (fn *shardsUsedFn) MergeAccumulators(a, b []byte) []byte {
+	for i := range min(len(a), len(b)) {
+		a[i] |= b[i]
+	}
+	return a
+}
+
+func (fn *shardsUsedFn) ExtractOutput(a []byte) []byte { return a }
 
 // shardKeyFn keys elements by shard, round robin from a random start.
 type shardKeyFn struct {
@@ -241,9 +274,10 @@ func (fn *writeDelimitedShardFn) ProcessElement(ctx context.Context, shard int, 
 	return nil
 }
 
-// finalizeFn runs once, after every shard is written: it renames the
-// committed temporary files, writes the shards that received nothing, and
-// removes the other temporary files of the output.
+// finalizeFn runs once, after every shard is written: it checks that every
+// shard that received elements has a committed temporary file, then renames
+// the committed temporary files, writes the shards that received nothing,
+// and removes the other temporary files of the output.
 type finalizeFn struct {
 	Type   Type   `json:"type"`
 	Prefix string `json:"prefix"`
@@ -253,7 +287,7 @@ type finalizeFn struct {
 	Avro   bool   `json:"avro"`
 }
 
-func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*string) bool, emit func(string)) error {
+func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*string) bool, used func(*[]byte) bool, emit func(string)) error {
 	committed := make([]string, fn.Shards)
 	var name string
 	for temps(&name) {
@@ -265,6 +299,16 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 			return fmt.Errorf("protoavrobeam: finalize: shard %d committed twice (%s, %s)", i, committed[i], name)
 		}
 		committed[i] = name
+	}
+	// Nothing is renamed unless every shard that received elements was
+	// committed: a job whose write failed publishes no shard.
+	var marks []byte
+	for used(&marks) {
+		for i, m := range marks {
+			if m != 0 && i < fn.Shards && committed[i] == "" {
+				return fmt.Errorf("protoavrobeam: finalize: shard %d of %s received elements but no write of it was committed (a failed bundle the runner did not retry)", i, fn.Prefix)
+			}
+		}
 	}
 	fs, err := filesystem.New(ctx, fn.Prefix)
 	if err != nil {
