@@ -371,7 +371,6 @@ func fooWire(t testing.TB, m proto.Message) []byte {
 
 func TestBadWireInput(t *testing.T) {
 	foo := mustCodec(t, Options{}, &avro2147pb.Foo{})
-	fooJava := mustCodec(t, Options{Profile: JavaProfile}, &avro2147pb.Foo{})
 	kitchen := mustCodec(t, Options{}, &kitchenpb.KitchenSink{})
 	tag := protowire.AppendTag
 	type tc struct {
@@ -399,13 +398,7 @@ func TestBadWireInput(t *testing.T) {
 	barEnumOff := len(bar) + 1
 	bar = append(bar, 0x08, 0) // enum = 0: LargeEnum starts at 1
 
-	wrongType := tag(append([]byte(nil), int32Field...), 14, protowire.VarintType)
-	wrongTypeOff := len(int32Field)
-	wrongType = protowire.AppendVarint(wrongType, 1)
-
 	cases := []tc{
-		{"wrong wire type", foo, wrongType, ErrMalformed, "Foo.string", wrongTypeOff},
-		{"wrong wire type, Java profile", fooJava, wrongType, ErrMalformed, "Foo.string", wrongTypeOff},
 		{"invalid UTF-8 in an element", foo, fooArray, ErrMalformed, "Foo.fooArray[1].string", stringOff},
 		{"unknown closed enum number in a nested message", foo, bar, ErrUnknownEnum, "Foo.bar.enum", barEnumOff},
 		{"missing required field", foo, nil, ErrMissingRequired, "Foo.int32", 0},

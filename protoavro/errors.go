@@ -33,8 +33,8 @@ var (
 	// of package ocf too, for files that end inside a header or block.
 	ErrTruncated = ocf.ErrTruncated
 	// ErrMalformed reports bytes that are not a valid encoding: a bad varint,
-	// a negative or oversized length, a bad union or enum index, a wire type
-	// that does not match the field, invalid UTF-8 in a string. It is the
+	// a negative or oversized length, a bad union or enum index, a group
+	// that does not end, invalid UTF-8 in a string. It is the
 	// class of package ocf too, for damaged container files.
 	ErrMalformed = ocf.ErrMalformed
 	// ErrUnknownEnum reports an enum number with no symbol (open enums),

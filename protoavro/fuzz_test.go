@@ -2,6 +2,7 @@ package protoavro
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -344,6 +345,9 @@ func FuzzTranscodeToAvro(f *testing.F) {
 			out, err := fc.c.TranscodeToAvro(nil, wire)
 			if err != nil {
 				checkDataError(t, fc.name+": TranscodeToAvro", err, fc.c, wire)
+				if !mappingRefuses(err) && proto.Unmarshal(wire, fc.new()) == nil {
+					t.Fatalf("%s: TranscodeToAvro refused what proto.Unmarshal accepts (%v):\n%x", fc.name, err, wire)
+				}
 				continue
 			}
 			decoded := fc.new()
@@ -374,6 +378,15 @@ func FuzzTranscodeToAvro(f *testing.F) {
 			}
 		}
 	})
+}
+
+// mappingRefuses reports an error of TranscodeToAvro for input that
+// proto.Unmarshal may accept but Avro cannot hold: an enum number without a
+// symbol, a timestamp beyond the long, invalid UTF-8 in a string protobuf
+// does not check (proto2), nesting beyond the transcoder's limit.
+func mappingRefuses(err error) bool {
+	return errors.Is(err, ErrUnknownEnum) || errors.Is(err, ErrOutOfRange) || errors.Is(err, ErrTooDeep) ||
+		errors.Is(err, ErrMalformed) && strings.Contains(err.Error(), "not valid UTF-8")
 }
 
 // normalizeExpected removes from m, the proto.Unmarshal of some wire input,

@@ -2,9 +2,10 @@ package protoavro
 
 import (
 	"errors"
-	"strings"
+
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -66,11 +67,14 @@ func TestTranscodeToAvroPackedVarintOverflow(t *testing.T) {
 }
 
 // A map key in packed form (wire type 2 for a numeric key) made
-// TranscodeToAvro read a fixed32 key from fewer than 4 bytes and panic. Only
-// repeated fields may be packed: a packed key is now a wire-type error, as
-// is a packed singular field.
-func TestTranscodeToAvroPackedSingular(t *testing.T) {
-	c := mustCodec(t, Options{}, &kitchenpb.Maps{})
+// TranscodeToAvro read a fixed32 key from fewer than 4 bytes and panic. It
+// was then refused as a wire-type error, as was a packed singular field;
+// but proto.Unmarshal takes a known field in a wire type it does not take
+// as an unknown field (the entry keeps key 0), so the transcoder now drops
+// it as it drops unknown fields, and gives what proto.Unmarshal gives.
+// Other fields given in the wrong wire type, a string as a varint, a
+// message as a fixed64, a wrapper's value as a varint, go the same way.
+func TestWrongWireTypeIsUnknown(t *testing.T) {
 	entry := func(key []byte) []byte {
 		e := protowire.AppendTag(nil, 1, protowire.BytesType)
 		e = protowire.AppendBytes(e, key)
@@ -79,17 +83,49 @@ func TestTranscodeToAvroPackedSingular(t *testing.T) {
 		w := protowire.AppendTag(nil, 7, protowire.BytesType) // fixed32_to_fixed32
 		return protowire.AppendBytes(w, e)
 	}
-	for _, key := range []string{"\x01", "", "\x01\x00\x00\x00\x02\x00\x00\x00"} {
-		_, err := c.TranscodeToAvro(nil, entry([]byte(key)))
-		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "wire type") {
-			t.Errorf("packed key %x: %v, want a wire-type ErrMalformed", key, err)
-		}
-	}
-	s := mustCodec(t, Options{}, &kitchenpb.Scalars{})
-	w := protowire.AppendTag(nil, 3, protowire.BytesType) // int32_field, packed
-	w = protowire.AppendBytes(w, []byte{1, 2})
-	if _, err := s.TranscodeToAvro(nil, w); !errors.Is(err, ErrMalformed) {
-		t.Errorf("packed singular int32: %v, want ErrMalformed", err)
+	int32Field := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 7) // Foo's required int32
+	fooString := protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), int32Field...), 14, protowire.VarintType), 1)
+	fooBar := protowire.AppendFixed64(protowire.AppendTag(append([]byte(nil), int32Field...), 21, protowire.Fixed64Type), 5)
+	wrapper := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 3)     // StringValue.value as a varint
+	wrapper = protowire.AppendBytes(protowire.AppendTag(nil, 10, protowire.BytesType), wrapper) // WellKnown.string_wrapper
+	packedInt := protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), []byte{1, 2})
+	for _, tc := range []struct {
+		name string
+		m    proto.Message
+		o    Options
+		wire []byte
+	}{
+		{"packed key 01", &kitchenpb.Maps{}, Options{}, entry([]byte("\x01"))},
+		{"packed key empty", &kitchenpb.Maps{}, Options{}, entry(nil)},
+		{"packed key of 8 bytes", &kitchenpb.Maps{}, Options{}, entry([]byte("\x01\x00\x00\x00\x02\x00\x00\x00"))},
+		{"packed singular int32", &kitchenpb.Scalars{}, Options{}, packedInt},
+		{"string as varint", &avro2147pb.Foo{}, Options{}, fooString},
+		{"string as varint, Java profile", &avro2147pb.Foo{}, Options{Profile: JavaProfile}, fooString},
+		{"message as fixed64", &avro2147pb.Foo{}, Options{}, fooBar},
+		{"wrapper value as varint", &kitchenpb.WellKnown{}, Options{}, wrapper},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.m.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(tc.wire, want); err != nil {
+				t.Fatalf("proto.Unmarshal: %v (the premise of the test)", err)
+			}
+			if _, isMap := tc.m.(*kitchenpb.Maps); !isMap && !hasUnknown(want.ProtoReflect()) { // map entries keep no unknown fields
+				t.Fatalf("proto.Unmarshal kept no unknown field: %v (the premise of the test)", want)
+			}
+			c := mustCodec(t, tc.o, tc.m)
+			datum, err := c.TranscodeToAvro(nil, tc.wire)
+			if err != nil {
+				t.Fatalf("TranscodeToAvro: %v; proto.Unmarshal takes it", err)
+			}
+			got := tc.m.ProtoReflect().New().Interface()
+			if err := c.Unmarshal(datum, got); err != nil {
+				t.Fatal(err)
+			}
+			normalizeExpected(want.ProtoReflect(), tc.o)
+			if !proto.Equal(got, want) {
+				t.Errorf("got %v\nwant %v", got, want)
+			}
+		})
 	}
 }
 

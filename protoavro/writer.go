@@ -156,7 +156,6 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 			num protowire.Number
 			wt  protowire.Type
 		)
-		tagPos := pos
 		if c := b[pos]; c < 0x80 && c >= 8 { // one-byte tag, field number ≥ 1
 			num, wt = protowire.Number(c>>3), protowire.Type(c&7)
 			pos++
@@ -213,11 +212,10 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 			continue // unknown field: not part of the schema (see docs/mapping.md)
 		}
 		si := &m.scanInfo[i]
-		if wt != si.wt && (!si.packed || wt != protowire.BytesType) && !si.mapLike {
-			return inField(dataErr(ErrMalformed, tagPos, "wire type %d, want %d", wt, si.wt), m.fields[i].name)
-		}
-		if si.mapLike && wt != protowire.BytesType {
-			return inField(dataErr(ErrMalformed, tagPos, "map entry with wire type %d", wt), m.fields[i].name)
+		if si.mapLike && wt != protowire.BytesType || !si.mapLike && wt != si.wt && (!si.packed || wt != protowire.BytesType) {
+			// A known field in a wire type it does not take: proto.Unmarshal
+			// keeps it as an unknown field, so it is dropped as they are.
+			continue
 		}
 		if si.utf8 && !utf8.Valid(b[vstart:vend]) {
 			return inField(dataErr(ErrMalformed, vstart, "string is not valid UTF-8"), m.fields[i].name)
@@ -719,10 +717,7 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 			if vn < 0 {
 				return dst, wireErr(vn, int(oc.start)+p, "value")
 			}
-			if num == 1 {
-				if wt != v.inner.wt {
-					return dst, dataErr(ErrMalformed, int(oc.start)+p-n, "%s.value: wire type %d, want %d", v.fullName, wt, v.inner.wt)
-				}
+			if num == 1 && wt == v.inner.wt { // another wire type is an unknown field, as for proto.Unmarshal
 				last, lastRaw, lastOff, lastWT = 0, b[p:p+vn], int(oc.start)+p, wt
 				if wt == protowire.BytesType {
 					_, ln := protowire.ConsumeVarint(lastRaw)
