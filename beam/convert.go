@@ -1,19 +1,13 @@
 package protoavrobeam
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
+	"github.com/protoavro/protoavro/beam/internal/ranges"
 )
 
 func init() {
@@ -93,63 +87,5 @@ func (fn *readJSONLinesFn) ProcessElement(ctx context.Context, f fileio.Readable
 		return fmt.Errorf("protoavrobeam: %w", err)
 	}
 	defer rc.Close()
-	return fn.c.readJSONLines(rc, f.Metadata.Path, fn.BatchSize, emit)
-}
-
-// readJSONLines reads protojson lines from r into batches of about
-// batchSize bytes of wire records.
-func (c *compiled) readJSONLines(r io.Reader, source string, batchSize int, emit func(Records)) error {
-	if batchSize <= 0 {
-		batchSize = DefaultBatchSize
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxRecordSize)
-	m := c.mt.New().Interface()
-	var (
-		line  int   // 1-based, of the current line
-		off   int64 // of the next line
-		index int64 // of the next record
-		cur   = Records{Source: source}
-		mo    = proto.MarshalOptions{Deterministic: true}
-	)
-	flush := func() {
-		if cur.Count > 0 {
-			emit(cur)
-		}
-		cur = Records{Source: source, Index: index, Offset: off}
-	}
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		lineOff := off
-		off += int64(len(text)) + 1
-		if len(bytes.TrimSpace(text)) == 0 {
-			continue
-		}
-		proto.Reset(m)
-		if err := protojson.Unmarshal(text, m); err != nil {
-			return fmt.Errorf("%w: %s:%d (byte %d): record %d: %w", ErrInput, source, line, lineOff, index, err)
-		}
-		if cur.Data == nil {
-			cur.Data = make([]byte, 0, batchSize+batchSize/8)
-		}
-		cur.Data = protowire.AppendVarint(cur.Data, uint64(mo.Size(m)))
-		var err error
-		if cur.Data, err = mo.MarshalAppend(cur.Data, m); err != nil {
-			return fmt.Errorf("%w: %s:%d: record %d: %w", ErrInput, source, line, index, err)
-		}
-		index++
-		cur.Count++
-		if len(cur.Data) >= batchSize {
-			flush()
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%w: %s:%d (byte %d): line over the limit of %d bytes", ErrInput, source, line+1, off, MaxRecordSize)
-		}
-		return fmt.Errorf("protoavrobeam: %s: %w", source, err)
-	}
-	flush()
-	return nil
+	return ranges.JSONLines(rc, fn.c.mt, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
 }

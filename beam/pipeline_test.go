@@ -22,6 +22,7 @@ import (
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
+	"github.com/protoavro/protoavro/beam/internal/ranges"
 	pb "github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro"
@@ -129,8 +130,8 @@ func readDelimitedFiles(t *testing.T, files []string) [][]byte {
 	t.Helper()
 	return readFiles(t, files, func(r *bufio.Reader, name string) ([][]byte, error) {
 		var recs [][]byte
-		_, err := readDelimited(r, name, 0, 0, func(any) bool { return true }, func(rs Records) {
-			if err := rs.Each(func(_ int64, w []byte) error { recs = append(recs, w); return nil }); err != nil {
+		_, err := ranges.Delimited(r, name, 0, 0, func(int64) bool { return true }, func(b ranges.Batch) {
+			if err := b.Each(name, func(_ int64, w []byte) error { recs = append(recs, w); return nil }); err != nil {
 				t.Fatal(err)
 			}
 		})

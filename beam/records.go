@@ -3,23 +3,20 @@ package protoavrobeam
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"reflect"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/sdf"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
+	"github.com/protoavro/protoavro/beam/internal/ranges"
+
 	// Local files work without an import of the user's; other filesystems
 	// (gcs, s3) are imported by the program, as protoavro-beam does.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func init() {
@@ -33,16 +30,16 @@ func init() {
 
 // MaxRecordSize bounds one record of a delimited or JSON Lines input (64
 // MiB, as protoavro encode): a larger length prefix or line is an error.
-const MaxRecordSize = 64 << 20
+const MaxRecordSize = ranges.MaxRecordSize
 
 // DefaultBatchSize is the size in bytes at which the readers close a batch
 // of records.
-const DefaultBatchSize = 256 << 10
+const DefaultBatchSize = ranges.DefaultBatchSize
 
 // ErrInput reports input that is not what a transform reads: a truncated
 // length prefix or record, a record over MaxRecordSize, a JSON line that
 // is not a message of the type.
-var ErrInput = errors.New("protoavrobeam: bad input")
+var ErrInput = ranges.ErrInput
 
 // Records is a batch of protobuf wire records of one source, each with a
 // varint length prefix (the length-delimited form of protodelim and Java's
@@ -73,22 +70,16 @@ type Block struct {
 // prefix) and its index in the source. It stops at the first error of fn,
 // and fails with ErrInput when Data does not hold Count whole records.
 func (r Records) Each(fn func(index int64, wire []byte) error) error {
-	data, n := r.Data, int64(0)
-	for len(data) > 0 {
-		v, k := protowire.ConsumeBytes(data)
-		if k < 0 {
-			return fmt.Errorf("%w: %s: record %d: length-delimited batch: %w", ErrInput, r.Source, r.Index+n, protowire.ParseError(k))
-		}
-		if err := fn(r.Index+n, v); err != nil {
-			return err
-		}
-		data = data[k:]
-		n++
-	}
-	if n != r.Count {
-		return fmt.Errorf("%w: %s: batch at record %d says %d records, holds %d", ErrInput, r.Source, r.Index, r.Count, n)
-	}
-	return nil
+	return r.batch().Each(r.Source, fn)
+}
+
+func (r Records) batch() ranges.Batch {
+	return ranges.Batch{Index: r.Index, Offset: r.Offset, Count: r.Count, Data: r.Data}
+}
+
+// recordsOf returns the Records of batch b of source.
+func recordsOf(source string, b ranges.Batch) Records {
+	return Records{Source: source, Index: b.Index, Offset: b.Offset, Count: b.Count, Data: b.Data}
 }
 
 // ReadDelimited reads the length-delimited protobuf files matching glob (a
@@ -157,86 +148,13 @@ func (fn *readDelimitedFn) ProcessElement(ctx context.Context, rt *sdf.LockRTrac
 	}
 	defer rc.Close()
 	start := rt.GetRestriction().(offsetrange.Restriction).Start
-	claimedAll, err := readDelimited(bufio.NewReaderSize(rc, 1<<20), f.Metadata.Path, fn.BatchSize, start, rt.TryClaim, emit)
+	claimedAll, err := ranges.Delimited(bufio.NewReaderSize(rc, 1<<20), f.Metadata.Path, fn.BatchSize, start,
+		func(off int64) bool { return rt.TryClaim(off) },
+		func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
 	if err == nil && claimedAll {
 		finishRange(rt)
 	}
 	return err
-}
-
-// readDelimited reads length-delimited records from r into batches of about
-// batchSize bytes: those that start at or after byte start, as long as
-// claim accepts their offset. It reports whether it read to the end of r
-// without a refused claim.
-func readDelimited(r *bufio.Reader, source string, batchSize int, start int64, claim func(any) bool, emit func(Records)) (bool, error) {
-	if batchSize <= 0 {
-		batchSize = DefaultBatchSize
-	}
-	var (
-		off   int64 // of the next record
-		index int64
-		cur   Records
-	)
-	flush := func() {
-		if cur.Count > 0 {
-			emit(cur)
-		}
-		cur = Records{Source: source, Index: index, Offset: off}
-	}
-	for {
-		size, err := binary.ReadUvarint(r)
-		if err == io.EOF {
-			flush()
-			return true, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("%w: %s: record %d at byte %d: length prefix: %w", ErrInput, source, index, off, err)
-		}
-		if size > MaxRecordSize {
-			return false, fmt.Errorf("%w: %s: record %d at byte %d: length %d over the limit of %d bytes", ErrInput, source, index, off, size, MaxRecordSize)
-		}
-		if off < start {
-			// Before the range: skip the record.
-			if _, err := r.Discard(int(size)); err != nil {
-				return false, fmt.Errorf("%w: %s: record %d at byte %d: %d-byte record: %w", ErrInput, source, index, off, size, io.ErrUnexpectedEOF)
-			}
-			off += int64(protowire.SizeVarint(size)) + int64(size)
-			index++
-			continue
-		}
-		if cur.Count == 0 {
-			cur.Index, cur.Offset = index, off
-		}
-		if !claim(off) {
-			flush()
-			return false, nil
-		}
-		if cur.Data == nil {
-			cur.Source = source
-			cur.Data = make([]byte, 0, batchSize+batchSize/8)
-		}
-		cur.Data = protowire.AppendVarint(cur.Data, size)
-		// Read in chunks, so that a length that claims more than the input
-		// holds fails before it is allocated.
-		for rem := int(size); rem > 0; {
-			k := min(rem, 1<<20)
-			n := len(cur.Data)
-			cur.Data = slices.Grow(cur.Data, k)[:n+k]
-			if _, err := io.ReadFull(r, cur.Data[n:]); err != nil {
-				if err == io.EOF {
-					err = io.ErrUnexpectedEOF
-				}
-				return false, fmt.Errorf("%w: %s: record %d at byte %d: %d-byte record: %w", ErrInput, source, index, off, size, err)
-			}
-			rem -= k
-		}
-		off += int64(protowire.SizeVarint(size)) + int64(size)
-		index++
-		cur.Count++
-		if len(cur.Data) >= batchSize {
-			flush()
-		}
-	}
 }
 
 // Unbatch turns a PCollection of Records into one of their records, each

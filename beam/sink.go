@@ -32,6 +32,8 @@ func init() {
 	register.DoFn5x1[context.Context, []byte, func(*string) bool, func(*[]byte) bool, func(string), error](&finalizeFn{})
 	register.Iter1[string]()
 	register.Combiner3[[]byte, int, []byte](&shardsUsedFn{})
+	register.Function2x0[[]byte, func(int)](emitMarker)
+	register.Emitter1[int]()
 }
 
 // ShardName is the name of shard i of n under prefix:
@@ -100,10 +102,20 @@ func WriteDelimited(s beam.Scope, prefix string, opts WriteOptions, records beam
 // not from the writes), so that a shard whose write never committed is an
 // error rather than an empty file: a runner that drops a failed bundle and
 // lets the pipeline drain (prism does) must not publish the shard empty.
+//
+// On a failure prism also cancels the bundles in flight and drops their
+// output too, so either side input may come incomplete. The marks come from
+// one combine whose input always holds a marker element (-1, from an
+// impulse), so they are exactly one value when complete and none when
+// dropped; finalization fails unless there is exactly one.
 func finalize(s beam.Scope, fn *finalizeFn, keyed, temps beam.PCollection) beam.PCollection {
-	used := beam.Combine(s, &shardsUsedFn{Shards: fn.Shards}, beam.DropValue(s, keyed))
+	marker := beam.ParDo(s, emitMarker, beam.Impulse(s))
+	used := beam.Combine(s, &shardsUsedFn{Shards: fn.Shards}, beam.Flatten(s, beam.DropValue(s, keyed), marker))
 	return beam.ParDo(s, fn, beam.Impulse(s), beam.SideInput{Input: temps}, beam.SideInput{Input: used})
 }
+
+// emitMarker emits the marker element of the shard marks' combine.
+func emitMarker(_ []byte, emit func(int)) { emit(-1) }
 
 // shardsUsedFn combines shard indexes into one mark per shard: byte i of
 // the result is 1 when shard i received an element.
@@ -302,12 +314,17 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 	}
 	// Nothing is renamed unless every shard that received elements was
 	// committed: a job whose write failed publishes no shard.
-	var marks []byte
-	for used(&marks) {
-		for i, m := range marks {
-			if m != 0 && i < fn.Shards && committed[i] == "" {
-				return fmt.Errorf("protoavrobeam: finalize: shard %d of %s received elements but no write of it was committed (a failed bundle the runner did not retry)", i, fn.Prefix)
-			}
+	var marks, m []byte
+	nmarks := 0
+	for used(&m) {
+		marks, nmarks = m, nmarks+1
+	}
+	if nmarks != 1 || len(marks) != fn.Shards {
+		return fmt.Errorf("protoavrobeam: finalize: %s: %d values of the shard marks, want 1 of %d shards (a failed bundle the runner did not retry)", fn.Prefix, nmarks, fn.Shards)
+	}
+	for i, m := range marks {
+		if m != 0 && committed[i] == "" {
+			return fmt.Errorf("protoavrobeam: finalize: shard %d of %s received elements but no write of it was committed (a failed bundle the runner did not retry)", i, fn.Prefix)
 		}
 	}
 	fs, err := filesystem.New(ctx, fn.Prefix)

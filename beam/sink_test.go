@@ -51,6 +51,13 @@ func TestFinalizeRefusesUncommittedShard(t *testing.T) {
 	if len(emitted) != 3 {
 		t.Fatalf("emitted %v, want 3 shards", emitted)
 	}
+	// Marks that are missing (their combine's bundle dropped) fail too.
+	for _, marks := range [][][]byte{nil, {{0, 1, 0}, {0, 1, 0}}} {
+		err := fn.ProcessElement(context.Background(), nil, iterOf[string](), iterOf(marks...), func(string) { t.Error("emitted a shard") })
+		if err == nil || !strings.Contains(err.Error(), "values of the shard marks") {
+			t.Errorf("%d marks: err = %v, want the marks reported", len(marks), err)
+		}
+	}
 	for i, name := range emitted {
 		b, err := os.ReadFile(name)
 		if err != nil {

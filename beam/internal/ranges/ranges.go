@@ -1,0 +1,68 @@
+// Package ranges reads the inputs of protoavrobeam's sources, one byte
+// range of a file at a time: length-delimited protobuf records, protojson
+// lines, and the blocks of Avro container files. It is the part of the
+// sources that parses untrusted bytes, kept free of Beam so that its fuzz
+// targets build small binaries: Go instruments every package of a fuzz
+// binary for coverage, and with Beam linked in the fuzzer ran a few
+// executions a minute.
+//
+// A reader claims the offset of each record (or block) it reads through a
+// claim function, the restriction tracker's TryClaim, and stops at the first
+// refused claim: a record belongs to the range that holds its first byte.
+package ranges
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// MaxRecordSize bounds one record of a delimited or JSON Lines input (64
+// MiB, as protoavro encode): a larger length prefix or line is an error.
+const MaxRecordSize = 64 << 20
+
+// DefaultBatchSize is the size in bytes at which the readers close a batch
+// of records.
+const DefaultBatchSize = 256 << 10
+
+// ErrInput reports input that is not what a reader reads: a truncated
+// length prefix or record, a record over MaxRecordSize, a JSON line that
+// is not a message of the type.
+var ErrInput = errors.New("protoavrobeam: bad input")
+
+// Batch is a batch of protobuf wire records of one source, each with a
+// varint length prefix.
+type Batch struct {
+	// Index is the 0-based index of the first record in the source.
+	Index int64
+	// Offset is the byte offset of the first record in the source.
+	Offset int64
+	// Count is the number of records in Data.
+	Count int64
+	// Data holds the records, each a varint length and that many bytes.
+	Data []byte
+}
+
+// Each calls fn with each record of b (its wire bytes, without the length
+// prefix) and its index in the source. It stops at the first error of fn,
+// and fails with ErrInput when Data does not hold Count whole records;
+// source names the batch's source in errors.
+func (b Batch) Each(source string, fn func(index int64, wire []byte) error) error {
+	data, n := b.Data, int64(0)
+	for len(data) > 0 {
+		v, k := protowire.ConsumeBytes(data)
+		if k < 0 {
+			return fmt.Errorf("%w: %s: record %d: length-delimited batch: %w", ErrInput, source, b.Index+n, protowire.ParseError(k))
+		}
+		if err := fn(b.Index+n, v); err != nil {
+			return err
+		}
+		data = data[k:]
+		n++
+	}
+	if n != b.Count {
+		return fmt.Errorf("%w: %s: batch at record %d says %d records, holds %d", ErrInput, source, b.Index, b.Count, n)
+	}
+	return nil
+}
