@@ -1,7 +1,6 @@
 package enginetest
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -90,15 +90,15 @@ func protoJSON(m proto.Message) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var v map[string]any
-	err = decodeJSON(b, &v)
-	return v, err
-}
-
-func decodeJSON(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	return d.Decode(v)
+	v, err := testutil.DecodeJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("protojson wrote %s, not an object", b)
+	}
+	return obj, nil
 }
 
 // jsonKey returns the key protojson (UseProtoNames) gives fd.
@@ -383,8 +383,8 @@ func (c *comparer) wellKnownAsJSON(path string, md protoreflect.MessageDescripto
 		c.fail(path, "%v", err)
 		return
 	}
-	var got any
-	if err := decodeJSON(text, &got); err != nil {
+	got, err := testutil.DecodeJSON(text)
+	if err != nil {
 		c.fail(path, "carried JSON %q: %v", s, err)
 		return
 	}
@@ -410,8 +410,8 @@ func (c *comparer) wireCarrier(path string, md protoreflect.MessageDescriptor, v
 		c.fail(path, "%v", err)
 		return
 	}
-	var g any
-	if err := decodeJSON(got, &g); err != nil {
+	g, err := testutil.DecodeJSON(got)
+	if err != nil {
 		c.fail(path, "%v", err)
 		return
 	}

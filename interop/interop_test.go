@@ -500,7 +500,7 @@ func compareRecords(t *testing.T, rt readTest, c *testCase, raws []json.RawMessa
 			skipped[reason]++
 			continue
 		}
-		j, err := decodeJSON(raws[next-1])
+		j, err := testutil.DecodeJSON(raws[next-1])
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}

@@ -444,18 +444,7 @@ func toJSONTree(v any) any {
 
 // Interop JSON input.
 
-// decodeJSON parses JSON keeping numbers as text.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// parseInterop converts interop JSON (already decoded by decodeJSON) of
+// parseInterop converts interop JSON (already decoded by testutil.DecodeJSON) of
 // schema t to a value.
 func parseInterop(t schema, j any) (any, error) { return jsonDialect{}.parse(t, j) }
 

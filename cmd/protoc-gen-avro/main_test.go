@@ -149,12 +149,7 @@ func TestProtocDocs(t *testing.T) {
 // stripDocs returns schema JSON without its "doc" attributes, compact.
 func stripDocs(t *testing.T, text []byte) string {
 	t.Helper()
-	var v any
-	d := json.NewDecoder(bytes.NewReader(text))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
+	v := testutil.JSONValue(t, text)
 	var strip func(any)
 	strip = func(v any) {
 		switch x := v.(type) {

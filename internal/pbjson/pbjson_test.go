@@ -2,7 +2,6 @@ package pbjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -44,22 +43,6 @@ func wantJSON(md protoreflect.MessageDescriptor, wire []byte) (_ []byte, err err
 		return nil, err
 	}
 	return protojson.Marshal(m)
-}
-
-// jsonValue parses JSON text into a generic value, numbers kept as text,
-// to compare JSON by meaning (protojson varies its whitespace).
-func jsonValue(t testing.TB, text []byte) any {
-	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(text))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("parse %s: %v", text, err)
-	}
-	if d.More() {
-		t.Fatalf("more than one value in %s", text)
-	}
-	return v
 }
 
 // checkWire checks AppendWire on text against protojson: when the fast
@@ -112,7 +95,8 @@ func checkJSON(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, wire []
 	if bytes.ContainsAny(text, "\n\r") {
 		t.Fatalf("%s: JSON spans lines: %s", md.FullName(), text)
 	}
-	if g, w := jsonValue(t, text), jsonValue(t, want); !reflect.DeepEqual(g, w) {
+	// protojson varies its whitespace: compare by meaning.
+	if g, w := testutil.JSONValue(t, text), testutil.JSONValue(t, want); !reflect.DeepEqual(g, w) {
 		t.Fatalf("%s: AppendJSON(%s)\n got %s\nwant %s", md.FullName(), short(fmt.Appendf(nil, "%x", wire)), short(text), short(want))
 	}
 	// And protojson reads it back as the same message.
