@@ -76,11 +76,7 @@ Flags:
   --workers N            Goroutines that decompress and decode blocks, and
                          that format records. Default: GOMAXPROCS (the
                          number of CPUs).
-  --progress             Show progress on standard error (records, bytes
-                         read, rate, and an ETA when the input is a regular
-                         file). On by default when standard error is a
-                         terminal; --progress=false turns it off.
-  --skip-bad             Skip bad records and damaged blocks instead of
+` + progressFlagUsage + `  --skip-bad             Skip bad records and damaged blocks instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped bytes to FILE as
                          they were in the input (records that decode but are

@@ -99,11 +99,7 @@ Flags:
   --shard-size BYTES     Start a new shard once one reaches BYTES (e.g.
                          128M); a shard may pass it by the blocks that were
                          in flight, up to --workers blocks.
-  --progress             Show progress on standard error (records, bytes
-                         read, rate, and an ETA when the input is a regular
-                         file). On by default when standard error is a
-                         terminal; --progress=false turns it off.
-  --skip-bad             Skip records that cannot be converted instead of
+` + progressFlagUsage + `  --skip-bad             Skip records that cannot be converted instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped records to FILE,
                          in the input format (length-delimited or lines).
