@@ -14,7 +14,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
-	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -22,7 +22,7 @@ import (
 // line does.
 func compiledKitchen(t *testing.T) protoreflect.FileDescriptor {
 	t.Helper()
-	return testutil.CompileProtos(t, "../testdata/proto", "kitchen/kitchen.proto")[0]
+	return testcompile.Protos(t, "../testdata/proto", "kitchen/kitchen.proto")[0]
 }
 
 // embeddedSet returns the FileDescriptorSet a container file embeds.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/twmb/avro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -49,7 +49,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 func compileSet(t *testing.T, importPath string, names ...string) []byte {
 	t.Helper()
 	var set descriptorpb.FileDescriptorSet
-	for _, f := range testutil.CompileProtos(t, importPath, names...) {
+	for _, f := range testcompile.Protos(t, importPath, names...) {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
 	}
 	data, err := proto.Marshal(&set)

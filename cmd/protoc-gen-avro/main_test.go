@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -159,7 +160,7 @@ func stripDocs(t *testing.T, text []byte) string {
 // with protocompile.
 func request(t *testing.T, param string, files ...string) *pluginpb.CodeGeneratorRequest {
 	t.Helper()
-	compiled := testutil.CompileProtos(t, protoDir, files...)
+	compiled := testcompile.Protos(t, protoDir, files...)
 	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: files, Parameter: proto.String(param)}
 	seen := map[string]bool{}
 	var add func(fd protoreflect.FileDescriptor)

@@ -1,4 +1,7 @@
-package testutil
+// Package testcompile compiles .proto files in-process for tests. It is a
+// package of its own, apart from testutil, so that the modules whose tests
+// use testutil do not need the compiler.
+package testcompile
 
 import (
 	"context"
@@ -8,11 +11,11 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// CompileProtos compiles the .proto files names, found in importPath (the
+// Protos compiles the .proto files names, found in importPath (the
 // standard google/protobuf imports are built in), with source info, as the
 // command line does, and returns them in order. A compile error fails the
 // test.
-func CompileProtos(t testing.TB, importPath string, names ...string) []protoreflect.FileDescriptor {
+func Protos(t testing.TB, importPath string, names ...string) []protoreflect.FileDescriptor {
 	t.Helper()
 	c := protocompile.Compiler{
 		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{importPath}}),
