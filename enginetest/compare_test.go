@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/protoavro/protoavro/internal/jsonfloat"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -511,13 +512,8 @@ func parseScalar(fd protoreflect.FieldDescriptor, v any) (protoreflect.Value, er
 }
 
 func parseFloat(s string, bits int) (float64, error) {
-	switch s {
-	case "NaN":
-		return math.NaN(), nil
-	case "Infinity":
-		return math.Inf(1), nil
-	case "-Infinity":
-		return math.Inf(-1), nil
+	if f, ok := jsonfloat.NonFinite(s); ok {
+		return f, nil
 	}
 	return strconv.ParseFloat(s, bits)
 }

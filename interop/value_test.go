@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/jsonfloat"
 	"github.com/twmb/avro"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -759,14 +760,7 @@ func parseFloatJSON(j any) (float64, bool) {
 		x, err := strconv.ParseFloat(string(j), 64)
 		return x, err == nil
 	case string:
-		switch j {
-		case "NaN":
-			return math.NaN(), true
-		case "Infinity":
-			return math.Inf(1), true
-		case "-Infinity":
-			return math.Inf(-1), true
-		}
+		return jsonfloat.NonFinite(j)
 	}
 	return 0, false
 }
