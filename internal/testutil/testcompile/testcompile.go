@@ -11,14 +11,26 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Protos compiles the .proto files names, found in importPath (the
-// standard google/protobuf imports are built in), with source info, as the
-// command line does, and returns them in order. A compile error fails the
-// test.
+// Protos compiles the .proto files names, found in importPath, and returns
+// them in order.
 func Protos(t testing.TB, importPath string, names ...string) []protoreflect.FileDescriptor {
 	t.Helper()
+	return compile(t, &protocompile.SourceResolver{ImportPaths: []string{importPath}}, names)
+}
+
+// Sources compiles in-memory .proto files, sources mapping a file name to
+// its content, and returns the files names in order.
+func Sources(t testing.TB, sources map[string]string, names ...string) []protoreflect.FileDescriptor {
+	t.Helper()
+	return compile(t, &protocompile.SourceResolver{Accessor: protocompile.SourceAccessorFromMap(sources)}, names)
+}
+
+// compile compiles names with the standard google/protobuf imports built in
+// and source info kept, as the command line does; an error fails the test.
+func compile(t testing.TB, r protocompile.Resolver, names []string) []protoreflect.FileDescriptor {
+	t.Helper()
 	c := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{importPath}}),
+		Resolver:       protocompile.WithStandardImports(r),
 		SourceInfoMode: protocompile.SourceInfoStandard,
 	}
 	files, err := c.Compile(context.Background(), names...)
