@@ -206,20 +206,35 @@ func (c *comparer) list(path string, fd protoreflect.FieldDescriptor, exp []any,
 		c.fail(path, "repeated field read as %s", arr.DataType())
 		return
 	}
-	if l.IsNull(i) {
-		if len(exp) != 0 {
-			c.fail(path, "null, want %d elements", len(exp))
-		}
-		return
-	}
-	start, end := l.ValueOffsets(i)
-	if int(end-start) != len(exp) {
-		c.fail(path, "%d elements, want %d", end-start, len(exp))
+	start, _, ok := c.rowItems(path, l, i, len(exp), "elements")
+	if !ok {
 		return
 	}
 	for k := range min(len(exp), maxElems) {
-		c.single(fmt.Sprintf("%s[%d]", path, k), fd, exp[k], l.ListValues(), int(start)+k, depth)
+		c.single(fmt.Sprintf("%s[%d]", path, k), fd, exp[k], l.ListValues(), start+k, depth)
 	}
+}
+
+// rowItems returns the range of the items of row i of arr, a list or map
+// array, which must hold n items (named what, for the message); a null row
+// holds none. When the row is null or holds another number of items, it
+// reports that if it matters and returns ok false: nothing to compare.
+func (c *comparer) rowItems(path string, arr interface {
+	IsNull(int) bool
+	ValueOffsets(int) (int64, int64)
+}, i, n int, what string) (start, end int, ok bool) {
+	if arr.IsNull(i) {
+		if n != 0 {
+			c.fail(path, "null, want %d %s", n, what)
+		}
+		return 0, 0, false
+	}
+	s, e := arr.ValueOffsets(i)
+	if int(e-s) != n {
+		c.fail(path, "%d %s, want %d", e-s, what, n)
+		return 0, 0, false
+	}
+	return int(s), int(e), true
 }
 
 // mapValue compares a map field (string or text keys).
@@ -230,15 +245,8 @@ func (c *comparer) mapValue(path string, fd protoreflect.FieldDescriptor, exp ma
 		c.entries(path, fd, exp, arr, i, depth)
 		return
 	}
-	if m.IsNull(i) {
-		if len(exp) != 0 {
-			c.fail(path, "null, want %d entries", len(exp))
-		}
-		return
-	}
-	start, end := m.ValueOffsets(i)
-	if int(end-start) != len(exp) {
-		c.fail(path, "%d entries, want %d", end-start, len(exp))
+	start, end, ok := c.rowItems(path, m, i, len(exp), "entries")
+	if !ok {
 		return
 	}
 	keys, ok := m.Keys().(*array.String)
@@ -247,7 +255,7 @@ func (c *comparer) mapValue(path string, fd protoreflect.FieldDescriptor, exp ma
 		return
 	}
 	n := 0
-	for k := int(start); k < int(end) && n < maxElems; k++ {
+	for k := start; k < end && n < maxElems; k++ {
 		key := keys.Value(k)
 		want, ok := exp[key]
 		if !ok {
@@ -280,15 +288,11 @@ func (c *comparer) entries(path string, fd protoreflect.FieldDescriptor, exp map
 		c.fail(path, "map entries without key and value: %s", st)
 		return
 	}
-	start, end := l.ValueOffsets(i)
-	if l.IsNull(i) {
-		start, end = 0, 0
-	}
-	if int(end-start) != len(exp) {
-		c.fail(path, "%d entries, want %d", end-start, len(exp))
+	start, end, ok := c.rowItems(path, l, i, len(exp), "entries")
+	if !ok {
 		return
 	}
-	for k := int(start); k < int(end) && k < int(start)+maxElems; k++ {
+	for k := start; k < end && k < start+maxElems; k++ {
 		key := ents.Field(ki).ValueStr(k)
 		if b, ok := ents.Field(ki).(*array.Boolean); ok {
 			key = strconv.FormatBool(b.Value(k))
