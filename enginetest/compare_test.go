@@ -1,7 +1,6 @@
 package enginetest
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/protoavro/protoavro/internal/jsonfloat"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -83,22 +84,28 @@ func (c *comparer) fail(path, format string, args ...any) {
 	}
 }
 
-// protoJSON returns protojson's rendering of m with proto field names,
-// decoded with numbers kept as text.
-func protoJSON(m proto.Message) (map[string]any, error) {
+// protoJSONValue returns protojson's rendering of m with proto field
+// names, decoded with numbers kept as text.
+func protoJSONValue(m proto.Message) (any, error) {
 	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
 	if err != nil {
 		return nil, err
 	}
-	var v map[string]any
-	err = decodeJSON(b, &v)
-	return v, err
+	return testutil.DecodeJSON(b)
 }
 
-func decodeJSON(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	return d.Decode(v)
+// protoJSON is protoJSONValue of a message whose JSON form is an object
+// (any but the well-known types with a JSON form of their own).
+func protoJSON(m proto.Message) (map[string]any, error) {
+	v, err := protoJSONValue(m)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("protojson wrote %v, not an object", v)
+	}
+	return obj, nil
 }
 
 // jsonKey returns the key protojson (UseProtoNames) gives fd.
@@ -205,20 +212,35 @@ func (c *comparer) list(path string, fd protoreflect.FieldDescriptor, exp []any,
 		c.fail(path, "repeated field read as %s", arr.DataType())
 		return
 	}
-	if l.IsNull(i) {
-		if len(exp) != 0 {
-			c.fail(path, "null, want %d elements", len(exp))
-		}
-		return
-	}
-	start, end := l.ValueOffsets(i)
-	if int(end-start) != len(exp) {
-		c.fail(path, "%d elements, want %d", end-start, len(exp))
+	start, _, ok := c.rowItems(path, l, i, len(exp), "elements")
+	if !ok {
 		return
 	}
 	for k := range min(len(exp), maxElems) {
-		c.single(fmt.Sprintf("%s[%d]", path, k), fd, exp[k], l.ListValues(), int(start)+k, depth)
+		c.single(fmt.Sprintf("%s[%d]", path, k), fd, exp[k], l.ListValues(), start+k, depth)
 	}
+}
+
+// rowItems returns the range of the items of row i of arr, a list or map
+// array, which must hold n items (named what, for the message); a null row
+// holds none. When the row is null or holds another number of items, it
+// reports that if it matters and returns ok false: nothing to compare.
+func (c *comparer) rowItems(path string, arr interface {
+	IsNull(int) bool
+	ValueOffsets(int) (int64, int64)
+}, i, n int, what string) (start, end int, ok bool) {
+	if arr.IsNull(i) {
+		if n != 0 {
+			c.fail(path, "null, want %d %s", n, what)
+		}
+		return 0, 0, false
+	}
+	s, e := arr.ValueOffsets(i)
+	if int(e-s) != n {
+		c.fail(path, "%d %s, want %d", e-s, what, n)
+		return 0, 0, false
+	}
+	return int(s), int(e), true
 }
 
 // mapValue compares a map field (string or text keys).
@@ -229,15 +251,8 @@ func (c *comparer) mapValue(path string, fd protoreflect.FieldDescriptor, exp ma
 		c.entries(path, fd, exp, arr, i, depth)
 		return
 	}
-	if m.IsNull(i) {
-		if len(exp) != 0 {
-			c.fail(path, "null, want %d entries", len(exp))
-		}
-		return
-	}
-	start, end := m.ValueOffsets(i)
-	if int(end-start) != len(exp) {
-		c.fail(path, "%d entries, want %d", end-start, len(exp))
+	start, end, ok := c.rowItems(path, m, i, len(exp), "entries")
+	if !ok {
 		return
 	}
 	keys, ok := m.Keys().(*array.String)
@@ -246,7 +261,7 @@ func (c *comparer) mapValue(path string, fd protoreflect.FieldDescriptor, exp ma
 		return
 	}
 	n := 0
-	for k := int(start); k < int(end) && n < maxElems; k++ {
+	for k := start; k < end && n < maxElems; k++ {
 		key := keys.Value(k)
 		want, ok := exp[key]
 		if !ok {
@@ -279,15 +294,11 @@ func (c *comparer) entries(path string, fd protoreflect.FieldDescriptor, exp map
 		c.fail(path, "map entries without key and value: %s", st)
 		return
 	}
-	start, end := l.ValueOffsets(i)
-	if l.IsNull(i) {
-		start, end = 0, 0
-	}
-	if int(end-start) != len(exp) {
-		c.fail(path, "%d entries, want %d", end-start, len(exp))
+	start, end, ok := c.rowItems(path, l, i, len(exp), "entries")
+	if !ok {
 		return
 	}
-	for k := int(start); k < int(end) && k < int(start)+maxElems; k++ {
+	for k := start; k < end && k < start+maxElems; k++ {
 		key := ents.Field(ki).ValueStr(k)
 		if b, ok := ents.Field(ki).(*array.Boolean); ok {
 			key = strconv.FormatBool(b.Value(k))
@@ -378,13 +389,8 @@ func (c *comparer) wellKnownAsJSON(path string, md protoreflect.MessageDescripto
 		c.fail(path, "carried JSON %q does not read as %s: %v", s, md.FullName(), err)
 		return
 	}
-	text, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+	got, err := protoJSONValue(m)
 	if err != nil {
-		c.fail(path, "%v", err)
-		return
-	}
-	var got any
-	if err := decodeJSON(text, &got); err != nil {
 		c.fail(path, "carried JSON %q: %v", s, err)
 		return
 	}
@@ -405,19 +411,15 @@ func (c *comparer) wireCarrier(path string, md protoreflect.MessageDescriptor, v
 		c.fail(path, "carried bytes do not decode as %s: %v", md.FullName(), err)
 		return
 	}
-	got, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+	got, err := protoJSONValue(m)
 	if err != nil {
 		c.fail(path, "%v", err)
 		return
 	}
-	var g any
-	if err := decodeJSON(got, &g); err != nil {
-		c.fail(path, "%v", err)
-		return
-	}
-	if !sameJSON(g, v) {
+	if !sameJSON(got, v) {
+		g, _ := json.Marshal(got)
 		w, _ := json.Marshal(v)
-		c.fail(path, "carried %s, protojson says %s", got, w)
+		c.fail(path, "carried %s, protojson says %s", g, w)
 	}
 }
 
@@ -511,13 +513,8 @@ func parseScalar(fd protoreflect.FieldDescriptor, v any) (protoreflect.Value, er
 }
 
 func parseFloat(s string, bits int) (float64, error) {
-	switch s {
-	case "NaN":
-		return math.NaN(), nil
-	case "Infinity":
-		return math.Inf(1), nil
-	case "-Infinity":
-		return math.Inf(-1), nil
+	if f, ok := jsonfloat.NonFinite(s); ok {
+		return f, nil
 	}
 	return strconv.ParseFloat(s, bits)
 }

@@ -200,18 +200,10 @@ func sanitize(m protoreflect.Message) {
 				}
 			}
 		case fd.IsMap() && (fd.MapKey().Kind() == protoreflect.StringKind || fd.MapValue().Kind() == protoreflect.StringKind):
-			mp := v.Map()
-			var bad []protoreflect.MapKey
-			mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				if (fd.MapKey().Kind() == protoreflect.StringKind && !utf8.ValidString(k.String())) ||
-					(fd.MapValue().Kind() == protoreflect.StringKind && !utf8.ValidString(mv.String())) {
-					bad = append(bad, k)
-				}
-				return true
+			testutil.DeleteEntries(v.Map(), func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				return (fd.MapKey().Kind() == protoreflect.StringKind && !utf8.ValidString(k.String())) ||
+					(fd.MapValue().Kind() == protoreflect.StringKind && !utf8.ValidString(mv.String()))
 			})
-			for _, k := range bad {
-				mp.Clear(k)
-			}
 		}
 		testutil.ForEachMessage(fd, v, sanitize)
 		return true

@@ -212,17 +212,9 @@ var (
 func removeNULMapKeys(m protoreflect.Message) {
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if fd.IsMap() && fd.MapKey().Kind() == protoreflect.StringKind {
-			mp := v.Map()
-			var drop []protoreflect.MapKey
-			mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
-				if strings.IndexByte(k.String(), 0) >= 0 {
-					drop = append(drop, k)
-				}
-				return true
+			testutil.DeleteEntries(v.Map(), func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				return strings.IndexByte(k.String(), 0) >= 0
 			})
-			for _, k := range drop {
-				mp.Clear(k)
-			}
 		}
 		testutil.ForEachMessage(fd, v, removeNULMapKeys)
 		return true
@@ -500,7 +492,7 @@ func compareRecords(t *testing.T, rt readTest, c *testCase, raws []json.RawMessa
 			skipped[reason]++
 			continue
 		}
-		j, err := decodeJSON(raws[next-1])
+		j, err := testutil.DecodeJSON(raws[next-1])
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}

@@ -161,7 +161,7 @@ func TestJavaReferenceDatums(t *testing.T) {
 			if !o.Consumed {
 				t.Error("GenericDatumReader left bytes unread")
 			}
-			jv, err := decodeJSON(o.Record)
+			jv, err := testutil.DecodeJSON(o.Record)
 			if err != nil {
 				t.Fatal(err)
 			}

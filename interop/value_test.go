@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/jsonfloat"
 	"github.com/twmb/avro"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -444,18 +445,7 @@ func toJSONTree(v any) any {
 
 // Interop JSON input.
 
-// decodeJSON parses JSON keeping numbers as text.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// parseInterop converts interop JSON (already decoded by decodeJSON) of
+// parseInterop converts interop JSON (already decoded by testutil.DecodeJSON) of
 // schema t to a value.
 func parseInterop(t schema, j any) (any, error) { return jsonDialect{}.parse(t, j) }
 
@@ -770,14 +760,7 @@ func parseFloatJSON(j any) (float64, bool) {
 		x, err := strconv.ParseFloat(string(j), 64)
 		return x, err == nil
 	case string:
-		switch j {
-		case "NaN":
-			return math.NaN(), true
-		case "Infinity":
-			return math.Inf(1), true
-		case "-Infinity":
-			return math.Inf(-1), true
-		}
+		return jsonfloat.NonFinite(j)
 	}
 	return 0, false
 }

@@ -2,13 +2,11 @@ package protoavro
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"sync"
 	"testing"
 
-	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -23,15 +22,7 @@ import (
 // line does.
 func compiledKitchen(t *testing.T) protoreflect.FileDescriptor {
 	t.Helper()
-	c := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{"../testdata/proto"}}),
-		SourceInfoMode: protocompile.SourceInfoStandard,
-	}
-	files, err := c.Compile(context.Background(), "kitchen/kitchen.proto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files[0]
+	return testcompile.Protos(t, "../testdata/proto", "kitchen/kitchen.proto")[0]
 }
 
 // embeddedSet returns the FileDescriptorSet a container file embeds.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -61,7 +62,7 @@ func loadPersonVariant(t testing.TB, version string, replace ...string) protoref
 		}
 		s = strings.ReplaceAll(s, replace[i], replace[i+1])
 	}
-	return testutil.FindMessage(compileProtos(t, map[string]string{"person.proto": s}, "person.proto")[0], personName)
+	return testutil.FindMessage(testcompile.Sources(t, map[string]string{"person.proto": s}, "person.proto")[0], personName)
 }
 
 // person is a dynamic Person of md with the named fields set. Values are
@@ -306,7 +307,7 @@ func TestEvolutionIncompatible(t *testing.T) {
 		writer  protoreflect.MessageDescriptor
 		mention string
 	}{
-		{"record of another name", testutil.FindMessage(compileProtos(t, map[string]string{"other.proto": `
+		{"record of another name", testutil.FindMessage(testcompile.Sources(t, map[string]string{"other.proto": `
 			syntax = "proto3";
 			package protoavro.test.evolution;
 			message Other { string name = 1; }`}, "other.proto")[0], "protoavro.test.evolution.Other"), "Other"},

@@ -143,10 +143,8 @@ func sameJSON(a, b []byte) bool {
 }
 
 func decodeJSON(b []byte) any {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	v, err := testutil.DecodeJSON(b)
+	if err != nil {
 		return err.Error()
 	}
 	return normalizeNumbers(v)

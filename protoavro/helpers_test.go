@@ -1,40 +1,18 @@
 package protoavro
 
 import (
-	"context"
 	"testing"
 
-	"github.com/bufbuild/protocompile"
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// compileProtos compiles in-memory .proto sources (file name -> content) and
-// returns the named files, each built into its own dynamic descriptors.
-func compileProtos(t testing.TB, sources map[string]string, files ...string) []protoreflect.FileDescriptor {
-	t.Helper()
-	c := protocompile.Compiler{
-		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-			Accessor: protocompile.SourceAccessorFromMap(sources),
-		}),
-		SourceInfoMode: protocompile.SourceInfoStandard,
-	}
-	res, err := c.Compile(context.Background(), files...)
-	if err != nil {
-		t.Fatalf("compile %v: %v", files, err)
-	}
-	out := make([]protoreflect.FileDescriptor, len(res))
-	for i, f := range res {
-		out[i] = f
-	}
-	return out
-}
-
 // compileMessage compiles one in-memory file and returns the named message.
 func compileMessage(t testing.TB, src string, name protoreflect.FullName) protoreflect.MessageDescriptor {
 	t.Helper()
-	fd := compileProtos(t, map[string]string{"test.proto": src}, "test.proto")[0]
+	fd := testcompile.Sources(t, map[string]string{"test.proto": src}, "test.proto")[0]
 	md := testutil.FindMessage(fd, name)
 	if md == nil {
 		t.Fatalf("message %s not found", name)

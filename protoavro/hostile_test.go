@@ -24,6 +24,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -57,7 +58,7 @@ func hostileFile(t testing.TB) protoreflect.FileDescriptor {
 	for i := 1; i <= 200; i++ {
 		fmt.Fprintf(&sb, "  double d%d = %d;\n", i, i)
 	}
-	return compileProtos(t, map[string]string{"hostile.proto": fmt.Sprintf(hostileProto, sb.String())}, "hostile.proto")[0]
+	return testcompile.Sources(t, map[string]string{"hostile.proto": fmt.Sprintf(hostileProto, sb.String())}, "hostile.proto")[0]
 }
 
 func hostileMsg(t testing.TB, name string) protoreflect.MessageDescriptor {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
@@ -37,7 +38,7 @@ func TestCacheReturnsSameSchema(t *testing.T) {
 // TestCacheReusesNestedSchemas shows that records and enums derived for one
 // message are reused, as the same objects, by every later message holding them.
 func TestCacheReusesNestedSchemas(t *testing.T) {
-	fd := compileProtos(t, map[string]string{"test.proto": largeEnumProto}, "test.proto")[0]
+	fd := testcompile.Sources(t, map[string]string{"test.proto": largeEnumProto}, "test.proto")[0]
 	o := Options{Cache: NewCache()}
 	holder := mustSchema(t, o, testutil.FindMessage(fd, "cachetest.Holder"))
 	withBig := o.Cache.load(testutil.FindMessage(fd, "cachetest.WithBig"), o)
@@ -162,7 +163,7 @@ func TestPrivateCacheIsIndependent(t *testing.T) {
 }
 
 func TestJavaNameCollision(t *testing.T) {
-	files := compileProtos(t, map[string]string{
+	files := testcompile.Sources(t, map[string]string{
 		"a.proto": `syntax = "proto3"; package a; option java_package = "com.ex"; option java_multiple_files = true; message M { int32 x = 1; }`,
 		"b.proto": `syntax = "proto3"; package b; option java_package = "com.ex"; option java_multiple_files = true; message M { string y = 1; }`,
 		"h.proto": `syntax = "proto3"; package h; import "a.proto"; import "b.proto"; message H { a.M one = 1; b.M two = 2; }`,

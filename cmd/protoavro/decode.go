@@ -76,11 +76,7 @@ Flags:
   --workers N            Goroutines that decompress and decode blocks, and
                          that format records. Default: GOMAXPROCS (the
                          number of CPUs).
-  --progress             Show progress on standard error (records, bytes
-                         read, rate, and an ETA when the input is a regular
-                         file). On by default when standard error is a
-                         terminal; --progress=false turns it off.
-  --skip-bad             Skip bad records and damaged blocks instead of
+` + progressFlagUsage + `  --skip-bad             Skip bad records and damaged blocks instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped bytes to FILE as
                          they were in the input (records that decode but are
@@ -106,17 +102,15 @@ func runDecode(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	types, mapping, format, prog := &sf.types, &sf.mapping, &sf.format, sf.prog
-	outPath, skipBad, rejectsPath := &sf.out, &sf.skipBad, &sf.rejects
-	if format.f == formatDelimited {
-		if err := checkTerminal(*outPath, std, "protobuf"); err != nil {
+	if sf.format.f == formatDelimited {
+		if err := checkTerminal(sf.out, std, "protobuf"); err != nil {
 			return err
 		}
 	}
 	ropts := protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache()}}
-	explicit := types.message != "" || len(protos) > 0 || len(types.descriptorSets) > 0 || len(types.importPaths) > 0
+	explicit := sf.types.message != "" || len(protos) > 0 || len(sf.types.descriptorSets) > 0 || len(sf.types.importPaths) > 0
 	if explicit {
-		md, err := types.resolve(protos)
+		md, err := sf.types.resolve(protos)
 		if err != nil {
 			return err
 		}
@@ -126,31 +120,29 @@ func runDecode(args []string, std stdio) error {
 	// flags choose the reader's: with -m, the type is read by them, resolving
 	// the file's schema; --unknown-enums applies either way.
 	ropts.FileOptions = true
-	if mapping.given() {
-		if ropts.Options, err = mapping.options(""); err != nil {
+	if sf.mapping.given() {
+		if ropts.Options, err = sf.mapping.options(""); err != nil {
 			return err
 		}
 		ropts.FileOptions = !explicit
 	}
 	ropts.Workers = workers.n
-	if *skipBad {
+	if sf.skipBad {
 		ropts.Workers = 1 // resynchronising after damage reads blocks in order, one at a time
 	}
 	start := time.Now()
-	d := &decoder{format: format.f, workers: workers.n, skip: *skipBad, std: std}
-	if *rejectsPath != "" {
-		if d.rejects, err = createOutput(*rejectsPath, "--rejects", std); err != nil {
-			return err
-		}
-		defer d.rejects.abort()
+	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std}
+	if d.rejects, err = sf.openRejects(std); err != nil {
+		return err
 	}
-	out, err := createOutput(*outPath, "--out", std)
+	defer d.rejects.abort()
+	out, err := createOutput(sf.out, "--out", std)
 	if err != nil {
 		return err
 	}
 	defer out.abort()
 	d.out = out
-	d.prog = startProgress(std, prog, "decoding", totalSize(inputs), start)
+	d.prog = startProgress(std, sf.prog, "decoding", totalSize(inputs), start)
 	codecs := map[protoavro.Compression]bool{}
 	for _, path := range inputs {
 		var c protoavro.Compression
@@ -163,10 +155,8 @@ func runDecode(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if d.rejects != nil {
-		if err := d.rejects.commit(); err != nil {
-			return err
-		}
+	if err := d.rejects.commit(); err != nil {
+		return err
 	}
 	if err := out.commit(); err != nil {
 		return err
@@ -179,7 +169,7 @@ func runDecode(args []string, std stdio) error {
 	skipped := ""
 	if d.skip {
 		skipped = fmt.Sprintf("; %s, %s and %s skipped%s", plural(d.skippedRecords, "record"),
-			plural(d.skippedBlocks, "damaged block"), formatBytes(d.skippedBytes), skipNote(d.firstBad, *rejectsPath))
+			plural(d.skippedBlocks, "damaged block"), formatBytes(d.skippedBytes), skipNote(d.firstBad, sf.rejects))
 	}
 	return summary(std, "protoavro: decoded %s (%s in, %s out, %s, %s) in %s%s\n",
 		plural(d.records, "record"), formatBytes(d.bytesIn), formatBytes(out.written()),

@@ -99,11 +99,7 @@ Flags:
   --shard-size BYTES     Start a new shard once one reaches BYTES (e.g.
                          128M); a shard may pass it by the blocks that were
                          in flight, up to --workers blocks.
-  --progress             Show progress on standard error (records, bytes
-                         read, rate, and an ETA when the input is a regular
-                         file). On by default when standard error is a
-                         terminal; --progress=false turns it off.
-  --skip-bad             Skip records that cannot be converted instead of
+` + progressFlagUsage + `  --skip-bad             Skip records that cannot be converted instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped records to FILE,
                          in the input format (length-delimited or lines).
@@ -194,6 +190,15 @@ func (f *streamFlags) parse(fs *flag.FlagSet, args []string) (protos, inputs []s
 	return protos, inputs, nil
 }
 
+// openRejects creates the --rejects output, or returns nil without the
+// flag (commit and abort take nil as no output).
+func (f *streamFlags) openRejects(std stdio) (*output, error) {
+	if f.rejects == "" {
+		return nil, nil
+	}
+	return createOutput(f.rejects, "--rejects", std)
+}
+
 // runEncode implements "protoavro encode".
 func runEncode(args []string, std stdio) error {
 	fs := newFlagSet("encode")
@@ -217,21 +222,19 @@ func runEncode(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	types, mapping, format, prog := &sf.types, &sf.mapping, &sf.format, sf.prog
-	outPath, skipBad, rejectsPath := &sf.out, &sf.skipBad, &sf.rejects
 	sharded := shardRecords.n > 0 || shardSize.n > 0
-	if sharded && (*outPath == "" || *outPath == "-") {
+	if sharded && (sf.out == "" || sf.out == "-") {
 		return usageErrorf("--shard-records and --shard-size need --out FILE")
 	}
-	if sharded && strings.Contains(*outPath, "%") {
-		if a, b := fmt.Sprintf(*outPath, 0), fmt.Sprintf(*outPath, 1); strings.Contains(a, "%!") || a == b {
-			return usageErrorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", *outPath)
+	if sharded && strings.Contains(sf.out, "%") {
+		if a, b := fmt.Sprintf(sf.out, 0), fmt.Sprintf(sf.out, 1); strings.Contains(a, "%!") || a == b {
+			return usageErrorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", sf.out)
 		}
 	}
-	if err := checkTerminal(*outPath, std, "Avro"); err != nil {
+	if err := checkTerminal(sf.out, std, "Avro"); err != nil {
 		return err
 	}
-	md, err := types.resolve(protos)
+	md, err := sf.types.resolve(protos)
 	if err != nil {
 		return err
 	}
@@ -239,19 +242,17 @@ func runEncode(args []string, std stdio) error {
 	e := &encoder{
 		std:     std,
 		md:      md,
-		skip:    *skipBad,
+		skip:    sf.skipBad,
 		several: len(inputs) > 1,
 	}
-	if format.set {
-		e.format = &format.f
+	if sf.format.set {
+		e.format = &sf.format.f
 	}
-	if *rejectsPath != "" {
-		if e.rejects, err = createOutput(*rejectsPath, "--rejects", std); err != nil {
-			return err
-		}
-		defer e.rejects.abort()
+	if e.rejects, err = sf.openRejects(std); err != nil {
+		return err
 	}
-	mopts, err := mapping.options("")
+	defer e.rejects.abort()
+	mopts, err := sf.mapping.options("")
 	if err != nil {
 		return err
 	}
@@ -271,13 +272,13 @@ func runEncode(args []string, std stdio) error {
 	}
 	e.otlp = hexIDFields(md)
 	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID})
-	e.shards = &shardSet{pattern: *outPath, sharded: sharded, records: int64(shardRecords.n), size: int64(shardSize.n), std: std}
+	e.shards = &shardSet{pattern: sf.out, sharded: sharded, records: int64(shardRecords.n), size: int64(shardSize.n), std: std}
 	defer e.shards.abort()
 	defer e.closeWriter() // stops the workers after an error
 	if err := e.openShard(); err != nil {
 		return err
 	}
-	e.prog = startProgress(std, prog, "encoding", totalSize(inputs), start)
+	e.prog = startProgress(std, sf.prog, "encoding", totalSize(inputs), start)
 	for _, path := range inputs {
 		if err = e.encodeInput(path); err != nil {
 			break
@@ -290,10 +291,8 @@ func runEncode(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if e.rejects != nil {
-		if err := e.rejects.commit(); err != nil {
-			return err
-		}
+	if err := e.rejects.commit(); err != nil {
+		return err
 	}
 	if err := e.shards.commit(); err != nil {
 		return err
@@ -305,7 +304,7 @@ func runEncode(args []string, std stdio) error {
 	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s\n",
 		plural(e.records, "record"), formatBytes(e.bytesIn), formatBytes(e.bytesOut),
 		plural(e.blocks, "block"), e.opts.Compression, shards, formatDuration(time.Since(start)),
-		e.skipped, skipNote(e.firstBad, *rejectsPath))
+		e.skipped, skipNote(e.firstBad, sf.rejects))
 }
 
 // summary prints the summary line of a command; a failed write is the

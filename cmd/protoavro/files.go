@@ -281,9 +281,10 @@ func (o *output) finish() error {
 }
 
 // commit finishes the output and, for a file, renames the temporary file
-// to the target. On failure it removes the temporary file.
+// to the target. On failure it removes the temporary file. A nil output
+// (an optional one not asked for) commits nothing.
 func (o *output) commit() error {
-	if o.done {
+	if o == nil || o.done {
 		return nil
 	}
 	if err := o.finish(); err != nil {
@@ -302,9 +303,9 @@ func (o *output) commit() error {
 // abort discards a file output: the temporary file is closed and removed,
 // and the target is left as it was. For standard output and devices it
 // does nothing but close; what was already written stays written. It is
-// safe to call after commit.
+// safe to call after commit, and on a nil output.
 func (o *output) abort() {
-	if o.done {
+	if o == nil || o.done {
 		return
 	}
 	o.done = true

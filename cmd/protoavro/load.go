@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/bufbuild/protocompile/reporter"
+	"github.com/protoavro/protoavro/internal/protoload"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -328,220 +326,11 @@ func mergeFiles(dst, src *protoregistry.Files) *protoregistry.Files {
 }
 
 // compileProtos compiles the .proto files named on the command line with
-// protocompile. Imports are searched in importPaths, then in setFiles (may
-// be nil), then among the standard imports. Source info is kept, so leading
-// comments are available.
+// [protoload.Compile]; every error it returns is a [usageError].
 func compileProtos(args, importPaths []string, setFiles *protoregistry.Files) ([]protoreflect.FileDescriptor, error) {
-	var resolver protocompile.Resolver = &protocompile.SourceResolver{ImportPaths: importPaths}
-	if setFiles != nil {
-		resolver = protocompile.CompositeResolver{resolver, filesResolver(setFiles)}
-	}
-	resolver = protocompile.WithStandardImports(resolver)
-
-	var names []string
-	for _, arg := range args {
-		name, err := protoPath(arg, importPaths, resolver)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-	}
-
-	var errs errorCollector
-	c := protocompile.Compiler{
-		Resolver:       resolver,
-		SourceInfoMode: protocompile.SourceInfoStandard,
-		Reporter:       reporter.NewReporter(errs.report, nil),
-	}
-	files, err := c.Compile(context.Background(), names...)
+	files, err := protoload.Compile(context.Background(), args, importPaths, setFiles, true)
 	if err != nil {
-		if reported := errs.summary(); reported != nil {
-			err = reported
-		}
-		return nil, &usageError{err: importHint(err, args, importPaths)}
+		return nil, &usageError{err: err}
 	}
-	out := make([]protoreflect.FileDescriptor, len(files))
-	for i, f := range files {
-		out[i] = f
-	}
-	return out, nil
-}
-
-// missingRE finds the file that an import names when it is not found.
-var missingRE = regexp.MustCompile(`open (\S+\.proto): no such file or directory`)
-
-// importHint adds to a compile error about an import that is not found
-// which -I would find it: a directory, among the import paths, the
-// directories of the files given and the working directory and below them
-// (a few levels deep), that holds the file under the name the import uses.
-func importHint(err error, args, importPaths []string) error {
-	m := missingRE.FindStringSubmatch(err.Error())
-	if m == nil {
-		return err
-	}
-	name := filepath.FromSlash(m[1])
-	// The resolver names the file under the first import path.
-	for _, ip := range importPaths {
-		if rel, err := filepath.Rel(ip, name); err == nil && filepath.IsAbs(name) == filepath.IsAbs(ip) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			name = rel
-			break
-		}
-	}
-	shown := filepath.ToSlash(name)
-	roots := append([]string{"."}, importPaths...)
-	for _, a := range args {
-		roots = append(roots, filepath.Dir(a))
-	}
-	if dir, ok := findImportRoot(name, roots); ok {
-		return fmt.Errorf("%w (add -I %s: it holds %s)", err, dir, shown)
-	}
-	return fmt.Errorf("%w (add -I with the directory that %s is relative to; import paths: %s)", err, shown, strings.Join(importPaths, ", "))
-}
-
-// findImportRoot looks for a directory D under roots (at most 4 levels
-// deep, 20,000 directories in all) where D/name exists, and returns the
-// shortest such path.
-func findImportRoot(name string, roots []string) (string, bool) {
-	budget := 20000
-	seen := map[string]bool{}
-	for _, root := range roots {
-		var best string
-		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			budget--
-			if budget < 0 {
-				return filepath.SkipAll
-			}
-			depth := strings.Count(filepath.Clean(path), string(filepath.Separator)) - strings.Count(filepath.Clean(root), string(filepath.Separator))
-			if depth > 4 || seen[path] || (path != root && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			seen[path] = true
-			if st, err := os.Stat(filepath.Join(path, name)); err == nil && st.Mode().IsRegular() {
-				best = path
-				return filepath.SkipAll
-			}
-			return nil
-		})
-		if best != "" {
-			return best, true
-		}
-	}
-	return "", false
-}
-
-// filesResolver returns a protocompile resolver that finds files in files.
-func filesResolver(files *protoregistry.Files) protocompile.Resolver {
-	return protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
-		fd, err := files.FindFileByPath(path)
-		if err != nil {
-			return protocompile.SearchResult{}, err
-		}
-		return protocompile.SearchResult{Desc: fd}, nil
-	})
-}
-
-// protoPath maps a .proto file argument to the path the compiler looks up
-// in the import paths, the way protoc does: a file that exists on disk is
-// made relative to the first import path that contains it; otherwise the
-// argument is taken as a path relative to the import paths (or the name of
-// a file that resolver knows, such as a standard import).
-func protoPath(arg string, importPaths []string, resolver protocompile.Resolver) (string, error) {
-	if st, err := os.Stat(arg); err == nil {
-		if st.IsDir() {
-			return "", usageErrorf("%s: is a directory, not a .proto file", arg)
-		}
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return "", &usageError{err: err}
-		}
-		for i, dir := range importPaths {
-			absDir, err := filepath.Abs(dir)
-			if err != nil {
-				continue
-			}
-			rel, err := filepath.Rel(absDir, abs)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				continue
-			}
-			for _, earlier := range importPaths[:i] {
-				if _, err := os.Stat(filepath.Join(earlier, rel)); err == nil {
-					return "", usageErrorf("%s: shadowed by %s, found first in import path %s",
-						arg, filepath.Join(earlier, rel), earlier)
-				}
-			}
-			return filepath.ToSlash(rel), nil
-		}
-		if virtual, ok := findVirtual(arg, resolver); ok {
-			return virtual, nil
-		}
-		return "", usageErrorf("%s: not under any import path (%s); add -I with a directory that contains it",
-			arg, strings.Join(importPaths, ", "))
-	}
-	if virtual, ok := findVirtual(arg, resolver); ok {
-		return virtual, nil
-	}
-	return "", usageErrorf("%s: no such file or directory (import paths: %s)", arg, strings.Join(importPaths, ", "))
-}
-
-// findVirtual reports whether resolver finds arg taken as a path relative to
-// the import paths, and returns that path in slash form.
-func findVirtual(arg string, resolver protocompile.Resolver) (string, bool) {
-	if filepath.IsAbs(arg) {
-		return "", false
-	}
-	name := filepath.ToSlash(filepath.Clean(arg))
-	if name == ".." || strings.HasPrefix(name, "../") {
-		return "", false
-	}
-	res, err := resolver.FindFileByPath(name)
-	if err != nil {
-		return "", false
-	}
-	if c, ok := res.Source.(interface{ Close() error }); ok {
-		_ = c.Close()
-	}
-	return name, true
-}
-
-// errorCollector gathers the errors protocompile reports, so that compiling
-// continues past the first one and the command can print one line that
-// names the first error and counts the rest. It is safe for concurrent use.
-type errorCollector struct {
-	mu   sync.Mutex
-	errs []reporter.ErrorWithPos
-}
-
-// report records err and lets compiling continue.
-func (c *errorCollector) report(err reporter.ErrorWithPos) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.errs = append(c.errs, err)
-	return nil
-}
-
-// summary returns nil if no error was reported, the first error if one
-// was, and otherwise the first error followed by the count of the others.
-func (c *errorCollector) summary() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	// Files compile concurrently: order by position for a stable report.
-	slices.SortStableFunc(c.errs, func(a, b reporter.ErrorWithPos) int {
-		pa, pb := a.GetPosition(), b.GetPosition()
-		return cmp.Or(strings.Compare(pa.Filename, pb.Filename), cmp.Compare(pa.Line, pb.Line), cmp.Compare(pa.Col, pb.Col))
-	})
-	switch n := len(c.errs); n {
-	case 0:
-		return nil
-	case 1:
-		return c.errs[0]
-	case 2:
-		return fmt.Errorf("%w (and 1 more error)", c.errs[0])
-	default:
-		return fmt.Errorf("%w (and %d more errors)", c.errs[0], n-1)
-	}
+	return files, nil
 }

@@ -2,13 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/bufbuild/protocompile"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/twmb/avro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -49,16 +48,8 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // FileDescriptorSet, as protoc -o (without --include_imports) would.
 func compileSet(t *testing.T, importPath string, names ...string) []byte {
 	t.Helper()
-	c := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{importPath}}),
-		SourceInfoMode: protocompile.SourceInfoStandard,
-	}
-	files, err := c.Compile(context.Background(), names...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var set descriptorpb.FileDescriptorSet
-	for _, f := range files {
+	for _, f := range testcompile.Protos(t, importPath, names...) {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
 	}
 	data, err := proto.Marshal(&set)

@@ -17,6 +17,13 @@ var (
 	logRefresh      = time.Second
 )
 
+// progressFlagUsage documents the --progress flag of encode and decode.
+const progressFlagUsage = `  --progress             Show progress on standard error (records, bytes
+                         read, rate, and an ETA when the input is a regular
+                         file). On by default when standard error is a
+                         terminal; --progress=false turns it off.
+`
+
 // progressFlag is the --progress flag. Unset, progress is shown when
 // standard error is a terminal; --progress forces it on and
 // --progress=false off.

@@ -240,16 +240,7 @@ func TestDecodeJSONL(t *testing.T) {
 // compared as written).
 func sameJSON(t *testing.T, a, b string) bool {
 	t.Helper()
-	parse := func(s string) any {
-		d := json.NewDecoder(strings.NewReader(s))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-		return v
-	}
-	return reflect.DeepEqual(parse(a), parse(b))
+	return reflect.DeepEqual(testutil.JSONValue(t, []byte(a)), testutil.JSONValue(t, []byte(b)))
 }
 
 // TestDecodeWithType reads a file into a message type given on the command

@@ -21,19 +21,7 @@ const (
 // three non-editions test protos.
 func goldenOf(t *testing.T, variant string, prefixes ...string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(goldenDir, variant))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		for _, p := range prefixes {
-			if strings.HasPrefix(e.Name(), p) {
-				names = append(names, e.Name())
-			}
-		}
-	}
-	return names
+	return testutil.DirNamesWithPrefix(t, filepath.Join(goldenDir, variant), prefixes...)
 }
 
 func parsedGolden(t *testing.T, variant, name string) *protoavro.Schema {

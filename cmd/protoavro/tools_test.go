@@ -158,13 +158,7 @@ func normalize(t *testing.T, v any) any {
 
 func parseJSON(t *testing.T, text string) any {
 	t.Helper()
-	d := json.NewDecoder(strings.NewReader(text))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, text)
-	}
-	return normalize(t, v)
+	return normalize(t, testutil.JSONValue(t, []byte(text)))
 }
 
 // TestToJSONMatchesPython checks that tojson of every test file equals

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -71,19 +70,7 @@ func runProtoc(t *testing.T, exe, plugin, param string) string {
 // goldenFiles returns the golden files of variant dir for protocFiles.
 func goldenFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(goldenDir, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		for _, p := range protocPackages {
-			if strings.HasPrefix(e.Name(), p) {
-				names = append(names, e.Name())
-			}
-		}
-	}
-	return names
+	return testutil.DirNamesWithPrefix(t, filepath.Join(goldenDir, dir), protocPackages...)
 }
 
 // TestProtocGolden runs the plugin through protoc and compares its files
@@ -149,12 +136,7 @@ func TestProtocDocs(t *testing.T) {
 // stripDocs returns schema JSON without its "doc" attributes, compact.
 func stripDocs(t *testing.T, text []byte) string {
 	t.Helper()
-	var v any
-	d := json.NewDecoder(bytes.NewReader(text))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
+	v := testutil.JSONValue(t, text)
 	var strip func(any)
 	strip = func(v any) {
 		switch x := v.(type) {
@@ -178,14 +160,7 @@ func stripDocs(t *testing.T, text []byte) string {
 // with protocompile.
 func request(t *testing.T, param string, files ...string) *pluginpb.CodeGeneratorRequest {
 	t.Helper()
-	c := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: []string{protoDir}}),
-		SourceInfoMode: protocompile.SourceInfoStandard,
-	}
-	compiled, err := c.Compile(context.Background(), files...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	compiled := testcompile.Protos(t, protoDir, files...)
 	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: files, Parameter: proto.String(param)}
 	seen := map[string]bool{}
 	var add func(fd protoreflect.FileDescriptor)

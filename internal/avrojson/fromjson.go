@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/jsonfloat"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -270,13 +271,8 @@ func number(v any) (float64, error) {
 		}
 		return f, nil
 	case string:
-		switch t {
-		case "NaN":
-			return math.NaN(), nil
-		case "Infinity":
-			return math.Inf(1), nil
-		case "-Infinity":
-			return math.Inf(-1), nil
+		if f, ok := jsonfloat.NonFinite(t); ok {
+			return f, nil
 		}
 	}
 	return 0, jsonErr("want a number, \"NaN\", \"Infinity\" or \"-Infinity\", got %s", kind(v))

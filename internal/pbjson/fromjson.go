@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/protoavro/protoavro/internal/jsonfloat"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -835,13 +836,8 @@ func (d *jsonDec) float(bits int) (float64, bool) {
 		if !ok || escaped {
 			return 0, false
 		}
-		switch string(s) {
-		case "NaN":
-			return math.NaN(), true
-		case "Infinity":
-			return math.Inf(1), true
-		case "-Infinity":
-			return math.Inf(-1), true
+		if f, ok := jsonfloat.NonFinite(string(s)); ok {
+			return f, true
 		}
 		n, _, ok := scanNumber(s)
 		if !ok || len(n) != len(s) {

@@ -2,7 +2,6 @@ package pbjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -46,46 +45,40 @@ func wantJSON(md protoreflect.MessageDescriptor, wire []byte) (_ []byte, err err
 	return protojson.Marshal(m)
 }
 
-// jsonValue parses JSON text into a generic value, numbers kept as text,
-// to compare JSON by meaning (protojson varies its whitespace).
-func jsonValue(t testing.TB, text []byte) any {
-	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(text))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("parse %s: %v", text, err)
-	}
-	if d.More() {
-		t.Fatalf("more than one value in %s", text)
-	}
-	return v
-}
-
 // checkWire checks AppendWire on text against protojson: when the fast
 // path accepts text, protojson accepts it too and the bytes are the same.
 // It returns whether the fast path accepted.
 func checkWire(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, text []byte) bool {
 	t.Helper()
-	prefix := []byte("prefix")
-	got, ok := p.AppendWire(bytes.Clone(prefix), text)
-	if !bytes.HasPrefix(got, prefix) {
-		t.Fatalf("%s: AppendWire lost dst", md.FullName())
-	}
-	want, err := wantWire(md, text)
+	got, ok := appendKeepsDst(t, md, "AppendWire", p.AppendWire, text)
 	if !ok {
-		if !bytes.Equal(got, prefix) {
-			t.Fatalf("%s: declined but changed dst", md.FullName())
-		}
 		return false
 	}
+	want, err := wantWire(md, text)
 	if err != nil {
 		t.Fatalf("%s: fast path accepts %s, protojson rejects it: %v", md.FullName(), short(text), err)
 	}
-	if !bytes.Equal(got[len(prefix):], want) {
-		t.Fatalf("%s: AppendWire(%s)\n got %s\nwant %s", md.FullName(), short(text), short(fmt.Appendf(nil, "%x", got[len(prefix):])), short(fmt.Appendf(nil, "%x", want)))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s: AppendWire(%s)\n got %s\nwant %s", md.FullName(), short(text), short(fmt.Appendf(nil, "%x", got)), short(fmt.Appendf(nil, "%x", want)))
 	}
 	return true
+}
+
+// appendKeepsDst calls fast, AppendWire or AppendJSON (called name), on in
+// with a dst that holds a prefix, and checks that it keeps dst: appends
+// after it when it accepts, leaves it unchanged when it declines. It
+// returns what fast appended and whether it accepted.
+func appendKeepsDst(t testing.TB, md protoreflect.MessageDescriptor, name string, fast func(dst, in []byte) ([]byte, bool), in []byte) ([]byte, bool) {
+	t.Helper()
+	prefix := []byte("prefix[")
+	got, ok := fast(bytes.Clone(prefix), in)
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("%s: %s lost dst", md.FullName(), name)
+	}
+	if !ok && len(got) != len(prefix) {
+		t.Fatalf("%s: %s declined but changed dst", md.FullName(), name)
+	}
+	return got[len(prefix):], ok
 }
 
 // checkJSON checks AppendJSON on wire against protojson: when the fast
@@ -93,26 +86,19 @@ func checkWire(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, text []
 // and the JSON means the same. It returns whether the fast path accepted.
 func checkJSON(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, wire []byte) bool {
 	t.Helper()
-	prefix := []byte("[")
-	got, ok := p.AppendJSON(bytes.Clone(prefix), wire)
-	if !bytes.HasPrefix(got, prefix) {
-		t.Fatalf("%s: AppendJSON lost dst", md.FullName())
-	}
-	want, err := wantJSON(md, wire)
+	text, ok := appendKeepsDst(t, md, "AppendJSON", p.AppendJSON, wire)
 	if !ok {
-		if !bytes.Equal(got, prefix) {
-			t.Fatalf("%s: declined but changed dst", md.FullName())
-		}
 		return false
 	}
+	want, err := wantJSON(md, wire)
 	if err != nil {
 		t.Fatalf("%s: fast path accepts %s, protobuf rejects it: %v", md.FullName(), short(fmt.Appendf(nil, "%x", wire)), err)
 	}
-	text := got[len(prefix):]
 	if bytes.ContainsAny(text, "\n\r") {
 		t.Fatalf("%s: JSON spans lines: %s", md.FullName(), text)
 	}
-	if g, w := jsonValue(t, text), jsonValue(t, want); !reflect.DeepEqual(g, w) {
+	// protojson varies its whitespace: compare by meaning.
+	if g, w := testutil.JSONValue(t, text), testutil.JSONValue(t, want); !reflect.DeepEqual(g, w) {
 		t.Fatalf("%s: AppendJSON(%s)\n got %s\nwant %s", md.FullName(), short(fmt.Appendf(nil, "%x", wire)), short(text), short(want))
 	}
 	// And protojson reads it back as the same message.

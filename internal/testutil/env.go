@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +37,19 @@ func DirNames(t testing.TB, dir string) []string {
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		names = append(names, e.Name())
+	}
+	return names
+}
+
+// DirNamesWithPrefix returns the names of the entries of dir that start
+// with one of prefixes, sorted.
+func DirNamesWithPrefix(t testing.TB, dir string, prefixes ...string) []string {
+	t.Helper()
+	var names []string
+	for _, name := range DirNames(t, dir) {
+		if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			names = append(names, name)
+		}
 	}
 	return names
 }

@@ -28,6 +28,21 @@ func ForEachMessage(fd protoreflect.FieldDescriptor, v protoreflect.Value, fn fu
 	}
 }
 
+// DeleteEntries removes the entries of the map mp for which drop returns
+// true (a map is not changed while it is ranged over).
+func DeleteEntries(mp protoreflect.Map, drop func(protoreflect.MapKey, protoreflect.Value) bool) {
+	var keys []protoreflect.MapKey
+	mp.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+		if drop(k, v) {
+			keys = append(keys, k)
+		}
+		return true
+	})
+	for _, k := range keys {
+		mp.Clear(k)
+	}
+}
+
 // WalkMessages calls fn on every message directly held by m: singular
 // fields, list elements and map values.
 func WalkMessages(m protoreflect.Message, fn func(protoreflect.Message)) {

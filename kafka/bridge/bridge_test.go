@@ -149,15 +149,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-func TestTwoInstances(t *testing.T) {
-	for _, eos := range []bool{false, true} {
-		name := "at-least-once"
-		if eos {
-			name = "exactly-once"
-		}
-		t.Run(name, func(t *testing.T) { twoInstances(t, eos) })
-	}
-}
+func TestTwoInstances(t *testing.T) { kafkatest.BothSemantics(t, twoInstances) }
 
 // twoInstances runs two bridges in one group; with eos each has its own
 // transactional ID, and the output is read committed.

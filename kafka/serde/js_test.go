@@ -124,13 +124,7 @@ func jsScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 // float64, so that values are compared by value, not by their text.
 func normalJSON(t *testing.T, b []byte) any {
 	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("%v: %s", err, b)
-	}
-	return normalNumbers(v)
+	return normalNumbers(testutil.JSONValue(t, b))
 }
 
 func normalNumbers(v any) any {

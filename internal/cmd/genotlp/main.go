@@ -18,7 +18,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -48,15 +47,7 @@ const (
 func main() {
 	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "genotlp: "+format+"\n", args...) }
 	check := flag.Bool("check", false, "generate into memory and exit 1 if the committed file differs")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: genotlp [-check]\n")
-		flag.PrintDefaults()
-	}
-	flag.Parse()
-	if flag.NArg() != 0 {
-		flag.Usage()
-		os.Exit(2)
-	}
+	testpbgen.ParseFlags("genotlp [-check]")
 	root, err := testpbgen.FindRoot(".")
 	if err != nil {
 		log("%v", err)
@@ -68,18 +59,9 @@ func main() {
 		log("%v", err)
 		os.Exit(1)
 	}
-	if *check {
-		if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, data) {
-			log("%s is stale or missing: run go run ./internal/cmd/genotlp", path)
-			os.Exit(1)
-		}
-		return
+	if testpbgen.WriteOrCheck("genotlp", path, data, *check) {
+		log("wrote %d spans (%d bytes) to %s", SpansPerBatch, len(data), path)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		log("%v", err)
-		os.Exit(1)
-	}
-	log("wrote %d spans (%d bytes) to %s", SpansPerBatch, len(data), path)
 }
 
 // Generate returns the batch in protobuf binary form.

@@ -56,23 +56,9 @@ func main() {
 		log("%v", err)
 		os.Exit(1)
 	}
-	if *check {
-		old, err := os.ReadFile(path)
-		if err != nil {
-			log("%v", err)
-			os.Exit(1)
-		}
-		if !bytes.Equal(old, data) {
-			log("%s is stale: run go run ./internal/cmd/gensample", path)
-			os.Exit(1)
-		}
-		return
+	if testpbgen.WriteOrCheck("gensample", path, data, *check) {
+		log("wrote %d records (%d bytes) to %s", *n, len(data), path)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		log("%v", err)
-		os.Exit(1)
-	}
-	fmt.Fprintf(os.Stderr, "gensample: wrote %d records (%d bytes) to %s\n", *n, len(data), path)
 }
 
 // Generate returns n records in length-delimited form.

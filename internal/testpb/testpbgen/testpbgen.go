@@ -347,6 +347,26 @@ func ParseFlags(usage string) {
 	}
 }
 
+// WriteOrCheck is the end of a generator command, internal/cmd/name, that
+// made data for the file at path: it writes the file and reports true or,
+// with check, reports false when the file holds data. Otherwise (a file
+// that is stale, missing or cannot be written) it prints why on standard
+// error and exits with status 1.
+func WriteOrCheck(name, path string, data []byte, check bool) bool {
+	if check {
+		if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, data) {
+			fmt.Fprintf(os.Stderr, "%s: %s is stale or missing: run go run ./internal/cmd/%s\n", name, path, name)
+			os.Exit(1)
+		}
+		return false
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+	return true
+}
+
 // FindRoot returns the repository root: the nearest directory at or above
 // dir whose go.mod declares [Module].
 func FindRoot(dir string) (string, error) {

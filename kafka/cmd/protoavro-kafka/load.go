@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/bufbuild/protocompile"
+	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // typeFlags select a message type from .proto files compiled in-process.
@@ -40,7 +40,8 @@ func (t *typeFlags) mapping() (protoavro.Options, error) {
 }
 
 // load compiles the files (paths relative to an import directory, or file
-// paths under one) and returns the -m message and its file.
+// paths under one) as the protoavro command does, and returns the -m
+// message.
 func (t *typeFlags) load(ctx context.Context, files []string) (protoreflect.MessageDescriptor, error) {
 	if t.message == "" {
 		return nil, usagef("-m NAME is required")
@@ -52,30 +53,19 @@ func (t *typeFlags) load(ctx context.Context, files []string) (protoreflect.Mess
 	if len(imports) == 0 {
 		imports = []string{"."}
 	}
-	rel := make([]string, len(files))
-	for i, f := range files {
-		rel[i] = f
-		for _, dir := range imports {
-			if r, err := filepath.Rel(dir, f); err == nil && !strings.HasPrefix(r, "..") {
-				if _, err := os.Stat(filepath.Join(dir, r)); err == nil {
-					rel[i] = filepath.ToSlash(r)
-					break
-				}
-			}
-		}
-	}
-	c := protocompile.Compiler{
-		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: imports}),
-	}
-	fds, err := c.Compile(ctx, rel...)
+	fds, err := protoload.Compile(ctx, files, imports, nil, false)
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", strings.Join(files, " "), err)
 	}
+	var named protoregistry.Files // the files named, without their imports
 	for _, fd := range fds {
-		if d := fd.FindDescriptorByName(protoreflect.FullName(t.message)); d != nil {
-			if md, ok := d.(protoreflect.MessageDescriptor); ok {
-				return md, nil
-			}
+		if err := named.RegisterFile(fd); err != nil {
+			return nil, fmt.Errorf("compiling %s: %w", strings.Join(files, " "), err)
+		}
+	}
+	if d, err := named.FindDescriptorByName(protoreflect.FullName(t.message)); err == nil {
+		if md, ok := d.(protoreflect.MessageDescriptor); ok {
+			return md, nil
 		}
 	}
 	return nil, usagef("message %s not found in %s", t.message, strings.Join(files, " "))

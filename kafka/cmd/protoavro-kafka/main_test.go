@@ -86,15 +86,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-func TestKillRestart(t *testing.T) {
-	for _, eos := range []bool{false, true} {
-		name := "at-least-once"
-		if eos {
-			name = "exactly-once"
-		}
-		t.Run(name, func(t *testing.T) { killRestart(t, eos) })
-	}
-}
+func TestKillRestart(t *testing.T) { kafkatest.BothSemantics(t, killRestart) }
 
 func killRestart(t *testing.T, eos bool) {
 	const n, kills = 30_000, 5

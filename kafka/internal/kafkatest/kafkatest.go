@@ -265,6 +265,18 @@ func (w *wireSink) appendTo(b []byte) []byte {
 	return b
 }
 
+// BothSemantics runs test as two subtests: "at-least-once" (eos false)
+// and "exactly-once" (eos true, transactions and read-committed output).
+func BothSemantics(t *testing.T, test func(t *testing.T, eos bool)) {
+	for _, eos := range []bool{false, true} {
+		name := "at-least-once"
+		if eos {
+			name = "exactly-once"
+		}
+		t.Run(name, func(t *testing.T) { test(t, eos) })
+	}
+}
+
 // Parallel calls fn(i) for every i in [0, n) on GOMAXPROCS goroutines and
 // fails the test with the errors fn returned.
 func Parallel(t testing.TB, n int, fn func(i int) error) {
