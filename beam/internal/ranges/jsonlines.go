@@ -1,75 +1,49 @@
 package ranges
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protoavro/protoavro/internal/records"
 )
 
 // JSONLines reads protojson lines of messages of type mt from r (blank
 // lines skipped) into batches of about batchSize bytes of wire records
-// (deterministic marshalling). A line that is not a message of mt, or is
-// longer than MaxRecordSize, is an ErrInput naming source, the line and
-// its byte offset.
+// (deterministic marshalling). The lines are split by the CLI's reader
+// (internal/records). A line that is not a message of mt, or is longer
+// than MaxRecordSize, is an ErrInput naming source, the record, its line
+// and its byte offset.
 func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSize int, emit func(Batch)) error {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxRecordSize)
+	l := records.NewLines(r)
+	b := batcher{size: batchSize, emit: emit}
 	m := mt.New().Interface()
-	var (
-		line  int   // 1-based, of the current line
-		off   int64 // of the next line
-		index int64 // of the next record
-		cur   Batch
-		mo    = proto.MarshalOptions{Deterministic: true}
-	)
-	flush := func() {
-		if cur.Count > 0 {
-			emit(cur)
+	mo := proto.MarshalOptions{Deterministic: true}
+	var wire []byte
+	for {
+		text, off, line, err := l.Next()
+		if errors.Is(err, io.EOF) {
+			b.flush()
+			return nil
 		}
-		cur = Batch{Index: index, Offset: off}
-	}
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		lineOff := off
-		off += int64(len(text)) + 1
-		if len(bytes.TrimSpace(text)) == 0 {
-			continue
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInput, source, err)
 		}
+		index := l.Index() - 1
 		proto.Reset(m)
 		if err := protojson.Unmarshal(text, m); err != nil {
-			return fmt.Errorf("%w: %s:%d (byte %d): record %d: %w", ErrInput, source, line, lineOff, index, err)
+			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
 		}
-		if cur.Data == nil {
-			cur.Data = make([]byte, 0, batchSize+batchSize/8)
+		if wire, err = mo.MarshalAppend(wire[:0], m); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
 		}
-		cur.Data = protowire.AppendVarint(cur.Data, uint64(mo.Size(m)))
-		var err error
-		if cur.Data, err = mo.MarshalAppend(cur.Data, m); err != nil {
-			return fmt.Errorf("%w: %s:%d: record %d: %w", ErrInput, source, line, index, err)
-		}
-		index++
-		cur.Count++
-		if len(cur.Data) >= batchSize {
-			flush()
-		}
+		b.add(index, off, wire)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%w: %s:%d (byte %d): line over the limit of %d bytes", ErrInput, source, line+1, off, MaxRecordSize)
-		}
-		return fmt.Errorf("protoavrobeam: %s: %w", source, err)
-	}
-	flush()
-	return nil
 }

@@ -15,12 +15,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/protoavro/protoavro/internal/records"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // MaxRecordSize bounds one record of a delimited or JSON Lines input (64
 // MiB, as protoavro encode): a larger length prefix or line is an error.
-const MaxRecordSize = 64 << 20
+const MaxRecordSize = records.MaxRecordSize
 
 // DefaultBatchSize is the size in bytes at which the readers close a batch
 // of records.
