@@ -1,7 +1,6 @@
 package protoavrobeam
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"reflect"
@@ -11,12 +10,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
-	"github.com/protoavro/protoavro/beam/internal/ranges"
-
 	// Local files work without an import of the user's; other filesystems
 	// (gcs, s3) are imported by the program, as protoavro-beam does.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/protoavro/protoavro/beam/internal/ranges"
 )
 
 func init() {
@@ -70,11 +69,8 @@ type Block struct {
 // prefix) and its index in the source. It stops at the first error of fn,
 // and fails with ErrInput when Data does not hold Count whole records.
 func (r Records) Each(fn func(index int64, wire []byte) error) error {
-	return r.batch().Each(r.Source, fn)
-}
-
-func (r Records) batch() ranges.Batch {
-	return ranges.Batch{Index: r.Index, Offset: r.Offset, Count: r.Count, Data: r.Data}
+	b := ranges.Batch{Index: r.Index, Offset: r.Offset, Count: r.Count, Data: r.Data}
+	return b.Each(r.Source, fn)
 }
 
 // recordsOf returns the Records of batch b of source.
@@ -148,7 +144,7 @@ func (fn *readDelimitedFn) ProcessElement(ctx context.Context, rt *sdf.LockRTrac
 	}
 	defer rc.Close()
 	start := rt.GetRestriction().(offsetrange.Restriction).Start
-	claimedAll, err := ranges.Delimited(bufio.NewReaderSize(rc, 1<<20), f.Metadata.Path, fn.BatchSize, start,
+	claimedAll, err := ranges.Delimited(rc, f.Metadata.Path, fn.BatchSize, start,
 		func(off int64) bool { return rt.TryClaim(off) },
 		func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
 	if err == nil && claimedAll {
