@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/protoavro/protoavro/internal/pool"
+	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 
 	"google.golang.org/protobuf/proto"
@@ -275,24 +276,12 @@ func descriptorSet(md protoreflect.MessageDescriptor, mode DescriptorMode) ([]by
 	if mode == DescriptorsMinimal {
 		set.File = minimalFiles(md)
 	} else {
-		seen := map[string]bool{}
-		var add func(f protoreflect.FileDescriptor)
-		add = func(f protoreflect.FileDescriptor) {
-			if seen[f.Path()] {
-				return
-			}
-			seen[f.Path()] = true
-			imps := f.Imports()
-			for i := range imps.Len() {
-				add(imps.Get(i).FileDescriptor)
-			}
-			fdp := protodesc.ToFileDescriptorProto(f)
-			if mode != DescriptorsFull {
+		set.File = protofiles.Protos(md.ParentFile())
+		if mode != DescriptorsFull {
+			for _, fdp := range set.File {
 				fdp.SourceCodeInfo = nil
 			}
-			set.File = append(set.File, fdp)
 		}
-		add(md.ParentFile())
 	}
 	return proto.MarshalOptions{Deterministic: true}.Marshal(&set)
 }

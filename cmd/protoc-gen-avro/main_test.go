@@ -11,10 +11,9 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/pluginpb"
 
+	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro"
@@ -162,22 +161,7 @@ func request(t *testing.T, param string, files ...string) *pluginpb.CodeGenerato
 	t.Helper()
 	compiled := testcompile.Protos(t, protoDir, files...)
 	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: files, Parameter: proto.String(param)}
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) { // imports first, as protoc sends them
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		imports := fd.Imports()
-		for i := range imports.Len() {
-			add(imports.Get(i).FileDescriptor)
-		}
-		req.ProtoFile = append(req.ProtoFile, protodesc.ToFileDescriptorProto(fd))
-	}
-	for _, f := range compiled {
-		add(f)
-	}
+	req.ProtoFile = protofiles.Protos(compiled...) // imports first, as protoc sends them
 	return req
 }
 

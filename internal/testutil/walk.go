@@ -57,11 +57,13 @@ func WalkMessages(m protoreflect.Message, fn func(protoreflect.Message)) {
 // equals only a NaN of the same bits), as protoavro's reader does when it
 // drops values equal to a field's default.
 func SameScalar(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
-	switch fd.Kind() {
-	case protoreflect.FloatKind:
-		return math.Float32bits(float32(a.Float())) == math.Float32bits(float32(b.Float()))
-	case protoreflect.DoubleKind:
-		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	switch x := a.Interface().(type) {
+	case float32:
+		y, ok := b.Interface().(float32)
+		return ok && math.Float32bits(x) == math.Float32bits(y)
+	case float64:
+		y, ok := b.Interface().(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
 	}
 	return a.Equal(b)
 }

@@ -23,10 +23,10 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
+	"github.com/protoavro/protoavro/internal/protofiles"
 	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
@@ -155,25 +155,11 @@ func Request(files []protoreflect.FileDescriptor) *pluginpb.CodeGeneratorRequest
 		// CompilerVersion is left unset: there is no protoc, so the
 		// generated header says "protoc (unknown)".
 	}
-	seen := map[string]bool{}
+	req.ProtoFile = protofiles.Protos(files...)
 	for _, fd := range files {
-		req.ProtoFile = appendWithDeps(req.ProtoFile, fd, seen)
 		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
 	}
 	return req
-}
-
-// appendWithDeps appends fd and its dependencies not yet seen (by path) to
-// out, dependencies first.
-func appendWithDeps(out []*descriptorpb.FileDescriptorProto, fd protoreflect.FileDescriptor, seen map[string]bool) []*descriptorpb.FileDescriptorProto {
-	if !seen[fd.Path()] {
-		seen[fd.Path()] = true
-		for i := range fd.Imports().Len() {
-			out = appendWithDeps(out, fd.Imports().Get(i).FileDescriptor, seen)
-		}
-		out = append(out, protodesc.ToFileDescriptorProto(fd))
-	}
-	return out
 }
 
 // Run runs protoc-gen-go's generator in-process on req and returns its

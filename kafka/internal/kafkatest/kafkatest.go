@@ -238,25 +238,28 @@ func (w *wireSink) appendTo(b []byte) []byte {
 			continue
 		}
 		for _, v := range w.vals[k] {
-			switch fd.Kind() {
-			case protoreflect.StringKind:
+			// By the Go type of the value: string, int32/int64 (int32 and
+			// int64 fields; PersonWires checks against proto.Marshal that
+			// no other integer kind occurs), enum, bool, float, double.
+			switch x := v.Interface().(type) {
+			case string:
 				b = protowire.AppendTag(b, fd.Number(), protowire.BytesType)
-				b = protowire.AppendString(b, v.String())
-			case protoreflect.Int32Kind, protoreflect.Int64Kind:
+				b = protowire.AppendString(b, x)
+			case int32, int64:
 				b = protowire.AppendTag(b, fd.Number(), protowire.VarintType)
 				b = protowire.AppendVarint(b, uint64(v.Int()))
-			case protoreflect.EnumKind:
+			case protoreflect.EnumNumber:
 				b = protowire.AppendTag(b, fd.Number(), protowire.VarintType)
-				b = protowire.AppendVarint(b, uint64(v.Enum()))
-			case protoreflect.BoolKind:
+				b = protowire.AppendVarint(b, uint64(x))
+			case bool:
 				b = protowire.AppendTag(b, fd.Number(), protowire.VarintType)
-				b = protowire.AppendVarint(b, protowire.EncodeBool(v.Bool()))
-			case protoreflect.FloatKind:
+				b = protowire.AppendVarint(b, protowire.EncodeBool(x))
+			case float32:
 				b = protowire.AppendTag(b, fd.Number(), protowire.Fixed32Type)
-				b = protowire.AppendFixed32(b, math.Float32bits(float32(v.Float())))
-			case protoreflect.DoubleKind:
+				b = protowire.AppendFixed32(b, math.Float32bits(x))
+			case float64:
 				b = protowire.AppendTag(b, fd.Number(), protowire.Fixed64Type)
-				b = protowire.AppendFixed64(b, math.Float64bits(v.Float()))
+				b = protowire.AppendFixed64(b, math.Float64bits(x))
 			default:
 				panic(fmt.Sprintf("kafkatest: no encoding of %v", fd.Kind()))
 			}
