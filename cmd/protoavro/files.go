@@ -121,14 +121,27 @@ func openInput(path, flag string, std stdio) (*input, error) {
 	return in, nil
 }
 
-// expandInputs returns the input paths that args name: each glob pattern
-// (with *, ? or [) that is not itself a file is replaced by the files it
-// matches, in order; "-" is standard input; no args is standard input. A
-// pattern that matches nothing is a [usageError].
+// expandInputs returns the input paths that args name, as [expandGlobs]
+// does; no args is standard input, and "-" cannot be combined with files.
 func expandInputs(args []string, flag string) ([]string, error) {
 	if len(args) == 0 {
 		return []string{"-"}, nil
 	}
+	out, err := expandGlobs(args, flag)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(out, "-") && len(out) > 1 {
+		return nil, usageErrorf("%s: standard input (-) cannot be combined with files", flag)
+	}
+	return out, nil
+}
+
+// expandGlobs returns args with each glob pattern (with *, ? or [) that is
+// not itself a file replaced by the files it matches, in order; other args,
+// "-" included, are kept. A pattern that matches nothing, or is malformed,
+// is a [usageError] naming flag (the flag or command that took it).
+func expandGlobs(args []string, flag string) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if a == "-" || !strings.ContainsAny(a, "*?[") {
@@ -147,9 +160,6 @@ func expandInputs(args []string, flag string) ([]string, error) {
 			return nil, usageErrorf("%s %s: no file matches", flag, a)
 		}
 		out = append(out, matches...)
-	}
-	if slices.Contains(out, "-") && len(out) > 1 {
-		return nil, usageErrorf("%s: standard input (-) cannot be combined with files", flag)
 	}
 	return out, nil
 }

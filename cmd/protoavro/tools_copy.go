@@ -37,7 +37,8 @@ fraction of the rest (evenly spread: record k after the offset is kept when
 floor((k+1)*RATE) > floor(k*RATE), so the choice is deterministic), and
 stop after --limit records. Blocks taken whole are copied as they are
 stored when the codec does not change; blocks before the offset are not
-even decompressed. "-" reads standard input.
+even decompressed. Glob patterns (*, ?, [...]) among the files are
+expanded; "-" reads standard input.
 
 Flags:
   --offset N             Skip the first N records. Default 0.
@@ -59,7 +60,8 @@ const concatUsage = `Usage: protoavro concat [--codec NAME] [--out FILE|-] FILE.
 Concatenate Avro Object Container Files with one schema into one. Blocks
 are copied as they are stored, neither decompressed nor decoded, when their
 codec is the output's; blocks of another codec are decompressed and
-compressed again. "-" reads standard input.
+compressed again. Glob patterns (*, ?, [...]) among the files are
+expanded; "-" reads standard input.
 
 Flags:
 ` + copyUsageTail
@@ -118,7 +120,7 @@ func runCat(args []string, std stdio) error {
 	fs.Var(&offset, "offset", "records to skip")
 	fs.Var(&limit, "limit", "records to copy at most")
 	fs.Var(&rate, "sample", "fraction of records to keep")
-	files, err := parseArgs(fs, args)
+	files, err := parseFiles(fs, args, "cat")
 	if err != nil {
 		return err
 	}
@@ -129,7 +131,7 @@ func runCat(args []string, std stdio) error {
 func runConcat(args []string, std stdio) error {
 	fs := newFlagSet("concat")
 	codec, out := copyFlags(fs)
-	files, err := parseArgs(fs, args)
+	files, err := parseFiles(fs, args, "concat")
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,8 @@ Write JSON values in the JSON encoding of the Avro specification (what
 tojson and avro-tools tojson print: unions as {"type": value}, bytes as
 code points 0-255), one after another (JSON Lines, or indented), to an Avro
 Object Container File with the schema of FILE.avsc. A record field missing
-from the JSON takes its default. The input defaults to standard input.
+from the JSON takes its default. The input, which may be a glob pattern
+that matches one file, defaults to standard input.
 
 Flags:
   --schema FILE          The Avro schema (.avsc) of the records. Required.
@@ -53,7 +54,7 @@ func runFromJSON(args []string, std stdio) error {
 	fs := newFlagSet("fromjson")
 	codec, outPath := copyFlags(fs)
 	schemaPath := fs.String("schema", "", "schema file")
-	files, err := parseArgs(fs, args)
+	files, err := parseFiles(fs, args, "fromjson")
 	if err != nil {
 		return err
 	}

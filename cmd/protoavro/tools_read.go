@@ -108,8 +108,9 @@ an object whose one key names the branch ({"string": "x"}, {"acme.Order":
 {...}}), bytes and fixed values are strings whose code points 0-255 are the
 byte values, NaN and infinities are the strings "NaN", "Infinity" and
 "-Infinity". Logical types are printed as their underlying values. The
-files need not be written by protoavro; no message type is needed. "-"
-reads standard input.
+files need not be written by protoavro; no message type is needed. Glob
+patterns (*, ?, [...]) among the files are expanded; "-" reads standard
+input.
 
 Flags:
   --pretty               Indent each record over several lines.
@@ -123,7 +124,7 @@ for a bad command line or a file that cannot be opened.
 func runToJSON(args []string, std stdio) error {
 	fs := newFlagSet("tojson")
 	pretty := fs.Bool("pretty", false, "indent records")
-	files, err := parseArgs(fs, args)
+	files, err := parseFiles(fs, args, "tojson")
 	if err != nil {
 		return err
 	}
@@ -176,7 +177,8 @@ var getschemaCommand = &command{
 const getschemaUsage = `Usage: protoavro getschema FILE.avro
 
 Print the writer schema of an Avro Object Container File (its avro.schema
-metadata) as indented JSON. "-" reads standard input.
+metadata) as indented JSON. FILE may be a glob pattern that matches one
+file; "-" reads standard input.
 
 Flags:
   -h, --help             Print this help.
@@ -207,7 +209,7 @@ func openOne(name string, args []string, register func(*flag.FlagSet), std stdio
 	if register != nil {
 		register(fs)
 	}
-	files, err := parseArgs(fs, args)
+	files, err := parseFiles(fs, args, name)
 	if err != nil {
 		return nil, err
 	}
@@ -230,8 +232,8 @@ const getmetaUsage = `Usage: protoavro getmeta [--key KEY] FILE.avro
 Print the metadata of an Avro Object Container File, one "KEY<TAB>VALUE"
 line per key in key order, as avro-tools getmeta does. Values that are not
 printable text (protoavro.descriptors) are shown as their size in bytes.
-With --key, print only that key's value, as its raw bytes. "-" reads
-standard input.
+With --key, print only that key's value, as its raw bytes. FILE may be a
+glob pattern that matches one file; "-" reads standard input.
 
 Flags:
   --key KEY              Print the raw value of one metadata key.
@@ -283,8 +285,9 @@ const countUsage = `Usage: protoavro count FILE.avro...
 Print the number of records of Avro Object Container Files, summed from the
 block headers without decompressing or decoding the records (the block
 sizes and sync markers are checked). With several files, print one
-"COUNT<TAB>FILE" line per file and a "COUNT<TAB>total" line. "-" reads
-standard input.
+"COUNT<TAB>FILE" line per file and a "COUNT<TAB>total" line. Glob
+patterns (*, ?, [...]) among the files are expanded; "-" reads standard
+input.
 
 Flags:
   -h, --help             Print this help.
@@ -296,7 +299,7 @@ opened.
 
 func runCount(args []string, std stdio) error {
 	fs := newFlagSet("count")
-	files, err := parseArgs(fs, args)
+	files, err := parseFiles(fs, args, "count")
 	if err != nil {
 		return err
 	}
@@ -328,4 +331,15 @@ func runCount(args []string, std stdio) error {
 		fmt.Fprintf(std.out, "%s\ttotal\n", strconv.FormatInt(total, 10))
 	}
 	return nil
+}
+
+// parseFiles parses the flags of the avro-tools command name as [parseArgs]
+// does and returns its file arguments with their glob patterns expanded
+// ([expandGlobs]), as Apache Avro's avro-tools expands them.
+func parseFiles(fs *flag.FlagSet, args []string, name string) ([]string, error) {
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	return expandGlobs(files, name)
 }

@@ -707,3 +707,70 @@ type protoavroMessage struct {
 	desc protoreflect.MessageDescriptor
 	msgs []proto.Message
 }
+
+// TestToolsGlobs checks that the avro-tools commands expand glob patterns
+// among their files, in the sorted order of filepath.Glob, as the same
+// files named one by one; the one-file commands take a pattern that matches
+// one file; a pattern that matches nothing, or is malformed, is a usage
+// error.
+func TestToolsGlobs(t *testing.T) {
+	dir := t.TempDir()
+	b := writeToolFile(t, dir, "part-b.avro", "deflate")
+	a := writeToolFile(t, dir, "part-a.avro", "null")
+	c := writeToolFile(t, dir, "part-c.avro", "zstd")
+	glob := filepath.Join(dir, "part-*.avro")
+	for _, cmd := range []string{"tojson", "count"} {
+		want := runCmd(t, cmd, a, b, c)
+		got := runCmd(t, cmd, glob)
+		if want.code != 0 || got.code != 0 || got.stdout != want.stdout {
+			t.Errorf("%s %s: exit %d, %q (%s); the files one by one: exit %d, %q", cmd, glob, got.code, got.stdout, got.stderr, want.code, want.stdout)
+		}
+	}
+	if r := runCmd(t, "count", glob); !strings.HasSuffix(r.stdout, "18\ttotal\n") {
+		t.Errorf("count %s: %q, want 3 files of 6 records", glob, r.stdout)
+	}
+	for _, cmd := range []string{"cat", "concat"} {
+		out := filepath.Join(dir, cmd+".out")
+		if r := runCmd(t, cmd, "--out", out, glob); r.code != 0 {
+			t.Fatalf("%s %s: %d %s", cmd, glob, r.code, r.stderr)
+		}
+		want := runCmd(t, "tojson", a).stdout + runCmd(t, "tojson", b).stdout + runCmd(t, "tojson", c).stdout
+		if got := runCmd(t, "tojson", out); got.code != 0 || got.stdout != want {
+			t.Errorf("%s %s: the output's records are not those of the three files in order:\n%s", cmd, glob, got.stdout)
+		}
+	}
+	one := filepath.Join(dir, "part-[a].avro")
+	for _, cmd := range []string{"getschema", "getmeta"} {
+		want := runCmd(t, cmd, a)
+		if got := runCmd(t, cmd, one); got.code != 0 || got.stdout != want.stdout {
+			t.Errorf("%s %s: exit %d, %q (%s); want %q", cmd, one, got.code, got.stdout, got.stderr, want.stdout)
+		}
+	}
+	if r := runCmd(t, "getschema", glob); r.code != exitUsage || !strings.Contains(r.stderr, "getschema takes one file, got 3") {
+		t.Errorf("getschema %s: exit %d, %q", glob, r.code, r.stderr)
+	}
+	jsonIn := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(jsonIn, []byte(strings.Join(toolRecords, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "from.avro")
+	if r := runCmd(t, "fromjson", "--schema", filepath.Join(dir, "all.avsc"), "--out", out, filepath.Join(dir, "in.js?n")); r.code != 0 {
+		t.Errorf("fromjson with a pattern that matches one file: %d %s", r.code, r.stderr)
+	} else if got, want := runCmd(t, "tojson", out), runCmd(t, "tojson", a); got.code != 0 || got.stdout != want.stdout {
+		t.Errorf("fromjson with a pattern: records %q", got.stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tojson", filepath.Join(dir, "none-*.avro")}, "tojson " + filepath.Join(dir, "none-*.avro") + ": no file matches"},
+		{[]string{"count", a, filepath.Join(dir, "none-*.avro")}, "no file matches"},
+		{[]string{"cat", "--out", filepath.Join(dir, "x.avro"), filepath.Join(dir, "[")}, "syntax error in pattern"},
+		{[]string{"getmeta", filepath.Join(dir, "none-?.avro")}, "getmeta " + filepath.Join(dir, "none-?.avro") + ": no file matches"},
+		{[]string{"cat", "--out", a, glob}, "is also the output"},
+	} {
+		if r := runCmd(t, c.args...); r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
