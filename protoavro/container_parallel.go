@@ -176,15 +176,12 @@ func (cr *ContainerReader) NextDelimited() ([]byte, int, error) {
 // returns the position after the record. A *DataError's offset is made
 // relative to the record.
 func decodeRecord(dec *decRecord, dst, data []byte, pos int, empty *int64) ([]byte, int, error) {
-	st := decStatePool.Get().(*decState)
-	st.r = avroReader{buf: data, pos: pos, empty: *empty, emptyMax: emptyItemsLimit(len(data))}
-	st.depth, st.anyOrder, st.itemCounted = 0, false, false
+	st := newDecState(avroReader{buf: data, pos: pos, empty: *empty, emptyMax: emptyItemsLimit(len(data))}, false)
 	n := len(dst)
 	out, err := st.record(dst, dec)
 	end := st.r.pos
 	*empty = st.r.empty
-	st.r.buf = nil
-	decStatePool.Put(st)
+	st.release()
 	if err != nil {
 		var de *DataError
 		if asDataError(err, &de) {

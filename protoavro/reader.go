@@ -1177,22 +1177,40 @@ func skipBlocks(st *decState, minItemSize int, item func(st *decState) error) er
 
 var decStatePool = sync.Pool{New: func() any { return &decState{} }}
 
+// newDecState takes a decState from the pool, set to read the datum of r.
+func newDecState(r avroReader, anyOrder bool) *decState {
+	st := decStatePool.Get().(*decState)
+	st.r, st.depth, st.anyOrder, st.itemCounted = r, 0, anyOrder, false
+	return st
+}
+
+// release returns st to the pool, keeping no reference to the datum.
+func (st *decState) release() {
+	st.r.buf = nil
+	decStatePool.Put(st)
+}
+
+// checkEnd is the error of a datum of type name that ends at pos of its n
+// bytes: nil at the end, else the count of bytes left after it.
+func checkEnd(name string, pos, n int) error {
+	if pos == n {
+		return nil
+	}
+	return &DataError{Path: name, Offset: pos, Err: fmt.Errorf("%w: %d bytes left after the datum", ErrMalformed, n-pos)}
+}
+
 // transcode runs a reader program over one datum.
 func transcodeToProto(rec *decRecord, dst, data []byte, anyOrder bool) ([]byte, error) {
-	st := decStatePool.Get().(*decState)
-	st.r = avroReader{buf: data}
-	st.depth = 0
-	st.anyOrder = anyOrder
+	st := newDecState(avroReader{buf: data}, anyOrder)
 	n := len(dst)
 	out, err := st.record(dst, rec)
 	pos := st.r.pos
-	st.r.buf = nil
-	decStatePool.Put(st)
+	st.release()
 	if err != nil {
 		return dst[:n], inField(err, rec.name)
 	}
-	if pos != len(data) {
-		return dst[:n], &DataError{Path: rec.name, Offset: pos, Err: fmt.Errorf("%w: %d bytes left after the datum", ErrMalformed, len(data)-pos)}
+	if err := checkEnd(rec.name, pos, len(data)); err != nil {
+		return dst[:n], err
 	}
 	return out, nil
 }

@@ -22,24 +22,15 @@ import (
 func (c *Codec) unmarshalStruct(p *structPlan, data []byte, m proto.Message) error {
 	sv := reflect.ValueOf(m).Elem()
 	sv.SetZero() // as the generated Reset does: *m = M{}
-	st := decStatePool.Get().(*decState)
-	st.r = avroReader{buf: data}
+	st := newDecState(avroReader{buf: data}, false)
 	st.depth = -1 // the top-level record does not count, as in the transcoder
 	err := st.decodeStruct(p, sv.Addr().UnsafePointer())
 	pos := st.r.pos
-	st.r.buf = nil
-	decStatePool.Put(st)
+	st.release()
 	if err != nil {
 		return inField(err, c.enc.name)
 	}
-	if pos != len(data) {
-		return &DataError{Path: c.enc.name, Offset: pos, Err: errTrailing(len(data) - pos)}
-	}
-	return nil
-}
-
-func errTrailing(n int) error {
-	return dataErr(ErrMalformed, 0, "%d bytes left after the datum", n).Err
+	return checkEnd(c.enc.name, pos, len(data))
 }
 
 // decodeStruct decodes a record into the struct of plan p at base (a *M's
