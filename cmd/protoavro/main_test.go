@@ -154,4 +154,3 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
-
