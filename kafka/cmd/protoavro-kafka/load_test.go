@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,18 +17,13 @@ import (
 // FileDescriptorSet, as protoc -o writes it, and returns its path.
 func personSet(t *testing.T, version string) string {
 	t.Helper()
-	set := &descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{
+	data, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{
 		protodesc.ToFileDescriptorProto(kafkatest.Person(t, version).ParentFile()),
-	}}
-	data, err := proto.Marshal(set)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "person.binpb")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return filepath.Join(protoDir(t, map[string]string{"person.binpb": string(data)}), "person.binpb")
 }
 
 // TestDescriptorSet registers and checks a message type taken from a
