@@ -1,41 +1,24 @@
 package main
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"flag"
-	"fmt"
-	"io/fs"
-	"os"
-	"regexp"
-	"slices"
-	"strings"
 
-	"github.com/bufbuild/protocompile"
 	"github.com/protoavro/protoavro/internal/protoload"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // typeFlagsUsage documents the flags registered by [typeFlags.register], for
 // the usage text of subcommands that select a message type.
-const typeFlagsUsage = `  -I DIR                 Import path: a directory where .proto files and
-                         their imports are found. May repeat; searched in
-                         order. Default ".". Also accepted as -IDIR.
-  --descriptor-set FILE  Load a serialized google.protobuf.FileDescriptorSet
-                         (protoc -o, buf build -o). May repeat.
-  -m, --message NAME     Full name of the message type, e.g. acme.v1.Order.
-                         Required.
-`
+const typeFlagsUsage = protoload.FlagsUsage
 
 // typeFlags are the command-line flags that select a protobuf message type:
 // import paths and .proto files compiled in-process, serialized descriptor
 // sets, and the message's full name. Subcommands register them on their flag
 // set with [typeFlags.register] and call [typeFlags.resolve] with the
-// positional .proto file arguments.
+// positional .proto file arguments. Loading and finding the message is
+// [protoload.Resolve]'s, shared with protoavro-kafka.
 type typeFlags struct {
 	// importPaths are the -I directories; empty means ".".
 	importPaths stringList
@@ -47,10 +30,19 @@ type typeFlags struct {
 
 // register defines -I, --descriptor-set and -m (alias --message) on fs.
 func (t *typeFlags) register(fs *flag.FlagSet) {
-	fs.Var(&t.importPaths, "I", "import `DIR` for .proto files (may repeat; default \".\")")
-	fs.Var(&t.descriptorSets, "descriptor-set", "serialized FileDescriptorSet `FILE` (may repeat)")
-	fs.StringVar(&t.message, "m", "", "full `NAME` of the message")
-	fs.StringVar(&t.message, "message", "", "full `NAME` of the message (same as -m)")
+	protoload.RegisterFlags(fs, &t.importPaths, &t.descriptorSets, &t.message)
+}
+
+// input returns what the flags and the positional .proto files name, with
+// source info kept (comments become the doc attributes of schemas).
+func (t *typeFlags) input(positional []string) protoload.Input {
+	return protoload.Input{
+		Protos:         positional,
+		ImportPaths:    t.importPaths,
+		DescriptorSets: t.descriptorSets,
+		Message:        t.message,
+		SourceInfo:     true,
+	}
 }
 
 // resolve loads the .proto files named by positional and the descriptor
@@ -58,56 +50,18 @@ func (t *typeFlags) register(fs *flag.FlagSet) {
 // is a [usageError]: no -m, no input, a file that is missing or does not
 // parse, or an unknown message name (with suggestions).
 func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor, error) {
-	if t.message == "" {
-		return nil, usageErrorf("missing -m: name the message type, e.g. -m acme.v1.Order")
-	}
-	ts, err := t.load(positional)
-	if err != nil {
-		return nil, err
-	}
-	return ts.findMessage(t.message)
+	md, err := protoload.Resolve(context.Background(), t.input(positional))
+	return md, loadError(err)
 }
 
 // load compiles the .proto files named by positional and reads the
 // descriptor sets. Every error it returns is a [usageError].
 func (t *typeFlags) load(positional []string) (*typeSet, error) {
-	if len(positional) == 0 && len(t.descriptorSets) == 0 {
-		return nil, usageErrorf("no input: give .proto files or --descriptor-set")
+	ts, err := protoload.Load(context.Background(), t.input(positional))
+	if err != nil {
+		return nil, loadError(err)
 	}
-	ts := newTypeSet()
-	var setFiles *protoregistry.Files
-	for _, name := range t.descriptorSets {
-		files, err := readDescriptorSet(name)
-		if err != nil {
-			return nil, err
-		}
-		setFiles = mergeFiles(setFiles, files)
-	}
-	if len(positional) > 0 {
-		files, err := compileProtos(positional, t.paths(), setFiles)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			ts.add(f)
-		}
-		ts.roots = files
-	}
-	if setFiles != nil {
-		setFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
-			ts.add(f)
-			return true
-		})
-	}
-	return ts, nil
-}
-
-// paths returns the import paths, "." when none were given.
-func (t *typeFlags) paths() []string {
-	if len(t.importPaths) == 0 {
-		return []string{"."}
-	}
-	return t.importPaths
+	return &typeSet{files: ts.Files(), roots: ts.Roots()}, nil
 }
 
 // typeSet is the set of protobuf files loaded for one command: the compiled
@@ -118,219 +72,13 @@ type typeSet struct {
 	files []protoreflect.FileDescriptor
 	// roots are the compiled .proto files named on the command line.
 	roots []protoreflect.FileDescriptor
-	// seen holds the paths of files, to add each once.
-	seen map[string]bool
-	// messages indexes every message by full name, map entries excluded.
-	// The first file that defines a name wins.
-	messages map[protoreflect.FullName]protoreflect.MessageDescriptor
-	// others indexes the enums and services by full name, for the hint
-	// when -m names one.
-	others map[protoreflect.FullName]string
 }
 
-// newTypeSet returns an empty typeSet.
-func newTypeSet() *typeSet {
-	return &typeSet{
-		seen:     make(map[string]bool),
-		messages: make(map[protoreflect.FullName]protoreflect.MessageDescriptor),
-		others:   make(map[protoreflect.FullName]string),
+// loadError makes a [*protoload.UsageError] a [usageError]; it returns
+// other errors, and nil, as they are.
+func loadError(err error) error {
+	if ue := (*protoload.UsageError)(nil); errors.As(err, &ue) {
+		return &usageError{err: err}
 	}
-}
-
-// add adds f and, transitively, its imports.
-func (ts *typeSet) add(f protoreflect.FileDescriptor) {
-	if ts.seen[f.Path()] {
-		return
-	}
-	ts.seen[f.Path()] = true
-	ts.files = append(ts.files, f)
-	ts.addMessages(f.Messages())
-	ts.addEnums(f.Enums())
-	for i := range f.Services().Len() {
-		ts.others[f.Services().Get(i).FullName()] = "a service"
-	}
-	imports := f.Imports()
-	for i := range imports.Len() {
-		if imp := imports.Get(i); imp.FileDescriptor != nil && !imp.IsPlaceholder() {
-			ts.add(imp.FileDescriptor)
-		}
-	}
-}
-
-// addMessages indexes mds and their nested messages.
-func (ts *typeSet) addMessages(mds protoreflect.MessageDescriptors) {
-	for i := range mds.Len() {
-		md := mds.Get(i)
-		if md.IsMapEntry() || md.IsPlaceholder() {
-			continue
-		}
-		if _, dup := ts.messages[md.FullName()]; !dup {
-			ts.messages[md.FullName()] = md
-		}
-		ts.addMessages(md.Messages())
-		ts.addEnums(md.Enums())
-	}
-}
-
-// addEnums indexes eds as other kinds.
-func (ts *typeSet) addEnums(eds protoreflect.EnumDescriptors) {
-	for i := range eds.Len() {
-		ts.others[eds.Get(i).FullName()] = "an enum"
-	}
-}
-
-// findMessage returns the message called name (a leading "." is allowed).
-// For an unknown name it returns a [usageError] suggesting up to three of
-// the closest known names.
-func (ts *typeSet) findMessage(name string) (protoreflect.MessageDescriptor, error) {
-	full := protoreflect.FullName(strings.TrimPrefix(name, "."))
-	if md, ok := ts.messages[full]; ok {
-		return md, nil
-	}
-	if kind, ok := ts.others[full]; ok {
-		return nil, usageErrorf("-m %s is %s, not a message", name, kind)
-	}
-	names := make([]string, 0, len(ts.messages))
-	for n := range ts.messages {
-		names = append(names, string(n))
-	}
-	if s := suggest(string(full), names, 3); len(s) > 0 {
-		quoted := make([]string, len(s))
-		for i, n := range s {
-			quoted[i] = fmt.Sprintf("%q", n)
-		}
-		return nil, usageErrorf("unknown message %q; did you mean %s?", name, strings.Join(quoted, ", "))
-	}
-	return nil, usageErrorf("unknown message %q", name)
-}
-
-// suggest returns up to n names close to query, closest first: names whose
-// last components equal query (ignoring case), then names within a small
-// edit distance of it (ignoring case). Ties are broken alphabetically.
-func suggest(query string, names []string, n int) []string {
-	type scored struct {
-		name string
-		dist int
-	}
-	q := strings.ToLower(query)
-	limit := max(2, len([]rune(q))/3)
-	var cands []scored
-	for _, name := range names {
-		l := strings.ToLower(name)
-		d := levenshtein(q, l)
-		if strings.HasSuffix(l, "."+q) {
-			d = 0
-		}
-		if d <= limit {
-			cands = append(cands, scored{name, d})
-		}
-	}
-	slices.SortFunc(cands, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.name, b.name))
-	})
-	out := make([]string, 0, n)
-	for _, c := range cands[:min(n, len(cands))] {
-		out = append(out, c.name)
-	}
-	return out
-}
-
-// levenshtein returns the edit distance between a and b, counted in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// readDescriptorSet reads a serialized FileDescriptorSet and builds its
-// files. Standard imports (google/protobuf/*.proto) that the set lacks, as
-// in the output of protoc -o without --include_imports, are supplied from
-// the copies built into the program.
-func readDescriptorSet(name string) (*protoregistry.Files, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, usageErrorf("--descriptor-set: %w", err)
-	}
-	var set descriptorpb.FileDescriptorSet
-	if err := proto.Unmarshal(data, &set); err != nil {
-		return nil, usageErrorf("--descriptor-set %s: not a serialized FileDescriptorSet: %w", name, err)
-	}
-	addStandardImports(&set)
-	files, err := protodesc.NewFiles(&set)
-	if err != nil {
-		if m := unresolvedRE.FindStringSubmatch(err.Error()); m != nil {
-			return nil, usageErrorf("--descriptor-set %s: %w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", name, err, m[1])
-		}
-		return nil, usageErrorf("--descriptor-set %s: %w", name, err)
-	}
-	return files, nil
-}
-
-// unresolvedRE finds the import that protodesc could not resolve.
-var unresolvedRE = regexp.MustCompile(`could not resolve import "([^"]+)"`)
-
-// addStandardImports appends to set the standard files that its files
-// import but it does not contain, with their own imports.
-func addStandardImports(set *descriptorpb.FileDescriptorSet) {
-	have := make(map[string]bool)
-	for _, f := range set.GetFile() {
-		have[f.GetName()] = true
-	}
-	std := protocompile.WithStandardImports(protocompile.ResolverFunc(func(string) (protocompile.SearchResult, error) {
-		return protocompile.SearchResult{}, fs.ErrNotExist
-	}))
-	for i := 0; i < len(set.File); i++ { // set.File grows as standard files are added
-		for _, dep := range set.File[i].GetDependency() {
-			if have[dep] {
-				continue
-			}
-			res, err := std.FindFileByPath(dep)
-			if err != nil || res.Desc == nil {
-				continue // protodesc.NewFiles reports it
-			}
-			have[dep] = true
-			set.File = append(set.File, protodesc.ToFileDescriptorProto(res.Desc))
-		}
-	}
-}
-
-// mergeFiles adds the files of src to dst, which may be nil, and returns
-// dst. A file whose path dst already holds is skipped, so the first
-// descriptor set that defines a file wins.
-func mergeFiles(dst, src *protoregistry.Files) *protoregistry.Files {
-	if dst == nil {
-		return src
-	}
-	src.RangeFiles(func(f protoreflect.FileDescriptor) bool {
-		if _, err := dst.FindFileByPath(f.Path()); err != nil {
-			_ = dst.RegisterFile(f) // a conflicting name keeps the first definition
-		}
-		return true
-	})
-	return dst
-}
-
-// compileProtos compiles the .proto files named on the command line with
-// [protoload.Compile]; every error it returns is a [usageError].
-func compileProtos(args, importPaths []string, setFiles *protoregistry.Files) ([]protoreflect.FileDescriptor, error) {
-	files, err := protoload.Compile(context.Background(), args, importPaths, setFiles, true)
-	if err != nil {
-		return nil, &usageError{err: err}
-	}
-	return files, nil
+	return err
 }

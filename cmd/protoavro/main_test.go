@@ -154,23 +154,3 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
-
-func TestSuggest(t *testing.T) {
-	t.Parallel()
-	names := []string{"x.Z", "x.W", "x.LongerName", "acme.v1.Order", "acme.v1.Orders", "acme.v2.Order"}
-	tests := []struct {
-		query string
-		want  []string
-	}{
-		{"x.Y", []string{"x.W", "x.Z"}},
-		{"X.z", []string{"x.Z", "x.W"}},
-		{"Order", []string{"acme.v1.Order", "acme.v2.Order"}},
-		{"acme.v1.Ordr", []string{"acme.v1.Order", "acme.v1.Orders", "acme.v2.Order"}},
-		{"nothing.like.it", nil},
-	}
-	for _, tt := range tests {
-		if got := suggest(tt.query, names, 3); !equal(got, tt.want) {
-			t.Errorf("suggest(%q) = %q, want %q", tt.query, got, tt.want)
-		}
-	}
-}

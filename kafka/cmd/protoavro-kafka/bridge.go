@@ -12,7 +12,7 @@ import (
 )
 
 func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bridge", "--brokers H:P --group G --in TOPIC --out TOPIC [-m TYPE FILE.proto] [flags]", stderr)
+	fs := newFlags("bridge", "--brokers H:P --group G --in TOPIC --out TOPIC [-I DIR]... [--descriptor-set FILE]... [-m TYPE] [FILE.proto...] [flags]", stderr)
 	var (
 		reg      registryFlags
 		typ      typeFlags
@@ -59,7 +59,7 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *every > 0 {
 		cfg.Progress, cfg.ProgressEvery = stderr, *every
 	}
-	if typ.message != "" || fs.NArg() > 0 {
+	if typ.selected(fs.NArg()) {
 		md, err := typ.load(ctx, fs.Args())
 		if err != nil {
 			return err

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
 
@@ -11,20 +11,27 @@ import (
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
-// typeFlags select a message type from .proto files compiled in-process.
+// typeFlags select a message type: -I, --descriptor-set and -m (alias
+// --message), as the protoavro command has them ([protoload.RegisterFlags]),
+// and the mapping --options.
 type typeFlags struct {
-	imports stringList
-	message string
-	options string
+	imports        stringList
+	descriptorSets stringList
+	message        string
+	options        string
 }
 
 func (t *typeFlags) register(fs *flag.FlagSet) {
-	fs.Var(&t.imports, "I", "import `DIR` for .proto files (may repeat; default \".\")")
-	fs.StringVar(&t.message, "m", "", "full `NAME` of the message type")
+	protoload.RegisterFlags(fs, &t.imports, &t.descriptorSets, &t.message)
 	fs.StringVar(&t.options, "options", "", "mapping `OPTIONS`, as protoavro's --options (e.g. \"profile=java\")")
+}
+
+// selected reports whether the flags or the positional arguments (args of
+// them) name a message type at all.
+func (t *typeFlags) selected(args int) bool {
+	return t.message != "" || len(t.descriptorSets) > 0 || args > 0
 }
 
 // mapping returns the mapping options.
@@ -39,36 +46,22 @@ func (t *typeFlags) mapping() (protoavro.Options, error) {
 	return o, nil
 }
 
-// load compiles the files (paths relative to an import directory, or file
-// paths under one) as the protoavro command does, and returns the -m
-// message.
+// load compiles the .proto files (paths relative to an import directory, or
+// file paths under one) and reads the descriptor sets as the protoavro
+// command does ([protoload.Resolve]), and returns the -m message. Its
+// errors about the inputs (no -m, no input, a file missing or not
+// compiling, an unknown message, with the closest names) are usage errors.
 func (t *typeFlags) load(ctx context.Context, files []string) (protoreflect.MessageDescriptor, error) {
-	if t.message == "" {
-		return nil, usagef("-m NAME is required")
+	md, err := protoload.Resolve(ctx, protoload.Input{
+		Protos:         files,
+		ImportPaths:    t.imports,
+		DescriptorSets: t.descriptorSets,
+		Message:        t.message,
+	})
+	if ue := (*protoload.UsageError)(nil); errors.As(err, &ue) {
+		return nil, usageError{err.Error()}
 	}
-	if len(files) == 0 {
-		return nil, usagef("no .proto file given")
-	}
-	imports := []string(t.imports)
-	if len(imports) == 0 {
-		imports = []string{"."}
-	}
-	fds, err := protoload.Compile(ctx, files, imports, nil, false)
-	if err != nil {
-		return nil, fmt.Errorf("compiling %s: %w", strings.Join(files, " "), err)
-	}
-	var named protoregistry.Files // the files named, without their imports
-	for _, fd := range fds {
-		if err := named.RegisterFile(fd); err != nil {
-			return nil, fmt.Errorf("compiling %s: %w", strings.Join(files, " "), err)
-		}
-	}
-	if d, err := named.FindDescriptorByName(protoreflect.FullName(t.message)); err == nil {
-		if md, ok := d.(protoreflect.MessageDescriptor); ok {
-			return md, nil
-		}
-	}
-	return nil, usagef("message %s not found in %s", t.message, strings.Join(files, " "))
+	return md, err
 }
 
 // registryFlags name the schema registry.

@@ -4,17 +4,21 @@
 // Usage:
 //
 //	protoavro-kafka bridge   --brokers H:P --registry URL --group G --in TOPIC --out TOPIC [flags]
-//	protoavro-kafka register --registry URL --topic TOPIC -I DIR -m TYPE FILE.proto [flags]
-//	protoavro-kafka check    --registry URL --topic TOPIC -I DIR -m TYPE FILE.proto [flags]
+//	protoavro-kafka register --registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...] [flags]
+//	protoavro-kafka check    --registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...] [flags]
 //	protoavro-kafka dev      [--kafka-port 9092] [--registry-port 8081]
 //
 // bridge consumes a protobuf topic (Confluent-framed, or raw with -m TYPE) in
 // a consumer group and produces Confluent-framed Avro records with registered
-// schemas; register derives the Avro schema of a message type (or, with
-// --proto, takes the .proto itself), runs the local compatibility gate and
-// registers it; check runs the gate only and exits 1 when the schema is
-// incompatible; dev starts an in-process Kafka broker and schema registry on
-// loopback for trying things out. See docs/kafka.md in the repository.
+// schemas. The message type comes from .proto files compiled in-process (-I,
+// as protoc) and serialized descriptor sets (--descriptor-set, protoc -o or
+// buf build -o), as in the protoavro command; -m (or --message) names it, and
+// an unknown name gets the closest known ones suggested. register derives the
+// Avro schema of a message type (or, with --proto, takes the .proto itself),
+// runs the local compatibility gate and registers it; check runs the gate only
+// and exits 1 when the schema is incompatible; dev starts an in-process Kafka
+// broker and schema registry on loopback for trying things out. See
+// docs/kafka.md in the repository.
 package main
 
 import (

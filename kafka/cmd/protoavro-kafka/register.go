@@ -28,7 +28,7 @@ type schemaFlags struct {
 // newSchemaFlags returns the flag set of command (register or check) with
 // the flags both have.
 func newSchemaFlags(command string, stderr io.Writer) (*flag.FlagSet, *schemaFlags) {
-	fs := newFlags(command, "--registry URL --topic TOPIC -I DIR -m TYPE FILE.proto", stderr)
+	fs := newFlags(command, "--registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...]", stderr)
 	s := &schemaFlags{}
 	s.reg.register(fs)
 	s.typ.register(fs)
@@ -217,6 +217,9 @@ func (s *schemaFlags) source(path string) (string, error) {
 		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(path))); err == nil {
 			return string(b), nil
 		}
+	}
+	if len(s.typ.descriptorSets) > 0 {
+		return "", fmt.Errorf("source of %s not found under %s (--proto registers the .proto source, which a descriptor set does not hold: give -I with its directory)", path, strings.Join(dirs, ", "))
 	}
 	return "", fmt.Errorf("source of %s not found under %s", path, strings.Join(dirs, ", "))
 }

@@ -1,0 +1,360 @@
+package protoload
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// FlagsUsage documents the flags that [RegisterFlags] defines, for the
+// usage text of a command that selects a message type.
+const FlagsUsage = `  -I DIR                 Import path: a directory where .proto files and
+                         their imports are found. May repeat; searched in
+                         order. Default ".". Also accepted as -IDIR.
+  --descriptor-set FILE  Load a serialized google.protobuf.FileDescriptorSet
+                         (protoc -o, buf build -o). May repeat.
+  -m, --message NAME     Full name of the message type, e.g. acme.v1.Order.
+                         Required.
+`
+
+// RegisterFlags defines on fs the flags that select a message type: -I
+// (import paths) and --descriptor-set, both repeatable, set through
+// importPaths and descriptorSets (values whose Set appends, the command's
+// own list type), and -m with its alias --message, stored in message. The
+// values go into an [Input].
+func RegisterFlags(fs *flag.FlagSet, importPaths, descriptorSets flag.Value, message *string) {
+	fs.Var(importPaths, "I", "import `DIR` for .proto files (may repeat; default \".\")")
+	fs.Var(descriptorSets, "descriptor-set", "serialized FileDescriptorSet `FILE` (may repeat)")
+	fs.StringVar(message, "m", "", "full `NAME` of the message")
+	fs.StringVar(message, "message", "", "full `NAME` of the message (same as -m)")
+}
+
+// UsageError is an error in what a command line names: no -m, no input, a
+// file that is missing, does not compile or is not a descriptor set, or a
+// message name that is unknown or names an enum or a service. Every error of
+// [Load], [Resolve] and [Types.FindMessage] is one; a command maps it to
+// its own usage error (exit status 2) with [errors.As].
+type UsageError struct {
+	// Err is what is wrong.
+	Err error
+}
+
+// Error returns the message of Err.
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usageErrorf formats a [UsageError]; %w wraps as in [fmt.Errorf].
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// Input is what a command line names to load: the values of the flags of
+// [RegisterFlags] and the positional .proto files.
+type Input struct {
+	// Protos are the .proto files, compiled with [Compile].
+	Protos []string
+	// ImportPaths are the -I directories; empty means ".".
+	ImportPaths []string
+	// DescriptorSets are the --descriptor-set files.
+	DescriptorSets []string
+	// Message is the -m full message name; [Resolve] requires it.
+	Message string
+	// SourceInfo keeps the source info of the compiled files (their
+	// comments), as [Compile]'s sourceInfo.
+	SourceInfo bool
+}
+
+// Resolve loads in as [Load] does and returns the descriptor of
+// in.Message, found as [Types.FindMessage] finds it. Every error it returns
+// is a [*UsageError].
+func Resolve(ctx context.Context, in Input) (protoreflect.MessageDescriptor, error) {
+	if in.Message == "" {
+		return nil, usageErrorf("missing -m: name the message type, e.g. -m acme.v1.Order")
+	}
+	ts, err := Load(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return ts.FindMessage(in.Message)
+}
+
+// Load reads the descriptor sets of in, then compiles its .proto files
+// (whose imports may come from the sets), and indexes the types of all
+// their files. Standard imports that a descriptor set lacks are supplied
+// from the copies built into the program. Every error it returns is a
+// [*UsageError].
+func Load(ctx context.Context, in Input) (*Types, error) {
+	if len(in.Protos) == 0 && len(in.DescriptorSets) == 0 {
+		return nil, usageErrorf("no input: give .proto files or --descriptor-set")
+	}
+	ts := newTypes()
+	var setFiles *protoregistry.Files
+	for _, name := range in.DescriptorSets {
+		files, err := readDescriptorSet(name)
+		if err != nil {
+			return nil, err
+		}
+		setFiles = mergeFiles(setFiles, files)
+	}
+	if len(in.Protos) > 0 {
+		paths := in.ImportPaths
+		if len(paths) == 0 {
+			paths = []string{"."}
+		}
+		files, err := Compile(ctx, in.Protos, paths, setFiles, in.SourceInfo)
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		for _, f := range files {
+			ts.add(f)
+		}
+		ts.roots = files
+	}
+	if setFiles != nil {
+		setFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+			ts.add(f)
+			return true
+		})
+	}
+	return ts, nil
+}
+
+// Types is the set of protobuf files loaded for one command line: the
+// compiled .proto files with everything they import, and the files of the
+// descriptor sets, with their messages indexed by name.
+type Types struct {
+	// files lists every loaded file once, compiled files and their imports
+	// first, in load order.
+	files []protoreflect.FileDescriptor
+	// roots are the compiled .proto files named on the command line.
+	roots []protoreflect.FileDescriptor
+	// seen holds the paths of files, to add each once.
+	seen map[string]bool
+	// messages indexes every message by full name, map entries excluded.
+	// The first file that defines a name wins.
+	messages map[protoreflect.FullName]protoreflect.MessageDescriptor
+	// others indexes the enums and services by full name, for the hint
+	// when -m names one.
+	others map[protoreflect.FullName]string
+}
+
+// newTypes returns an empty Types.
+func newTypes() *Types {
+	return &Types{
+		seen:     make(map[string]bool),
+		messages: make(map[protoreflect.FullName]protoreflect.MessageDescriptor),
+		others:   make(map[protoreflect.FullName]string),
+	}
+}
+
+// Files returns every loaded file once: the compiled files and their
+// imports first, in load order, then those of the descriptor sets.
+func (ts *Types) Files() []protoreflect.FileDescriptor { return ts.files }
+
+// Roots returns the compiled .proto files named on the command line, in
+// order, without their imports.
+func (ts *Types) Roots() []protoreflect.FileDescriptor { return ts.roots }
+
+// add adds f and, transitively, its imports.
+func (ts *Types) add(f protoreflect.FileDescriptor) {
+	if ts.seen[f.Path()] {
+		return
+	}
+	ts.seen[f.Path()] = true
+	ts.files = append(ts.files, f)
+	ts.addMessages(f.Messages())
+	ts.addEnums(f.Enums())
+	for i := range f.Services().Len() {
+		ts.others[f.Services().Get(i).FullName()] = "a service"
+	}
+	imports := f.Imports()
+	for i := range imports.Len() {
+		if imp := imports.Get(i); imp.FileDescriptor != nil && !imp.IsPlaceholder() {
+			ts.add(imp.FileDescriptor)
+		}
+	}
+}
+
+// addMessages indexes mds and their nested messages.
+func (ts *Types) addMessages(mds protoreflect.MessageDescriptors) {
+	for i := range mds.Len() {
+		md := mds.Get(i)
+		if md.IsMapEntry() || md.IsPlaceholder() {
+			continue
+		}
+		if _, dup := ts.messages[md.FullName()]; !dup {
+			ts.messages[md.FullName()] = md
+		}
+		ts.addMessages(md.Messages())
+		ts.addEnums(md.Enums())
+	}
+}
+
+// addEnums indexes eds as other kinds.
+func (ts *Types) addEnums(eds protoreflect.EnumDescriptors) {
+	for i := range eds.Len() {
+		ts.others[eds.Get(i).FullName()] = "an enum"
+	}
+}
+
+// FindMessage returns the message called name (a leading "." is allowed).
+// For a name that is an enum or a service, or that is unknown, it returns a
+// [*UsageError]; for an unknown one, the error suggests up to three of the
+// closest known names.
+func (ts *Types) FindMessage(name string) (protoreflect.MessageDescriptor, error) {
+	full := protoreflect.FullName(strings.TrimPrefix(name, "."))
+	if md, ok := ts.messages[full]; ok {
+		return md, nil
+	}
+	if kind, ok := ts.others[full]; ok {
+		return nil, usageErrorf("-m %s is %s, not a message", name, kind)
+	}
+	names := make([]string, 0, len(ts.messages))
+	for n := range ts.messages {
+		names = append(names, string(n))
+	}
+	if s := suggest(string(full), names, 3); len(s) > 0 {
+		quoted := make([]string, len(s))
+		for i, n := range s {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		return nil, usageErrorf("unknown message %q; did you mean %s?", name, strings.Join(quoted, ", "))
+	}
+	return nil, usageErrorf("unknown message %q", name)
+}
+
+// suggest returns up to n names close to query, closest first: names whose
+// last components equal query (ignoring case), then names within a small
+// edit distance of it (ignoring case). Ties are broken alphabetically.
+func suggest(query string, names []string, n int) []string {
+	type scored struct {
+		name string
+		dist int
+	}
+	q := strings.ToLower(query)
+	limit := max(2, len([]rune(q))/3)
+	var cands []scored
+	for _, name := range names {
+		l := strings.ToLower(name)
+		d := levenshtein(q, l)
+		if strings.HasSuffix(l, "."+q) {
+			d = 0
+		}
+		if d <= limit {
+			cands = append(cands, scored{name, d})
+		}
+	}
+	slices.SortFunc(cands, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(a.dist, b.dist), strings.Compare(a.name, b.name))
+	})
+	out := make([]string, 0, n)
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// levenshtein returns the edit distance between a and b, counted in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// readDescriptorSet reads a serialized FileDescriptorSet and builds its
+// files. Standard imports (google/protobuf/*.proto) that the set lacks, as
+// in the output of protoc -o without --include_imports, are supplied from
+// the copies built into the program.
+func readDescriptorSet(name string) (*protoregistry.Files, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, usageErrorf("--descriptor-set: %w", err)
+	}
+	var set descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(data, &set); err != nil {
+		return nil, usageErrorf("--descriptor-set %s: not a serialized FileDescriptorSet: %w", name, err)
+	}
+	addStandardImports(&set)
+	files, err := protodesc.NewFiles(&set)
+	if err != nil {
+		if m := unresolvedRE.FindStringSubmatch(err.Error()); m != nil {
+			return nil, usageErrorf("--descriptor-set %s: %w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", name, err, m[1])
+		}
+		return nil, usageErrorf("--descriptor-set %s: %w", name, err)
+	}
+	return files, nil
+}
+
+// unresolvedRE finds the import that protodesc could not resolve.
+var unresolvedRE = regexp.MustCompile(`could not resolve import "([^"]+)"`)
+
+// addStandardImports appends to set the standard files that its files
+// import but it does not contain, with their own imports.
+func addStandardImports(set *descriptorpb.FileDescriptorSet) {
+	have := make(map[string]bool)
+	for _, f := range set.GetFile() {
+		have[f.GetName()] = true
+	}
+	std := protocompile.WithStandardImports(protocompile.ResolverFunc(func(string) (protocompile.SearchResult, error) {
+		return protocompile.SearchResult{}, fs.ErrNotExist
+	}))
+	for i := 0; i < len(set.File); i++ { // set.File grows as standard files are added
+		for _, dep := range set.File[i].GetDependency() {
+			if have[dep] {
+				continue
+			}
+			res, err := std.FindFileByPath(dep)
+			if err != nil || res.Desc == nil {
+				continue // protodesc.NewFiles reports it
+			}
+			have[dep] = true
+			set.File = append(set.File, protodesc.ToFileDescriptorProto(res.Desc))
+		}
+	}
+}
+
+// mergeFiles adds the files of src to dst, which may be nil, and returns
+// dst. A file whose path dst already holds is skipped, so the first
+// descriptor set that defines a file wins.
+func mergeFiles(dst, src *protoregistry.Files) *protoregistry.Files {
+	if dst == nil {
+		return src
+	}
+	src.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		if _, err := dst.FindFileByPath(f.Path()); err != nil {
+			_ = dst.RegisterFile(f) // a conflicting name keeps the first definition
+		}
+		return true
+	})
+	return dst
+}
