@@ -22,19 +22,10 @@ func init() {
 // source, index and the field (a *protoavro.DataError underneath).
 func ToAvro(s beam.Scope, t Type, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.ToAvro")
-	return beam.ParDo(s, &toAvroFn{Type: t}, records)
+	return beam.ParDo(s, &toAvroFn{typed{Type: t}}, records)
 }
 
-type toAvroFn struct {
-	Type Type `json:"type"`
-	c    *compiled
-}
-
-func (fn *toAvroFn) Setup() error {
-	var err error
-	fn.c, err = fn.Type.compile()
-	return err
-}
+type toAvroFn struct{ typed }
 
 func (fn *toAvroFn) ProcessElement(r Records, emit func(Block)) error {
 	b, err := fn.c.toAvro(r)
@@ -66,19 +57,12 @@ func (c *compiled) toAvro(r Records) (Block, error) {
 // ErrInput, naming the file and line.
 func ReadJSONLines(s beam.Scope, t Type, glob string) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadJSONLines")
-	return beam.ParDo(s, &readJSONLinesFn{Type: t, BatchSize: DefaultBatchSize}, matchFiles(s, glob))
+	return beam.ParDo(s, &readJSONLinesFn{typed: typed{Type: t}, BatchSize: DefaultBatchSize}, matchFiles(s, glob))
 }
 
 type readJSONLinesFn struct {
-	Type      Type `json:"type"`
-	BatchSize int  `json:"batch_size"`
-	c         *compiled
-}
-
-func (fn *readJSONLinesFn) Setup() error {
-	var err error
-	fn.c, err = fn.Type.compile()
-	return err
+	typed
+	BatchSize int `json:"batch_size"`
 }
 
 func (fn *readJSONLinesFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, emit func(Records)) error {

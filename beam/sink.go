@@ -80,7 +80,7 @@ func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, blocks be
 	}
 	filesystem.ValidateScheme(prefix)
 	keyed := beam.ParDo(s, &shardKeyFn{Shards: n}, blocks)
-	temps := beam.ParDo(s, &writeAvroShardFn{Type: t, Prefix: prefix, Shards: n, Codec: string(codec)}, beam.GroupByKey(s, keyed))
+	temps := beam.ParDo(s, &writeAvroShardFn{typed: typed{Type: t}, Prefix: prefix, Shards: n, Codec: string(codec)}, beam.GroupByKey(s, keyed))
 	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: n, Suffix: ".avro", Codec: string(codec), Avro: true}, keyed, temps)
 }
 
@@ -185,17 +185,10 @@ func createTemp(ctx context.Context, prefix string, i, n int, suffix string) (st
 }
 
 type writeAvroShardFn struct {
-	Type   Type   `json:"type"`
+	typed
 	Prefix string `json:"prefix"`
 	Shards int    `json:"shards"`
 	Codec  string `json:"codec"`
-	c      *compiled
-}
-
-func (fn *writeAvroShardFn) Setup() error {
-	var err error
-	fn.c, err = fn.Type.compile()
-	return err
 }
 
 func (fn *writeAvroShardFn) ProcessElement(ctx context.Context, shard int, blocks func(*Block) bool, emit func(string)) error {

@@ -60,6 +60,21 @@ type compiled struct {
 	meta   map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
 }
 
+// typed is the part of a DoFn that converts messages of a Type: the Type,
+// serialized with the DoFn, and its compiled form, which Setup builds on the
+// worker.
+type typed struct {
+	Type Type `json:"type"`
+	c    *compiled
+}
+
+// Setup compiles the Type, once per process (see [Type.compile]).
+func (fn *typed) Setup() error {
+	var err error
+	fn.c, err = fn.Type.compile()
+	return err
+}
+
 type compileEntry struct {
 	once sync.Once
 	c    *compiled

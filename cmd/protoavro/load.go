@@ -9,9 +9,17 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// typeFlagsUsage documents the flags registered by [typeFlags.register], for
-// the usage text of subcommands that select a message type.
-const typeFlagsUsage = protoload.FlagsUsage
+// typeFlagsUsage documents the flags of [protoload.RegisterFlags], for the
+// usage text of subcommands that select a message type. -IDIR is
+// [parseArgs]'s.
+const typeFlagsUsage = `  -I DIR                 Import path: a directory where .proto files and
+                         their imports are found. May repeat; searched in
+                         order. Default ".". Also accepted as -IDIR.
+  --descriptor-set FILE  Load a serialized google.protobuf.FileDescriptorSet
+                         (protoc -o, buf build -o). May repeat.
+  -m, --message NAME     Full name of the message type, e.g. acme.v1.Order.
+                         Required.
+`
 
 // typeFlags are the command-line flags that select a protobuf message type:
 // import paths and .proto files compiled in-process, serialized descriptor

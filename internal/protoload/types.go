@@ -19,17 +19,6 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
-// FlagsUsage documents the flags that [RegisterFlags] defines, for the
-// usage text of a command that selects a message type.
-const FlagsUsage = `  -I DIR                 Import path: a directory where .proto files and
-                         their imports are found. May repeat; searched in
-                         order. Default ".". Also accepted as -IDIR.
-  --descriptor-set FILE  Load a serialized google.protobuf.FileDescriptorSet
-                         (protoc -o, buf build -o). May repeat.
-  -m, --message NAME     Full name of the message type, e.g. acme.v1.Order.
-                         Required.
-`
-
 // RegisterFlags defines on fs the flags that select a message type: -I
 // (import paths) and --descriptor-set, both repeatable, set through
 // importPaths and descriptorSets (values whose Set appends, the command's

@@ -36,14 +36,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
-	"github.com/bufbuild/protocompile"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
+	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -59,16 +54,14 @@ var (
 	shards   = flag.Int("shards", 1, "number of output files")
 	codec    = flag.String("codec", "null", "block codec: null, deflate, snappy or zstd")
 	profile  = flag.String("profile", "default", "mapping profile: default or java")
-	message  = flag.String("m", "", "full `NAME` of the message, e.g. acme.v1.Order")
+	message  = new(string)
 	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of this process (prism and the loopback worker run in it) to `FILE`")
 	imports  stringList
 	descSets stringList
 )
 
 func init() {
-	flag.StringVar(message, "message", "", "full `NAME` of the message (same as -m)")
-	flag.Var(&imports, "I", "import `DIR` for .proto files (may repeat; default \".\")")
-	flag.Var(&descSets, "descriptor-set", "serialized FileDescriptorSet `FILE` (may repeat)")
+	protoload.RegisterFlags(flag.CommandLine, &imports, &descSets, message)
 }
 
 type usageError struct{ error }
@@ -104,7 +97,12 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	md, err := loadMessage(ctx)
+	md, err := protoload.Resolve(ctx, protoload.Input{
+		Protos:         flag.Args(),
+		ImportPaths:    imports,
+		DescriptorSets: descSets,
+		Message:        *message,
+	})
 	if err != nil {
 		return usageError{err}
 	}
@@ -132,61 +130,4 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("pipeline failed: %w", err)
 	}
 	return nil
-}
-
-// loadMessage finds -m in the descriptor sets and the .proto files named
-// by the arguments.
-func loadMessage(ctx context.Context) (protoreflect.MessageDescriptor, error) {
-	if *message == "" {
-		return nil, fmt.Errorf("missing -m: name the message type, e.g. -m acme.v1.Order")
-	}
-	name := protoreflect.FullName(strings.TrimPrefix(*message, "."))
-	if flag.NArg() == 0 && len(descSets) == 0 {
-		return nil, fmt.Errorf("no type: give .proto files or --descriptor-set")
-	}
-	for _, path := range descSets {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		var set descriptorpb.FileDescriptorSet
-		if err := proto.Unmarshal(data, &set); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		files, err := protodesc.NewFiles(&set)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if md, ok := findMessage(files, name); ok {
-			return md, nil
-		}
-	}
-	if flag.NArg() > 0 {
-		paths := []string(imports)
-		if len(paths) == 0 {
-			paths = []string{"."}
-		}
-		c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: paths})}
-		files, err := c.Compile(ctx, flag.Args()...)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			if d := f.FindDescriptorByName(name); d != nil {
-				if md, ok := d.(protoreflect.MessageDescriptor); ok {
-					return md, nil
-				}
-			}
-		}
-	}
-	return nil, fmt.Errorf("unknown message %q", *message)
-}
-
-func findMessage(files *protoregistry.Files, name protoreflect.FullName) (protoreflect.MessageDescriptor, bool) {
-	d, err := files.FindDescriptorByName(name)
-	if err != nil {
-		return nil, false
-	}
-	md, ok := d.(protoreflect.MessageDescriptor)
-	return md, ok
 }
