@@ -21,6 +21,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/internal/records"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -177,7 +178,7 @@ func (f *streamFlags) parse(fs *flag.FlagSet, args []string) (protos, inputs []s
 	}
 	protos, extra := splitInputs(positional)
 	if f.rejects != "" && !f.skipBad {
-		return nil, nil, usageErrorf("--rejects needs --skip-bad")
+		return nil, nil, usage.Errorf("--rejects needs --skip-bad")
 	}
 	if inputs, err = expandInputs(append(f.in, extra...), "--in"); err != nil {
 		return nil, nil, err
@@ -224,11 +225,11 @@ func runEncode(args []string, std stdio) error {
 	}
 	sharded := shardRecords.n > 0 || shardSize.n > 0
 	if sharded && (sf.out == "" || sf.out == "-") {
-		return usageErrorf("--shard-records and --shard-size need --out FILE")
+		return usage.Errorf("--shard-records and --shard-size need --out FILE")
 	}
 	if sharded && strings.Contains(sf.out, "%") {
 		if a, b := fmt.Sprintf(sf.out, 0), fmt.Sprintf(sf.out, 1); strings.Contains(a, "%!") || a == b {
-			return usageErrorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", sf.out)
+			return usage.Errorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", sf.out)
 		}
 	}
 	if err := checkTerminal(sf.out, std, "Avro"); err != nil {
@@ -414,11 +415,11 @@ func checkPaths(in, out, rejects string) error {
 	}
 	switch {
 	case same(out, rejects):
-		return usageErrorf("--out and --rejects name the same file %s", out)
+		return usage.Errorf("--out and --rejects name the same file %s", out)
 	case same(in, rejects):
-		return usageErrorf("--in and --rejects name the same file %s", in)
+		return usage.Errorf("--in and --rejects name the same file %s", in)
 	case rejects == "-" && (out == "" || out == "-"):
-		return usageErrorf("--out and --rejects both go to standard output; give --out FILE")
+		return usage.Errorf("--out and --rejects both go to standard output; give --out FILE")
 	}
 	return nil
 }
@@ -427,7 +428,7 @@ func checkPaths(in, out, rejects string) error {
 // a terminal, like gzip does.
 func checkTerminal(outPath string, std stdio, what string) error {
 	if (outPath == "" || outPath == "-") && isTerminal(std.out) {
-		return usageErrorf("refusing to write binary %s data to a terminal: give --out FILE or redirect standard output", what)
+		return usage.Errorf("refusing to write binary %s data to a terminal: give --out FILE or redirect standard output", what)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/protoavro/protoavro/internal/usage"
 )
 
 // input is the data input of a command: a file or standard input, its
@@ -63,7 +64,7 @@ var (
 // openInput opens path for reading; "-" or "" means standard input, with a
 // notice on standard error when it is a terminal. Input compressed with
 // gzip or zstd (told by its first bytes) is decompressed. A file that
-// cannot be opened is a [usageError], whose message starts with flag (such
+// cannot be opened is a [usage.Error], whose message starts with flag (such
 // as "--in") when it is not empty.
 func openInput(path, flag string, std stdio) (*input, error) {
 	prefix := ""
@@ -83,16 +84,16 @@ func openInput(path, flag string, std stdio) (*input, error) {
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, usageErrorf("%s%w", prefix, err)
+			return nil, usage.Errorf("%s%w", prefix, err)
 		}
 		st, err := f.Stat()
 		if err != nil {
 			f.Close()
-			return nil, usageErrorf("%s%w", prefix, err)
+			return nil, usage.Errorf("%s%w", prefix, err)
 		}
 		if st.IsDir() {
 			f.Close()
-			return nil, usageErrorf("%s%s: is a directory", prefix, path)
+			return nil, usage.Errorf("%s%s: is a directory", prefix, path)
 		}
 		in = &input{r: bufio.NewReaderSize(f, inputBuffer), name: path, size: regularSize(f), closers: []func() error{f.Close}}
 	}
@@ -132,7 +133,7 @@ func expandInputs(args []string, flag string) ([]string, error) {
 		return nil, err
 	}
 	if slices.Contains(out, "-") && len(out) > 1 {
-		return nil, usageErrorf("%s: standard input (-) cannot be combined with files", flag)
+		return nil, usage.Errorf("%s: standard input (-) cannot be combined with files", flag)
 	}
 	return out, nil
 }
@@ -140,7 +141,7 @@ func expandInputs(args []string, flag string) ([]string, error) {
 // expandGlobs returns args with each glob pattern (with *, ? or [) that is
 // not itself a file replaced by the files it matches, in order; other args,
 // "-" included, are kept. A pattern that matches nothing, or is malformed,
-// is a [usageError] naming flag (the flag or command that took it).
+// is a [usage.Error] naming flag (the flag or command that took it).
 func expandGlobs(args []string, flag string) ([]string, error) {
 	var out []string
 	for _, a := range args {
@@ -154,10 +155,10 @@ func expandGlobs(args []string, flag string) ([]string, error) {
 		}
 		matches, err := filepath.Glob(a)
 		if err != nil {
-			return nil, usageErrorf("%s %s: %w", flag, a, err)
+			return nil, usage.Errorf("%s %s: %w", flag, a, err)
 		}
 		if len(matches) == 0 {
-			return nil, usageErrorf("%s %s: no file matches", flag, a)
+			return nil, usage.Errorf("%s %s: no file matches", flag, a)
 		}
 		out = append(out, matches...)
 	}
@@ -199,7 +200,7 @@ type output struct {
 // createOutput prepares the output path; "-" or "" means standard output.
 // flag names the option in errors ("--out"). A character device or a FIFO
 // is written in place; a block device, a socket, a directory, a missing
-// directory or a dangling symbolic link is a [usageError], as is a path
+// directory or a dangling symbolic link is a [usage.Error], as is a path
 // that cannot be written.
 func createOutput(path, flag string, std stdio) (*output, error) {
 	if path == "" || path == "-" {
@@ -209,22 +210,22 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 	target := path
 	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
 		if target, err = filepath.EvalSymlinks(path); err != nil {
-			return nil, usageErrorf("%s %s: a symbolic link whose target cannot be resolved: %w", flag, path, err)
+			return nil, usage.Errorf("%s %s: a symbolic link whose target cannot be resolved: %w", flag, path, err)
 		}
 	}
 	if st, err := os.Stat(target); err == nil {
 		mode := st.Mode()
 		switch {
 		case st.IsDir():
-			return nil, usageErrorf("%s %s: is a directory", flag, path)
+			return nil, usage.Errorf("%s %s: is a directory", flag, path)
 		case mode&fs.ModeDevice != 0 && mode&fs.ModeCharDevice == 0:
-			return nil, usageErrorf("%s %s: is a block device; refusing to write to it", flag, path)
+			return nil, usage.Errorf("%s %s: is a block device; refusing to write to it", flag, path)
 		case mode&fs.ModeSocket != 0:
-			return nil, usageErrorf("%s %s: is a socket; refusing to write to it", flag, path)
+			return nil, usage.Errorf("%s %s: is a socket; refusing to write to it", flag, path)
 		case mode&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
 			f, err := os.OpenFile(target, os.O_WRONLY, 0)
 			if err != nil {
-				return nil, usageErrorf("%s: %w", flag, err)
+				return nil, usage.Errorf("%s: %w", flag, err)
 			}
 			cw := &countingWriter{w: f, name: path}
 			return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, dev: f}, nil
@@ -232,7 +233,7 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 	}
 	tmp, err := createTemp(target)
 	if err != nil {
-		return nil, usageErrorf("%s: %w", flag, err)
+		return nil, usage.Errorf("%s: %w", flag, err)
 	}
 	cw := &countingWriter{w: tmp, name: path}
 	return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, target: target, tmp: tmp}, nil

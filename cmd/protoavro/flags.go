@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -27,11 +28,11 @@ func newFlagSet(name string) *flag.FlagSet {
 // resumes after each one. Everything after a "--" argument is positional.
 // A protoc-style "-IDIR" is accepted as "-I DIR" when fs defines -I.
 //
-// It returns [flag.ErrHelp] for -h or --help, and a [usageError] for an
+// It returns [flag.ErrHelp] for -h or --help, and a [usage.Error] for an
 // unknown flag or a bad flag value.
 //
 // A flag that takes one value may be given once: a second use (also under
-// its other name, as -m and --message) is a [usageError]. Flags whose value
+// its other name, as -m and --message) is a [usage.Error]. Flags whose value
 // is a list ([stringList]) repeat.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	args = splitImportFlags(fs, args)
@@ -43,9 +44,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 				return nil, err
 			}
 			if *twice != "" {
-				return nil, usageErrorf("%s given twice; it takes one value (run \"%s -h\" for usage)", flagName(*twice), fs.Name())
+				return nil, usage.Errorf("%s given twice; it takes one value (run \"%s -h\" for usage)", flagName(*twice), fs.Name())
 			}
-			return nil, usageErrorf("%s (run \"%s -h\" for usage)", dashes(err.Error()), fs.Name())
+			return nil, usage.Errorf("%s (run \"%s -h\" for usage)", dashes(err.Error()), fs.Name())
 		}
 		rest := fs.Args()
 		consumed := args[:len(args)-len(rest)]

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/internal/usage"
 
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -61,7 +61,7 @@ func runInspect(args []string, std stdio) error {
 		return err
 	}
 	if len(positional) == 0 {
-		return usageErrorf("inspect takes one or more files, got 0 (run \"protoavro inspect -h\" for usage)")
+		return usage.Errorf("inspect takes one or more files, got 0 (run \"protoavro inspect -h\" for usage)")
 	}
 	paths, err := expandInputs(positional, "inspect")
 	if err != nil {
@@ -70,8 +70,7 @@ func runInspect(args []string, std stdio) error {
 	var first error
 	for i, path := range paths {
 		info, err := inspectFile(path, std)
-		var ue *usageError
-		if errors.As(err, &ue) {
+		if usage.Is(err) {
 			return err
 		}
 		if info != nil {
@@ -96,7 +95,7 @@ func runInspect(args []string, std stdio) error {
 }
 
 // inspectFile reads the file at path. It returns what it found and the
-// error that stopped it, or a [usageError] for a file that cannot be opened.
+// error that stopped it, or a [usage.Error] for a file that cannot be opened.
 func inspectFile(path string, std stdio) (*inspection, error) {
 	in, err := openInput(path, "", std)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 
 	"github.com/protoavro/protoavro/internal/protoload"
@@ -55,19 +54,19 @@ func (t *typeFlags) input(positional []string) protoload.Input {
 
 // resolve loads the .proto files named by positional and the descriptor
 // sets, then returns the descriptor of the -m message. Every error it returns
-// is a [usageError]: no -m, no input, a file that is missing or does not
+// is a [usage.Error]: no -m, no input, a file that is missing or does not
 // parse, or an unknown message name (with suggestions).
 func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor, error) {
 	md, err := protoload.Resolve(context.Background(), t.input(positional))
-	return md, loadError(err)
+	return md, err
 }
 
 // load compiles the .proto files named by positional and reads the
-// descriptor sets. Every error it returns is a [usageError].
+// descriptor sets. Every error it returns is a [usage.Error].
 func (t *typeFlags) load(positional []string) (*typeSet, error) {
 	ts, err := protoload.Load(context.Background(), t.input(positional))
 	if err != nil {
-		return nil, loadError(err)
+		return nil, err
 	}
 	return &typeSet{files: ts.Files(), roots: ts.Roots()}, nil
 }
@@ -80,13 +79,4 @@ type typeSet struct {
 	files []protoreflect.FileDescriptor
 	// roots are the compiled .proto files named on the command line.
 	roots []protoreflect.FileDescriptor
-}
-
-// loadError makes a [*protoload.UsageError] a [usageError]; it returns
-// other errors, and nil, as they are.
-func loadError(err error) error {
-	if ue := (*protoload.UsageError)(nil); errors.As(err, &ue) {
-		return &usageError{err: err}
-	}
-	return err
 }

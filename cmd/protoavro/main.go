@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/protoavro/protoavro/internal/usage"
 )
 
 // main runs the command line and exits with its status. An interrupt
@@ -57,7 +59,7 @@ type command struct {
 	usage string
 	// run executes the subcommand with the arguments after its name. It
 	// returns nil on success, an error wrapping [flag.ErrHelp] when help was
-	// requested, a [usageError] for a bad command line or unloadable input
+	// requested, a [usage.Error] for a bad command line or unloadable input
 	// (exit status 2), and any other error when processing fails (exit status 1).
 	run func(args []string, std stdio) error
 }
@@ -140,8 +142,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "protoavro: %s\n", errorLine(err))
-	var ue *usageError
-	if errors.As(err, &ue) {
+	if usage.Is(err) {
 		return exitUsage
 	}
 	return exitData
@@ -169,23 +170,4 @@ func topUsage() string {
 func errorLine(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "protoavro: ")
 	return strings.Join(strings.Fields(msg), " ")
-}
-
-// usageError is an error caused by the command line or by input files that
-// cannot be loaded (missing, unparsable, or lacking the requested message).
-// It makes the program exit with status 2; other errors exit with status 1.
-type usageError struct {
-	err error
-}
-
-// Error returns the message of the underlying error.
-func (e *usageError) Error() string { return e.err.Error() }
-
-// Unwrap returns the underlying error.
-func (e *usageError) Unwrap() error { return e.err }
-
-// usageErrorf formats a [usageError]. Like [fmt.Errorf], it wraps an
-// operand given with the %w verb.
-func usageErrorf(format string, args ...any) error {
-	return &usageError{err: fmt.Errorf(format, args...)}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -86,7 +87,7 @@ func (m *mappingFlags) options(base string) (protoavro.Options, error) {
 	}
 	o, err := protoavro.ParseOptions(strings.Join(parts, " "))
 	if err != nil {
-		return o, usageErrorf("%v", err)
+		return o, usage.Errorf("%v", err)
 	}
 	o.Cache = protoavro.NewCache()
 	return o, nil

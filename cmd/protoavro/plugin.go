@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/protoavro/protoavro/internal/usage"
 )
 
 // kafkaPlugin is the program "protoavro kafka ARGS..." runs. It lives in the
@@ -45,7 +47,7 @@ func findKafkaPlugin() (string, error) {
 	}
 	p, err := exec.LookPath(kafkaPlugin)
 	if err != nil {
-		return "", usageErrorf("kafka: %s is not installed (not next to protoavro, nor on PATH); install it with\n"+
+		return "", usage.Errorf("kafka: %s is not installed (not next to protoavro, nor on PATH); install it with\n"+
 			"  go install github.com/protoavro/protoavro/kafka/cmd/protoavro-kafka@latest\n"+
 			"or, in a clone of the repository: cd kafka && go install ./cmd/protoavro-kafka", kafkaPlugin)
 	}
@@ -67,7 +69,7 @@ func runKafka(args []string, std stdio) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ee.ExitCode() == exitUsage {
-			return usageErrorf("kafka: %s exited with status %d", kafkaPlugin, ee.ExitCode())
+			return usage.Errorf("kafka: %s exited with status %d", kafkaPlugin, ee.ExitCode())
 		}
 		return fmt.Errorf("kafka: %s exited with status %d", kafkaPlugin, ee.ExitCode())
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/protoavro/protoavro/internal/avrojson"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -154,12 +155,12 @@ type copier struct {
 // given codec ("" keeps the first file's).
 func copyContainers(name string, files []string, outPath string, codec protoavro.Compression, sel selection, std stdio) error {
 	if len(files) == 0 {
-		return usageErrorf("%s: give the container files to read (\"-\" for standard input)", name)
+		return usage.Errorf("%s: give the container files to read (\"-\" for standard input)", name)
 	}
 	for _, f := range files {
 		// checkPaths tells whether the file is the output as "rejects".
 		if err := checkPaths(f, "", outPath); outPath != "-" && outPath != "" && err != nil {
-			return usageErrorf("%s: input %s is also the output", name, f)
+			return usage.Errorf("%s: input %s is also the output", name, f)
 		}
 	}
 	if err := checkTerminal(outPath, std, "Avro"); err != nil {

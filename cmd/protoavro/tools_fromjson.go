@@ -10,6 +10,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -59,25 +60,25 @@ func runFromJSON(args []string, std stdio) error {
 		return err
 	}
 	if *schemaPath == "" {
-		return usageErrorf("missing --schema: give the Avro schema (.avsc) of the records")
+		return usage.Errorf("missing --schema: give the Avro schema (.avsc) of the records")
 	}
 	if len(files) > 1 {
-		return usageErrorf("fromjson takes one input file, got %d", len(files))
+		return usage.Errorf("fromjson takes one input file, got %d", len(files))
 	}
 	inPath := "-"
 	if len(files) == 1 {
 		inPath = files[0]
 	}
 	if err := checkPaths(inPath, "", *outPath); *outPath != "-" && *outPath != "" && err != nil {
-		return usageErrorf("fromjson: input %s is also the output", inPath)
+		return usage.Errorf("fromjson: input %s is also the output", inPath)
 	}
 	text, err := os.ReadFile(*schemaPath)
 	if err != nil {
-		return usageErrorf("--schema: %w", err)
+		return usage.Errorf("--schema: %w", err)
 	}
 	schema, err := avroschema.Parse(text)
 	if err != nil {
-		return usageErrorf("--schema %s: %w", *schemaPath, err)
+		return usage.Errorf("--schema %s: %w", *schemaPath, err)
 	}
 	if err := checkTerminal(*outPath, std, "Avro"); err != nil {
 		return err

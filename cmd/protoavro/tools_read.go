@@ -16,6 +16,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -27,7 +28,7 @@ type container struct {
 }
 
 // openContainer opens path ("-": standard input) and reads its header. A
-// file that cannot be opened is a [usageError]; a bad header is a data error
+// file that cannot be opened is a [usage.Error]; a bad header is a data error
 // naming the file.
 func openContainer(path string, std stdio) (*container, error) {
 	in, err := openInput(path, "", std)
@@ -129,7 +130,7 @@ func runToJSON(args []string, std stdio) error {
 		return err
 	}
 	if len(files) == 0 {
-		return usageErrorf("tojson: give the container files to read (\"-\" for standard input)")
+		return usage.Errorf("tojson: give the container files to read (\"-\" for standard input)")
 	}
 	out, err := createOutput("-", "--out", std)
 	if err != nil {
@@ -214,7 +215,7 @@ func openOne(name string, args []string, register func(*flag.FlagSet), std stdio
 		return nil, err
 	}
 	if len(files) != 1 {
-		return nil, usageErrorf("%s takes one file, got %d (run \"protoavro %s -h\" for usage)", name, len(files), name)
+		return nil, usage.Errorf("%s takes one file, got %d (run \"protoavro %s -h\" for usage)", name, len(files), name)
 	}
 	return openContainer(files[0], std)
 }
@@ -304,7 +305,7 @@ func runCount(args []string, std stdio) error {
 		return err
 	}
 	if len(files) == 0 {
-		return usageErrorf("count: give the container files to count (\"-\" for standard input)")
+		return usage.Errorf("count: give the container files to count (\"-\" for standard input)")
 	}
 	var total int64
 	for _, path := range files {

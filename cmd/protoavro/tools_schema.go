@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protoavro/protoavro/internal/avsc"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -58,14 +59,14 @@ func (st *schemaTree) active() bool {
 func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappingFlags, std stdio) error {
 	switch {
 	case st.canonical && st.fingerprint:
-		return usageErrorf("--canonical and --fingerprint exclude each other")
+		return usage.Errorf("--canonical and --fingerprint exclude each other")
 	case st.fingerprint && st.outDir != "":
-		return usageErrorf("--fingerprint prints to standard output; it does not go with --out-dir")
+		return usage.Errorf("--fingerprint prints to standard output; it does not go with --out-dir")
 	case st.pkg != "" && types.message != "":
-		return usageErrorf("-m and --package exclude each other")
+		return usage.Errorf("-m and --package exclude each other")
 	}
 	if _, err := protoavro.ParseOptions(st.options); err != nil {
-		return usageErrorf("--options: %w", err)
+		return usage.Errorf("--options: %w", err)
 	}
 	opts, err := mapping.options(st.options) // the mapping flags win
 	if err != nil {
@@ -76,7 +77,7 @@ func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappin
 		return err
 	}
 	if len(mds) > 1 && st.outDir == "" && !st.canonical && !st.fingerprint {
-		return usageErrorf("missing -m: name the message type, or give --out-dir DIR for the schemas of all %d messages", len(mds))
+		return usage.Errorf("missing -m: name the message type, or give --out-dir DIR for the schemas of all %d messages", len(mds))
 	}
 	schemas, err := avsc.Schemas(mds, opts)
 	if err != nil {
@@ -136,9 +137,9 @@ func (st *schemaTree) messages(types *typeFlags, positional []string) ([]protore
 	mds := avsc.Messages(files)
 	if len(mds) == 0 {
 		if st.pkg != "" {
-			return nil, usageErrorf("no messages in package %q", st.pkg)
+			return nil, usage.Errorf("no messages in package %q", st.pkg)
 		}
-		return nil, usageErrorf("no messages in the files given")
+		return nil, usage.Errorf("no messages in the files given")
 	}
 	return mds, nil
 }
@@ -146,7 +147,7 @@ func (st *schemaTree) messages(types *typeFlags, positional []string) ([]protore
 // write writes one file per schema into the output directory.
 func (st *schemaTree) write(schemas []avsc.File, std stdio) error {
 	if err := os.MkdirAll(st.outDir, 0o755); err != nil {
-		return usageErrorf("--out-dir: %w", err)
+		return usage.Errorf("--out-dir: %w", err)
 	}
 	for _, s := range schemas {
 		var text []byte

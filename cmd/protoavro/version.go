@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/protoavro/protoavro/internal/usage"
 )
 
 // versionCommand is "protoavro version": the build's module version and
@@ -37,7 +39,7 @@ func runVersion(args []string, std stdio) error {
 		return err
 	}
 	if len(positional) > 0 {
-		return usageErrorf("version takes no arguments, got %q", positional[0])
+		return usage.Errorf("version takes no arguments, got %q", positional[0])
 	}
 	if _, err := fmt.Fprintln(std.out, versionLine()); err != nil {
 		return fmt.Errorf("write the version: %w", err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/bufbuild/protocompile"
+	"github.com/protoavro/protoavro/internal/usage"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -29,27 +30,6 @@ func RegisterFlags(fs *flag.FlagSet, importPaths, descriptorSets flag.Value, mes
 	fs.Var(descriptorSets, "descriptor-set", "serialized FileDescriptorSet `FILE` (may repeat)")
 	fs.StringVar(message, "m", "", "full `NAME` of the message")
 	fs.StringVar(message, "message", "", "full `NAME` of the message (same as -m)")
-}
-
-// UsageError is an error in what a command line names: no -m, no input, a
-// file that is missing, does not compile or is not a descriptor set, or a
-// message name that is unknown or names an enum or a service. Every error of
-// [Load], [Resolve] and [Types.FindMessage] is one; a command maps it to
-// its own usage error (exit status 2) with [errors.As].
-type UsageError struct {
-	// Err is what is wrong.
-	Err error
-}
-
-// Error returns the message of Err.
-func (e *UsageError) Error() string { return e.Err.Error() }
-
-// Unwrap returns Err.
-func (e *UsageError) Unwrap() error { return e.Err }
-
-// usageErrorf formats a [UsageError]; %w wraps as in [fmt.Errorf].
-func usageErrorf(format string, args ...any) error {
-	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
 // Input is what a command line names to load: the values of the flags of
@@ -70,10 +50,10 @@ type Input struct {
 
 // Resolve loads in as [Load] does and returns the descriptor of
 // in.Message, found as [Types.FindMessage] finds it. Every error it returns
-// is a [*UsageError].
+// is a [*usage.Error].
 func Resolve(ctx context.Context, in Input) (protoreflect.MessageDescriptor, error) {
 	if in.Message == "" {
-		return nil, usageErrorf("missing -m: name the message type, e.g. -m acme.v1.Order")
+		return nil, usage.Errorf("missing -m: name the message type, e.g. -m acme.v1.Order")
 	}
 	ts, err := Load(ctx, in)
 	if err != nil {
@@ -86,10 +66,10 @@ func Resolve(ctx context.Context, in Input) (protoreflect.MessageDescriptor, err
 // (whose imports may come from the sets), and indexes the types of all
 // their files. Standard imports that a descriptor set lacks are supplied
 // from the copies built into the program. Every error it returns is a
-// [*UsageError].
+// [*usage.Error].
 func Load(ctx context.Context, in Input) (*Types, error) {
 	if len(in.Protos) == 0 && len(in.DescriptorSets) == 0 {
-		return nil, usageErrorf("no input: give .proto files or --descriptor-set")
+		return nil, usage.Errorf("no input: give .proto files or --descriptor-set")
 	}
 	ts := newTypes()
 	var setFiles *protoregistry.Files
@@ -107,7 +87,7 @@ func Load(ctx context.Context, in Input) (*Types, error) {
 		}
 		files, err := Compile(ctx, in.Protos, paths, setFiles, in.SourceInfo)
 		if err != nil {
-			return nil, &UsageError{Err: err}
+			return nil, usage.Wrap(err)
 		}
 		for _, f := range files {
 			ts.add(f)
@@ -203,7 +183,7 @@ func (ts *Types) addEnums(eds protoreflect.EnumDescriptors) {
 
 // FindMessage returns the message called name (a leading "." is allowed).
 // For a name that is an enum or a service, or that is unknown, it returns a
-// [*UsageError]; for an unknown one, the error suggests up to three of the
+// [*usage.Error]; for an unknown one, the error suggests up to three of the
 // closest known names.
 func (ts *Types) FindMessage(name string) (protoreflect.MessageDescriptor, error) {
 	full := protoreflect.FullName(strings.TrimPrefix(name, "."))
@@ -211,7 +191,7 @@ func (ts *Types) FindMessage(name string) (protoreflect.MessageDescriptor, error
 		return md, nil
 	}
 	if kind, ok := ts.others[full]; ok {
-		return nil, usageErrorf("-m %s is %s, not a message", name, kind)
+		return nil, usage.Errorf("-m %s is %s, not a message", name, kind)
 	}
 	names := make([]string, 0, len(ts.messages))
 	for n := range ts.messages {
@@ -222,9 +202,9 @@ func (ts *Types) FindMessage(name string) (protoreflect.MessageDescriptor, error
 		for i, n := range s {
 			quoted[i] = fmt.Sprintf("%q", n)
 		}
-		return nil, usageErrorf("unknown message %q; did you mean %s?", name, strings.Join(quoted, ", "))
+		return nil, usage.Errorf("unknown message %q; did you mean %s?", name, strings.Join(quoted, ", "))
 	}
-	return nil, usageErrorf("unknown message %q", name)
+	return nil, usage.Errorf("unknown message %q", name)
 }
 
 // suggest returns up to n names close to query, closest first: names whose
@@ -287,19 +267,19 @@ func levenshtein(a, b string) int {
 func readDescriptorSet(name string) (*protoregistry.Files, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, usageErrorf("--descriptor-set: %w", err)
+		return nil, usage.Errorf("--descriptor-set: %w", err)
 	}
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(data, &set); err != nil {
-		return nil, usageErrorf("--descriptor-set %s: not a serialized FileDescriptorSet: %w", name, err)
+		return nil, usage.Errorf("--descriptor-set %s: not a serialized FileDescriptorSet: %w", name, err)
 	}
 	addStandardImports(&set)
 	files, err := protodesc.NewFiles(&set)
 	if err != nil {
 		if m := unresolvedRE.FindStringSubmatch(err.Error()); m != nil {
-			return nil, usageErrorf("--descriptor-set %s: %w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", name, err, m[1])
+			return nil, usage.Errorf("--descriptor-set %s: %w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", name, err, m[1])
 		}
-		return nil, usageErrorf("--descriptor-set %s: %w", name, err)
+		return nil, usage.Errorf("--descriptor-set %s: %w", name, err)
 	}
 	return files, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/usage"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -115,7 +116,7 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// TestLoadErrors: every bad input is a *UsageError that says what is wrong.
+// TestLoadErrors: every bad input is a *usage.Error that says what is wrong.
 func TestLoadErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -158,9 +159,9 @@ func TestLoadErrors(t *testing.T) {
 		{Input{DescriptorSets: []string{lacking}, Message: "h.Alpha"}, "(the set lacks dep.proto: make it with protoc --include_imports; buf build includes imports)"},
 	} {
 		_, err := Resolve(ctx, c.in)
-		var ue *UsageError
+		var ue *usage.Error
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Resolve(%+v) = %v (%T), want a *UsageError with %q", c.in, err, err, c.want)
+			t.Errorf("Resolve(%+v) = %v (%T), want a *usage.Error with %q", c.in, err, err, c.want)
 		}
 	}
 	if md, err := Resolve(ctx, withMessage(protoA, "d.D")); err != nil || md.FullName() != "d.D" {

@@ -27,7 +27,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -39,6 +38,7 @@ import (
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
 	"github.com/protoavro/protoavro/internal/protoload"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -64,38 +64,32 @@ func init() {
 	protoload.RegisterFlags(flag.CommandLine, &imports, &descSets, message)
 }
 
-type usageError struct{ error }
-
 func main() {
 	flag.Parse()
 	beam.Init()
 	if err := run(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "protoavro-beam:", err)
-		if errors.As(err, new(usageError)) {
+		if usage.Is(err) {
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
 }
 
-func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
-
 func run(ctx context.Context) error {
 	if *input == "" || *output == "" {
-		return usagef("--input and --output are required")
+		return usage.Errorf("--input and --output are required")
 	}
 	if *shards < 1 {
-		return usagef("--shards %d: want at least 1", *shards)
+		return usage.Errorf("--shards %d: want at least 1", *shards)
 	}
 	comp, err := protoavro.ParseCompression(*codec)
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	prof, err := protoavro.ParseProfile(*profile)
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	md, err := protoload.Resolve(ctx, protoload.Input{
 		Protos:         flag.Args(),
@@ -104,16 +98,16 @@ func run(ctx context.Context) error {
 		Message:        *message,
 	})
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	t, err := protoavrobeam.TypeOf(md, protoavro.Options{Profile: prof})
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)
 		if err != nil {
-			return usageError{err}
+			return usage.Wrap(err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
@@ -124,7 +118,7 @@ func run(ctx context.Context) error {
 	p, s := beam.NewPipelineWithRoot()
 	if _, err := protoavrobeam.Convert(s, t, protoavrobeam.Format(*format), *input, *output,
 		protoavrobeam.WriteOptions{Shards: *shards, Compression: comp}); err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	if err := beamx.Run(ctx, p); err != nil {
 		return fmt.Errorf("pipeline failed: %w", err)

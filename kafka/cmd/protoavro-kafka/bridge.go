@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/kafka/bridge"
 	"github.com/protoavro/protoavro/kafka/serde"
 )
@@ -39,11 +40,11 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *in == "" || *out == "" {
-		return usagef("--in and --out are required")
+		return usage.Errorf("--in and --out are required")
 	}
 	st, err := serde.ParseStrategy(*strategy)
 	if err != nil {
-		return usagef("--strategy: %v", err)
+		return usage.Errorf("--strategy: %w", err)
 	}
 	opts, err := typ.mapping()
 	if err != nil {

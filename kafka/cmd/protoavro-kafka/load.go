@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"os"
 	"strings"
 
 	"github.com/protoavro/protoavro/internal/protoload"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -41,7 +41,7 @@ func (t *typeFlags) mapping() (protoavro.Options, error) {
 	}
 	o, err := protoavro.ParseOptions(t.options)
 	if err != nil {
-		return o, usagef("--options: %v", err)
+		return o, usage.Errorf("--options: %w", err)
 	}
 	return o, nil
 }
@@ -52,16 +52,12 @@ func (t *typeFlags) mapping() (protoavro.Options, error) {
 // errors about the inputs (no -m, no input, a file missing or not
 // compiling, an unknown message, with the closest names) are usage errors.
 func (t *typeFlags) load(ctx context.Context, files []string) (protoreflect.MessageDescriptor, error) {
-	md, err := protoload.Resolve(ctx, protoload.Input{
+	return protoload.Resolve(ctx, protoload.Input{
 		Protos:         files,
 		ImportPaths:    t.imports,
 		DescriptorSets: t.descriptorSets,
 		Message:        t.message,
 	})
-	if ue := (*protoload.UsageError)(nil); errors.As(err, &ue) {
-		return nil, usageError{err.Error()}
-	}
-	return md, err
 }
 
 // registryFlags name the schema registry.

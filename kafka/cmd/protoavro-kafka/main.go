@@ -31,16 +31,13 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/protoavro/protoavro/internal/usage"
 )
 
-// usageError is a command-line mistake: exit status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
-
-const usage = `usage: protoavro-kafka COMMAND [flags]
+// topUsage is the usage text of the program as a whole. A command-line
+// mistake is a usage error ([usage.Error]): exit status 2.
+const topUsage = `usage: protoavro-kafka COMMAND [flags]
 
 Commands:
   bridge    consume a protobuf topic, produce a Confluent-framed Avro topic
@@ -62,7 +59,7 @@ var errIncompatible = errors.New("incompatible")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, topUsage)
 		return 2
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
@@ -73,22 +70,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "help" {
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, topUsage)
 		return 0
 	}
 	cmd, ok := cmds[name]
 	if !ok {
-		fmt.Fprintf(stderr, "protoavro-kafka: unknown command %q\n%s", name, usage)
+		fmt.Fprintf(stderr, "protoavro-kafka: unknown command %q\n%s", name, topUsage)
 		return 2
 	}
 	err := cmd(ctx, args[1:], stdout, stderr)
-	var ue usageError
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.As(err, &ue):
+	case usage.Is(err):
 		fmt.Fprintf(stderr, "protoavro-kafka %s: %v\n", name, err)
 		return 2
 	case errors.Is(err, errIncompatible):
@@ -124,7 +120,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{err.Error()}
+		return usage.Wrap(err)
 	}
 	return nil
 }

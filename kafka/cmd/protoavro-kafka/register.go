@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -72,10 +73,10 @@ func (s *schemaFlags) subjectFor(fullName string) (string, error) {
 	}
 	st, err := serde.ParseStrategy(s.strategy)
 	if err != nil {
-		return "", usagef("--strategy: %v", err)
+		return "", usage.Errorf("--strategy: %w", err)
 	}
 	if s.topic == "" && st != serde.RecordName {
-		return "", usagef("--topic or --subject is required")
+		return "", usage.Errorf("--topic or --subject is required")
 	}
 	return st.Subject(s.topic, fullName, s.key), nil
 }
@@ -89,7 +90,7 @@ func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, te
 	if s.level != "" {
 		lvl, perr := serde.ParseLevel(s.level)
 		if perr != nil {
-			return nil, usagef("--level: %v", perr)
+			return nil, usage.Errorf("--level: %w", perr)
 		}
 		rep, err = reg.CheckAt(ctx, subject, lvl, text)
 	} else {
