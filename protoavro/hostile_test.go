@@ -262,14 +262,7 @@ func TestHostileContainerHeaders(t *testing.T) {
 		return strings.Repeat(`{"type":"array","items":`, n) + `"long"` + strings.Repeat("}", n)
 	}
 	garbage := bytes.Repeat([]byte("\x1b[31m\x1b]0;owned\x07{\"type\":\xff"), 50*mib/20)
-	for _, c := range []struct {
-		name     string
-		file     []byte
-		class    error
-		contains string
-		records  int
-		alloc    uint64
-	}{
+	checkFiles(t, h, []fileCase{
 		{name: "valid", file: ok, records: 1},
 		{name: "empty-able records nested 30 deep, 3 fields each", file: rawBlock(rawHeader(schemaEntry(nested30)), 1, append(hDatum(1), 0)), records: 1},
 		{name: "nested 24 deep, 50 records of 1000 items", file: rawBlock(rawHeader(schemaEntry(nested24)), 50, junk), records: 50},
@@ -296,24 +289,45 @@ func TestHostileContainerHeaders(t *testing.T) {
 		{name: "metadata value of 1 GiB claimed", file: append(append(append([]byte("Obj\x01"), 2), appendAvroBytes(nil, []byte("k"))...), appendLong(nil, 1<<30)...), class: ErrMalformed, contains: "exceeds the limit"},
 		{name: "varint of 11 bytes", file: append([]byte("Obj\x01"), bytes.Repeat([]byte{0xff}, 11)...), class: ErrMalformed, contains: "varint"},
 		{name: "not a container", file: []byte("PAR1garbage"), class: ErrNotContainer},
-		{name: "options with terminal escapes", file: rawHeader(schemaEntry(own), kv{[]byte(MetaOptions), []byte("profile=\x1b[2J")}), class: ErrInvalidOptions, contains: `\x1b[2J`},
-	} {
+		// Options are read with the embedded type.
+		{name: "options with terminal escapes", embedded: true, class: ErrInvalidOptions, contains: `\x1b[2J`,
+			file: rawHeader(schemaEntry(own), kv{[]byte(MetaOptions), []byte("profile=\x1b[2J")},
+				kv{[]byte(MetaMessage), []byte("hostile.H")}, kv{[]byte(MetaDescriptors), hostileFDS(t)})},
+	})
+}
+
+// fileCase is a container file of a hostile test and what reading it must
+// give.
+type fileCase struct {
+	name     string
+	file     []byte
+	class    error  // the error class; nil for a file that reads
+	contains string // what the error says
+	records  int    // the records read (before the error)
+	alloc    uint64 // the allocation budget; 0 for 256 MiB
+	embedded bool   // read with the type the file embeds, not the test's
+}
+
+// checkFiles reads each case's file with md (sequentially, within its
+// allocation budget, and in parallel with the same outcome) and checks the
+// error and the records read.
+func checkFiles(t *testing.T, md protoreflect.MessageDescriptor, cases []fileCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			alloc := c.alloc
 			if alloc == 0 {
 				alloc = 256 * mib
 			}
-			var n int
-			md := h
-			if c.name == "options with terminal escapes" {
-				md = nil // options are read with the embedded type
-				c.file = rawHeader(schemaEntry(own), kv{[]byte(MetaOptions), []byte("profile=\x1b[2J")},
-					kv{[]byte(MetaMessage), []byte("hostile.H")}, kv{[]byte(MetaDescriptors), hostileFDS(t)})
+			md := md
+			if c.embedded {
+				md = nil
 			}
+			var n int
 			err := budget(t, alloc, func() (err error) { n, err = readContainer(c.file, md); return err })
 			wantClass(t, err, c.class, c.contains)
 			sameParallel(t, c.file, md)
-			if c.class == nil && n != c.records {
+			if n != c.records {
 				t.Fatalf("%d records, want %d", n, c.records)
 			}
 		})
@@ -487,32 +501,16 @@ func TestHostileZeroSizeWork(t *testing.T) {
 	if len(bomb) > 6<<10 {
 		t.Fatalf("%d bytes", len(bomb))
 	}
-	for _, c := range []struct {
-		name     string
-		file     []byte
-		class    error
-		contains string
-		records  int
-	}{
-		{"one datum at the block limit", rawBlock(header, 1, record(limit(10))), nil, "", 1},
-		{"one datum over the block limit", rawBlock(header, 1, record(limit(10)+1)), ErrMalformed, "per container block", 0},
-		{"5.3 KB of arrays of empty records", rawBlock(header, 480, bomb), ErrMalformed, "zero-size items", 0},
-		{"5.3 KB of blocks of arrays of empty records", tinyBlocks, ErrMalformed, "per container block", nTiny},
-		{"two datums over the block limit", rawBlock(header, 2, append(record(40_000), record(40_000)...)), ErrMalformed, "per container block", 1},
-		{"two blocks each at the limit", rawBlock(rawBlock(header, 1, record(limit(10))), 1, record(limit(10))), nil, "", 2},
-		{"records of zero bytes claimed", rawBlock(header, math.MaxInt64, hDatum(1)), ErrMalformed, "zero-size items", 0},
-		{"2^40 records in 7 bytes", rawBlock(header, 1<<40, hDatum(1)), ErrMalformed, "zero-size items", 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var n int
-			err := budget(t, 256*mib, func() (err error) { n, err = readContainer(c.file, h); return err })
-			wantClass(t, err, c.class, c.contains)
-			sameParallel(t, c.file, h)
-			if n != c.records {
-				t.Fatalf("%d records, want %d", n, c.records)
-			}
-		})
-	}
+	checkFiles(t, h, []fileCase{
+		{name: "one datum at the block limit", file: rawBlock(header, 1, record(limit(10))), records: 1},
+		{name: "one datum over the block limit", file: rawBlock(header, 1, record(limit(10)+1)), class: ErrMalformed, contains: "per container block"},
+		{name: "5.3 KB of arrays of empty records", file: rawBlock(header, 480, bomb), class: ErrMalformed, contains: "zero-size items"},
+		{name: "5.3 KB of blocks of arrays of empty records", file: tinyBlocks, class: ErrMalformed, contains: "per container block", records: nTiny},
+		{name: "two datums over the block limit", file: rawBlock(header, 2, append(record(40_000), record(40_000)...)), class: ErrMalformed, contains: "per container block", records: 1},
+		{name: "two blocks each at the limit", file: rawBlock(rawBlock(header, 1, record(limit(10))), 1, record(limit(10))), records: 2},
+		{name: "records of zero bytes claimed", file: rawBlock(header, math.MaxInt64, hDatum(1)), class: ErrMalformed, contains: "zero-size items"},
+		{name: "2^40 records in 7 bytes", file: rawBlock(header, 1<<40, hDatum(1)), class: ErrMalformed, contains: "zero-size items"},
+	})
 	t.Run("per datum through a codec", func(t *testing.T) {
 		c, err := Options{}.Codec(h)
 		if err != nil {
