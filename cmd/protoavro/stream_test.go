@@ -322,8 +322,8 @@ func TestInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"file:        " + avroFile + "\n",
+	wantInOutput(t, "inspect", r.stdout,
+		"file:        "+avroFile+"\n",
 		fmt.Sprintf("size:        %d bytes (", st.Size()),
 		"message:     protoavro.avro2147.Foo\n",
 		"options:     profile=default timestamps=micros uint64=long mapkeys=text\n",
@@ -331,16 +331,12 @@ func TestInspect(t *testing.T) {
 		"schema:      protoavro.avro2147.Foo\n",
 		fmt.Sprintf("fingerprint: CRC-64-AVRO %016x\n", s.Fingerprint()),
 		fmt.Sprintf("sha-256:     %x\n", s.SHA256()),
-		"blocks:      " + blocks + "\n",
+		"blocks:      "+blocks+"\n",
 		"records:     1000\n",
 		"metadata:    5 keys\n",
 		"  avro.codec                   9 B  zstandard\n",
 		"  protoavro.message           22 B  protoavro.avro2147.Foo\n",
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
-		}
-	}
+	)
 	for _, key := range []string{"avro.schema", "protoavro.descriptors", "protoavro.options"} {
 		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(key) + ` +\d+ B`).MatchString(r.stdout) {
 			t.Errorf("inspect output lacks the size of %s:\n%s", key, r.stdout)
@@ -381,18 +377,14 @@ func TestInspectForeign(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("inspect: exit code %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{
+	wantInOutput(t, "inspect", r.stdout,
 		"file:        standard input\n",
 		"message:     (none: not written by protoavro)\n",
 		"codec:       deflate\n",
 		"schema:      x.R\n",
 		"blocks:      3 (from the block headers",
 		"records:     25 (from the block headers",
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
-		}
-	}
+	)
 	// decode needs the message type for such a file.
 	r = runIO(t, buf.Bytes(), "decode")
 	if r.code != 1 || !strings.Contains(r.stderr, "no embedded protobuf type") {
@@ -784,6 +776,16 @@ func TestProgressLine(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 12_600: "12.3 KiB", 5 << 30: "5.0 GiB"} {
 		if got := formatBytes(n); got != want {
 			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// wantInOutput reports each of wants that the output of cmd lacks.
+func wantInOutput(t *testing.T, cmd, output string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(output, want) {
+			t.Errorf("%s output lacks %q:\n%s", cmd, want, output)
 		}
 	}
 }
