@@ -8,7 +8,8 @@ import (
 )
 
 // AppendJSON appends the full JSON form of n: every attribute, compact, with
-// "name" first in named types and references written as the full name.
+// "name" first in named types, aliases as full names (written to parse back
+// to the same names) and references written as the full name.
 // Bytes defaults are already in the specification's form (a string whose code
 // points 0-255 are the byte values), since defaults are kept as JSON text.
 func (n *Node) AppendJSON(buf *bytes.Buffer) {
@@ -39,6 +40,7 @@ func (n *Node) AppendJSON(buf *bytes.Buffer) {
 				buf.WriteString(`,"doc":`)
 				writeString(buf, f.Doc)
 			}
+			appendAliases(buf, f.Aliases, "")
 			buf.WriteString(`,"type":`)
 			f.Type.AppendJSON(buf)
 			if f.Default != nil {
@@ -108,6 +110,27 @@ func (n *Node) appendNameDoc(buf *bytes.Buffer) {
 		buf.WriteString(`,"doc":`)
 		writeString(buf, n.Doc)
 	}
+	appendAliases(buf, n.Aliases, namespaceOf(n.Name))
+}
+
+// appendAliases writes an "aliases" attribute, if there are aliases, so that
+// they parse back to the same names in namespace ns: an alias in the null
+// namespace is written with the leading-dot escape when ns is not null.
+func appendAliases(buf *bytes.Buffer, aliases []string, ns string) {
+	if len(aliases) == 0 {
+		return
+	}
+	buf.WriteString(`,"aliases":[`)
+	for i, a := range aliases {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if ns != "" && !strings.Contains(a, ".") {
+			a = "." + a
+		}
+		writeString(buf, a)
+	}
+	buf.WriteByte(']')
 }
 
 func (n *Node) appendLogical(buf *bytes.Buffer) {

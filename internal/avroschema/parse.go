@@ -166,6 +166,37 @@ func fullName(name, ns string) string {
 	return ns + "." + name
 }
 
+// qualifyAliases resolves the aliases of the named type full as the
+// specification says: an alias without a dot is in the namespace of full, a
+// dotted one is a full name, and a single leading dot (".X") is the null
+// namespace escape. None gives nil.
+func qualifyAliases(aliases []string, full string) []string {
+	if len(aliases) == 0 {
+		return nil
+	}
+	ns := namespaceOf(full)
+	out := make([]string, len(aliases))
+	for i, a := range aliases {
+		switch {
+		case strings.LastIndexByte(a, '.') == 0:
+			out[i] = a[1:]
+		case strings.Contains(a, "."):
+			out[i] = a
+		default:
+			out[i] = fullName(a, ns)
+		}
+	}
+	return out
+}
+
+// namespaceOf returns the namespace of a full name, "" for none.
+func namespaceOf(full string) string {
+	if i := strings.LastIndexByte(full, '.'); i >= 0 {
+		return full[:i]
+	}
+	return ""
+}
+
 func (c *converter) node(s *twmb.SchemaNode, ns string) (*Node, error) {
 	if t, ok := primitiveTypes[s.Type]; ok {
 		n := &Node{Type: t, Logical: s.LogicalType}
@@ -219,14 +250,12 @@ func (c *converter) node(s *twmb.SchemaNode, ns string) (*Node, error) {
 	// A named type.
 	n.Name = fullName(s.Name, s.Namespace)
 	n.Doc = s.Doc
+	n.Aliases = qualifyAliases(s.Aliases, n.Name)
 	if _, dup := c.defs[n.Name]; dup {
 		return nil, fmt.Errorf("%w: %s is defined twice", ErrInvalid, n.Name)
 	}
 	c.defs[n.Name] = n
-	inner := ""
-	if i := strings.LastIndexByte(n.Name, '.'); i >= 0 {
-		inner = n.Name[:i]
-	}
+	inner := namespaceOf(n.Name)
 	if n.Type == Record {
 		n.Fields = make([]Field, len(s.Fields))
 		for i := range s.Fields {
@@ -236,6 +265,9 @@ func (c *converter) node(s *twmb.SchemaNode, ns string) (*Node, error) {
 				return nil, err
 			}
 			f := Field{Name: sf.Name, Doc: sf.Doc, Type: t}
+			if len(sf.Aliases) > 0 {
+				f.Aliases = slices.Clone(sf.Aliases)
+			}
 			if sf.HasDefault {
 				def := sf.Default
 				if b, ok := def.([]byte); ok { // bytes and fixed defaults: code points 0-255

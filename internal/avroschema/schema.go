@@ -78,6 +78,13 @@ type Node struct {
 
 	Doc string
 
+	// Aliases are the other full names of a named type, which a reader
+	// schema matches writer types by: aliases as written resolved against
+	// the namespace of Name, as the specification says (a dotted alias is a
+	// full name; a leading dot, ".X", is the null namespace). They are not
+	// part of Parsing Canonical Form.
+	Aliases []string
+
 	// Logical is the logicalType attribute, with Precision and Scale for
 	// decimals.
 	Logical          string
@@ -102,7 +109,10 @@ type Node struct {
 type Field struct {
 	Name string
 	Doc  string
-	Type *Node
+	// Aliases are the field's other names, as written (field names have no
+	// namespace), which a reader field matches writer fields by.
+	Aliases []string
+	Type    *Node
 	// Default is the JSON text of the field's default, nil when it has none.
 	Default json.RawMessage
 }

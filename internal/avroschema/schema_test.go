@@ -34,7 +34,18 @@ var foreign = []string{
 		{"name":"custom","type":{"type":"int","com.example.tag":{"k":[1,2]}}}
 	]}`,
 	`{"type":"record","name":"Outer","fields":[{"name":"in","type":{"type":"record","name":"Inner","namespace":"","fields":[{"name":"o","type":["null","Outer"]}]}}]}`,
+	aliased,
 }
+
+// aliased has aliases of records, enums, fixed and fields: short (in the
+// namespace of the aliased name, not the enclosing one), dotted, and the
+// leading-dot escape to the null namespace.
+const aliased = `{"type":"record","name":"R","namespace":"a.b","aliases":["Old","x.Older",".Root"],"fields":[
+	{"name":"n","aliases":["name","nom"],"doc":"d","type":{"type":"record","name":"N","namespace":"c","aliases":["M"],"fields":[
+		{"name":"e","type":{"type":"enum","name":"E","aliases":["F"],"symbols":["X"]}}]}},
+	{"name":"f","type":{"type":"fixed","name":"d.Fx","aliases":["Gx","e.Hx"],"size":4}},
+	{"name":"plain","type":"int"}
+]}`
 
 func TestParseAgreesWithTwmb(t *testing.T) {
 	for _, text := range foreign {
@@ -122,6 +133,66 @@ func TestParseModel(t *testing.T) {
 	}
 	if in := out.Fields[0].Type; in.Name != "Inner" || in.Fields[0].Type.Branches[1].Def != out {
 		t.Errorf("null-namespace Inner: %q", in.Name)
+	}
+}
+
+func TestParseAliases(t *testing.T) {
+	n, err := Parse([]byte(aliased))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := n.Fields[0].Type
+	tests := []struct {
+		what string
+		got  []string
+		want string
+	}{
+		{"record R", n.Aliases, "a.b.Old x.Older Root"},
+		{"field n", n.Fields[0].Aliases, "name nom"},
+		{"record c.N", nested.Aliases, "c.M"},
+		{"enum c.E (namespace inherited from c.N)", nested.Fields[0].Type.Aliases, "c.F"},
+		{"fixed d.Fx (namespace of its dotted name)", n.Fields[1].Type.Aliases, "d.Gx e.Hx"},
+		{"field plain", n.Fields[2].Aliases, ""},
+		{"int", n.Fields[2].Type.Aliases, ""},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(tc.got, " "); got != tc.want {
+			t.Errorf("%s: aliases %q, want %q", tc.what, got, tc.want)
+		}
+	}
+	if n.Fields[2].Aliases != nil {
+		t.Error("a field without aliases has a non-nil slice")
+	}
+	// Aliases are written as full names that parse back to the same names
+	// (the null-namespace alias Root with the leading dot), and are not part
+	// of the canonical form.
+	js := string(n.JSON())
+	for _, want := range []string{
+		`"name":"a.b.R","aliases":["a.b.Old","x.Older",".Root"]`,
+		`{"name":"n","doc":"d","aliases":["name","nom"],"type":`,
+		`"name":"d.Fx","aliases":["d.Gx","e.Hx"]`,
+	} {
+		if !strings.Contains(js, want) {
+			t.Errorf("JSON %s\nlacks %s", js, want)
+		}
+	}
+	if c := n.Canonical(); strings.Contains(c, "aliases") || strings.Contains(c, "Old") {
+		t.Errorf("canonical form has aliases: %s", c)
+	}
+	again, err := Parse(n.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(again.Aliases, " ") != "a.b.Old x.Older Root" || strings.Join(again.Fields[0].Aliases, " ") != "name nom" {
+		t.Errorf("aliases after a round trip: %q, field %q", again.Aliases, again.Fields[0].Aliases)
+	}
+	// Aliases of a type in the null namespace stay short.
+	top, err := Parse([]byte(`{"type":"enum","name":"T","aliases":["U","v.W"],"symbols":["A"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(top.Aliases, " "); got != "U v.W" || !strings.Contains(string(top.JSON()), `"aliases":["U","v.W"]`) {
+		t.Errorf("null-namespace aliases %q, JSON %s", got, top.JSON())
 	}
 }
 
