@@ -2,11 +2,12 @@ package serde
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -185,184 +186,57 @@ func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report
 	return rep, nil
 }
 
-// node is a parsed Avro schema for the compatibility check.
-type node struct {
-	kind    string // primitive name, record, enum, array, map, fixed, union
-	name    string // full name of named types
-	aliases []string
-	fields  []cfield
-	symbols []string
-	enumDef bool
-	size    int
-	items   *node // array items, map values
-	union   []*node
-}
-
-type cfield struct {
-	name    string
-	aliases []string
-	typ     *node
-	hasDef  bool
-}
-
-// parseCompat validates text with protoavro.ParseSchema (bounded) and builds
-// the node tree.
-func parseCompat(text string) (*node, error) {
-	if _, err := protoavro.ParseSchema([]byte(text)); err != nil {
-		return nil, err
+// parseCompat parses schema text for the check with the bounded parser of
+// protoavro.ParseSchema (the same limits); an error wraps ErrBadSchema and
+// protoavro.ErrInvalidSchema.
+func parseCompat(text string) (*avroschema.Node, error) {
+	n, err := avroschema.Parse([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %w", ErrBadSchema, protoavro.ErrInvalidSchema, err)
 	}
-	var v any
-	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadSchema, err)
-	}
-	p := &cparser{named: map[string]*node{}}
-	return p.parse(v, "")
-}
-
-type cparser struct{ named map[string]*node }
-
-func fullName(name, ns string) string {
-	if strings.Contains(name, ".") || ns == "" {
-		return name
-	}
-	return ns + "." + name
-}
-
-func (p *cparser) parse(v any, ns string) (*node, error) {
-	switch t := v.(type) {
-	case string:
-		switch t {
-		case "null", "boolean", "int", "long", "float", "double", "bytes", "string":
-			return &node{kind: t}, nil
-		}
-		if n, ok := p.named[fullName(t, ns)]; ok {
-			return n, nil
-		}
-		if n, ok := p.named[t]; ok {
-			return n, nil
-		}
-		return nil, fmt.Errorf("%w: unknown type %q", ErrBadSchema, t)
-	case []any:
-		n := &node{kind: "union"}
-		for _, b := range t {
-			bn, err := p.parse(b, ns)
-			if err != nil {
-				return nil, err
-			}
-			n.union = append(n.union, bn)
-		}
-		return n, nil
-	case map[string]any:
-		typ, _ := t["type"].(string)
-		name, _ := t["name"].(string)
-		if s, ok := t["namespace"].(string); ok && !strings.Contains(name, ".") {
-			ns = s
-		}
-		fn := fullName(name, ns)
-		if i := strings.LastIndexByte(fn, '.'); i >= 0 {
-			ns = fn[:i]
-		} else if name != "" {
-			ns = ""
-		}
-		var aliases []string
-		if as, ok := t["aliases"].([]any); ok {
-			for _, a := range as {
-				if s, ok := a.(string); ok {
-					aliases = append(aliases, fullName(s, ns))
-				}
-			}
-		}
-		switch typ {
-		case "record", "error":
-			n := &node{kind: "record", name: fn, aliases: aliases}
-			p.named[fn] = n
-			fs, _ := t["fields"].([]any)
-			for _, f := range fs {
-				fm, _ := f.(map[string]any)
-				fname, _ := fm["name"].(string)
-				ft, err := p.parse(fm["type"], ns)
-				if err != nil {
-					return nil, fmt.Errorf("field %s.%s: %w", fn, fname, err)
-				}
-				_, hasDef := fm["default"]
-				cf := cfield{name: fname, typ: ft, hasDef: hasDef}
-				if as, ok := fm["aliases"].([]any); ok {
-					for _, a := range as {
-						if s, ok := a.(string); ok {
-							cf.aliases = append(cf.aliases, s)
-						}
-					}
-				}
-				n.fields = append(n.fields, cf)
-			}
-			return n, nil
-		case "enum":
-			n := &node{kind: "enum", name: fn, aliases: aliases}
-			if ss, ok := t["symbols"].([]any); ok {
-				for _, s := range ss {
-					str, _ := s.(string)
-					n.symbols = append(n.symbols, str)
-				}
-			}
-			_, n.enumDef = t["default"]
-			p.named[fn] = n
-			return n, nil
-		case "fixed":
-			sz, _ := t["size"].(float64)
-			n := &node{kind: "fixed", name: fn, aliases: aliases, size: int(sz)}
-			p.named[fn] = n
-			return n, nil
-		case "array", "map":
-			key := "items"
-			if typ == "map" {
-				key = "values"
-			}
-			it, err := p.parse(t[key], ns)
-			if err != nil {
-				return nil, err
-			}
-			return &node{kind: typ, items: it}, nil
-		default:
-			return p.parse(typ, ns) // {"type": "long", "logicalType": ...}
-		}
-	}
-	return nil, fmt.Errorf("%w: unexpected JSON %T in schema", ErrBadSchema, v)
+	return n, nil
 }
 
 type problem struct{ path, detail string }
 
 // resolveCheck returns every reason data written with w cannot be read with
 // r, by the resolution rules of the Avro specification.
-func resolveCheck(r, w *node) []problem {
-	c := &checker{seen: map[[2]*node]bool{}}
-	c.check(r, w, shortName(r))
+func resolveCheck(r, w *avroschema.Node) []problem {
+	c := &checker{seen: map[[2]*avroschema.Node]bool{}}
+	c.check(r, w, shortName(r.Deref()))
 	return c.out
 }
 
+// checker walks a reader and a writer schema together. References are
+// followed (Deref), and a pair of definitions is checked once, so recursive
+// schemas end.
 type checker struct {
-	seen map[[2]*node]bool
+	seen map[[2]*avroschema.Node]bool
 	out  []problem
 }
 
-func shortName(n *node) string {
-	if n.name == "" {
-		return n.kind
+func shortName(n *avroschema.Node) string {
+	if n.Name == "" {
+		return n.Type.String()
 	}
-	return n.name[strings.LastIndexByte(n.name, '.')+1:]
+	return unqualified(n.Name)
 }
 
-func describe(n *node) string {
-	if n.name != "" {
-		return n.kind + " " + n.name
+func unqualified(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
+
+func describe(n *avroschema.Node) string {
+	n = n.Deref()
+	if n.Name != "" {
+		return n.Type.String() + " " + n.Name
 	}
-	if n.kind == "union" {
-		parts := make([]string, len(n.union))
-		for i, b := range n.union {
+	if n.Type == avroschema.Union {
+		parts := make([]string, len(n.Branches))
+		for i, b := range n.Branches {
 			parts[i] = describe(b)
 		}
 		return "union [" + strings.Join(parts, ", ") + "]"
 	}
-	return n.kind
+	return n.Type.String()
 }
 
 func (c *checker) fail(path, format string, a ...any) {
@@ -370,50 +244,56 @@ func (c *checker) fail(path, format string, a ...any) {
 }
 
 // matches reports whether w can be read as r without recording problems.
-func matches(r, w *node) bool {
-	sub := &checker{seen: map[[2]*node]bool{}}
+func matches(r, w *avroschema.Node) bool {
+	sub := &checker{seen: map[[2]*avroschema.Node]bool{}}
 	sub.check(r, w, "")
 	return len(sub.out) == 0
 }
 
-func promotes(w, r string) bool {
+// promotes reports whether the specification promotes writer type w to
+// reader type r.
+func promotes(w, r avroschema.Type) bool {
 	switch w {
-	case "int":
-		return r == "long" || r == "float" || r == "double"
-	case "long":
-		return r == "float" || r == "double"
-	case "float":
-		return r == "double"
-	case "string":
-		return r == "bytes"
-	case "bytes":
-		return r == "string"
+	case avroschema.Int:
+		return r == avroschema.Long || r == avroschema.Float || r == avroschema.Double
+	case avroschema.Long:
+		return r == avroschema.Float || r == avroschema.Double
+	case avroschema.Float:
+		return r == avroschema.Double
+	case avroschema.String:
+		return r == avroschema.Bytes
+	case avroschema.Bytes:
+		return r == avroschema.String
 	}
 	return false
 }
 
-func namesMatch(r, w *node) bool {
-	rs, ws := shortName(r), shortName(w)
-	if r.name == w.name || rs == ws {
+// namesMatch reports whether the reader's named type r matches the writer's
+// w: the same full or unqualified name, or a reader alias (a full name) that
+// is the writer's full or unqualified name.
+func namesMatch(r, w *avroschema.Node) bool {
+	ws := unqualified(w.Name)
+	if r.Name == w.Name || unqualified(r.Name) == ws {
 		return true
 	}
-	for _, a := range r.aliases {
-		if a == w.name || a[strings.LastIndexByte(a, '.')+1:] == ws {
+	for _, a := range r.Aliases {
+		if a == w.Name || unqualified(a) == ws {
 			return true
 		}
 	}
 	return false
 }
 
-func (c *checker) check(r, w *node, path string) {
-	pair := [2]*node{r, w}
+func (c *checker) check(r, w *avroschema.Node, path string) {
+	r, w = r.Deref(), w.Deref()
+	pair := [2]*avroschema.Node{r, w}
 	if c.seen[pair] {
 		return
 	}
 	c.seen[pair] = true
-	if w.kind == "union" {
-		for i, b := range w.union {
-			if r.kind == "union" {
+	if w.Type == avroschema.Union {
+		for i, b := range w.Branches {
+			if r.Type == avroschema.Union {
 				if !anyMatch(r, b) {
 					c.fail(path, "writer union branch %d (%s) matches no reader branch of %s", i, describe(b), describe(r))
 				}
@@ -423,9 +303,9 @@ func (c *checker) check(r, w *node, path string) {
 		}
 		return
 	}
-	if r.kind == "union" {
-		for _, b := range r.union {
-			if b.kind == w.kind && (b.name == "" || namesMatch(b, w)) {
+	if r.Type == avroschema.Union {
+		for _, b := range r.Branches {
+			if b := b.Deref(); b.Type == w.Type && (b.Name == "" || namesMatch(b, w)) {
 				c.check(b, w, path)
 				return
 			}
@@ -435,65 +315,59 @@ func (c *checker) check(r, w *node, path string) {
 		}
 		return
 	}
-	if r.kind != w.kind {
-		if !promotes(w.kind, r.kind) {
+	if r.Type != w.Type {
+		if !promotes(w.Type, r.Type) {
 			c.fail(path, "writer %s cannot be read as reader %s", describe(w), describe(r))
 		}
 		return
 	}
-	switch r.kind {
-	case "record":
+	switch r.Type {
+	case avroschema.Record:
 		if !namesMatch(r, w) {
-			c.fail(path, "record name %s does not match writer's %s", r.name, w.name)
+			c.fail(path, "record name %s does not match writer's %s", r.Name, w.Name)
 			return
 		}
-		for _, rf := range r.fields {
+		for i := range r.Fields {
+			rf := &r.Fields[i]
 			wf := findField(w, rf)
 			if wf == nil {
-				if !rf.hasDef {
-					c.fail(path+"."+rf.name, "reader field missing from the writer and has no default")
+				if rf.Default == nil {
+					c.fail(path+"."+rf.Name, "reader field missing from the writer and has no default")
 				}
 				continue
 			}
-			c.check(rf.typ, wf.typ, path+"."+rf.name)
+			c.check(rf.Type, wf.Type, path+"."+rf.Name)
 		}
-	case "enum":
+	case avroschema.Enum:
 		if !namesMatch(r, w) {
-			c.fail(path, "enum name %s does not match writer's %s", r.name, w.name)
+			c.fail(path, "enum name %s does not match writer's %s", r.Name, w.Name)
 			return
 		}
-		if r.enumDef {
+		if r.HasEnumDefault {
 			return
 		}
 		var missing []string
-		for _, s := range w.symbols {
-			found := false
-			for _, rs := range r.symbols {
-				if rs == s {
-					found = true
-					break
-				}
-			}
-			if !found {
+		for _, s := range w.Symbols {
+			if !slices.Contains(r.Symbols, s) {
 				missing = append(missing, s)
 			}
 		}
 		if len(missing) > 0 {
-			c.fail(path, "writer enum symbols %s missing from reader enum %s, which has no default", strings.Join(missing, ", "), r.name)
+			c.fail(path, "writer enum symbols %s missing from reader enum %s, which has no default", strings.Join(missing, ", "), r.Name)
 		}
-	case "fixed":
-		if !namesMatch(r, w) || r.size != w.size {
-			c.fail(path, "fixed %s(%d) does not match writer's %s(%d)", r.name, r.size, w.name, w.size)
+	case avroschema.Fixed:
+		if !namesMatch(r, w) || r.Size != w.Size {
+			c.fail(path, "fixed %s(%d) does not match writer's %s(%d)", r.Name, r.Size, w.Name, w.Size)
 		}
-	case "array":
-		c.check(r.items, w.items, path+"[]")
-	case "map":
-		c.check(r.items, w.items, path+"{}")
+	case avroschema.Array:
+		c.check(r.Items, w.Items, path+"[]")
+	case avroschema.Map:
+		c.check(r.Values, w.Values, path+"{}")
 	}
 }
 
-func anyMatch(r, w *node) bool {
-	for _, b := range r.union {
+func anyMatch(r, w *avroschema.Node) bool {
+	for _, b := range r.Branches {
 		if matches(b, w) {
 			return true
 		}
@@ -501,16 +375,18 @@ func anyMatch(r, w *node) bool {
 	return false
 }
 
-func findField(w *node, rf cfield) *cfield {
-	for i := range w.fields {
-		if w.fields[i].name == rf.name {
-			return &w.fields[i]
+// findField returns the writer's field that the reader's field rf reads: the
+// one of the same name, else one named by an alias of rf.
+func findField(w *avroschema.Node, rf *avroschema.Field) *avroschema.Field {
+	for i := range w.Fields {
+		if w.Fields[i].Name == rf.Name {
+			return &w.Fields[i]
 		}
 	}
-	for _, a := range rf.aliases {
-		for i := range w.fields {
-			if w.fields[i].name == a {
-				return &w.fields[i]
+	for _, a := range rf.Aliases {
+		for i := range w.Fields {
+			if w.Fields[i].Name == a {
+				return &w.Fields[i]
 			}
 		}
 	}
