@@ -202,16 +202,19 @@ type problem struct{ path, detail string }
 // resolveCheck returns every reason data written with w cannot be read with
 // r, by the resolution rules of the Avro specification.
 func resolveCheck(r, w *avroschema.Node) []problem {
-	c := &checker{seen: map[[2]*avroschema.Node]bool{}}
+	c := &checker{seen: map[pair]bool{}}
 	c.check(r, w, shortName(r.Deref()))
 	return c.out
 }
 
-// checker walks a reader and a writer schema together. References are
-// followed (Deref), and a pair of definitions is checked once, so recursive
-// schemas end.
+// pair is a reader and a writer definition.
+type pair [2]*avroschema.Node
+
+// checker walks a reader and a writer schema together, recording every
+// problem. References are followed (Deref), and a pair of definitions is
+// checked once, so recursive schemas end.
 type checker struct {
-	seen map[[2]*avroschema.Node]bool
+	seen map[pair]bool
 	out  []problem
 }
 
@@ -241,13 +244,6 @@ func describe(n *avroschema.Node) string {
 
 func (c *checker) fail(path, format string, a ...any) {
 	c.out = append(c.out, problem{path, fmt.Sprintf(format, a...)})
-}
-
-// matches reports whether w can be read as r without recording problems.
-func matches(r, w *avroschema.Node) bool {
-	sub := &checker{seen: map[[2]*avroschema.Node]bool{}}
-	sub.check(r, w, "")
-	return len(sub.out) == 0
 }
 
 // promotes reports whether the specification promotes writer type w to
@@ -286,31 +282,28 @@ func namesMatch(r, w *avroschema.Node) bool {
 
 func (c *checker) check(r, w *avroschema.Node, path string) {
 	r, w = r.Deref(), w.Deref()
-	pair := [2]*avroschema.Node{r, w}
-	if c.seen[pair] {
+	p := pair{r, w}
+	if c.seen[p] {
 		return
 	}
-	c.seen[pair] = true
+	c.seen[p] = true
 	if w.Type == avroschema.Union {
+		// Each writer branch resolves against the reader (or its union).
 		for i, b := range w.Branches {
-			if r.Type == avroschema.Union {
-				if !anyMatch(r, b) {
-					c.fail(path, "writer union branch %d (%s) matches no reader branch of %s", i, describe(b), describe(r))
-				}
-				continue
+			if r.Type != avroschema.Union {
+				c.check(r, b, path)
+			} else if sel := selectBranch(r, b); sel != nil {
+				c.check(sel, b, path)
+			} else if !promotable(r, b) {
+				c.fail(path, "writer union branch %d (%s) matches no reader branch of %s", i, describe(b), describe(r))
 			}
-			c.check(r, b, path)
 		}
 		return
 	}
 	if r.Type == avroschema.Union {
-		for _, b := range r.Branches {
-			if b := b.Deref(); b.Type == w.Type && (b.Name == "" || namesMatch(b, w)) {
-				c.check(b, w, path)
-				return
-			}
-		}
-		if !anyMatch(r, w) {
+		if sel := selectBranch(r, w); sel != nil {
+			c.check(sel, w, path)
+		} else if !promotable(r, w) {
 			c.fail(path, "writer %s matches no branch of reader %s", describe(w), describe(r))
 		}
 		return
@@ -366,9 +359,25 @@ func (c *checker) check(r, w *avroschema.Node, path string) {
 	}
 }
 
-func anyMatch(r, w *avroschema.Node) bool {
+// selectBranch returns the branch of the reader union r of w's type (and, for
+// a named type, of a matching name), which w resolves against; nil if none.
+func selectBranch(r, w *avroschema.Node) *avroschema.Node {
+	w = w.Deref()
 	for _, b := range r.Branches {
-		if matches(b, w) {
+		if b := b.Deref(); b.Type == w.Type && (b.Name == "" || namesMatch(b, w)) {
+			return b
+		}
+	}
+	return nil
+}
+
+// promotable reports whether a branch of the reader union r reads w by
+// promotion: the only way left once selectBranch found no branch of w's type
+// (and name).
+func promotable(r, w *avroschema.Node) bool {
+	w = w.Deref()
+	for _, b := range r.Branches {
+		if promotes(w.Type, b.Deref().Type) {
 			return true
 		}
 	}

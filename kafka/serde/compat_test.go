@@ -132,3 +132,148 @@ func TestGateRegistry(t *testing.T) {
 		t.Fatalf("new subject: %+v, %v", rep, err)
 	}
 }
+
+// TestGateResolution checks the resolution rules one by one, the reader (new
+// schema, BACKWARD) against the writer (previous): each case lists the paths
+// of the problems it must report, and a word of the first one's detail.
+func TestGateResolution(t *testing.T) {
+	rec := func(name string, fields ...string) string {
+		return `{"type":"record","name":"` + name + `","fields":[` + strings.Join(fields, ",") + `]}`
+	}
+	list := func(extra string) string {
+		return `{"type":"record","name":"x.List","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","List"],"default":null}` + extra + `]}`
+	}
+	mutual := func(t string) string {
+		return `{"type":"record","name":"A","fields":[{"name":"b","type":["null",{"type":"record","name":"B","fields":[` +
+			`{"name":"n","type":"` + t + `"},{"name":"a","type":["null","A"]},{"name":"bs","type":{"type":"array","items":"B"}}]}]}]}`
+	}
+	tests := []struct {
+		name, writer, reader string
+		want                 []string // problem paths
+		detail               string   // in the first problem's detail
+	}{
+		// Records renamed: a reader alias (resolved in the reader's
+		// namespace) matches the writer's name, at the top and nested.
+		{"renamed record", rec("x.Old", `{"name":"a","type":"int"}`), rec("x.New", `{"name":"a","type":"int"}`), []string{"New"}, "record name x.New does not match writer's x.Old"},
+		{"renamed record, alias", rec("x.Old", `{"name":"a","type":"int"}`),
+			`{"type":"record","name":"x.New","aliases":["Old"],"fields":[{"name":"a","type":"int"}]}`, nil, ""},
+		{"renamed record, full alias", rec("x.Old", `{"name":"a","type":"int"}`),
+			`{"type":"record","name":"y.New","aliases":["x.Old"],"fields":[{"name":"a","type":"int"}]}`, nil, ""},
+		{"renamed nested record, alias", rec("R", `{"name":"p","type":`+rec("a.P", `{"name":"q","type":"int"}`)+`}`),
+			rec("R", `{"name":"p","type":{"type":"record","name":"a.P2","aliases":["P"],"fields":[{"name":"q","type":"long"}]}}`), nil, ""},
+		{"renamed nested record", rec("R", `{"name":"p","type":`+rec("a.P", `{"name":"q","type":"int"}`)+`}`),
+			rec("R", `{"name":"p","type":`+rec("a.P2", `{"name":"q","type":"long"}`)+`}`), []string{"R.p"}, "record name a.P2"},
+		// Fields renamed: a reader field alias names the writer's field, and
+		// its type is then checked under the reader's name.
+		{"renamed field", rec("R", `{"name":"fullname","type":"string"}`), rec("R", `{"name":"name","type":"string"}`), []string{"R.name"}, "no default"},
+		{"renamed field, alias", rec("R", `{"name":"fullname","type":"string"}`), rec("R", `{"name":"name","aliases":["fullname"],"type":"string"}`), nil, ""},
+		{"renamed field, alias, wrong type", rec("R", `{"name":"fullname","type":"string"}`), rec("R", `{"name":"name","aliases":["nom","fullname"],"type":"int"}`), []string{"R.name"}, "writer string cannot be read as reader int"},
+		{"added field with default", rec("R"), rec("R", `{"name":"n","type":"long","default":0}`), nil, ""},
+		// Enums: a symbol the reader lacks is fine only with a reader default;
+		// a renamed enum needs an alias.
+		{"enum symbol dropped, default", rec("R", `{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}}`),
+			rec("R", `{"name":"e","type":{"type":"enum","name":"E","symbols":["A","U"],"default":"U"}}`), nil, ""},
+		{"enum symbols dropped", rec("R", `{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}}`),
+			rec("R", `{"name":"e","type":{"type":"enum","name":"E","symbols":["A"]}}`), []string{"R.e"}, "B, C missing"},
+		{"renamed enum", rec("R", `{"name":"e","type":{"type":"enum","name":"E","symbols":["A"]}}`),
+			rec("R", `{"name":"e","type":{"type":"enum","name":"E2","symbols":["A"]}}`), []string{"R.e"}, "enum name E2"},
+		{"renamed enum, alias", rec("R", `{"name":"e","type":{"type":"enum","name":"E","symbols":["A"]}}`),
+			rec("R", `{"name":"e","type":{"type":"enum","name":"E2","aliases":["E"],"symbols":["A"]}}`), nil, ""},
+		// Fixed: name (or alias) and size.
+		{"fixed size", rec("R", `{"name":"f","type":{"type":"fixed","name":"F","size":16}}`),
+			rec("R", `{"name":"f","type":{"type":"fixed","name":"F","size":12}}`), []string{"R.f"}, "fixed F(12) does not match writer's F(16)"},
+		{"renamed fixed", rec("R", `{"name":"f","type":{"type":"fixed","name":"F","size":16}}`),
+			rec("R", `{"name":"f","type":{"type":"fixed","name":"G","size":16}}`), []string{"R.f"}, "fixed G(16)"},
+		{"renamed fixed, alias", rec("R", `{"name":"f","type":{"type":"fixed","name":"F","size":16}}`),
+			rec("R", `{"name":"f","type":{"type":"fixed","name":"G","aliases":["F"],"size":16}}`), nil, ""},
+		// Recursive schemas end (through unions, arrays, mutually), and a
+		// problem inside the recursion is reported once.
+		{"recursive, same", list(""), list(""), nil, ""},
+		{"mutually recursive", mutual("int"), mutual("long"), nil, ""},
+		{"mutually recursive, not promoted", mutual("long"), mutual("int"), []string{"A.b.n"}, "writer long cannot be read as reader int"},
+		{"recursive", list(""), list(`,{"name":"w","type":"double","default":0}`), nil, ""},
+		{"recursive, field without default", list(""), list(`,{"name":"w","type":"double"}`), []string{"List.w"}, "no default"},
+		{"recursive, promoted", list(""), strings.Replace(list(""), `"type":"int"`, `"type":"long"`, 1), nil, ""},
+		{"recursive, not promoted", strings.Replace(list(""), `"type":"int"`, `"type":"long"`, 1), list(""), []string{"List.v"}, "writer long cannot be read as reader int"},
+		// A type defined once and referenced again is checked through the
+		// reference.
+		{"reference", rec("R", `{"name":"a","type":`+rec("A", `{"name":"p","type":"string"}`)+`}`, `{"name":"b","type":["null","A"]}`),
+			rec("R", `{"name":"a","type":`+rec("A", `{"name":"p","type":"bytes"}`)+`}`, `{"name":"b","type":["null","A"]}`), nil, ""},
+		{"reference, incompatible", rec("R", `{"name":"b","type":["null",`+rec("A", `{"name":"p","type":"string"}`)+`]}`, `{"name":"a","type":"A"}`),
+			rec("R", `{"name":"b","type":["null",`+rec("A", `{"name":"p","type":"int"}`)+`]}`, `{"name":"a","type":"A"}`), []string{"R.b.p"}, "writer string"},
+		// Unions, branch by branch.
+		{"writer branch missing from reader", rec("R", `{"name":"u","type":["null","int","string"]}`), rec("R", `{"name":"u","type":["null","long"]}`),
+			[]string{"R.u"}, "writer union branch 2 (string) matches no reader branch of union [null, long]"},
+		{"writer branches missing", rec("R", `{"name":"u","type":["null","int","string","float"]}`), rec("R", `{"name":"u","type":["string"]}`),
+			[]string{"R.u", "R.u", "R.u"}, "branch 0 (null)"},
+		{"writer union, reader not", rec("R", `{"name":"u","type":["null","int"]}`), rec("R", `{"name":"u","type":"long"}`), []string{"R.u"}, "writer null cannot be read as reader long"},
+		{"writer union, reader not, all promote", rec("R", `{"name":"u","type":["int","long"]}`), rec("R", `{"name":"u","type":"double"}`), nil, ""},
+		{"reader union, writer promoted", rec("R", `{"name":"u","type":"int"}`), rec("R", `{"name":"u","type":["null","double"]}`), nil, ""},
+		{"reader union, writer not in it", rec("R", `{"name":"u","type":"string"}`), rec("R", `{"name":"u","type":["null","int"]}`), []string{"R.u"}, "writer string matches no branch of reader union [null, int]"},
+		{"reader union, record branch by name", rec("R", `{"name":"u","type":`+rec("B", `{"name":"p","type":"int"}`)+`}`),
+			rec("R", `{"name":"u","type":["null",`+rec("A", `{"name":"q","type":"int"}`)+`,`+rec("B", `{"name":"p","type":"long"}`)+`]}`), nil, ""},
+		{"reader union, record branch by alias", rec("R", `{"name":"u","type":["null",`+rec("Old", `{"name":"p","type":"int"}`)+`]}`),
+			rec("R", `{"name":"u","type":["null",{"type":"record","name":"New","aliases":["Old"],"fields":[{"name":"p","type":"int"}]}]}`), nil, ""},
+		{"reader union, record branch problem", rec("R", `{"name":"u","type":`+rec("B", `{"name":"p","type":"long"}`)+`}`),
+			rec("R", `{"name":"u","type":["null",`+rec("B", `{"name":"p","type":"int"}`)+`]}`), []string{"R.u.p"}, "writer long"},
+		// Containers.
+		{"array items", rec("R", `{"name":"a","type":{"type":"array","items":"long"}}`), rec("R", `{"name":"a","type":{"type":"array","items":"int"}}`), []string{"R.a[]"}, "writer long"},
+		{"map values", rec("R", `{"name":"m","type":{"type":"map","values":"string"}}`), rec("R", `{"name":"m","type":{"type":"map","values":"bytes"}}`), nil, ""},
+		{"map values, not promoted", rec("R", `{"name":"m","type":{"type":"map","values":"bytes"}}`), rec("R", `{"name":"m","type":{"type":"map","values":"int"}}`), []string{"R.m{}"}, "writer bytes"},
+		{"array read as map", rec("R", `{"name":"m","type":{"type":"array","items":"int"}}`), rec("R", `{"name":"m","type":{"type":"map","values":"int"}}`), []string{"R.m"}, "writer array cannot be read as reader map"},
+		// A primitive top-level schema, with a logical type.
+		{"primitive", `{"type":"int","logicalType":"date"}`, `"long"`, nil, ""},
+		{"primitive, not promoted", `"double"`, `{"type":"long","logicalType":"timestamp-millis"}`, []string{"long"}, "writer double cannot be read as reader long"},
+	}
+	for _, tc := range tests {
+		rep, err := serde.CheckCompatibility(serde.LevelBackward, tc.reader, []string{tc.writer})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		var got []string
+		for _, p := range rep.Problems {
+			got = append(got, p.Path)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: problems at %q, want %q: %v", tc.name, got, tc.want, rep.Err())
+			continue
+		}
+		if tc.detail != "" && !strings.Contains(rep.Problems[0].Detail, tc.detail) {
+			t.Errorf("%s: detail %q, want it to contain %q", tc.name, rep.Problems[0].Detail, tc.detail)
+		}
+	}
+}
+
+// TestGateBadSchema: a schema that does not parse, or exceeds ParseSchema's
+// bounds, is an error of class ErrBadSchema (and protoavro's
+// ErrInvalidSchema) that says which schema.
+func TestGateBadSchema(t *testing.T) {
+	good := `{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}`
+	deep := strings.Repeat(`{"type":"array","items":`, 300) + `"int"` + strings.Repeat("}", 300)
+	tests := []struct {
+		name, nw string
+		prev     []string
+		want     string
+	}{
+		{"new not JSON", "{", []string{good}, "new schema"},
+		{"new unknown type", `{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}`, []string{good}, "new schema"},
+		{"new too deep", deep, []string{good}, "nested more than 256 levels"},
+		{"previous bad", good, []string{`{"type":"enum","name":"E"}`}, "previous schema 1"},
+		{"transitive, older bad", good, []string{`"nope"`, good}, "previous schema 1"},
+	}
+	for _, tc := range tests {
+		lvl := serde.LevelFull
+		if strings.HasPrefix(tc.name, "transitive") {
+			lvl = serde.LevelFullTransitive
+		}
+		_, err := serde.CheckCompatibility(lvl, tc.nw, tc.prev)
+		if !errors.Is(err, serde.ErrBadSchema) || !errors.Is(err, protoavro.ErrInvalidSchema) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrBadSchema and ErrInvalidSchema saying %q", tc.name, err, tc.want)
+		}
+	}
+	// Not transitive: only the latest previous schema is parsed.
+	if rep, err := serde.CheckCompatibility(serde.LevelFull, good, []string{`"nope"`, good}); err != nil || !rep.Compatible() {
+		t.Errorf("FULL with a bad older version: %+v, %v", rep, err)
+	}
+}
