@@ -151,7 +151,8 @@ func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSc
 // CheckCompatibility checks the Avro schema newSchema against previous
 // (oldest first, numbered from 1 in the report) under lvl, by Avro's
 // resolution rules. Non-transitive levels check the last previous schema
-// only. Every schema must parse (ParseSchema's bounds apply).
+// only. Every schema must parse (ParseSchema's bounds apply); one that does
+// not is an error wrapping ErrBadSchema and protoavro.ErrInvalidSchema.
 func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report, error) {
 	rep := &Report{Level: lvl}
 	if lvl == LevelNone || len(previous) == 0 {
