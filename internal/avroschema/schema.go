@@ -14,6 +14,7 @@ package avroschema
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Type is an Avro schema type.
@@ -56,6 +57,22 @@ func (t Type) Primitive() bool { return t <= String }
 
 // Named reports whether t is a named type (record, enum, fixed).
 func (t Type) Named() bool { return t == Record || t == Enum || t == Fixed }
+
+// promotions are the writer types the specification lets a reader read as
+// other types.
+var promotions = map[Type][]Type{
+	Int:    {Long, Float, Double},
+	Long:   {Float, Double},
+	Float:  {Double},
+	String: {Bytes},
+	Bytes:  {String},
+}
+
+// Promotes reports whether the specification's schema resolution promotes
+// data of writer type w to reader type r (int to long, float or double; long
+// to float or double; float to double; string and bytes to each other). A
+// type does not promote to itself.
+func Promotes(w, r Type) bool { return slices.Contains(promotions[w], r) }
 
 // primitiveTypes maps primitive type names to their Type.
 var primitiveTypes = map[string]Type{

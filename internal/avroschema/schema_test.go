@@ -196,6 +196,20 @@ func TestParseAliases(t *testing.T) {
 	}
 }
 
+func TestPromotes(t *testing.T) {
+	var got []string
+	for w := Null; w <= Fixed; w++ {
+		for r := Null; r <= Fixed; r++ {
+			if Promotes(w, r) {
+				got = append(got, w.String()+">"+r.String())
+			}
+		}
+	}
+	if want := "int>long int>float int>double long>float long>double float>double bytes>string string>bytes"; strings.Join(got, " ") != want {
+		t.Errorf("promotions %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
 func TestParseLimits(t *testing.T) {
 	deep := strings.Repeat(`{"type":"array","items":`, 300) + `"int"` + strings.Repeat("}", 300)
 	garbage := "\x1b[31m" + strings.Repeat("x", 10000)

@@ -247,24 +247,6 @@ func (c *checker) fail(path, format string, a ...any) {
 	c.out = append(c.out, problem{path, fmt.Sprintf(format, a...)})
 }
 
-// promotes reports whether the specification promotes writer type w to
-// reader type r.
-func promotes(w, r avroschema.Type) bool {
-	switch w {
-	case avroschema.Int:
-		return r == avroschema.Long || r == avroschema.Float || r == avroschema.Double
-	case avroschema.Long:
-		return r == avroschema.Float || r == avroschema.Double
-	case avroschema.Float:
-		return r == avroschema.Double
-	case avroschema.String:
-		return r == avroschema.Bytes
-	case avroschema.Bytes:
-		return r == avroschema.String
-	}
-	return false
-}
-
 // namesMatch reports whether the reader's named type r matches the writer's
 // w: the same full or unqualified name, or a reader alias (a full name) that
 // is the writer's full or unqualified name.
@@ -310,7 +292,7 @@ func (c *checker) check(r, w *avroschema.Node, path string) {
 		return
 	}
 	if r.Type != w.Type {
-		if !promotes(w.Type, r.Type) {
+		if !avroschema.Promotes(w.Type, r.Type) {
 			c.fail(path, "writer %s cannot be read as reader %s", describe(w), describe(r))
 		}
 		return
@@ -378,7 +360,7 @@ func selectBranch(r, w *avroschema.Node) *avroschema.Node {
 func promotable(r, w *avroschema.Node) bool {
 	w = w.Deref()
 	for _, b := range r.Branches {
-		if promotes(w.Type, b.Deref().Type) {
+		if avroschema.Promotes(w.Type, b.Deref().Type) {
 			return true
 		}
 	}
