@@ -342,12 +342,18 @@ func (c *checker) check(r, w *avroschema.Node, path string) {
 	}
 }
 
-// selectBranch returns the branch of the reader union r of w's type (and, for
-// a named type, of a matching name), which w resolves against; nil if none.
+// selectBranch returns the branch of the reader union r that w resolves
+// against: of w's type and, for a named type, of w's full name, else of a
+// matching name (unqualified, or an alias); nil if none.
 func selectBranch(r, w *avroschema.Node) *avroschema.Node {
 	w = w.Deref()
 	for _, b := range r.Branches {
-		if b := b.Deref(); b.Type == w.Type && (b.Name == "" || namesMatch(b, w)) {
+		if b := b.Deref(); b.Type == w.Type && b.Name == w.Name {
+			return b
+		}
+	}
+	for _, b := range r.Branches {
+		if b := b.Deref(); b.Type == w.Type && namesMatch(b, w) {
 			return b
 		}
 	}

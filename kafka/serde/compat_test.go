@@ -214,6 +214,10 @@ func TestGateResolution(t *testing.T) {
 			rec("R", `{"name":"u","type":["null",`+rec("A", `{"name":"q","type":"int"}`)+`,`+rec("B", `{"name":"p","type":"long"}`)+`]}`), nil, ""},
 		{"reader union, record branch by alias", rec("R", `{"name":"u","type":["null",`+rec("Old", `{"name":"p","type":"int"}`)+`]}`),
 			rec("R", `{"name":"u","type":["null",{"type":"record","name":"New","aliases":["Old"],"fields":[{"name":"p","type":"int"}]}]}`), nil, ""},
+		{"reader union, record branch by full name", rec("R", `{"name":"u","type":["null",`+rec("x.S", `{"name":"p","type":"int"}`)+`,`+rec("y.S", `{"name":"q","type":"string"}`)+`]}`),
+			rec("R", `{"name":"u","type":["null",`+rec("x.S", `{"name":"p","type":"int"}`)+`,`+rec("y.S", `{"name":"q","type":"string"}`)+`]}`), nil, ""},
+		{"reader union, record branch by full name before alias", rec("R", `{"name":"u","type":`+rec("Old", `{"name":"p","type":"int"}`)+`}`),
+			rec("R", `{"name":"u","type":[{"type":"record","name":"New","aliases":["Old"],"fields":[{"name":"q","type":"int"}]},`+rec("Old", `{"name":"p","type":"int"}`)+`]}`), nil, ""},
 		{"reader union, record branch problem", rec("R", `{"name":"u","type":`+rec("B", `{"name":"p","type":"long"}`)+`}`),
 			rec("R", `{"name":"u","type":["null",`+rec("B", `{"name":"p","type":"int"}`)+`]}`), []string{"R.u.p"}, "writer long"},
 		// Containers.
@@ -276,4 +280,34 @@ func TestGateBadSchema(t *testing.T) {
 	if rep, err := serde.CheckCompatibility(serde.LevelFull, good, []string{`"nope"`, good}); err != nil || !rep.Compatible() {
 		t.Errorf("FULL with a bad older version: %+v, %v", rep, err)
 	}
+}
+
+// FuzzCheckCompatibility checks arbitrary schema text from a registry: never
+// a panic or a hang, a schema that does not parse is ErrBadSchema with a
+// short message, and a schema that parses is FULL compatible with itself.
+func FuzzCheckCompatibility(f *testing.F) {
+	f.Add(kafkatest.AvroSchema(f, kafkatest.EvolutionSource(f, "v1")), kafkatest.AvroSchema(f, kafkatest.EvolutionSource(f, "v2")))
+	list := `{"type":"record","name":"x.List","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","List"],"default":null}]}`
+	f.Add(list, strings.Replace(list, `"int"`, `"long"`, 1))
+	f.Add(`{"type":"record","name":"A","fields":[{"name":"b","type":["null",{"type":"record","name":"B","fields":[{"name":"a","type":["null","A"]},{"name":"bs","type":{"type":"map","values":"B"}}]}]}]}`,
+		`{"type":"record","name":"A","aliases":["Z"],"fields":[{"name":"c","aliases":["b"],"type":["null","string"]}]}`)
+	f.Add(`["null",{"type":"record","name":"x.S","fields":[]},{"type":"record","name":"y.S","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":["A"],"default":"A"}}]}]`,
+		`{"type":"fixed","name":"F","aliases":["G"],"size":4}`)
+	f.Add(`{"type":"array","items":{"type":"long","logicalType":"timestamp-millis"}}`, `{`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		rep, err := serde.CheckCompatibility(serde.LevelFull, a, []string{b})
+		if err != nil {
+			if !errors.Is(err, serde.ErrBadSchema) || !errors.Is(err, protoavro.ErrInvalidSchema) || len(err.Error()) > 1024 {
+				t.Fatalf("error %.300q: not ErrBadSchema or too long", err)
+			}
+		} else if rep.Compatible() != (rep.Err() == nil) {
+			t.Fatalf("Compatible %v but Err %v", rep.Compatible(), rep.Err())
+		}
+		for _, s := range []string{a, b} {
+			rep, err := serde.CheckCompatibility(serde.LevelFull, s, []string{s})
+			if err == nil && !rep.Compatible() {
+				t.Fatalf("schema not compatible with itself: %v\n%s", rep.Err(), s)
+			}
+		}
+	})
 }
