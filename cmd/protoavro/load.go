@@ -57,8 +57,7 @@ func (t *typeFlags) input(positional []string) protoload.Input {
 // is a [usage.Error]: no -m, no input, a file that is missing or does not
 // parse, or an unknown message name (with suggestions).
 func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor, error) {
-	md, err := protoload.Resolve(context.Background(), t.input(positional))
-	return md, err
+	return protoload.Resolve(context.Background(), t.input(positional))
 }
 
 // load compiles the .proto files named by positional and reads the
