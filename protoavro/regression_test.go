@@ -1,14 +1,19 @@
 package protoavro
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
@@ -222,4 +227,68 @@ func TestSkipLargeArray(t *testing.T) {
 	// A count larger than the bytes left still fails early.
 	_, err = r.TranscodeToProto(nil, new(avroBuf).long(1<<40).bytes())
 	wantDataError(t, err, ErrTruncated, "M.removed", 0)
+}
+
+// A message of a file without a package, used from a packaged file, is an
+// Avro record in the null namespace inside a namespaced one. Its JSON must
+// say "namespace":"" (else any reader puts it in the enclosing namespace:
+// pkg.Foo, whose canonical form and fingerprint differ from protoavro's),
+// and a container file of it reads back, with the writer schema as parsed
+// from the header.
+func TestNullNamespaceInsideNamespace(t *testing.T) {
+	files := testcompile.Sources(t, map[string]string{
+		"nopkg.proto": `syntax = "proto3"; message Foo { int32 x = 1; }`,
+		"bar.proto": `syntax = "proto3"; package pkg; import "nopkg.proto";
+			message Bar { Foo a = 1; Foo b = 2; Baz c = 3; }
+			message Baz { Foo f = 1; }`,
+	}, "bar.proto")
+	md := testutil.FindMessage(files[0], "pkg.Bar")
+	s := mustSchema(t, Options{}, md)
+	text, err := s.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParseSchema(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parsed.Canonical() != s.Canonical() || parsed.Fingerprint() != s.Fingerprint() {
+		t.Fatalf("the schema's JSON parses to another schema:\n%s\ncanonical %s\nwant      %s", text, parsed.Canonical(), s.Canonical())
+	}
+	if !strings.Contains(s.Canonical(), `"name":"Foo"`) {
+		t.Errorf("canonical form %s has no record Foo", s.Canonical())
+	}
+
+	m := dynamicpb.NewMessage(md)
+	foo := dynamicpb.NewMessage(md.Fields().ByName("a").Message())
+	foo.Set(foo.Descriptor().Fields().ByName("x"), protoreflect.ValueOfInt32(7))
+	m.Set(md.Fields().ByName("a"), protoreflect.ValueOfMessage(foo))
+	m.Set(md.Fields().ByName("b"), protoreflect.ValueOfMessage(foo))
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewContainerReader(&buf, ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.NewMessage()
+	if err := r.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	// The message read is of the type embedded in the file: compare the
+	// deterministic encodings.
+	det := proto.MarshalOptions{Deterministic: true}
+	gw, err1 := det.Marshal(got)
+	mw, err2 := det.Marshal(m)
+	if err := errors.Join(err1, err2); err != nil || !bytes.Equal(gw, mw) {
+		t.Errorf("read %v, wrote %v (%v)", got, m, err)
+	}
 }

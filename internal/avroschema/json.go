@@ -12,7 +12,11 @@ import (
 // to the same names) and references written as the full name.
 // Bytes defaults are already in the specification's form (a string whose code
 // points 0-255 are the byte values), since defaults are kept as JSON text.
-func (n *Node) AppendJSON(buf *bytes.Buffer) {
+func (n *Node) AppendJSON(buf *bytes.Buffer) { n.appendJSON(buf, "") }
+
+// appendJSON appends the JSON form of n written in the namespace ns, the
+// namespace of the enclosing named type ("" for the null namespace).
+func (n *Node) appendJSON(buf *bytes.Buffer, ns string) {
 	switch {
 	case n.Def != nil:
 		writeString(buf, n.Name)
@@ -27,7 +31,7 @@ func (n *Node) AppendJSON(buf *bytes.Buffer) {
 		appendProps(buf, n.Props)
 		buf.WriteByte('}')
 	case n.Type == Record:
-		n.appendNameDoc(buf)
+		n.appendNameDoc(buf, ns)
 		buf.WriteString(`,"type":"record","fields":[`)
 		for i := range n.Fields {
 			if i > 0 {
@@ -42,7 +46,7 @@ func (n *Node) AppendJSON(buf *bytes.Buffer) {
 			}
 			appendAliases(buf, f.Aliases, "")
 			buf.WriteString(`,"type":`)
-			f.Type.AppendJSON(buf)
+			f.Type.appendJSON(buf, namespaceOf(n.Name))
 			if f.Default != nil {
 				buf.WriteString(`,"default":`)
 				buf.Write(f.Default)
@@ -53,7 +57,7 @@ func (n *Node) AppendJSON(buf *bytes.Buffer) {
 		appendProps(buf, n.Props)
 		buf.WriteByte('}')
 	case n.Type == Enum:
-		n.appendNameDoc(buf)
+		n.appendNameDoc(buf, ns)
 		buf.WriteString(`,"type":"enum","symbols":[`)
 		for i, s := range n.Symbols {
 			if i > 0 {
@@ -69,19 +73,19 @@ func (n *Node) AppendJSON(buf *bytes.Buffer) {
 		appendProps(buf, n.Props)
 		buf.WriteByte('}')
 	case n.Type == Fixed:
-		n.appendNameDoc(buf)
+		n.appendNameDoc(buf, ns)
 		buf.WriteString(`,"type":"fixed","size":` + strconv.Itoa(n.Size))
 		n.appendLogical(buf)
 		appendProps(buf, n.Props)
 		buf.WriteByte('}')
 	case n.Type == Array:
 		buf.WriteString(`{"type":"array","items":`)
-		n.Items.AppendJSON(buf)
+		n.Items.appendJSON(buf, ns)
 		appendProps(buf, n.Props)
 		buf.WriteByte('}')
 	case n.Type == Map:
 		buf.WriteString(`{"type":"map","values":`)
-		n.Values.AppendJSON(buf)
+		n.Values.appendJSON(buf, ns)
 		appendProps(buf, n.Props)
 		buf.WriteByte('}')
 	case n.Type == Union:
@@ -90,7 +94,7 @@ func (n *Node) AppendJSON(buf *bytes.Buffer) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			b.AppendJSON(buf)
+			b.appendJSON(buf, ns)
 		}
 		buf.WriteByte(']')
 	}
@@ -103,9 +107,19 @@ func (n *Node) JSON() []byte {
 	return buf.Bytes()
 }
 
-func (n *Node) appendNameDoc(buf *bytes.Buffer) {
+// appendNameDoc writes the opening of a named type defined in namespace
+// ns: its full name and, for a name in the null namespace inside a
+// namespaced type, "namespace":"", without which the name would take the
+// enclosing namespace (as Java and twmb/avro write it). References to it
+// stay the bare name, as Java writes them: Java, Python's avro and
+// twmb/avro resolve it in the enclosing namespace first, then in the null
+// namespace (the specification has no other spelling; docs/mapping.md).
+func (n *Node) appendNameDoc(buf *bytes.Buffer, ns string) {
 	buf.WriteString(`{"name":`)
 	writeString(buf, n.Name)
+	if ns != "" && namespaceOf(n.Name) == "" {
+		buf.WriteString(`,"namespace":""`)
+	}
 	if n.Doc != "" {
 		buf.WriteString(`,"doc":`)
 		writeString(buf, n.Doc)

@@ -34,6 +34,10 @@ var foreign = []string{
 		{"name":"custom","type":{"type":"int","com.example.tag":{"k":[1,2]}}}
 	]}`,
 	`{"type":"record","name":"Outer","fields":[{"name":"in","type":{"type":"record","name":"Inner","namespace":"","fields":[{"name":"o","type":["null","Outer"]}]}}]}`,
+	// A null-namespace type inside a namespaced one (the JSON must escape
+	// it with "namespace":""), and a bare reference to it, which resolves
+	// in the null namespace as a.Inner does not exist.
+	`{"type":"record","name":"a.Outer","fields":[{"name":"in","type":{"type":"record","name":"Inner","namespace":"","fields":[{"name":"x","type":"int"}]}},{"name":"again","type":"Inner"}]}`,
 	aliased,
 }
 
