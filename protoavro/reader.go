@@ -804,7 +804,7 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 	}
 	wt0 := w.Type
 	rt := v.avroType()
-	if !promotable(wt0, rt) {
+	if wt0 != rt && !avroschema.Promotes(wt0, rt) {
 		return nil, incompatible(w, rt.String())
 	}
 	if d := fastScalar(wt0, v, own, wt); d != nil {
@@ -958,26 +958,6 @@ func appendFieldTag(dst []byte, tag, own, wt uint64) []byte {
 		return append(dst, byte(tag))
 	}
 	return protowire.AppendVarint(dst, tag)
-}
-
-// promotable reports whether Avro resolves writer type w to reader type r.
-func promotable(w, r avroschema.Type) bool {
-	if w == r {
-		return true
-	}
-	switch w {
-	case avroschema.Int:
-		return r == avroschema.Long || r == avroschema.Float || r == avroschema.Double
-	case avroschema.Long:
-		return r == avroschema.Float || r == avroschema.Double
-	case avroschema.Float:
-		return r == avroschema.Double
-	case avroschema.String:
-		return r == avroschema.Bytes
-	case avroschema.Bytes:
-		return r == avroschema.String
-	}
-	return false
 }
 
 // decimalUint64 parses a decimal(20,0) two's-complement value into a uint64.
