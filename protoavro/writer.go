@@ -23,9 +23,10 @@ import (
 
 // scanInfo is the part of a field the scanner reads, kept compact.
 type scanInfo struct {
-	wt      protowire.Type // wire type of one unpacked value
-	packed  bool           // a BytesType occurrence is a packed list
-	mapLike bool           // map entries: BytesType only
+	// wireTypes has bit 1<<wt set for each wire type the field takes: the
+	// wire type of one value, and BytesType for packed lists and map
+	// entries (which take BytesType only).
+	wireTypes uint8
 	// utf8 marks singular strings whose every occurrence proto.Unmarshal
 	// validates, including the ones a later occurrence overwrites.
 	utf8  bool
@@ -58,7 +59,14 @@ func (m *msgPlan) finish() {
 	m.scanInfo = make([]scanInfo, len(m.fields))
 	for i := range m.fields {
 		f := &m.fields[i]
-		m.scanInfo[i] = scanInfo{wt: f.val.wt, packed: f.packed, mapLike: f.mode == modeMap || f.mode == modeEntries,
+		wts := uint8(1) << f.val.wt
+		switch {
+		case f.mode == modeMap || f.mode == modeEntries:
+			wts = 1 << protowire.BytesType
+		case f.packed:
+			wts |= 1 << protowire.BytesType
+		}
+		m.scanInfo[i] = scanInfo{wireTypes: wts,
 			utf8: f.val.kind == vString && f.mode <= modeRequired && enforceUTF8(f.fd), oneof: int16(f.oneof)}
 	}
 	m.blank = make([]int32, 2*len(m.fields)+m.nOneofs)
@@ -212,7 +220,7 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 			continue // unknown field: not part of the schema (see docs/mapping.md)
 		}
 		si := &m.scanInfo[i]
-		if si.mapLike && wt != protowire.BytesType || !si.mapLike && wt != si.wt && (!si.packed || wt != protowire.BytesType) {
+		if si.wireTypes&(1<<wt) == 0 { // wt ≤ 7: a tag has three bits of wire type
 			// A known field in a wire type it does not take: proto.Unmarshal
 			// keeps it as an unknown field, so it is dropped as they are.
 			continue
