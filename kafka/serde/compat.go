@@ -248,15 +248,15 @@ func (c *checker) fail(path, format string, a ...any) {
 }
 
 // namesMatch reports whether the reader's named type r matches the writer's
-// w: the same full or unqualified name, or a reader alias (a full name) that
-// is the writer's full or unqualified name.
+// w, as Java's SchemaCompatibility (which the registry runs) decides it: the
+// same unqualified name, or a reader alias (a full name) that is the
+// writer's full name.
 func namesMatch(r, w *avroschema.Node) bool {
-	ws := unqualified(w.Name)
-	if r.Name == w.Name || unqualified(r.Name) == ws {
+	if unqualified(r.Name) == unqualified(w.Name) {
 		return true
 	}
 	for _, a := range r.Aliases {
-		if a == w.Name || unqualified(a) == ws {
+		if a == w.Name {
 			return true
 		}
 	}

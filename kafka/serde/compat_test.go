@@ -159,6 +159,13 @@ func TestGateResolution(t *testing.T) {
 			`{"type":"record","name":"x.New","aliases":["Old"],"fields":[{"name":"a","type":"int"}]}`, nil, ""},
 		{"renamed record, full alias", rec("x.Old", `{"name":"a","type":"int"}`),
 			`{"type":"record","name":"y.New","aliases":["x.Old"],"fields":[{"name":"a","type":"int"}]}`, nil, ""},
+		// A short alias is a name in the reader's namespace: it does not
+		// match a writer's record of that short name in another namespace
+		// (Java's SchemaCompatibility compares aliases by full name).
+		{"renamed record, alias in another namespace", rec("y.Old", `{"name":"a","type":"int"}`),
+			`{"type":"record","name":"x.New","aliases":["Old"],"fields":[{"name":"a","type":"int"}]}`, []string{"New"}, "record name x.New does not match writer's y.Old"},
+		// The same unqualified name matches across namespaces, as in Java.
+		{"same name, other namespace", rec("y.R", `{"name":"a","type":"int"}`), rec("x.R", `{"name":"a","type":"long"}`), nil, ""},
 		{"renamed nested record, alias", rec("R", `{"name":"p","type":`+rec("a.P", `{"name":"q","type":"int"}`)+`}`),
 			rec("R", `{"name":"p","type":{"type":"record","name":"a.P2","aliases":["P"],"fields":[{"name":"q","type":"long"}]}}`), nil, ""},
 		{"renamed nested record", rec("R", `{"name":"p","type":`+rec("a.P", `{"name":"q","type":"int"}`)+`}`),
