@@ -276,3 +276,40 @@ func TestNullNamespaceInsideNamespace(t *testing.T) {
 		t.Errorf("read %v, wrote %v (%v)", got, m, err)
 	}
 }
+
+// A reference to a type without a namespace, written inside a namespace that
+// also holds a type of the same simple name, may name that other type
+// (twmb/avro takes it wherever it is defined, Java when it comes first): Avro
+// cannot spell it, so deriving the schema is an ErrNameCollision, in either
+// order. A single use, which is a definition, is fine (its canonical form,
+// which has no namespace attributes, cannot be parsed back: a limit of the
+// specification's canonical form, which is for fingerprints).
+func TestNullNamespaceReferenceAmbiguous(t *testing.T) {
+	src := map[string]string{
+		"nopkg.proto": `syntax = "proto3"; message Foo { int32 x = 1; }`,
+		"bar.proto": `syntax = "proto3"; package pkg; import "nopkg.proto";
+			message Foo { string s = 1; }
+			message First { pkg.Foo p = 1; .Foo a = 2; .Foo b = 3; }
+			message Last { .Foo a = 1; .Foo b = 2; pkg.Foo p = 3; }
+			message Once { .Foo a = 1; pkg.Foo p = 2; }`,
+	}
+	fd := testcompile.Sources(t, src, "bar.proto")[0]
+	for _, name := range []protoreflect.FullName{"pkg.First", "pkg.Last"} {
+		_, err := Options{}.Schema(testutil.FindMessage(fd, name))
+		if !errors.Is(err, ErrNameCollision) || !strings.Contains(err.Error(), "a reference to Foo (of a file without a package) inside namespace pkg would name pkg.Foo (pkg.Foo)") {
+			t.Errorf("%s: %v, want an ErrNameCollision naming the reference", name, err)
+		}
+	}
+	s := mustSchema(t, Options{}, testutil.FindMessage(fd, "pkg.Once"))
+	text, err := s.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParseSchema(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parsed.Canonical() != s.Canonical() {
+		t.Errorf("the JSON parses to another schema:\n%s\n%s", parsed.Canonical(), s.Canonical())
+	}
+}

@@ -164,6 +164,10 @@ func derive(md protoreflect.MessageDescriptor, o Options, c *Cache, stack *deriv
 	if err != nil {
 		return nil, err
 	}
+	if name, ns, ok := rec.AmbiguousRef(); ok {
+		return nil, fmt.Errorf("%w: a reference to %s (of a file without a package) inside namespace %s would name %s.%s (%s), which the schema also holds; Avro has no spelling for it (docs/mapping.md)",
+			ErrNameCollision, name, ns, ns, name, b.defined[ns+"."+name].desc.FullName())
+	}
 	return newSchema(md, o, p, rec, b.named), nil
 }
 

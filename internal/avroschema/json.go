@@ -282,3 +282,49 @@ func Fingerprint64(s string) uint64 {
 	}
 	return fp
 }
+
+// AmbiguousRef finds a reference whose JSON would name another type: the
+// bare name of a type in the null namespace (as AppendJSON writes it) inside
+// a namespaced record ns, in a tree that also defines a type ns.name.
+// Readers resolve a bare name in the enclosing namespace first, so they may
+// take ns.name: Java when ns.name is defined before the reference, twmb/avro
+// wherever it is defined. The specification has no other spelling. It
+// returns the reference's name and ns, or ok false.
+func (n *Node) AmbiguousRef() (name, ns string, ok bool) {
+	defined := map[string]bool{}
+	n.Walk(func(x *Node) {
+		if x.Def == nil && x.Type.Named() {
+			defined[x.Name] = true
+		}
+	})
+	var visit func(x *Node, ns string) bool
+	visit = func(x *Node, enclosing string) bool {
+		if x.Def != nil {
+			if enclosing != "" && namespaceOf(x.Name) == "" && defined[enclosing+"."+x.Name] {
+				name, ns, ok = x.Name, enclosing, true
+			}
+			return ok
+		}
+		if x.Type == Record {
+			enclosing = namespaceOf(x.Name)
+		}
+		for i := range x.Fields {
+			if visit(x.Fields[i].Type, enclosing) {
+				return true
+			}
+		}
+		for _, c := range []*Node{x.Items, x.Values} {
+			if c != nil && visit(c, enclosing) {
+				return true
+			}
+		}
+		for _, b := range x.Branches {
+			if visit(b, enclosing) {
+				return true
+			}
+		}
+		return false
+	}
+	visit(n, "")
+	return name, ns, ok
+}
