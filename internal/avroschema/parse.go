@@ -40,8 +40,17 @@ var ErrInvalid = errors.New("invalid Avro schema")
 // Parse parses schema JSON text under DefaultLimits.
 func Parse(text []byte) (*Node, error) { return DefaultLimits.Parse(text) }
 
-// Parse parses schema JSON text into a tree, checking the limits first.
-func (l Limits) Parse(text []byte) (*Node, error) {
+// Parse parses schema JSON text into a tree, checking the limits first. A
+// schema that is valid but for its field defaults is accepted without them
+// (see below); ParseExact refuses it.
+func (l Limits) Parse(text []byte) (*Node, error) { return l.parse(text, true) }
+
+// ParseExact parses as Parse does under DefaultLimits, but refuses a schema
+// with an invalid field default instead of dropping its defaults: for a
+// schema whose defaults matter, such as a reader's in a compatibility check.
+func ParseExact(text []byte) (*Node, error) { return DefaultLimits.parse(text, false) }
+
+func (l Limits) parse(text []byte, lenientDefaults bool) (*Node, error) {
 	if len(text) > l.MaxSize {
 		return nil, fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrInvalid, len(text), l.MaxSize)
 	}
@@ -55,7 +64,12 @@ func (l Limits) Parse(text []byte) (*Node, error) {
 		// -2^63 as -9223372036854776000): a schema valid but for its field
 		// defaults is accepted without them.
 		var perr error
-		if s, perr = parseWithoutDefaults(text); perr != nil {
+		if !lenientDefaults {
+			perr = err
+		} else {
+			s, perr = parseWithoutDefaults(text)
+		}
+		if perr != nil {
 			return nil, fmt.Errorf("%w: %s", ErrInvalid, Truncate(err.Error(), 300))
 		}
 	}

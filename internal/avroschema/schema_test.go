@@ -263,6 +263,22 @@ func TestParseInvalidDefaults(t *testing.T) {
 	if _, err := Parse([]byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"nope","default":1}]}`)); !errors.Is(err, ErrInvalid) {
 		t.Errorf("unknown type with a default: %v", err)
 	}
+	// ParseExact keeps every default, so it refuses the invalid one.
+	if _, err := ParseExact([]byte(text)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "default") {
+		t.Errorf("ParseExact of an invalid default: %v", err)
+	}
+	if n, err := ParseExact([]byte(foreign[3])); err != nil || n.Canonical() != mustParse(t, foreign[3]).Canonical() {
+		t.Errorf("ParseExact of a valid schema: %v", err)
+	}
+}
+
+func mustParse(t *testing.T, text string) *Node {
+	t.Helper()
+	n, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestTruncate(t *testing.T) {

@@ -158,7 +158,7 @@ func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report
 	if lvl == LevelNone || len(previous) == 0 {
 		return rep, nil
 	}
-	nw, err := parseCompat(newSchema)
+	nw, err := parseCompat(newSchema, true)
 	if err != nil {
 		return nil, fmt.Errorf("new schema: %w", err)
 	}
@@ -167,7 +167,7 @@ func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report
 		from = 0
 	}
 	for i := len(previous) - 1; i >= from; i-- {
-		old, err := parseCompat(previous[i])
+		old, err := parseCompat(previous[i], false)
 		if err != nil {
 			return nil, fmt.Errorf("previous schema %d: %w", i+1, err)
 		}
@@ -189,9 +189,18 @@ func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report
 
 // parseCompat parses schema text for the check with the bounded parser of
 // protoavro.ParseSchema (the same limits); an error wraps ErrBadSchema and
-// protoavro.ErrInvalidSchema.
-func parseCompat(text string) (*avroschema.Node, error) {
-	n, err := avroschema.Parse([]byte(text))
+// protoavro.ErrInvalidSchema. The new schema's field defaults must be
+// valid (exact), since they decide the check. A registered version's
+// invalid defaults are dropped, as ParseSchema drops them: some writers
+// register them (avsc writes a long default of -2^63 as
+// -9223372036854776000), and the check should not refuse every later
+// version for it; its fields then count as having no default.
+func parseCompat(text string, exact bool) (*avroschema.Node, error) {
+	parse := avroschema.Parse
+	if exact {
+		parse = avroschema.ParseExact
+	}
+	n, err := parse([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: %w", ErrBadSchema, protoavro.ErrInvalidSchema, err)
 	}

@@ -272,6 +272,21 @@ func TestGateBadSchema(t *testing.T) {
 		{"new too deep", deep, []string{good}, "nested more than 256 levels"},
 		{"previous bad", good, []string{`{"type":"enum","name":"E"}`}, "previous schema 1"},
 		{"transitive, older bad", good, []string{`"nope"`, good}, "previous schema 1"},
+		// An invalid default is refused, not dropped: defaults decide the
+		// check (ParseSchema, for reading data, drops them instead).
+		{"new invalid default", `{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"int","default":"x"}]}`,
+			[]string{good}, "new schema"},
+	}
+	// A registered version's invalid default is dropped, not refused: the
+	// new schema reads it (BACKWARD), and under FORWARD the field counts as
+	// having no default.
+	avsc := `{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"l","type":"long","default":-9223372036854776000}]}`
+	if rep, err := serde.CheckCompatibility(serde.LevelBackward, good, []string{avsc}); err != nil || !rep.Compatible() {
+		t.Errorf("BACKWARD against a version with an invalid default: %+v, %v", rep, err)
+	}
+	if rep, err := serde.CheckCompatibility(serde.LevelForward, good, []string{avsc}); err != nil || rep.Compatible() ||
+		len(rep.Problems) != 1 || rep.Problems[0].Path != "R.l" {
+		t.Errorf("FORWARD against a version with an invalid default: %+v, %v", rep, err)
 	}
 	for _, tc := range tests {
 		lvl := serde.LevelFull
