@@ -222,14 +222,7 @@ func TestJavaProfileMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := s.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	oursParsed, err := ParseSchema(ours)
-	if err != nil {
-		t.Fatal(err)
-	}
+	oursParsed := reparsed(t, s)
 	jf, of := javaSchema.root.Fields, oursParsed.root.Fields
 	if len(jf) != len(of) {
 		t.Fatalf("%d fields, Java has %d", len(of), len(jf))

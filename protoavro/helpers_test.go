@@ -60,3 +60,17 @@ func unmarshalTranscoded(c *Codec, wire []byte, m proto.Message) error {
 	}
 	return c.Unmarshal(data, m)
 }
+
+// reparsed returns s as ParseSchema reads its JSON.
+func reparsed(t testing.TB, s *Schema) *Schema {
+	t.Helper()
+	text, err := s.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParseSchema(text)
+	if err != nil {
+		t.Fatalf("ParseSchema of the schema's JSON: %v\n%s", err, text)
+	}
+	return parsed
+}

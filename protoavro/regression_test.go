@@ -301,15 +301,7 @@ func TestNullNamespaceReferenceAmbiguous(t *testing.T) {
 		}
 	}
 	s := mustSchema(t, Options{}, testutil.FindMessage(fd, "pkg.Once"))
-	text, err := s.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := ParseSchema(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if parsed.Canonical() != s.Canonical() {
+	if parsed := reparsed(t, s); parsed.Canonical() != s.Canonical() {
 		t.Errorf("the JSON parses to another schema:\n%s\n%s", parsed.Canonical(), s.Canonical())
 	}
 }
