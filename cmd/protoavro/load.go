@@ -62,20 +62,6 @@ func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor
 
 // load compiles the .proto files named by positional and reads the
 // descriptor sets. Every error it returns is a [usage.Error].
-func (t *typeFlags) load(positional []string) (*typeSet, error) {
-	ts, err := protoload.Load(context.Background(), t.input(positional))
-	if err != nil {
-		return nil, err
-	}
-	return &typeSet{files: ts.Files(), roots: ts.Roots()}, nil
-}
-
-// typeSet is the set of protobuf files loaded for one command: the compiled
-// .proto files with everything they import, and the descriptor-set files.
-type typeSet struct {
-	// files lists every loaded file once, compiled files and their imports
-	// first, in load order.
-	files []protoreflect.FileDescriptor
-	// roots are the compiled .proto files named on the command line.
-	roots []protoreflect.FileDescriptor
+func (t *typeFlags) load(positional []string) (*protoload.Types, error) {
+	return protoload.Load(context.Background(), t.input(positional))
 }

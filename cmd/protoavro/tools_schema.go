@@ -123,16 +123,16 @@ func (st *schemaTree) messages(types *typeFlags, positional []string) ([]protore
 	if err != nil {
 		return nil, err
 	}
-	files := ts.roots
+	files := ts.Roots()
 	if st.pkg != "" {
 		files = nil
-		for _, f := range ts.files {
+		for _, f := range ts.Files() {
 			if string(f.Package()) == st.pkg {
 				files = append(files, f)
 			}
 		}
 	} else if len(positional) == 0 {
-		files = ts.files
+		files = ts.Files()
 	}
 	mds := avsc.Messages(files)
 	if len(mds) == 0 {
