@@ -41,12 +41,16 @@ type pblock struct {
 	wire   []byte
 	starts []int
 	ends   []int
-	// err ends the block after its len(ends) records: a block error (an
-	// *ocf.Error or a *ContainerError), or a record error (recErr set) of
-	// the record at errStart..errEnd of data.
+	// err ends the block after its len(ends) records: a block error (a
+	// *ContainerError), or a record error (recErr set) of the record at
+	// errStart..errEnd of data. skip and rest are what Resync skips then:
+	// the records and bytes counted, and the bytes themselves (in raw or
+	// data).
 	err              error
 	recErr           bool
 	errStart, errEnd int
+	skip             Skipped
+	rest             []byte
 }
 
 // newParallelReader starts the workers of cr. They use only what does not
@@ -64,17 +68,23 @@ func newParallelReader(cr *ContainerReader, workers int) *parallelReader {
 }
 
 // decodeBlock decompresses pb's block and decodes its records, on a worker.
+// On an error it sets what Resync skips as the sequential reader's Resync
+// skips it.
 func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock) {
 	pb.wire, pb.starts, pb.ends, pb.err, pb.recErr = pb.wire[:0], pb.starts[:0], pb.ends[:0], nil, false
+	pb.skip, pb.rest = Skipped{}, nil
 	var err error
 	if pb.data, err = or.Decompress(pb.data[:0], pb.b); err != nil {
-		pb.err = containerError(err)
+		// The block alone, as compressed (ocf.Reader.Resync of a block
+		// whose framing was sound).
+		pb.err, pb.skip, pb.rest = containerError(err), Skipped{Blocks: 1, Bytes: int64(len(pb.raw))}, pb.raw
 		return
 	}
 	data := pb.data
 	empty, err := blockEmpty(pb.b.Count, len(data))
 	if err != nil {
 		pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset, Err: err}
+		pb.skip, pb.rest = Skipped{Records: pb.b.Count, Blocks: 1, Bytes: int64(len(data))}, data
 		return
 	}
 	pos, guess := 0, 1
@@ -88,15 +98,18 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock) {
 		})
 		if err != nil {
 			pb.err, pb.recErr, pb.errStart, pb.errEnd = err, true, start, min(pos, len(data))
-			return
-		}
-		if i == pb.b.Count-1 && pos != len(data) {
-			pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset,
-				Err: fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-pos)}
+			pb.skip, pb.rest = Skipped{Records: pb.b.Count - i, Bytes: int64(len(data) - start)}, data[start:]
 			return
 		}
 		pb.starts = append(pb.starts, rs)
 		pb.ends = append(pb.ends, len(pb.wire))
+		if i == pb.b.Count-1 && pos != len(data) {
+			// The records are sound; the error comes after them.
+			pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset,
+				Err: fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-pos)}
+			pb.skip, pb.rest = Skipped{Bytes: int64(len(data) - pos)}, data[pos:]
+			return
+		}
 	}
 }
 
@@ -210,7 +223,8 @@ func (p *parallelReader) nextBlock(cr *ContainerReader) error {
 	for p.cur == nil || p.next >= len(p.cur.ends) {
 		if pb := p.cur; pb != nil {
 			if pb.err != nil {
-				p.close()
+				// p.cur stays, for Resync; so do the workers and the
+				// blocks in flight behind it.
 				return p.fail(cr, pb)
 			}
 			p.free = append(p.free, pb)
@@ -219,11 +233,11 @@ func (p *parallelReader) nextBlock(cr *ContainerReader) error {
 		p.fill(cr)
 		pb, ok := p.pool.Next()
 		if !ok {
-			p.close()
-			if p.readErr != io.EOF {
-				cr.err = containerError(p.readErr)
-			} else {
+			if p.readErr == io.EOF {
+				p.close()
 				cr.err = io.EOF
+			} else {
+				cr.err = containerError(p.readErr) // Resync may read on
 			}
 			return cr.err
 		}
@@ -263,6 +277,32 @@ func (p *parallelReader) fail(cr *ContainerReader, pb *pblock) error {
 	}
 	cr.err = blockRecordError(cr.index, pb.b, pb.data, pb.errStart, pb.errEnd, pb.err)
 	return cr.err
+}
+
+// skipBlock is the part of Resync that skips the rest of the current
+// block after its error; ok is false for an error of the reading of
+// blocks.
+func (p *parallelReader) skipBlock() (sk Skipped, rest []byte, ok bool) {
+	pb := p.cur
+	if pb == nil || pb.err == nil {
+		return Skipped{}, nil, false
+	}
+	sk, rest = pb.skip, pb.rest
+	p.cur = nil
+	p.free = append(p.free, pb) // rest stays valid until the next fill
+	return sk, rest, true
+}
+
+// resume goes on reading blocks after Resync skipped damaged framing; err
+// is the reader's error after it (io.EOF when the file ended in the
+// damage).
+func (p *parallelReader) resume(err error) {
+	if err == io.EOF {
+		p.readErr = io.EOF
+		p.close()
+		return
+	}
+	p.readErr = nil
 }
 
 // blockEmpty returns the zero-size items that a block of count records in

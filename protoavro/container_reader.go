@@ -287,8 +287,8 @@ func (cr *ContainerReader) readWire(dst []byte) ([]byte, error) {
 	cr.left--
 	cr.index++
 	if cr.left == 0 && cr.pos != len(data) {
+		// The record is sound; the next read reports what follows it.
 		cr.err = cr.blockError(fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-cr.pos))
-		return dst[:n], cr.err
 	}
 	return out, nil
 }
@@ -328,22 +328,27 @@ type Skipped struct {
 	Bytes int64
 }
 
-// Resync recovers from the error of the last ReadWire or Read, to salvage
-// a damaged file: after a record that does not decode it skips the rest of
-// the record's block (the records after it cannot be found); after a
-// damaged block it skips to the next sync marker (see [ocf.Reader.Resync]).
-// The next read continues after what was skipped; Records counts the
-// skipped records as read. The skipped bytes are copied to w when it is
-// not nil. Without an error to recover from it does nothing. It returns
-// io.EOF when the file ends in the damage, and the error again when it
-// cannot be skipped: a message of the wrong type, or a failure of w.
+// Resync recovers from the error of the last ReadWire, Read or
+// NextDelimited, to salvage a damaged file: after a record that does not
+// decode it skips the rest of the record's block (the records after it
+// cannot be found); after a damaged block it skips to the next sync marker
+// (see [ocf.Reader.Resync]). The next read continues after what was
+// skipped; Records counts the skipped records as read. The skipped bytes
+// are copied to w when it is not nil. Without an error to recover from it
+// does nothing. It returns io.EOF when the file ends in the damage, and the
+// error again when it cannot be skipped: an error in the header, or a
+// failure of w. A parallel reader (Workers > 1) skips exactly what a
+// sequential one skips, and reads on with its workers.
 func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
 	if err := cr.enter(); err != nil {
 		return Skipped{}, err
 	}
 	defer cr.leave()
-	if cr.par != nil {
-		return Skipped{}, fmt.Errorf("%w: Resync reads blocks in order: open the reader with Workers <= 1", ErrInvalidOptions)
+	switch {
+	case cr.err == nil:
+		return Skipped{}, nil
+	case cr.err == io.EOF:
+		return Skipped{}, io.EOF
 	}
 	emit := func(p []byte) error {
 		if w == nil || len(p) == 0 {
@@ -352,47 +357,65 @@ func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
 		_, err := w.Write(p)
 		return err
 	}
+	// Damage inside a block that was read: skip the rest of the block.
+	var sk Skipped
+	var rest []byte
+	ok := false
+	if cr.par != nil {
+		sk, rest, ok = cr.par.skipBlock()
+	} else {
+		sk, rest, ok = cr.skipBlock()
+	}
+	if ok {
+		cr.index += sk.Records
+		cr.err = nil
+		return sk, emit(rest)
+	}
+	// Damaged framing, or data that does not decompress.
+	n, err := cr.or.Resync(w)
+	sk = Skipped{Blocks: 1, Bytes: n}
+	switch {
+	case err == io.EOF:
+		cr.err = io.EOF
+	case err != nil:
+		return sk, cr.err
+	default:
+		cr.err = nil
+	}
+	if cr.par != nil {
+		cr.par.resume(cr.err)
+	}
+	return sk, cr.err
+}
+
+// skipBlock is the part of Resync that skips the rest of the current block
+// of a sequential reader, after an error in it; ok is false for other
+// errors.
+func (cr *ContainerReader) skipBlock() (sk Skipped, rest []byte, ok bool) {
 	var re *RecordError
 	var ce *ContainerError
+	data := cr.block.Data
 	switch {
-	case cr.err == nil:
-		return Skipped{}, nil
-	case cr.err == io.EOF:
-		return Skipped{}, io.EOF
 	case errors.As(cr.err, &re):
 		// A record of the current block did not decode: drop the rest.
-		data := cr.block.Data
 		start := min(cr.pos, len(data))
 		if n := len(re.Record); n > 0 && start >= n {
 			start -= n // where the bad record began
 		}
-		sk := Skipped{Records: cr.left, Bytes: int64(len(data) - start)}
-		cr.index += cr.left
-		cr.left, cr.pos, cr.err = 0, len(data), nil
-		return sk, emit(data[start:])
-	case errors.As(cr.err, &ce) && ce.Block >= 0 && cr.left > 0:
+		sk, rest = Skipped{Records: cr.left, Bytes: int64(len(data) - start)}, data[start:]
+	case !errors.As(cr.err, &ce) || ce.Block < 0 || ce.Block != cr.block.Index:
+		return Skipped{}, nil, false
+	case cr.left > 0:
 		// The block's record count does not fit its data.
-		data := cr.block.Data
-		sk := Skipped{Records: cr.left, Blocks: 1, Bytes: int64(len(data))}
-		cr.index += cr.left
-		cr.left, cr.pos, cr.err = 0, len(data), nil
-		return sk, emit(data)
-	case errors.As(cr.err, &ce) && ce.Block >= 0 && cr.left == 0 && cr.pos < len(cr.block.Data) && cr.block.Index == ce.Block && cr.pos > 0:
+		sk, rest = Skipped{Records: cr.left, Blocks: 1, Bytes: int64(len(data))}, data
+	case cr.pos < len(data):
 		// Bytes left after the block's records.
-		rest := cr.block.Data[cr.pos:]
-		cr.pos, cr.err = len(cr.block.Data), nil
-		return Skipped{Bytes: int64(len(rest))}, emit(rest)
+		sk, rest = Skipped{Bytes: int64(len(data) - cr.pos)}, data[cr.pos:]
+	default:
+		return Skipped{}, nil, false
 	}
-	n, err := cr.or.Resync(w)
-	if err != nil {
-		if err == io.EOF {
-			cr.err = io.EOF
-			return Skipped{Blocks: 1, Bytes: n}, io.EOF
-		}
-		return Skipped{Blocks: 1, Bytes: n}, cr.err
-	}
-	cr.err = nil
-	return Skipped{Blocks: 1, Bytes: n}, nil
+	cr.left, cr.pos = 0, len(data)
+	return sk, rest, true
 }
 
 // NewMessage returns a new empty message of the reader's message type.

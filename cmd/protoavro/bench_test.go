@@ -130,3 +130,33 @@ func BenchmarkFormats(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeSkipBad measures decode of a sound file with and without
+// --skip-bad, with 1 and 2 workers: salvaging costs nothing until there is
+// damage, and its reading is parallel too.
+//
+//	go test -run '^$' -bench DecodeSkipBad -benchmem -count 6 ./cmd/protoavro | tee skipbad.txt
+func BenchmarkDecodeSkipBad(b *testing.B) {
+	in := avro2147Input(b)
+	st, err := os.Stat(in.path("in.avro"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, format := range []string{"delimited", "jsonl"} {
+		for _, workers := range []int{1, 2} {
+			for _, skip := range []bool{false, true} {
+				args := []string{"decode", "--in", in.path("in.avro"), "--format", format, "--out", in.path("out"), "--workers", fmt.Sprint(workers)}
+				if skip {
+					args = append(args, "--skip-bad")
+				}
+				b.Run(fmt.Sprintf("%s/workers=%d/skip-bad=%v", format, workers, skip), func(b *testing.B) {
+					b.SetBytes(st.Size())
+					for b.Loop() {
+						benchRun(b, args)
+					}
+					b.ReportMetric(float64(in.records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+				})
+			}
+		}
+	}
+}

@@ -436,6 +436,67 @@ func TestDecodeSkipBad(t *testing.T) {
 	wantRun(t, runIO(t, nil, "decode", in, "--rejects", rejects), 2, "--rejects needs --skip-bad")
 }
 
+// TestDecodeSkipBadWorkers salvages a file damaged in three places (a
+// record, a sync marker, the data of a deflate block) with 1 and 3
+// workers, in both output formats: the same records, the same rejects and
+// the same summary; the workers decode in parallel with --skip-bad too.
+func TestDecodeSkipBadWorkers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := encodeSample(t, dir, "good.avro", "--block-size", "8K", "--codec", "deflate")
+	data, _ := os.ReadFile(good)
+	sync := data[len(data)-16:]
+	var ends []int // the end of each block
+	for i := bytes.Index(data, sync) + 16; ; {
+		j := bytes.Index(data[i:], sync)
+		if j < 0 {
+			break
+		}
+		ends = append(ends, i+j+16)
+		i += j + 16
+	}
+	if len(ends) < 8 {
+		t.Fatalf("%d blocks", len(ends))
+	}
+	damaged := slices.Clone(data)
+	damaged[ends[1]-5] ^= 0xff            // block 1's sync marker: blocks 1 and 2 are lost
+	damaged[ends[4]+8] ^= 0xff            // the deflate data of block 5
+	damaged[ends[len(ends)-2]-40] ^= 0xff // the data of the last block
+	in := filepath.Join(dir, "damaged.avro")
+	if err := os.WriteFile(in, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The summary without its time.
+	summary := regexp.MustCompile(`^protoavro: (decoded \d+ records \([^)]*\)) in [^;]*(; .* skipped .*; first: .*)\n$`)
+	norm := func(stderr string) string {
+		m := summary.FindStringSubmatch(stderr)
+		if m == nil {
+			return ""
+		}
+		return m[1] + m[2]
+	}
+	for _, format := range []string{"delimited", "jsonl"} {
+		var want result
+		var wantRejects []byte
+		for _, workers := range []string{"1", "3"} {
+			rejects := filepath.Join(dir, "rejects")
+			r := runIO(t, nil, "decode", in, "--skip-bad", "--rejects", rejects, "--format", format, "--workers", workers)
+			rej, err := os.ReadFile(rejects)
+			if r.code != 0 || err != nil || len(rej) == 0 || norm(r.stderr) == "" {
+				t.Fatalf("%s, --workers %s: exit code %d, stderr %q, rejects: %d bytes, %v", format, workers, r.code, r.stderr, len(rej), err)
+			}
+			if workers == "1" {
+				want, wantRejects = r, rej
+				continue
+			}
+			if r.stdout != want.stdout || !bytes.Equal(rej, wantRejects) || norm(r.stderr) != norm(want.stderr) {
+				t.Errorf("%s: --workers 3 differs from --workers 1: %d bytes out, %d rejected, %q; want %d, %d, %q", format,
+					len(r.stdout), len(rej), norm(r.stderr), len(want.stdout), len(wantRejects), norm(want.stderr))
+			}
+		}
+	}
+}
+
 func TestOTLPHexIDs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

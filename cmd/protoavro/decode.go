@@ -127,9 +127,6 @@ func runDecode(args []string, std stdio) error {
 		ropts.FileOptions = !explicit
 	}
 	ropts.Workers = workers.n
-	if sf.skipBad {
-		ropts.Workers = 1 // resynchronising after damage reads blocks in order, one at a time
-	}
 	start := time.Now()
 	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std}
 	if d.rejects, err = sf.openRejects(std); err != nil {
@@ -234,44 +231,27 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan} }
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
-		b.starts, b.delimited, b.count = b.starts[:0], false, 0
+		b.starts, b.skips, b.count = b.starts[:0], b.skips[:0], 0
 	}
-	// Without --skip-bad, whole blocks go to the batches as the reader
-	// gives them, length-delimited; the workers split them.
-	addBlock := func(b *decodeBatch) (int, int, error) {
-		out, n, err := cr.NextDelimited()
+	// Whole blocks go to the batches as the reader gives them,
+	// length-delimited; the workers split them.
+	add := func(b *decodeBatch) (int, int, error) {
+		out, n, skipped, err := d.nextDelimited(cr, name)
 		if err != nil {
-			if err == io.EOF {
-				return 0, 0, err
-			}
-			return 0, 0, fmt.Errorf("%s: %w", name, stripPrefix(err))
+			return 0, 0, err
 		}
-		b.delimited = true
+		if skipped > 0 {
+			// Skipped records count as read: keep the indexes right.
+			if b.count > 0 {
+				b.skips = append(b.skips, skipMark{at: b.count, n: skipped})
+			} else {
+				b.first += skipped
+			}
+		}
 		b.wire = append(b.wire, out...)
 		b.count += n
 		progress()
 		return b.count, len(b.wire), nil
-	}
-	add := func(b *decodeBatch) (int, int, error) {
-		if !d.skip {
-			return addBlock(b)
-		}
-		var sk int64
-		var err error
-		if b.wire, sk, err = d.readWire(cr, name, b.wire); err != nil {
-			return 0, 0, err
-		}
-		if sk > 0 {
-			if len(b.ends) > 0 {
-				// Skipped records count as read: keep the indexes right.
-				b.skips = append(b.skips, skipMark{at: len(b.ends), n: sk})
-			} else {
-				b.first = cr.Records() - 1
-			}
-		}
-		b.ends = append(b.ends, len(b.wire))
-		progress()
-		return len(b.ends), len(b.wire), nil
 	}
 	take := func(b *decodeBatch) error {
 		if b.err != nil {
@@ -303,24 +283,18 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	return err
 }
 
-// readWire appends the next record of cr to dst, skipping damage with
-// --skip-bad, and returns the number of records skipped before it. It
+// nextDelimited returns the next records of cr, length-delimited, as
+// [protoavro.ContainerReader.NextDelimited] does, skipping damage with
+// --skip-bad; skipped is the number of records skipped before them. It
 // returns io.EOF after the last record.
-func (d *decoder) readWire(cr *protoavro.ContainerReader, name string, dst []byte) ([]byte, int64, error) {
-	var skipped int64
+func (d *decoder) nextDelimited(cr *protoavro.ContainerReader, name string) (out []byte, n int, skipped int64, err error) {
 	for {
-		n := len(dst)
-		var err error
-		if dst, err = cr.ReadWire(dst); err == nil {
-			return dst, skipped, nil
-		}
-		dst = dst[:n]
-		if err == io.EOF {
-			return dst, skipped, err
+		if out, n, err = cr.NextDelimited(); err == nil || err == io.EOF {
+			return out, n, skipped, err
 		}
 		err = fmt.Errorf("%s: %w", name, stripPrefix(err))
 		if !d.skip {
-			return dst, skipped, err
+			return nil, 0, skipped, err
 		}
 		sk, rerr := cr.Resync(d.rejectsWriter())
 		d.skippedRecords += sk.Records
@@ -331,10 +305,10 @@ func (d *decoder) readWire(cr *protoavro.ContainerReader, name string, dst []byt
 			d.firstBad = err
 		}
 		if rerr == io.EOF {
-			return dst, skipped, io.EOF
+			return nil, 0, skipped, io.EOF
 		}
 		if rerr != nil {
-			return dst, skipped, err
+			return nil, 0, skipped, err
 		}
 	}
 }
@@ -342,31 +316,16 @@ func (d *decoder) readWire(cr *protoavro.ContainerReader, name string, dst []byt
 // decodeDelimited writes the records of cr length-delimited, in the
 // reading goroutine: the wire bytes need no formatting. Whole blocks come
 // length-delimited from the reader (whose workers decode them), and go to
-// the output as they are; with --skip-bad, records come one by one, as
-// damage is skipped between them.
+// the output as they are.
 func (d *decoder) decodeDelimited(cr *protoavro.ContainerReader, name string, progress func()) error {
 	done := d.std.ctx.Done()
-	var rec []byte
 	for {
 		select {
 		case <-done:
 			return errInterrupted
 		default:
 		}
-		var n int
-		var err error
-		var out []byte
-		if d.skip {
-			if rec, _, err = d.readWire(cr, name, rec[:0]); err == nil {
-				var prefix [binaryMaxVarint]byte
-				if _, err := d.out.Write(protowire.AppendVarint(prefix[:0], uint64(len(rec)))); err != nil {
-					return err
-				}
-				out, n = rec, 1
-			}
-		} else if out, n, err = cr.NextDelimited(); err != nil && err != io.EOF {
-			err = fmt.Errorf("%s: %w", name, stripPrefix(err))
-		}
+		out, n, _, err := d.nextDelimited(cr, name)
 		if err == io.EOF {
 			return nil
 		}
@@ -385,14 +344,12 @@ func (d *decoder) decodeDelimited(cr *protoavro.ContainerReader, name string, pr
 type decodeBatch struct {
 	// first is the index of the first record.
 	first int64
-	// wire holds the records' wire bytes; ends[i] is the end of record i.
-	// With delimited, wire holds count records length-delimited, and the
-	// worker sets starts and ends.
-	wire      []byte
-	ends      []int
-	starts    []int
-	delimited bool
-	count     int
+	// wire holds count records length-delimited; the worker sets starts
+	// and ends, where the wire bytes of each record start and end.
+	wire   []byte
+	starts []int
+	ends   []int
+	count  int
 	// out is the formatted records.
 	out []byte
 	err error
@@ -421,26 +378,19 @@ type unformatted struct {
 // format formats each record of b as a line of JSON, appended to b.out;
 // with skip, records that fail go to b.bad. It runs on a worker goroutine.
 func (b *decodeBatch) format(skip bool, name string) error {
-	if b.delimited {
-		// Split the length-delimited records (the reader wrote them).
-		for pos := 0; pos < len(b.wire); {
-			size, n := protowire.ConsumeVarint(b.wire[pos:])
-			if n < 0 || size > uint64(len(b.wire)-pos-n) {
-				return fmt.Errorf("%s: internal error: bad length prefix at batch byte %d", name, pos)
-			}
-			b.starts = append(b.starts, pos+n)
-			pos += n + int(size)
-			b.ends = append(b.ends, pos)
+	// Split the length-delimited records (the reader wrote them).
+	for pos := 0; pos < len(b.wire); {
+		size, n := protowire.ConsumeVarint(b.wire[pos:])
+		if n < 0 || size > uint64(len(b.wire)-pos-n) {
+			return fmt.Errorf("%s: internal error: bad length prefix at batch byte %d", name, pos)
 		}
+		b.starts = append(b.starts, pos+n)
+		pos += n + int(size)
+		b.ends = append(b.ends, pos)
 	}
-	start := 0
 	index, skips := b.first, b.skips
 	for i, end := range b.ends {
-		if b.delimited {
-			start = b.starts[i]
-		}
-		wire := b.wire[start:end]
-		start = end
+		wire := b.wire[b.starts[i]:end]
 		for len(skips) > 0 && skips[0].at == i {
 			index += skips[0].n
 			skips = skips[1:]
