@@ -210,10 +210,7 @@ func TestEncodeDecodeStdio(t *testing.T) {
 func TestDecodeJSONL(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	avroFile := filepath.Join(dir, "foo.avro")
-	if r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", avroFile, "--codec", "snappy")...); r.code != 0 {
-		t.Fatalf("encode: %s", r.stderr)
-	}
+	avroFile := encodeSample(t, dir, "foo.avro", "--codec", "snappy")
 	r := runIO(t, nil, "decode", "--format", "jsonl", "--in", avroFile)
 	if r.code != 0 {
 		t.Fatalf("decode: exit code %d: %s", r.code, r.stderr)
@@ -251,10 +248,7 @@ func TestDecodeWithType(t *testing.T) {
 	sample, _ := readSample(t)
 	dir := t.TempDir()
 	for _, profile := range []string{"default", "java"} {
-		avroFile := filepath.Join(dir, profile+".avro")
-		if r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", avroFile, "--profile", profile)...); r.code != 0 {
-			t.Fatalf("encode: %s", r.stderr)
-		}
+		avroFile := encodeSample(t, dir, profile+".avro", "--profile", profile)
 		embedded := runIO(t, nil, "decode", "--in", avroFile)
 		explicit := runIO(t, nil, append([]string{"decode", "--in", avroFile}, typeArgs...)...)
 		if embedded.code != 0 || explicit.code != 0 {
@@ -593,10 +587,7 @@ func TestEncodeSkipBadJSONL(t *testing.T) {
 func TestDecodeErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	good := filepath.Join(dir, "good.avro")
-	if r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", good, "--block-size", "16K")...); r.code != 0 {
-		t.Fatalf("encode: %s", r.stderr)
-	}
+	good := encodeSample(t, dir, "good.avro", "--block-size", "16K")
 	data, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)

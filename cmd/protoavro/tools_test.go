@@ -380,10 +380,7 @@ func TestToolsUsage(t *testing.T) {
 // TestGetSchemaGetMeta checks getschema and getmeta on a protoavro file.
 func TestGetSchemaGetMeta(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "foo.avro")
-	if r := runCmd(t, encodeArgs("--in", sampleFile, "--out", path, "--codec", "snappy")...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	path := encodeSample(t, dir, "foo.avro", "--codec", "snappy")
 	md := testutil.FindMessage(testutil.Files[0], "protoavro.avro2147.Foo")
 	s, err := protoavro.Options{}.Schema(md)
 	if err != nil {
@@ -419,10 +416,7 @@ func TestGetSchemaGetMeta(t *testing.T) {
 // multiBlock writes the sample as a container file of several blocks.
 func multiBlock(t *testing.T, dir, name, codec string) string {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	if r := runCmd(t, encodeArgs("--in", sampleFile, "--out", path, "--codec", codec, "--block-size", "16K")...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	path := encodeSample(t, dir, name, "--codec", codec, "--block-size", "16K")
 	return path
 }
 
@@ -607,10 +601,7 @@ func TestConcat(t *testing.T) {
 	if r.code != exitData || !strings.Contains(r.stderr, other+": its schema differs from the schema of "+a+" (CRC-64-AVRO") {
 		t.Errorf("concat of different schemas: %d %s", r.code, r.stderr)
 	}
-	java := filepath.Join(dir, "java.avro")
-	if r := runCmd(t, encodeArgs("--in", sampleFile, "--out", java, "--profile", "java")...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	java := encodeSample(t, dir, "java.avro", "--profile", "java")
 	if r := runCmd(t, "concat", "--out", out, a, java); r.code != exitData || !strings.Contains(r.stderr, "differs") {
 		t.Errorf("concat of different profiles: %d %s", r.code, r.stderr)
 	}
@@ -652,10 +643,7 @@ func TestFromJSON(t *testing.T) {
 		t.Errorf("fromjson with defaults: %q", got)
 	}
 	// tojson of a protoavro file, back through fromjson, is the same.
-	foo := filepath.Join(dir, "foo.avro")
-	if r := runCmd(t, encodeArgs("--in", sampleFile, "--out", foo)...); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
+	foo := encodeSample(t, dir, "foo.avro")
 	fooSchema := filepath.Join(dir, "foo.avsc")
 	if err := os.WriteFile(fooSchema, []byte(runCmd(t, "getschema", foo).stdout), 0o644); err != nil {
 		t.Fatal(err)
