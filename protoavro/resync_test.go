@@ -65,6 +65,9 @@ func salvage(file []byte, workers int, delimited bool) (salvaged, error) {
 			s.errs = append(s.errs, err.Error())
 		}
 		sk, rerr := cr.Resync(&rejects)
+		if err == io.EOF && (rerr != io.EOF || sk != (Skipped{})) {
+			return s, fmt.Errorf("Resync at the end: %+v, %v", sk, rerr)
+		}
 		s.skipped.Records += sk.Records
 		s.skipped.Blocks += sk.Blocks
 		s.skipped.Bytes += sk.Bytes
@@ -74,9 +77,6 @@ func salvage(file []byte, workers int, delimited bool) (salvaged, error) {
 				s.end = rerr
 			}
 			return s, nil
-		}
-		if err == io.EOF {
-			return s, fmt.Errorf("Resync after io.EOF: %+v, no error", sk)
 		}
 	}
 	return s, fmt.Errorf("no end after 100000 reads")
@@ -90,137 +90,115 @@ func salvage(file []byte, workers int, delimited bool) (salvaged, error) {
 // leaves the blocks' framing sound.
 func TestResyncParallel(t *testing.T) {
 	msgs := sampleFoos(600)
-	type block struct {
-		start, end int64 // the block's bytes in the file, sync marker included
-		count      int64
-		size       int64
-	}
-	spans := func(t *testing.T, file []byte) []block {
-		or, err := ocf.NewReader(bytes.NewReader(file), ocf.ReaderOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var bs []block
-		for {
-			b, err := or.NextRaw()
-			if err == io.EOF {
-				return bs
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			bs = append(bs, block{start: b.Offset, end: or.Offset(), count: b.Count, size: b.Size})
-		}
-	}
 	// dataStart is where block b's data starts: after its count and size.
-	dataStart := func(b block) int64 {
-		return b.start + int64(len(appendLong(appendLong(nil, b.count), b.size)))
+	dataStart := func(b span) int64 {
+		return b.Offset + int64(len(appendLong(appendLong(nil, b.Count), b.Size)))
 	}
 	// setCount rewrites block b's count varint with another of the same length.
-	setCount := func(t *testing.T, file []byte, b block, count int64) {
-		old, v := appendLong(nil, b.count), appendLong(nil, count)
+	setCount := func(t *testing.T, file []byte, b span, count int64) {
+		old, v := appendLong(nil, b.Count), appendLong(nil, count)
 		if len(old) != len(v) {
-			t.Fatalf("count %d and %d differ in length", b.count, count)
+			t.Fatalf("count %d and %d differ in length", b.Count, count)
 		}
-		copy(file[b.start:], v)
+		copy(file[b.Offset:], v)
 	}
 	type damage struct {
 		name  string
 		comp  Compression
-		apply func(t *testing.T, file []byte, bs []block) []byte
+		apply func(t *testing.T, file []byte, bs []span) []byte
 		// lost is the number of records that are neither read nor counted
 		// as skipped (those of blocks whose framing is lost).
-		lost func(bs []block) int64
+		lost func(bs []span) int64
 		// wantErrs is the number of errors recovered from.
 		wantErrs int
 	}
-	none := func([]block) int64 { return 0 }
+	none := func([]span) int64 { return 0 }
 	junk := func(file []byte, at int64) { copy(file[at:], bytes.Repeat([]byte{0xff}, 12)) } // a long that does not end
 	cases := []damage{
 		{name: "a record in block 1", comp: CompressionNull, wantErrs: 1, lost: none,
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
-				junk(file, dataStart(bs[1])+bs[1].size/2)
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
+				junk(file, dataStart(bs[1])+bs[1].Size/2)
 				return file
 			}},
 		{name: "records in blocks 0, 2 and the last", comp: CompressionNull, wantErrs: 3, lost: none,
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
 				junk(file, dataStart(bs[0])+3)
-				junk(file, dataStart(bs[2])+bs[2].size/3)
+				junk(file, dataStart(bs[2])+bs[2].Size/3)
 				last := bs[len(bs)-1]
-				junk(file, dataStart(last)+last.size-12)
+				junk(file, dataStart(last)+last.Size-12)
 				return file
 			}},
 		{name: "the first record", comp: CompressionNull, wantErrs: 1, lost: none,
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
 				junk(file, dataStart(bs[0]))
 				return file
 			}},
 		{name: "count one less: bytes left after the records", comp: CompressionNull, wantErrs: 1,
-			lost: func([]block) int64 { return 1 }, // the last record, skipped as bytes
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
-				setCount(t, file, bs[2], bs[2].count-1)
+			lost: func([]span) int64 { return 1 }, // the last record, skipped as bytes
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
+				setCount(t, file, bs[2], bs[2].Count-1)
 				return file
 			}},
 		{name: "count one more: the last record runs out", comp: CompressionDeflate, wantErrs: 1,
-			lost: func(bs []block) int64 { return -1 }, // the record counted that is not there
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
-				setCount(t, file, bs[1], bs[1].count+1)
+			lost: func(bs []span) int64 { return -1 }, // the record counted that is not there
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
+				setCount(t, file, bs[1], bs[1].Count+1)
 				return file
 			}},
 		{name: "deflate data of block 1", comp: CompressionDeflate, wantErrs: 1,
-			lost: func(bs []block) int64 { return bs[1].count },
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
-				for i := dataStart(bs[1]); i < bs[1].end-16; i++ {
+			lost: func(bs []span) int64 { return bs[1].Count },
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
+				for i := dataStart(bs[1]); i < bs[1].End-16; i++ {
 					file[i] ^= 0x55
 				}
 				return file
 			}},
 		{name: "zstd data of blocks 0 and 3", comp: CompressionZstd, wantErrs: 2,
-			lost: func(bs []block) int64 { return bs[0].count + bs[3].count },
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
+			lost: func(bs []span) int64 { return bs[0].Count + bs[3].Count },
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
 				file[dataStart(bs[0])+1] ^= 0xff
 				file[dataStart(bs[3])+1] ^= 0xff
 				return file
 			}},
 		{name: "sync marker of block 2", comp: CompressionSnappy, wantErrs: 1,
 			// The search for the next marker skips block 3 as well.
-			lost: func(bs []block) int64 { return bs[2].count + bs[3].count },
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
-				file[bs[2].end-5] ^= 0xff
+			lost: func(bs []span) int64 { return bs[2].Count + bs[3].Count },
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
+				file[bs[2].End-5] ^= 0xff
 				return file
 			}},
 		{name: "negative count in block 1", comp: CompressionNull, wantErrs: 1,
-			lost: func(bs []block) int64 { return bs[1].count },
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
-				setCount(t, file, bs[1], -bs[1].count)
+			lost: func(bs []span) int64 { return bs[1].Count },
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
+				setCount(t, file, bs[1], -bs[1].Count)
 				return file
 			}},
 		{name: "bytes cut out of block 1", comp: CompressionNull, wantErrs: 1,
 			// Block 1's marker is found in the bytes read for it: block 2
 			// is read.
-			lost: func(bs []block) int64 { return bs[1].count },
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
+			lost: func(bs []span) int64 { return bs[1].Count },
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
 				at := dataStart(bs[1]) + 10
 				return slices.Delete(file, int(at), int(at+20))
 			}},
 		{name: "the file ends in the last block", comp: CompressionNull, wantErrs: 1,
-			lost: func(bs []block) int64 { return bs[len(bs)-1].count },
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
+			lost: func(bs []span) int64 { return bs[len(bs)-1].Count },
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
 				last := bs[len(bs)-1]
-				return file[:last.start+(last.end-last.start)/2]
+				return file[:last.Offset+(last.End-last.Offset)/2]
 			}},
 		{name: "a record and the framing after it", comp: CompressionNull, wantErrs: 2,
-			lost: func(bs []block) int64 { return bs[3].count + bs[4].count },
-			apply: func(t *testing.T, file []byte, bs []block) []byte {
-				junk(file, dataStart(bs[2])+bs[2].size/2)
-				file[bs[3].end-1] ^= 0xff
+			lost: func(bs []span) int64 { return bs[3].Count + bs[4].Count },
+			apply: func(t *testing.T, file []byte, bs []span) []byte {
+				junk(file, dataStart(bs[2])+bs[2].Size/2)
+				file[bs[3].End-1] ^= 0xff
 				return file
 			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			file := containerBytes(t, c.comp, 1024, msgs)
-			bs := spans(t, file)
+			bs := blockSpans(t, file)
 			if len(bs) < 6 {
 				t.Fatalf("%d blocks", len(bs))
 			}
@@ -362,4 +340,32 @@ func FuzzResyncParallel(f *testing.F) {
 			}
 		}
 	})
+}
+
+// span is a block of a container file: its framing as read, without its
+// data, and End, where its sync marker ends.
+type span struct {
+	ocf.Block
+	End int64
+}
+
+// blockSpans returns the blocks of a sound container file.
+func blockSpans(t testing.TB, file []byte) []span {
+	t.Helper()
+	or, err := ocf.NewReader(bytes.NewReader(file), ocf.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bs []span
+	for {
+		b, err := or.NextRaw()
+		if err == io.EOF {
+			return bs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Data = nil
+		bs = append(bs, span{Block: b, End: or.Offset()})
+	}
 }

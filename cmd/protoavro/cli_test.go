@@ -380,22 +380,28 @@ func TestClosedPipe(t *testing.T) {
 	}
 }
 
+// syncEnds returns where the sync markers of the container file data end:
+// the end of its header, then of each block. The marker is the file's last
+// 16 bytes, and found by search (it is unlikely to stand in a block's data).
+func syncEnds(data []byte) []int {
+	sync := data[len(data)-16:]
+	var ends []int
+	for i := 0; ; {
+		j := bytes.Index(data[i:], sync)
+		if j < 0 {
+			return ends
+		}
+		i += j + 16
+		ends = append(ends, i)
+	}
+}
+
 func TestDecodeSkipBad(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	good := encodeSample(t, dir, "good.avro", "--block-size", "16K")
 	data, _ := os.ReadFile(good)
-	sync := data[len(data)-16:]
-	headerEnd := bytes.Index(data, sync) + 16
-	var ends []int // the end of each block
-	for i := headerEnd; ; {
-		j := bytes.Index(data[i:], sync)
-		if j < 0 {
-			break
-		}
-		ends = append(ends, i+j+16)
-		i += j + 16
-	}
+	ends := syncEnds(data)[1:] // the end of each block
 	if len(ends) < 5 {
 		t.Fatalf("%d blocks", len(ends))
 	}
@@ -445,16 +451,7 @@ func TestDecodeSkipBadWorkers(t *testing.T) {
 	dir := t.TempDir()
 	good := encodeSample(t, dir, "good.avro", "--block-size", "8K", "--codec", "deflate")
 	data, _ := os.ReadFile(good)
-	sync := data[len(data)-16:]
-	var ends []int // the end of each block
-	for i := bytes.Index(data, sync) + 16; ; {
-		j := bytes.Index(data[i:], sync)
-		if j < 0 {
-			break
-		}
-		ends = append(ends, i+j+16)
-		i += j + 16
-	}
+	ends := syncEnds(data)[1:] // the end of each block
 	if len(ends) < 8 {
 		t.Fatalf("%d blocks", len(ends))
 	}

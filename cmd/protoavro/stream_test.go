@@ -592,10 +592,8 @@ func TestDecodeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sync := data[len(data)-16:]
-	headerEnd := bytes.Index(data, sync) + 16
-	firstSync := headerEnd + bytes.Index(data[headerEnd:], sync)
-	secondSync := firstSync + 16 + bytes.Index(data[firstSync+16:], sync)
+	ends := syncEnds(data)
+	headerEnd, firstSync, secondSync := ends[0], ends[1]-16, ends[2]-16
 	badSync := slices.Clone(data)
 	badSync[secondSync+5] ^= 0xff
 	tests := []struct {
