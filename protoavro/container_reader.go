@@ -36,7 +36,8 @@ type ReaderOptions struct {
 	// blocks (default 1: in the caller's goroutine). With more, blocks are
 	// read ahead and decoded in parallel, records still delivered in file
 	// order, and memory grows with about 3 × (Workers+1) × the block size;
-	// Blocks and Offset then count the blocks read ahead.
+	// Blocks and Offset then count the blocks read ahead. Errors, and what
+	// Resync skips after them, are those of one worker.
 	Workers int
 }
 
