@@ -315,6 +315,9 @@ func (cp *copier) copyFile(c *container) error {
 // selectRecords returns the selected records of block b (decompressed in
 // cp.raw), whose first record has index start, and their count.
 func (cp *copier) selectRecords(c *container, b ocf.Block, start int64) (int64, []byte, error) {
+	if err := c.checkEmptyRecords(b, len(cp.raw)); err != nil {
+		return 0, nil, err
+	}
 	cp.buf = cp.buf[:0]
 	var scratch []byte
 	data := cp.raw

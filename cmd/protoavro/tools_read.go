@@ -61,6 +61,20 @@ func (c *container) recordError(b ocf.Block, i int64, off int, err error) error 
 		c.in.name, c.or.Records()-b.Count+i, b.Index, b.Offset, off, err)
 }
 
+// checkEmptyRecords refuses a block that claims more records than its data
+// can hold, counting those that take no bytes (an empty record, a null
+// schema) against the bound of protoavro's readers (docs/limits.md: 65,536
+// plus 64 per byte of the block's decompressed data), so that a block
+// header claiming 2^50 empty records does not keep a command looping.
+func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
+	const perBlock, perByte = 1 << 16, 64
+	if empty := b.Count - int64(dataLen); empty > perBlock+perByte*int64(dataLen) {
+		return fmt.Errorf("%s: block %d at byte %d: %w: %d records in %d bytes exceed the limit of %d zero-size records per block",
+			c.in.name, b.Index, b.Offset, ocf.ErrMalformed, b.Count, dataLen, perBlock+perByte*int64(dataLen))
+	}
+	return nil
+}
+
 // eachRecord calls fn with the encoding of every record of the file, block
 // by block, and the block it is in. Records are delimited by decoding them
 // against the schema, so a malformed record is an error.
@@ -73,6 +87,9 @@ func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.in.name, err)
+		}
+		if err := c.checkEmptyRecords(b, len(b.Data)); err != nil {
+			return err
 		}
 		data := b.Data
 		for i := range b.Count {

@@ -325,6 +325,41 @@ func TestToolsBadData(t *testing.T) {
 	}
 }
 
+// TestToolsEmptyRecords: a block that claims 2^50 records of an empty
+// record type in no bytes is refused, not decoded record by record for ever.
+func TestToolsEmptyRecords(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "empty.avro")
+	var b bytes.Buffer
+	w, err := ocf.NewWriter(&b, ocf.WriterOptions{Schema: []byte(`{"type":"record","name":"E","fields":[]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(3, nil); err != nil { // within the limit
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(1<<50, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.avro")
+	for _, args := range [][]string{{"tojson", path}, {"cat", "--offset", "4", "--out", out, path}} {
+		r := runCmd(t, args...)
+		if r.code != exitData || !strings.Contains(r.stderr, "block 1 at byte") || !strings.Contains(r.stderr, "zero-size records per block") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 1 and the limit on zero-size records", args, r.code, r.stderr)
+		}
+		if args[0] == "tojson" && r.stdout != "{}\n{}\n{}\n" {
+			t.Errorf("tojson printed %q before the bad block, want the 3 records", r.stdout)
+		}
+	}
+	wantOnly(t, dir, "empty.avro")
+}
+
 // TestToolsUsage checks exit status 2 for bad command lines and files that
 // cannot be opened, and the help of each command.
 func TestToolsUsage(t *testing.T) {
