@@ -67,10 +67,10 @@ func (c *container) recordError(b ocf.Block, i int64, off int, err error) error 
 // plus 64 per byte of the block's decompressed data), so that a block
 // header claiming 2^50 empty records does not keep a command looping.
 func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
-	const perBlock, perByte = 1 << 16, 64
-	if empty := b.Count - int64(dataLen); empty > perBlock+perByte*int64(dataLen) {
+	limit := blockEmptyRecords + 64*int64(dataLen)
+	if empty := b.Count - int64(dataLen); empty > limit {
 		return fmt.Errorf("%s: block %d at byte %d: %w: %d records in %d bytes exceed the limit of %d zero-size records per block",
-			c.in.name, b.Index, b.Offset, ocf.ErrMalformed, b.Count, dataLen, perBlock+perByte*int64(dataLen))
+			c.in.name, b.Index, b.Offset, ocf.ErrMalformed, b.Count, dataLen, limit)
 	}
 	return nil
 }

@@ -358,6 +358,21 @@ func TestToolsEmptyRecords(t *testing.T) {
 		}
 	}
 	wantOnly(t, dir, "empty.avro")
+	// fromjson writes no such block: 70,000 empty records go in two
+	// blocks, which tojson reads back.
+	schema, in := filepath.Join(dir, "e.avsc"), filepath.Join(dir, "e.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"record","name":"E","fields":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, bytes.Repeat([]byte("{}\n"), 70000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCmd(t, "fromjson", "--schema", schema, "--out", out, in); r.code != 0 || r.stderr != "protoavro: wrote 70000 records in 2 blocks (null)\n" {
+		t.Fatalf("fromjson: %d %q", r.code, r.stderr)
+	}
+	if r := runCmd(t, "tojson", out); r.code != 0 || strings.Count(r.stdout, "{}\n") != 70000 {
+		t.Errorf("tojson of fromjson's output: exit %d, %d lines, %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
 }
 
 // TestToolsUsage checks exit status 2 for bad command lines and files that
