@@ -269,6 +269,9 @@ func (cp *copier) done() bool { return cp.sel.limit >= 0 && cp.taken >= cp.sel.l
 func (cp *copier) copyFile(c *container) error {
 	sameCodec := c.or.Header().Codec == cp.w.Codec()
 	for !cp.done() {
+		if err := c.interrupted(); err != nil {
+			return err
+		}
 		b, err := c.or.NextRaw()
 		if err == io.EOF {
 			return nil

@@ -109,7 +109,13 @@ func runFromJSON(args []string, std stdio) error {
 		count int64
 		index int64
 	)
+	done := std.ctx.Done()
 	for ; ; index++ {
+		select {
+		case <-done:
+			return errInterrupted
+		default:
+		}
 		off := dec.InputOffset()
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {

@@ -25,6 +25,7 @@ type container struct {
 	in     *input
 	or     *ocf.Reader
 	schema *avroschema.Node // nil until parseSchema
+	done   <-chan struct{}  // closed on an interrupt
 }
 
 // openContainer opens path ("-": standard input) and reads its header. A
@@ -40,7 +41,18 @@ func openContainer(path string, std stdio) (*container, error) {
 		in.close()
 		return nil, fmt.Errorf("%s: %w", in.name, err)
 	}
-	return &container{in: in, or: or}, nil
+	return &container{in: in, or: or, done: std.ctx.Done()}, nil
+}
+
+// interrupted returns errInterrupted after an interrupt, checked before each
+// block.
+func (c *container) interrupted() error {
+	select {
+	case <-c.done:
+		return errInterrupted
+	default:
+		return nil
+	}
 }
 
 // parseSchema parses the writer schema of the file.
@@ -81,6 +93,9 @@ func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
 func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
 	var scratch []byte
 	for {
+		if err := c.interrupted(); err != nil {
+			return err
+		}
 		b, err := c.or.Next()
 		if err == io.EOF {
 			return nil
@@ -331,7 +346,9 @@ func runCount(args []string, std stdio) error {
 			return err
 		}
 		for err == nil {
-			_, err = c.or.NextRaw()
+			if err = c.interrupted(); err == nil {
+				_, err = c.or.NextRaw()
+			}
 		}
 		c.close()
 		n := c.or.Records()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -373,6 +374,34 @@ func TestToolsEmptyRecords(t *testing.T) {
 	if r := runCmd(t, "tojson", out); r.code != 0 || strings.Count(r.stdout, "{}\n") != 70000 {
 		t.Errorf("tojson of fromjson's output: exit %d, %d lines, %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
 	}
+}
+
+// TestToolsInterrupted: the avro-tools commands stop on an interrupt (a
+// cancelled context), exit 1 and leave no output file.
+func TestToolsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	path := writeToolFile(t, dir, "all.avro", "null")
+	jsonPath := filepath.Join(dir, "all.json")
+	if r := runCmd(t, "tojson", path); r.code != 0 || os.WriteFile(jsonPath, []byte(r.stdout), 0o644) != nil {
+		t.Fatalf("tojson: %d %s", r.code, r.stderr)
+	}
+	out := filepath.Join(dir, "out.avro")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"tojson", path},
+		{"count", path},
+		{"cat", "--out", out, path},
+		{"concat", "--out", out, path, path},
+		{"fromjson", "--schema", filepath.Join(dir, "all.avsc"), "--out", out, jsonPath},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runContext(ctx, args, strings.NewReader(""), &stdout, &stderr)
+		if code != exitData || !strings.Contains(stderr.String(), "interrupted") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 1, interrupted", args, code, stderr.String())
+		}
+	}
+	wantOnly(t, dir, "all.avsc", "all.avro", "all.json")
 }
 
 // TestToolsUsage checks exit status 2 for bad command lines and files that
