@@ -40,7 +40,9 @@ type ContainerOptions struct {
 	// Compression is the block codec; empty means null.
 	Compression Compression
 	// BlockSize is the uncompressed size at which a block is closed
-	// (default 256 KiB). Memory use grows with BlockSize × Workers.
+	// (default 256 KiB); a block is also closed at 65,536 records, as many
+	// records taking no bytes as a reader accepts in one block. Memory use
+	// grows with BlockSize × Workers.
 	BlockSize int
 	// Workers is the number of goroutines that transcode and compress
 	// blocks (default GOMAXPROCS). Blocks are written in record order.
@@ -570,7 +572,9 @@ func (cw *ContainerWriter) added(b *wblock, r wrec) error {
 	r.index = cw.next
 	b.recs = append(b.recs, r)
 	cw.next++
-	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize {
+	// A block of many records may be of records that take no bytes:
+	// closed at the zero-size items that readers accept in a block.
+	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= blockEmptyItems {
 		return cw.submit()
 	}
 	return nil

@@ -3,6 +3,7 @@ package protoavro
 import (
 	"bytes"
 	"errors"
+	"io"
 	"runtime"
 	"testing"
 
@@ -121,5 +122,43 @@ func TestUnmarshalListClaimsAllocateNothing(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 80<<20 {
 		t.Errorf("scalar list: Unmarshal allocated %d MiB for a bad datum of %d MiB", grew>>20, len(datum)>>21)
+	}
+}
+
+// TestContainerManyEmptyRecords: 70,000 empty messages once went into one
+// block of 0 bytes, beyond the 65,536 zero-size records per block that
+// ContainerReader accepts, so the reader refused the writer's file. Blocks
+// are now closed at that many records.
+func TestContainerManyEmptyRecords(t *testing.T) {
+	md := (&emptypb.Empty{}).ProtoReflect().Descriptor()
+	var b bytes.Buffer
+	w, err := NewContainerWriter(&b, md, ContainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 70000
+	for range n {
+		if err := w.Write(&emptypb.Empty{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewContainerReader(bytes.NewReader(b.Bytes()), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for ; ; got++ {
+		if _, err := r.ReadWire(nil); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("record %d: %v", got, err)
+			}
+			break
+		}
+	}
+	if got != n || w.Blocks() != 2 {
+		t.Errorf("read %d records in %d blocks, want %d in 2", got, w.Blocks(), n)
 	}
 }

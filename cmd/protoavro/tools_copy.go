@@ -269,6 +269,9 @@ func (cp *copier) done() bool { return cp.sel.limit >= 0 && cp.taken >= cp.sel.l
 func (cp *copier) copyFile(c *container) error {
 	sameCodec := c.or.Header().Codec == cp.w.Codec()
 	for !cp.done() {
+		if err := c.interrupted(); err != nil {
+			return err
+		}
 		b, err := c.or.NextRaw()
 		if err == io.EOF {
 			return nil
@@ -315,6 +318,9 @@ func (cp *copier) copyFile(c *container) error {
 // selectRecords returns the selected records of block b (decompressed in
 // cp.raw), whose first record has index start, and their count.
 func (cp *copier) selectRecords(c *container, b ocf.Block, start int64) (int64, []byte, error) {
+	if err := c.checkEmptyRecords(b, len(cp.raw)); err != nil {
+		return 0, nil, err
+	}
 	cp.buf = cp.buf[:0]
 	var scratch []byte
 	data := cp.raw

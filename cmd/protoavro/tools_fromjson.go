@@ -51,6 +51,12 @@ not parse.
 // compression.
 const fromjsonBlockSize = 256 << 10
 
+// blockEmptyRecords is the number of records that take no bytes a block
+// may hold before more are counted per byte of its data (docs/limits.md),
+// as protoavro's readers bound them: fromjson's blocks hold at most that
+// many records.
+const blockEmptyRecords = 1 << 16
+
 func runFromJSON(args []string, std stdio) error {
 	fs := newFlagSet("fromjson")
 	codec, outPath := copyFlags(fs)
@@ -103,7 +109,13 @@ func runFromJSON(args []string, std stdio) error {
 		count int64
 		index int64
 	)
+	done := std.ctx.Done()
 	for ; ; index++ {
+		select {
+		case <-done:
+			return errInterrupted
+		default:
+		}
 		off := dec.InputOffset()
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
@@ -121,7 +133,7 @@ func runFromJSON(args []string, std stdio) error {
 			return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, dec.InputOffset()-int64(len(raw)), err)
 		}
 		block, count = next, count+1
-		if len(block) >= fromjsonBlockSize {
+		if len(block) >= fromjsonBlockSize || count >= blockEmptyRecords {
 			if err := w.WriteBlock(count, block); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}

@@ -25,6 +25,7 @@ type container struct {
 	in     *input
 	or     *ocf.Reader
 	schema *avroschema.Node // nil until parseSchema
+	done   <-chan struct{}  // closed on an interrupt
 }
 
 // openContainer opens path ("-": standard input) and reads its header. A
@@ -40,7 +41,18 @@ func openContainer(path string, std stdio) (*container, error) {
 		in.close()
 		return nil, fmt.Errorf("%s: %w", in.name, err)
 	}
-	return &container{in: in, or: or}, nil
+	return &container{in: in, or: or, done: std.ctx.Done()}, nil
+}
+
+// interrupted returns errInterrupted after an interrupt, checked before each
+// block.
+func (c *container) interrupted() error {
+	select {
+	case <-c.done:
+		return errInterrupted
+	default:
+		return nil
+	}
 }
 
 // parseSchema parses the writer schema of the file.
@@ -61,18 +73,38 @@ func (c *container) recordError(b ocf.Block, i int64, off int, err error) error 
 		c.in.name, c.or.Records()-b.Count+i, b.Index, b.Offset, off, err)
 }
 
+// checkEmptyRecords refuses a block that claims more records than its data
+// can hold, counting those that take no bytes (an empty record, a null
+// schema) against the bound of protoavro's readers (docs/limits.md: 65,536
+// plus 64 per byte of the block's decompressed data), so that a block
+// header claiming 2^50 empty records does not keep a command looping.
+func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
+	limit := blockEmptyRecords + 64*int64(dataLen)
+	if empty := b.Count - int64(dataLen); empty > limit {
+		return fmt.Errorf("%s: block %d at byte %d: %w: %d records in %d bytes exceed the limit of %d zero-size records per block",
+			c.in.name, b.Index, b.Offset, ocf.ErrMalformed, b.Count, dataLen, limit)
+	}
+	return nil
+}
+
 // eachRecord calls fn with the encoding of every record of the file, block
 // by block, and the block it is in. Records are delimited by decoding them
 // against the schema, so a malformed record is an error.
 func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
 	var scratch []byte
 	for {
+		if err := c.interrupted(); err != nil {
+			return err
+		}
 		b, err := c.or.Next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.in.name, err)
+		}
+		if err := c.checkEmptyRecords(b, len(b.Data)); err != nil {
+			return err
 		}
 		data := b.Data
 		for i := range b.Count {
@@ -314,7 +346,9 @@ func runCount(args []string, std stdio) error {
 			return err
 		}
 		for err == nil {
-			_, err = c.or.NextRaw()
+			if err = c.interrupted(); err == nil {
+				_, err = c.or.NextRaw()
+			}
 		}
 		c.close()
 		n := c.or.Records()

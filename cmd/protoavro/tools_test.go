@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -323,6 +324,84 @@ func TestToolsBadData(t *testing.T) {
 	if r := runCmd(t, "count", truncated); r.stdout != "0\n" {
 		t.Errorf("count of a truncated file printed %q", r.stdout)
 	}
+}
+
+// TestToolsEmptyRecords: a block that claims 2^50 records of an empty
+// record type in no bytes is refused, not decoded record by record for ever.
+func TestToolsEmptyRecords(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "empty.avro")
+	var b bytes.Buffer
+	w, err := ocf.NewWriter(&b, ocf.WriterOptions{Schema: []byte(`{"type":"record","name":"E","fields":[]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(3, nil); err != nil { // within the limit
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(1<<50, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.avro")
+	for _, args := range [][]string{{"tojson", path}, {"cat", "--offset", "4", "--out", out, path}} {
+		r := runCmd(t, args...)
+		if r.code != exitData || !strings.Contains(r.stderr, "block 1 at byte") || !strings.Contains(r.stderr, "zero-size records per block") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 1 and the limit on zero-size records", args, r.code, r.stderr)
+		}
+		if args[0] == "tojson" && r.stdout != "{}\n{}\n{}\n" {
+			t.Errorf("tojson printed %q before the bad block, want the 3 records", r.stdout)
+		}
+	}
+	wantOnly(t, dir, "empty.avro")
+	// fromjson writes no such block: 70,000 empty records go in two
+	// blocks, which tojson reads back.
+	schema, in := filepath.Join(dir, "e.avsc"), filepath.Join(dir, "e.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"record","name":"E","fields":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, bytes.Repeat([]byte("{}\n"), 70000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCmd(t, "fromjson", "--schema", schema, "--out", out, in); r.code != 0 || r.stderr != "protoavro: wrote 70000 records in 2 blocks (null)\n" {
+		t.Fatalf("fromjson: %d %q", r.code, r.stderr)
+	}
+	if r := runCmd(t, "tojson", out); r.code != 0 || strings.Count(r.stdout, "{}\n") != 70000 {
+		t.Errorf("tojson of fromjson's output: exit %d, %d lines, %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+}
+
+// TestToolsInterrupted: the avro-tools commands stop on an interrupt (a
+// cancelled context), exit 1 and leave no output file.
+func TestToolsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	path := writeToolFile(t, dir, "all.avro", "null")
+	jsonPath := filepath.Join(dir, "all.json")
+	if r := runCmd(t, "tojson", path); r.code != 0 || os.WriteFile(jsonPath, []byte(r.stdout), 0o644) != nil {
+		t.Fatalf("tojson: %d %s", r.code, r.stderr)
+	}
+	out := filepath.Join(dir, "out.avro")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"tojson", path},
+		{"count", path},
+		{"cat", "--out", out, path},
+		{"concat", "--out", out, path, path},
+		{"fromjson", "--schema", filepath.Join(dir, "all.avsc"), "--out", out, jsonPath},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runContext(ctx, args, strings.NewReader(""), &stdout, &stderr)
+		if code != exitData || !strings.Contains(stderr.String(), "interrupted") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 1, interrupted", args, code, stderr.String())
+		}
+	}
+	wantOnly(t, dir, "all.avsc", "all.avro", "all.json")
 }
 
 // TestToolsUsage checks exit status 2 for bad command lines and files that

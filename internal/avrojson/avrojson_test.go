@@ -153,6 +153,33 @@ func TestBinaryErrors(t *testing.T) {
 	}
 }
 
+// TestDepthLimitBothWays: a datum nested as deep as AppendJSON allows, with
+// a scalar at the bottom, converts back with AppendBinary: the limit counts
+// records, arrays, maps and unions in both directions, not the scalar.
+func TestDepthLimitBothWays(t *testing.T) {
+	s := mustParse(t, `{"type":"record","name":"R","fields":[{"name":"n","type":["int","R"]}]}`)
+	// Records at even depths, unions at odd ones: 500 records, the last
+	// union at depth 999 holding an int at depth 1000.
+	bin := append(bytes.Repeat([]byte{2}, 499), 0, 2)
+	js, _, err := AppendJSON(nil, s, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := AppendBinary(nil, s, js)
+	if err != nil || !bytes.Equal(again, bin) {
+		t.Fatalf("AppendBinary of AppendJSON's output: %x, %v; want %x", again, err, bin)
+	}
+	// One level more is refused both ways.
+	deeper := append(bytes.Repeat([]byte{2}, 500), 0, 2)
+	if _, _, err := AppendJSON(nil, s, deeper); !errors.Is(err, ocf.ErrLimit) {
+		t.Errorf("AppendJSON of 501 records: %v, want ErrLimit", err)
+	}
+	js = append(append([]byte(`{"n":{"R":`), js...), "}}"...)
+	if _, err := AppendBinary(nil, s, js); !errors.Is(err, ocf.ErrLimit) {
+		t.Errorf("AppendBinary of 501 records: %v, want ErrLimit", err)
+	}
+}
+
 func TestNegativeBlockCount(t *testing.T) {
 	s := mustParse(t, `{"type":"array","items":"int"}`)
 	// A block of -2 items with its byte size (2), then the end.

@@ -75,8 +75,12 @@ func kind(v any) string {
 // default, where a union's value is that of its first branch, untagged.
 func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
 	s = s.Deref()
-	if depth >= e.lim.MaxDepth {
-		return dst, errAt(ocf.ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
+	switch s.Type {
+	case avroschema.Union, avroschema.Record, avroschema.Array, avroschema.Map:
+		// As in AppendJSON, the limit is on the nesting of these alone.
+		if depth >= e.lim.MaxDepth {
+			return dst, errAt(ocf.ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
+		}
 	}
 	want := func() error { return jsonErr("want %s, got %s", s.Type, kind(v)) }
 	switch s.Type {
