@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/protoavro/protoavro/internal/limits"
 )
 
 // Avro binary primitives (Avro specification, "Binary Encoding"): int and
@@ -214,25 +216,12 @@ func (r *avroReader) countEmpty(n int64, off int) error {
 	return nil
 }
 
-// maxEmptyItems bounds the items that take no bytes (such as empty records)
-// in one datum, which the input size cannot bound.
-const maxEmptyItems = 1 << 20
+// The zero-size items of a datum and of a container block are bounded as
+// package limits says (docs/limits.md).
+const maxEmptyItems = limits.DatumEmptyItems
 
-// blockEmptyItems, emptyItemsPerByte and emptyItemsLimit bound the
-// zero-size items of a whole container block, records included: at most
-// 65,536 plus 64 per byte of the block's decompressed data, so that the work
-// of a file stays linear in its size (with the per-datum bound alone, 5.3 KB
-// of arrays of empty records decoded into 2 GB; with a bound of 2^20 per
-// block, a file of many tiny blocks would do the same). Documented in
-// docs/limits.md.
-const (
-	blockEmptyItems   = 1 << 16
-	emptyItemsPerByte = 64
-)
-
-func emptyItemsLimit(blockSize int) int64 {
-	return blockEmptyItems + emptyItemsPerByte*int64(blockSize)
-}
+// emptyItemsLimit is limits.BlockEmpty.
+func emptyItemsLimit(blockSize int) int64 { return limits.BlockEmpty(blockSize) }
 
 // maxRecordAvroSize bounds the Avro encoding of one record a
 // ContainerWriter writes (32 MiB): with the default block size, every block

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/pool"
 	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -574,7 +575,7 @@ func (cw *ContainerWriter) added(b *wblock, r wrec) error {
 	cw.next++
 	// A block of many records may be of records that take no bytes:
 	// closed at the zero-size items that readers accept in a block.
-	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= blockEmptyItems {
+	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= limits.BlockEmptyItems {
 		return cw.submit()
 	}
 	return nil

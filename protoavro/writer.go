@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/protoavro/protoavro/internal/limits"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -802,4 +803,4 @@ func resolverOrGlobal(r AnyResolver) AnyResolver {
 }
 
 // maxDepth bounds message nesting, in both directions.
-const maxDepth = 1000
+const maxDepth = limits.Depth

@@ -10,6 +10,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -50,12 +51,6 @@ not parse.
 // fromjsonBlockSize is the size of the blocks fromjson writes, before
 // compression.
 const fromjsonBlockSize = 256 << 10
-
-// blockEmptyRecords is the number of records that take no bytes a block
-// may hold before more are counted per byte of its data (docs/limits.md),
-// as protoavro's readers bound them: fromjson's blocks hold at most that
-// many records.
-const blockEmptyRecords = 1 << 16
 
 func runFromJSON(args []string, std stdio) error {
 	fs := newFlagSet("fromjson")
@@ -133,7 +128,7 @@ func runFromJSON(args []string, std stdio) error {
 			return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, dec.InputOffset()-int64(len(raw)), err)
 		}
 		block, count = next, count+1
-		if len(block) >= fromjsonBlockSize || count >= blockEmptyRecords {
+		if len(block) >= fromjsonBlockSize || count >= limits.BlockEmptyItems {
 			if err := w.WriteBlock(count, block); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}

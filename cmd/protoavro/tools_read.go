@@ -16,6 +16,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -79,7 +80,7 @@ func (c *container) recordError(b ocf.Block, i int64, off int, err error) error 
 // plus 64 per byte of the block's decompressed data), so that a block
 // header claiming 2^50 empty records does not keep a command looping.
 func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
-	limit := blockEmptyRecords + 64*int64(dataLen)
+	limit := limits.BlockEmpty(dataLen)
 	if empty := b.Count - int64(dataLen); empty > limit {
 		return fmt.Errorf("%s: block %d at byte %d: %w: %d records in %d bytes exceed the limit of %d zero-size records per block",
 			c.in.name, b.Index, b.Offset, ocf.ErrMalformed, b.Count, dataLen, limit)

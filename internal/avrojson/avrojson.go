@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/limits"
 )
 
 // Limits bound the datums AppendJSON and AppendBinary accept. A zero field
@@ -35,8 +36,8 @@ type Limits struct {
 
 // Defaults of [Limits].
 const (
-	DefaultMaxDepth      = 1000
-	DefaultMaxEmptyItems = 1 << 20
+	DefaultMaxDepth      = limits.Depth
+	DefaultMaxEmptyItems = limits.DatumEmptyItems
 )
 
 func (l Limits) withDefaults() Limits {

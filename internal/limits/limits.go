@@ -1,0 +1,32 @@
+// Package limits holds the bounds on untrusted input that more than one
+// package applies, so that what one writes the others read: the library's
+// readers and writers, and the avro-tools commands of cmd/protoavro.
+// docs/limits.md documents them.
+package limits
+
+// Depth bounds the nesting of messages, and of Avro records, arrays, maps
+// and unions, in a datum.
+const Depth = 1000
+
+// DatumEmptyItems bounds the items of one datum that take no bytes (nulls,
+// empty records, in arrays and maps), which the input's size cannot bound
+// (as AVRO-4241).
+const DatumEmptyItems = 1 << 20
+
+// BlockEmptyItems and EmptyItemsPerByte bound the zero-size items of a
+// whole container block, records included: at most 65,536 plus 64 per
+// byte of the block's decompressed data (see BlockEmpty). With the
+// per-datum bound alone, 5.3 KB of arrays of empty records decoded into
+// 2 GB; with a bound of 2^20 per block, a file of many tiny blocks would do
+// the same. A writer closes a block at BlockEmptyItems records, so that
+// its blocks of records that take no bytes stay within the bound.
+const (
+	BlockEmptyItems   = 1 << 16
+	EmptyItemsPerByte = 64
+)
+
+// BlockEmpty returns the zero-size items a container block of dataLen
+// decompressed bytes may hold.
+func BlockEmpty(dataLen int) int64 {
+	return BlockEmptyItems + EmptyItemsPerByte*int64(dataLen)
+}
