@@ -41,9 +41,10 @@ type ContainerOptions struct {
 	// Compression is the block codec; empty means null.
 	Compression Compression
 	// BlockSize is the uncompressed size at which a block is closed
-	// (default 256 KiB); a block is also closed at 65,536 records, as many
-	// records taking no bytes as a reader accepts in one block. Memory use
-	// grows with BlockSize × Workers.
+	// (default 256 KiB); a block is also closed at 65,536 records, and,
+	// for schemas with messages that take no bytes, before its empty
+	// messages exceed what a reader accepts in one block (docs/limits.md).
+	// Memory use grows with BlockSize × Workers.
 	BlockSize int
 	// Workers is the number of goroutines that transcode and compress
 	// blocks (default GOMAXPROCS). Blocks are written in record order.
@@ -189,6 +190,10 @@ type ContainerWriter struct {
 	next   int64 // index of the next record
 	err    error
 	closed bool
+	// emptyItems says that the schema has records that take no bytes:
+	// the workers then count the zero-size items of each record and
+	// split blocks as readers bound them (splitEmpty).
+	emptyItems bool
 	// Counters of what was written, for any goroutine.
 	records, blocks, written atomic.Int64
 }
@@ -203,6 +208,18 @@ type wblock struct {
 	out     []byte // the block's data compressed
 	bad     []*RecordError
 	err     error
+	// With ContainerWriter.emptyItems: the blocks written for this one,
+	// each a count and its data compressed, and scratch space.
+	parts   []wpart
+	ends    []int // the end in the block's data of each good record
+	good    []int // the index in recs of each good record
+	scratch []byte
+}
+
+// wpart is one block written for a wblock split by splitEmpty.
+type wpart struct {
+	count int64
+	out   []byte
 }
 
 // wrec is one record of a block.
@@ -263,7 +280,7 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if err != nil {
 		return nil, fmt.Errorf("protoavro: write container: %w", err)
 	}
-	cw := &ContainerWriter{ow: ow, codec: codec, opts: opts}
+	cw := &ContainerWriter{ow: ow, codec: codec, opts: opts, emptyItems: hasEmptyRecords(codec.schema)}
 	cw.count()
 	cw.pool = pool.New(opts.Workers, func(b *wblock) *wblock {
 		cw.process(b)
@@ -605,11 +622,24 @@ func (cw *ContainerWriter) writeBlock(b *wblock) error {
 			return err
 		}
 	}
+	if cw.emptyItems {
+		for _, p := range b.parts {
+			if err := cw.writeRaw(p.count, p.out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	count := len(b.recs) - len(b.bad)
 	if count == 0 {
 		return nil
 	}
-	err := cw.ow.WriteRawBlock(int64(count), b.out)
+	return cw.writeRaw(int64(count), b.out)
+}
+
+// writeRaw writes one block of count records, its data compressed.
+func (cw *ContainerWriter) writeRaw(count int64, out []byte) error {
+	err := cw.ow.WriteRawBlock(count, out)
 	cw.count()
 	if err != nil {
 		cw.err = fmt.Errorf("protoavro: write container: %w", err)
@@ -628,15 +658,22 @@ func (cw *ContainerWriter) count() {
 // process converts and compresses a block, on a worker.
 func (cw *ContainerWriter) process(b *wblock) {
 	data := b.avro
+	b.ends, b.good = b.ends[:0], b.good[:0]
+	if !b.hasWire && cw.emptyItems {
+		for i, r := range b.recs {
+			b.ends, b.good = append(b.ends, r.end), append(b.good, i)
+		}
+	}
 	if b.hasWire {
 		// Convert the records given as wire bytes, in order, beside the
 		// ones encoded directly.
 		data = b.data[:0]
 		wstart, astart := 0, 0
-		for _, r := range b.recs {
+		for i, r := range b.recs {
 			if !r.wire {
 				data = append(data, b.avro[astart:r.end]...)
 				astart = r.end
+				b.ends, b.good = append(b.ends, len(data)), append(b.good, i)
 				continue
 			}
 			wire := b.wire[wstart:r.end]
@@ -655,14 +692,79 @@ func (cw *ContainerWriter) process(b *wblock) {
 					return
 				}
 				b.bad = append(b.bad, re)
+				continue
 			}
+			b.ends, b.good = append(b.ends, len(data)), append(b.good, i)
 		}
 		b.data = data
+	}
+	if cw.emptyItems {
+		cw.splitEmpty(b, data)
+		return
 	}
 	var err error
 	if b.out, err = cw.opts.Compression.Compress(b.out[:0], data); err != nil {
 		b.err = fmt.Errorf("protoavro: compress block: %w", err)
 	}
+}
+
+// splitEmpty compresses the good records of b, whose datums data holds
+// (b.ends, b.good), as one or more blocks that readers accept: a block of
+// c records in L bytes holding E zero-size items inside its records, as
+// ContainerReader counts them, must keep max(c-L, 0)+E within
+// limits.BlockEmpty(L). Records go into a block while it stays within the
+// bound; a record beyond it on its own is a bad record (ErrOutOfRange).
+func (cw *ContainerWriter) splitEmpty(b *wblock, data []byte) {
+	b.parts = b.parts[:0]
+	start, at := 0, 0 // the current part: data[start:at], its records
+	var count, empty int64
+	flush := func() {
+		if count == 0 {
+			return
+		}
+		if len(b.parts) < cap(b.parts) {
+			b.parts = b.parts[:len(b.parts)+1]
+		} else {
+			b.parts = append(b.parts, wpart{})
+		}
+		p := &b.parts[len(b.parts)-1]
+		var err error
+		if p.out, err = cw.opts.Compression.Compress(p.out[:0], data[start:at]); err != nil && b.err == nil {
+			b.err = fmt.Errorf("protoavro: compress block: %w", err)
+		}
+		p.count = count
+	}
+	fits := func(c, size, e int64) bool { return max(c-size, 0)+e <= limits.BlockEmpty(int(size)) }
+	for k, end := range b.ends {
+		r := b.recs[b.good[k]]
+		datum := data[at:end]
+		var e int64
+		var err error
+		if e, b.scratch, err = emptyItems(cw.codec.dec, b.scratch, datum); err != nil {
+			b.err = fmt.Errorf("protoavro: internal error: record %d does not read back: %w", r.index, err)
+			return
+		}
+		if fits(count+1, int64(end-start), empty+e) {
+			count, empty, at = count+1, empty+e, end
+			continue
+		}
+		flush()
+		start, count, empty = at, 0, 0
+		if !fits(1, int64(len(datum)), e) {
+			re := &RecordError{Index: r.index, Offset: r.offset, Record: slices.Clone(datum),
+				Err: &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: %d zero-size items (empty messages in lists) in a record of %d bytes exceed the limit of %d that readers accept (docs/limits.md)",
+					ErrOutOfRange, e, len(datum), limits.BlockEmpty(len(datum))-max(1-int64(len(datum)), 0))}}
+			if cw.opts.OnBadRecord == nil {
+				b.err = re
+				return
+			}
+			b.bad = append(b.bad, re)
+			start, at = end, end // the record is left out
+			continue
+		}
+		count, empty, at = 1, e, end
+	}
+	flush()
 }
 
 // Flush writes every record added so far as complete blocks.

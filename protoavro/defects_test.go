@@ -12,7 +12,9 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 )
 
 // TestUnmarshalDynamicEmpty: decoding into a dynamicpb message of a type
@@ -160,5 +162,122 @@ func TestContainerManyEmptyRecords(t *testing.T) {
 	}
 	if got != n || w.Blocks() != 2 {
 		t.Errorf("read %d records in %d blocks, want %d in 2", got, w.Blocks(), n)
+	}
+}
+
+// TestContainerEmptyItemsInRecords: records holding many empty messages in
+// a list once made blocks that ContainerReader refuses ("zero-size items
+// exceed the limit"). The writer now counts them as the reader does and
+// splits blocks within the bound, by Write and by WriteWire; a record
+// beyond the bound on its own is a bad record.
+func TestContainerEmptyItemsInRecords(t *testing.T) {
+	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
+	// Only schemas with records that take no bytes pay for the counting.
+	for _, c := range []struct {
+		m    proto.Message
+		want bool
+	}{{&kitchenpb.WellKnown{}, true}, {&avro2147pb.Foo{}, false}, {&tracepb.TracesData{}, false}} {
+		s, err := SchemaOf(c.m.ProtoReflect().Descriptor())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hasEmptyRecords(s); got != c.want {
+			t.Errorf("%s: hasEmptyRecords %v, want %v", s.FullName(), got, c.want)
+		}
+	}
+	withEmpties := func(n int) *kitchenpb.WellKnown {
+		m := &kitchenpb.WellKnown{RepeatedEmpty: make([]*emptypb.Empty, n)}
+		for i := range m.RepeatedEmpty {
+			m.RepeatedEmpty[i] = &emptypb.Empty{}
+		}
+		return m
+	}
+	readBack := func(t *testing.T, file []byte) []*kitchenpb.WellKnown {
+		t.Helper()
+		r, err := NewContainerReader(bytes.NewReader(file), ReaderOptions{Message: (&kitchenpb.WellKnown{}).ProtoReflect().Type()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []*kitchenpb.WellKnown
+		for {
+			m := &kitchenpb.WellKnown{}
+			if err := r.Read(m); err == io.EOF {
+				return got
+			} else if err != nil {
+				t.Fatalf("after %d records: %v", len(got), err)
+			}
+			got = append(got, m)
+		}
+	}
+	// Five records of 40,000 empty messages each: one fits a block, two do not.
+	var msgs []*kitchenpb.WellKnown
+	for range 5 {
+		msgs = append(msgs, withEmpties(40_000))
+	}
+	for _, viaWire := range []bool{false, true} {
+		var buf bytes.Buffer
+		w, err := NewContainerWriter(&buf, md, ContainerOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if viaWire {
+				wire, err := proto.Marshal(m)
+				if err == nil {
+					err = w.WriteWire(wire)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else if err := w.Write(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got := readBack(t, buf.Bytes())
+		if len(got) != len(msgs) || w.Blocks() != 5 {
+			t.Fatalf("viaWire=%v: read %d records of %d, in %d blocks, want 5", viaWire, len(got), len(msgs), w.Blocks())
+		}
+		for i := range got {
+			if !proto.Equal(got[i], msgs[i]) {
+				t.Fatalf("viaWire=%v: record %d differs", viaWire, i)
+			}
+		}
+	}
+	// 100,000 empty messages in one record exceed the bound on their own:
+	// a bad record, reported at Close, or skipped with OnBadRecord.
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, ContainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(withEmpties(100_000)); err != nil {
+		t.Fatal(err)
+	}
+	err = w.Close()
+	var re *RecordError
+	if !errors.As(err, &re) || re.Index != 0 || !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("Close: %v, want a RecordError of record 0 wrapping ErrOutOfRange", err)
+	}
+	buf.Reset()
+	var bad []int64
+	w, err = NewContainerWriter(&buf, md, ContainerOptions{OnBadRecord: func(re *RecordError) error { bad = append(bad, re.Index); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range []int{3, 100_000, 5} {
+		wire, _ := proto.Marshal(withEmpties(n))
+		if err := w.WriteWireAt(wire, int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readBack(t, buf.Bytes())
+	if len(bad) != 1 || bad[0] != 1 || len(got) != 2 || len(got[0].RepeatedEmpty) != 3 || len(got[1].RepeatedEmpty) != 5 {
+		t.Fatalf("bad records %v; read %d records", bad, len(got))
 	}
 }

@@ -344,6 +344,33 @@ func (rc *readerCompiler) minSize(s *avroschema.Node) int {
 	return 1
 }
 
+// hasEmptyRecords reports whether a record type of the schema can take no
+// bytes (a message without fields): its values are then zero-size items,
+// which readers bound per container block (docs/limits.md).
+func hasEmptyRecords(s *Schema) bool {
+	rc := &readerCompiler{empty: map[*avroschema.Node]emptiness{}}
+	for _, d := range s.named {
+		if d.node.Deref().Type == avroschema.Record && rc.canBeEmpty(d.node) {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyItems returns the zero-size items inside the datum that dec reads,
+// counted as ContainerReader counts them against its bound per block; its
+// wire bytes go to scratch, returned for reuse.
+func emptyItems(dec *decRecord, scratch, datum []byte) (int64, []byte, error) {
+	st := newDecState(avroReader{buf: datum, emptyMax: math.MaxInt64}, false)
+	out, err := st.record(scratch[:0], dec)
+	n, end := st.r.empty, st.r.pos
+	st.release()
+	if err == nil {
+		err = checkEnd(dec.name, end, len(datum))
+	}
+	return n, out, err
+}
+
 // canBeEmpty reports whether a value of the writer type can take no bytes.
 // It is memoized per node: a record type shared by many fields, or records
 // nested 30 deep with 3 fields each, cost one visit each (unmemoized, 3^30).
