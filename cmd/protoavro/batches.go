@@ -45,10 +45,8 @@ func runBatches[B any](done <-chan struct{}, workers int, work func(B), fresh fu
 	}
 	cur, n := newBatch(), 0
 	for {
-		select {
-		case <-done:
-			return errInterrupted
-		default:
+		if err := interrupted(done); err != nil {
+			return err
 		}
 		records, size, err := add(cur)
 		if err == io.EOF {

@@ -320,10 +320,8 @@ func (d *decoder) nextDelimited(cr *protoavro.ContainerReader, name string) (out
 func (d *decoder) decodeDelimited(cr *protoavro.ContainerReader, name string, progress func()) error {
 	done := d.std.ctx.Done()
 	for {
-		select {
-		case <-done:
-			return errInterrupted
-		default:
+		if err := interrupted(done); err != nil {
+			return err
 		}
 		out, n, _, err := d.nextDelimited(cr, name)
 		if err == io.EOF {

@@ -436,6 +436,18 @@ func checkTerminal(outPath string, std stdio, what string) error {
 // errInterrupted stops a command on SIGINT or SIGTERM.
 var errInterrupted = errors.New("interrupted")
 
+// interrupted returns errInterrupted once done is closed (by SIGINT or
+// SIGTERM), for the loops of the commands to check between records or
+// blocks.
+func interrupted(done <-chan struct{}) error {
+	select {
+	case <-done:
+		return errInterrupted
+	default:
+		return nil
+	}
+}
+
 // encoder is the state of one "protoavro encode" run.
 type encoder struct {
 	std  stdio
@@ -639,10 +651,8 @@ func (e *encoder) encodeDelimited(r io.Reader) error {
 	dr := records.NewDelimited(r)
 	done := e.std.ctx.Done()
 	for {
-		select {
-		case <-done:
-			return errInterrupted
-		default:
+		if err := interrupted(done); err != nil {
+			return err
 		}
 		rec, off, err := dr.Next()
 		e.bytesIn = e.inBase + dr.Offset()

@@ -106,10 +106,8 @@ func runFromJSON(args []string, std stdio) error {
 	)
 	done := std.ctx.Done()
 	for ; ; index++ {
-		select {
-		case <-done:
-			return errInterrupted
-		default:
+		if err := interrupted(done); err != nil {
+			return err
 		}
 		off := dec.InputOffset()
 		var raw json.RawMessage

@@ -47,14 +47,7 @@ func openContainer(path string, std stdio) (*container, error) {
 
 // interrupted returns errInterrupted after an interrupt, checked before each
 // block.
-func (c *container) interrupted() error {
-	select {
-	case <-c.done:
-		return errInterrupted
-	default:
-		return nil
-	}
-}
+func (c *container) interrupted() error { return interrupted(c.done) }
 
 // parseSchema parses the writer schema of the file.
 func (c *container) parseSchema() error {
