@@ -213,6 +213,7 @@ type wblock struct {
 	parts   []wpart
 	ends    []int // the end in the block's data of each good record
 	good    []int // the index in recs of each good record
+	wstarts []int // the start in wire of each good record given as wire bytes, else -1
 	scratch []byte
 }
 
@@ -658,10 +659,10 @@ func (cw *ContainerWriter) count() {
 // process converts and compresses a block, on a worker.
 func (cw *ContainerWriter) process(b *wblock) {
 	data := b.avro
-	b.ends, b.good = b.ends[:0], b.good[:0]
+	b.ends, b.good, b.wstarts = b.ends[:0], b.good[:0], b.wstarts[:0]
 	if !b.hasWire && cw.emptyItems {
 		for i, r := range b.recs {
-			b.ends, b.good = append(b.ends, r.end), append(b.good, i)
+			b.ends, b.good, b.wstarts = append(b.ends, r.end), append(b.good, i), append(b.wstarts, -1)
 		}
 	}
 	if b.hasWire {
@@ -673,10 +674,10 @@ func (cw *ContainerWriter) process(b *wblock) {
 			if !r.wire {
 				data = append(data, b.avro[astart:r.end]...)
 				astart = r.end
-				b.ends, b.good = append(b.ends, len(data)), append(b.good, i)
+				b.ends, b.good, b.wstarts = append(b.ends, len(data)), append(b.good, i), append(b.wstarts, -1)
 				continue
 			}
-			wire := b.wire[wstart:r.end]
+			wire, ws := b.wire[wstart:r.end], wstart
 			wstart = r.end
 			n := len(data)
 			var err error
@@ -694,7 +695,7 @@ func (cw *ContainerWriter) process(b *wblock) {
 				b.bad = append(b.bad, re)
 				continue
 			}
-			b.ends, b.good = append(b.ends, len(data)), append(b.good, i)
+			b.ends, b.good, b.wstarts = append(b.ends, len(data)), append(b.good, i), append(b.wstarts, ws)
 		}
 		b.data = data
 	}
@@ -751,7 +752,11 @@ func (cw *ContainerWriter) splitEmpty(b *wblock, data []byte) {
 		flush()
 		start, count, empty = at, 0, 0
 		if !fits(1, int64(len(datum)), e) {
-			re := &RecordError{Index: r.index, Offset: r.offset, Record: slices.Clone(datum),
+			var input []byte // the wire bytes of a WriteWire record
+			if ws := b.wstarts[k]; ws >= 0 {
+				input = b.wire[ws:r.end]
+			}
+			re := &RecordError{Index: r.index, Offset: r.offset, Record: input,
 				Err: &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: %d zero-size items (empty messages in lists) in a record of %d bytes exceed the limit of %d that readers accept (docs/limits.md)",
 					ErrOutOfRange, e, len(datum), limits.BlockEmpty(len(datum))-max(1-int64(len(datum)), 0))}}
 			if cw.opts.OnBadRecord == nil {

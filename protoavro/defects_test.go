@@ -254,12 +254,18 @@ func TestContainerEmptyItemsInRecords(t *testing.T) {
 	}
 	buf.Reset()
 	var bad []int64
-	w, err = NewContainerWriter(&buf, md, ContainerOptions{OnBadRecord: func(re *RecordError) error { bad = append(bad, re.Index); return nil }})
+	var inputs [][]byte
+	var badRecord []byte
+	w, err = NewContainerWriter(&buf, md, ContainerOptions{OnBadRecord: func(re *RecordError) error {
+		bad, badRecord = append(bad, re.Index), bytes.Clone(re.Record)
+		return nil
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, n := range []int{3, 100_000, 5} {
 		wire, _ := proto.Marshal(withEmpties(n))
+		inputs = append(inputs, wire)
 		if err := w.WriteWireAt(wire, int64(i)); err != nil {
 			t.Fatal(err)
 		}
@@ -270,5 +276,8 @@ func TestContainerEmptyItemsInRecords(t *testing.T) {
 	got := readBack(t, buf.Bytes())
 	if len(bad) != 1 || bad[0] != 1 || len(got) != 2 || len(got[0].RepeatedEmpty) != 3 || len(got[1].RepeatedEmpty) != 5 {
 		t.Fatalf("bad records %v; read %d records", bad, len(got))
+	}
+	if !bytes.Equal(badRecord, inputs[1]) {
+		t.Errorf("the bad record's Record is %d bytes, not its %d input bytes", len(badRecord), len(inputs[1]))
 	}
 }
