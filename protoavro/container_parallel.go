@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/pool"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -309,7 +310,7 @@ func (p *parallelReader) resume(err error) {
 // dataLen bytes holds at least (records that take no bytes), or an error
 // beyond the limit.
 func blockEmpty(count int64, dataLen int) (int64, error) {
-	empty := max(count-int64(dataLen), 0)
+	empty := limits.BlockRecords(count, dataLen)
 	if limit := emptyItemsLimit(dataLen); empty > limit {
 		return 0, fmt.Errorf("%w: %d records in %d bytes exceed the limit of %d zero-size items per block", ErrMalformed, count, dataLen, limit)
 	}

@@ -208,14 +208,17 @@ type wblock struct {
 	out     []byte // the block's data compressed
 	bad     []*RecordError
 	err     error
-	// With ContainerWriter.emptyItems: the blocks written for this one,
-	// each a count and its data compressed, and scratch space.
+	// With ContainerWriter.emptyItems: the records converted, the blocks
+	// written for this one, each a count and its data compressed, and
+	// scratch space.
+	good    []goodRec
 	parts   []wpart
-	ends    []int // the end in the block's data of each good record
-	good    []int // the index in recs of each good record
-	wstarts []int // the start in wire of each good record given as wire bytes, else -1
 	scratch []byte
 }
+
+// goodRec is a record of a block that converted: its index in the
+// block's recs and the end of its datum in the block's data.
+type goodRec struct{ rec, end int }
 
 // wpart is one block written for a wblock split by splitEmpty.
 type wpart struct {
@@ -227,7 +230,8 @@ type wpart struct {
 type wrec struct {
 	index  int64 // in the stream
 	offset int64 // in the caller's input, or -1
-	wire   bool  // given to WriteWire: end is in wblock.wire, else in wblock.avro
+	wire   bool  // given to WriteWire: start and end are in wblock.wire, else in wblock.avro
+	start  int
 	end    int
 }
 
@@ -512,7 +516,7 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 		cw.err = re
 		return re
 	}
-	return cw.added(b, wrec{offset: -1, end: len(b.avro)})
+	return cw.added(b, wrec{offset: -1, start: n, end: len(b.avro)})
 }
 
 // WriteWire adds one message given as protobuf wire bytes. The conversion
@@ -533,16 +537,21 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 		return err
 	}
 	b := cw.block()
+	n := len(b.wire)
 	b.wire = append(b.wire, wire...)
 	b.hasWire = true
-	return cw.added(b, wrec{offset: offset, wire: true, end: len(b.wire)})
+	return cw.added(b, wrec{offset: offset, wire: true, start: n, end: len(b.wire)})
 }
 
 // WriteDatum adds one record given as its Avro binary datum in the
 // writer's schema, as Codec().TranscodeToAvro and Codec().MarshalAppend
 // write it, for a caller that converted the record itself (to report its
 // errors in its own terms): the writer copies it and only compresses it.
-// It does not check the datum's contents. A datum beyond the limit of one
+// It does not check the datum's contents, except for schemas with
+// messages that take no bytes: the workers then read each datum back to
+// count its empty messages (docs/limits.md), and a datum that does not
+// read back is a bad record, reported as the writer's other bad records
+// are (a later call, or OnBadRecord). A datum beyond the limit of one
 // record's Avro encoding (docs/limits.md) is refused with a *RecordError
 // and not added; the writer stays usable and the record is not counted.
 func (cw *ContainerWriter) WriteDatum(datum []byte) error {
@@ -557,8 +566,9 @@ func (cw *ContainerWriter) WriteDatum(datum []byte) error {
 		return &RecordError{Index: cw.next, Offset: -1, Record: datum, Err: err}
 	}
 	b := cw.block()
+	n := len(b.avro)
 	b.avro = append(b.avro, datum...)
-	return cw.added(b, wrec{offset: -1, end: len(b.avro)})
+	return cw.added(b, wrec{offset: -1, start: n, end: len(b.avro)})
 }
 
 func (cw *ContainerWriter) ready() error {
@@ -659,26 +669,23 @@ func (cw *ContainerWriter) count() {
 // process converts and compresses a block, on a worker.
 func (cw *ContainerWriter) process(b *wblock) {
 	data := b.avro
-	b.ends, b.good, b.wstarts = b.ends[:0], b.good[:0], b.wstarts[:0]
+	b.good = b.good[:0]
 	if !b.hasWire && cw.emptyItems {
 		for i, r := range b.recs {
-			b.ends, b.good, b.wstarts = append(b.ends, r.end), append(b.good, i), append(b.wstarts, -1)
+			b.good = append(b.good, goodRec{i, r.end})
 		}
 	}
 	if b.hasWire {
 		// Convert the records given as wire bytes, in order, beside the
 		// ones encoded directly.
 		data = b.data[:0]
-		wstart, astart := 0, 0
 		for i, r := range b.recs {
 			if !r.wire {
-				data = append(data, b.avro[astart:r.end]...)
-				astart = r.end
-				b.ends, b.good, b.wstarts = append(b.ends, len(data)), append(b.good, i), append(b.wstarts, -1)
+				data = append(data, b.avro[r.start:r.end]...)
+				b.good = append(b.good, goodRec{i, len(data)})
 				continue
 			}
-			wire, ws := b.wire[wstart:r.end], wstart
-			wstart = r.end
+			wire := b.wire[r.start:r.end]
 			n := len(data)
 			var err error
 			data, err = cw.codec.TranscodeToAvro(data, wire)
@@ -695,7 +702,7 @@ func (cw *ContainerWriter) process(b *wblock) {
 				b.bad = append(b.bad, re)
 				continue
 			}
-			b.ends, b.good, b.wstarts = append(b.ends, len(data)), append(b.good, i), append(b.wstarts, ws)
+			b.good = append(b.good, goodRec{i, len(data)})
 		}
 		b.data = data
 	}
@@ -709,65 +716,62 @@ func (cw *ContainerWriter) process(b *wblock) {
 	}
 }
 
-// splitEmpty compresses the good records of b, whose datums data holds
-// (b.ends, b.good), as one or more blocks that readers accept: a block of
-// c records in L bytes holding E zero-size items inside its records, as
-// ContainerReader counts them, must keep max(c-L, 0)+E within
-// limits.BlockEmpty(L). Records go into a block while it stays within the
-// bound; a record beyond it on its own is a bad record (ErrOutOfRange).
+// splitEmpty compresses the good records of b, whose datums data holds,
+// as one or more blocks that readers accept: a block of c records in L
+// bytes holding E zero-size items inside its records, as ContainerReader
+// counts them, must keep max(c-L, 0)+E within limits.BlockEmpty(L).
+// Records go into a block while it stays within the bound. A record beyond
+// it on its own, or one that does not read back (a WriteDatum datum that
+// is not of the schema), is a bad record.
 func (cw *ContainerWriter) splitEmpty(b *wblock, data []byte) {
 	b.parts = b.parts[:0]
 	start, at := 0, 0 // the current part: data[start:at], its records
 	var count, empty int64
 	flush := func() {
-		if count == 0 {
-			return
+		if count > 0 {
+			if len(b.parts) < cap(b.parts) {
+				b.parts = b.parts[:len(b.parts)+1]
+			} else {
+				b.parts = append(b.parts, wpart{})
+			}
+			p := &b.parts[len(b.parts)-1]
+			var err error
+			if p.out, err = cw.opts.Compression.Compress(p.out[:0], data[start:at]); err != nil && b.err == nil {
+				b.err = fmt.Errorf("protoavro: compress block: %w", err)
+			}
+			p.count = count
 		}
-		if len(b.parts) < cap(b.parts) {
-			b.parts = b.parts[:len(b.parts)+1]
-		} else {
-			b.parts = append(b.parts, wpart{})
-		}
-		p := &b.parts[len(b.parts)-1]
-		var err error
-		if p.out, err = cw.opts.Compression.Compress(p.out[:0], data[start:at]); err != nil && b.err == nil {
-			b.err = fmt.Errorf("protoavro: compress block: %w", err)
-		}
-		p.count = count
+		start, count, empty = at, 0, 0
 	}
-	fits := func(c, size, e int64) bool { return max(c-size, 0)+e <= limits.BlockEmpty(int(size)) }
-	for k, end := range b.ends {
-		r := b.recs[b.good[k]]
-		datum := data[at:end]
-		var e int64
-		var err error
-		if e, b.scratch, err = emptyItems(cw.codec.dec, b.scratch, datum); err != nil {
-			b.err = fmt.Errorf("protoavro: internal error: record %d does not read back: %w", r.index, err)
-			return
-		}
-		if fits(count+1, int64(end-start), empty+e) {
-			count, empty, at = count+1, empty+e, end
+	fits := func(c, size, e int64) bool { return limits.BlockRecords(c, int(size))+e <= limits.BlockEmpty(int(size)) }
+	for _, g := range b.good {
+		r := &b.recs[g.rec]
+		datum := data[at:g.end]
+		e, scratch, err := emptyItems(cw.codec.dec, b.scratch, datum)
+		b.scratch = scratch
+		if err == nil && fits(count+1, int64(g.end-start), empty+e) {
+			count, empty, at = count+1, empty+e, g.end
 			continue
 		}
 		flush()
-		start, count, empty = at, 0, 0
-		if !fits(1, int64(len(datum)), e) {
-			var input []byte // the wire bytes of a WriteWire record
-			if ws := b.wstarts[k]; ws >= 0 {
-				input = b.wire[ws:r.end]
-			}
-			re := &RecordError{Index: r.index, Offset: r.offset, Record: input,
-				Err: &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: %d zero-size items (empty messages in lists) in a record of %d bytes exceed the limit of %d that readers accept (docs/limits.md)",
-					ErrOutOfRange, e, len(datum), limits.BlockEmpty(len(datum))-max(1-int64(len(datum)), 0))}}
-			if cw.opts.OnBadRecord == nil {
-				b.err = re
-				return
-			}
-			b.bad = append(b.bad, re)
-			start, at = end, end // the record is left out
+		if err == nil && fits(1, int64(len(datum)), e) {
+			count, empty, at = 1, e, g.end
 			continue
 		}
-		count, empty, at = 1, e, end
+		if err == nil {
+			err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: %d zero-size items (empty messages in lists) in a record of %d bytes exceed the limit of %d that readers accept in a block (docs/limits.md)",
+				ErrOutOfRange, e, len(datum), limits.BlockEmpty(len(datum))-limits.BlockRecords(1, len(datum)))}
+		}
+		re := &RecordError{Index: r.index, Offset: r.offset, Err: err}
+		if r.wire {
+			re.Record = b.wire[r.start:r.end]
+		}
+		if cw.opts.OnBadRecord == nil {
+			b.err = re
+			return
+		}
+		b.bad = append(b.bad, re)
+		start, at = g.end, g.end // the record is left out
 	}
 	flush()
 }

@@ -280,4 +280,27 @@ func TestContainerEmptyItemsInRecords(t *testing.T) {
 	if !bytes.Equal(badRecord, inputs[1]) {
 		t.Errorf("the bad record's Record is %d bytes, not its %d input bytes", len(badRecord), len(inputs[1]))
 	}
+	// A WriteDatum datum that does not read back (for such a schema the
+	// workers read each one) is a bad record, not a broken writer.
+	buf.Reset()
+	bad = nil
+	w, err = NewContainerWriter(&buf, md, ContainerOptions{OnBadRecord: func(re *RecordError) error { bad = append(bad, re.Index); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := w.Codec().Marshal(withEmpties(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range [][]byte{good, {0xff}, good} {
+		if err := w.WriteDatum(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readBack(t, buf.Bytes()); len(bad) != 1 || bad[0] != 1 || len(got) != 2 {
+		t.Fatalf("WriteDatum: bad records %v; read %d records", bad, len(got))
+	}
 }

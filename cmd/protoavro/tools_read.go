@@ -74,7 +74,7 @@ func (c *container) recordError(b ocf.Block, i int64, off int, err error) error 
 // header claiming 2^50 empty records does not keep a command looping.
 func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
 	limit := limits.BlockEmpty(dataLen)
-	if empty := b.Count - int64(dataLen); empty > limit {
+	if empty := limits.BlockRecords(b.Count, dataLen); empty > limit {
 		return fmt.Errorf("%s: block %d at byte %d: %w: %d records in %d bytes exceed the limit of %d zero-size records per block",
 			c.in.name, b.Index, b.Offset, ocf.ErrMalformed, b.Count, dataLen, limit)
 	}

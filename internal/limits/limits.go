@@ -30,3 +30,11 @@ const (
 func BlockEmpty(dataLen int) int64 {
 	return BlockEmptyItems + EmptyItemsPerByte*int64(dataLen)
 }
+
+// BlockRecords returns the records of a container block of count records
+// in dataLen decompressed bytes that count as zero-size items: those
+// beyond one per byte, at the least. They and the zero-size items inside
+// the records are bounded by BlockEmpty(dataLen) together.
+func BlockRecords(count int64, dataLen int) int64 {
+	return max(count-int64(dataLen), 0)
+}
