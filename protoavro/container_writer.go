@@ -682,7 +682,9 @@ func (cw *ContainerWriter) process(b *wblock) {
 		for i, r := range b.recs {
 			if !r.wire {
 				data = append(data, b.avro[r.start:r.end]...)
-				b.good = append(b.good, goodRec{i, len(data)})
+				if cw.emptyItems {
+					b.good = append(b.good, goodRec{i, len(data)})
+				}
 				continue
 			}
 			wire := b.wire[r.start:r.end]
@@ -702,7 +704,9 @@ func (cw *ContainerWriter) process(b *wblock) {
 				b.bad = append(b.bad, re)
 				continue
 			}
-			b.good = append(b.good, goodRec{i, len(data)})
+			if cw.emptyItems {
+				b.good = append(b.good, goodRec{i, len(data)})
+			}
 		}
 		b.data = data
 	}
