@@ -747,7 +747,9 @@ func (cw *ContainerWriter) splitEmpty(b *wblock, data []byte) {
 		}
 		start, count, empty = at, 0, 0
 	}
-	fits := func(c, size, e int64) bool { return limits.BlockRecords(c, int(size))+e <= limits.BlockEmpty(int(size)) }
+	fits := func(c, size, e int64) bool {
+		return limits.BlockRecords(c, int(size))+e <= limits.BlockEmpty(int(size))
+	}
 	for _, g := range b.good {
 		r := &b.recs[g.rec]
 		datum := data[at:g.end]
