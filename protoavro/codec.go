@@ -83,7 +83,7 @@ func (c *Codec) TranscodeToAvro(dst, wire []byte) ([]byte, error) {
 	st.policy, st.resolver = c.policy, c.opts.AnyResolver
 	st.occ = append(st.occ[:0], occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	st.tbl = st.tbl[:0]
-	st.depth = 0
+	st.depth, st.empty = 0, 0
 	n := len(dst)
 	if len(wire) > maxWireSize {
 		return dst, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
@@ -123,7 +123,7 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 	}
 	if p != nil {
 		st := encStatePool.Get().(*encState)
-		st.depth = 0
+		st.depth, st.empty = 0, 0
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
 		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).UnsafePointer())

@@ -143,6 +143,10 @@ type msgPlan struct {
 	// Set by finish, once the fields are compiled:
 	scanInfo []scanInfo // per field, what the scanner checks
 	blank    []int32    // a frame of -1s: 2 per field, 1 per oneof
+	// zeroSize records take no bytes (a message without fields): the
+	// writers count them as the readers do (markZeroSize). Set once the
+	// schema tree is built.
+	zeroSize bool
 }
 
 // byName returns the index of the field named name, or -1.
@@ -165,6 +169,7 @@ type planner struct {
 	// cycles gives the message types on a cycle of the message graph the
 	// index of their strongly connected component, when recursion is bounded.
 	cycles map[protoreflect.MessageDescriptor]int
+	all    []*msgPlan // every plan compiled, in order
 }
 
 // planKey identifies the plan of a message type at a level of recursion.
@@ -179,8 +184,9 @@ type where struct {
 	level int
 }
 
-// compilePlan compiles the plan of md under the mapping options o.
-func compilePlan(md protoreflect.MessageDescriptor, o Options) (*msgPlan, error) {
+// compilePlan compiles the plan of md under the mapping options o. It
+// returns every plan it compiled too: the records of md's tree.
+func compilePlan(md protoreflect.MessageDescriptor, o Options) (*msgPlan, []*msgPlan, error) {
 	o.Cache = nil
 	p := &planner{
 		opts:    o,
@@ -191,7 +197,8 @@ func compilePlan(md protoreflect.MessageDescriptor, o Options) (*msgPlan, error)
 	if o.RecursionDepth > 0 && !p.java() {
 		p.cycles = findCycles(md, p.expands)
 	}
-	return p.message(md, 0)
+	m, err := p.message(md, 0)
+	return m, p.all, err
 }
 
 // expands reports whether a message type maps as a record (and so takes
@@ -241,6 +248,7 @@ func (p *planner) message(md protoreflect.MessageDescriptor, level int) (*msgPla
 	fds := md.Fields()
 	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, level: level, fields: make([]fieldPlan, fds.Len()), nOneofs: md.Oneofs().Len()}
 	p.msgs[k] = m
+	p.all = append(p.all, m)
 	at := where{md, level}
 	for i := range fds.Len() {
 		if m.fields[i], err = p.field(fds.Get(i), at); err != nil {
@@ -342,6 +350,7 @@ func (p *planner) entryMessage(md protoreflect.MessageDescriptor, at where) (*ms
 	}
 	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, level: at.level, entry: true, fields: make([]fieldPlan, 2), dense: []int16{0, 1, 2}}
 	p.entries[k] = m
+	p.all = append(p.all, m)
 	for i, fd := range []protoreflect.FieldDescriptor{md.Fields().ByNumber(1), md.Fields().ByNumber(2)} {
 		v, err := p.value(fd, at)
 		if err != nil {

@@ -357,6 +357,19 @@ func hasEmptyRecords(s *Schema) bool {
 	return false
 }
 
+// markZeroSize notes on each plan whether its record can take no bytes, by
+// the rule the readers count zero-size items with (canBeEmpty), so that
+// the writers count them alike. defined holds the records of the plans'
+// tree by Avro name.
+func markZeroSize(plans []*msgPlan, defined map[string]namedDef) {
+	rc := &readerCompiler{empty: map[*avroschema.Node]emptiness{}}
+	for _, m := range plans {
+		if d, ok := defined[m.avroName]; ok {
+			m.zeroSize = rc.canBeEmpty(d.node)
+		}
+	}
+}
+
 // emptyItems returns the zero-size items inside the datum that dec reads,
 // counted as ContainerReader counts them against its bound per block; its
 // wire bytes go to scratch, returned for reuse.

@@ -150,7 +150,7 @@ func (d *derivation) contains(md protoreflect.MessageDescriptor) bool {
 // not consult or fill the top-level cache entry of md itself; nested
 // messages go through the cache.
 func derive(md protoreflect.MessageDescriptor, o Options, c *Cache, stack *derivation) (*Schema, error) {
-	p, err := compilePlan(md, o)
+	p, plans, err := compilePlan(md, o)
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +168,7 @@ func derive(md protoreflect.MessageDescriptor, o Options, c *Cache, stack *deriv
 		return nil, fmt.Errorf("%w: a reference to %s (of a file without a package) inside namespace %s would name %s.%s (%s), which the schema also holds; Avro has no spelling for it (docs/mapping.md)",
 			ErrNameCollision, name, ns, ns, name, b.defined[ns+"."+name].desc.FullName())
 	}
+	markZeroSize(plans, b.defined)
 	return newSchema(md, o, p, rec, b.named), nil
 }
 

@@ -100,6 +100,7 @@ type encState struct {
 	occ   []occ
 	tbl   []int32 // frames of per-field first/last occurrence and per-oneof winner
 	depth int
+	empty int64 // the nested records written that take no bytes
 	// policy is the codec's unknown-enum policy.
 	policy UnknownEnumPolicy
 	// resolver finds the types in Any values written as JSON.
@@ -122,6 +123,15 @@ func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, e
 			off = int(st.occ[head].start)
 		}
 		return dst, dataErr(ErrTooDeep, off, "more than %d nested messages", maxDepth)
+	}
+	if m.zeroSize && st.depth > 1 {
+		off := 0
+		if head >= 0 {
+			off = int(st.occ[head].start)
+		}
+		if err := st.zeroItem(off); err != nil {
+			return dst, err
+		}
 	}
 	nf := len(m.fields)
 	base := len(st.tbl)
@@ -153,6 +163,18 @@ func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, e
 	st.tbl = st.tbl[:base]
 	st.depth--
 	return dst, nil
+}
+
+// zeroItem counts a nested record that takes no bytes (an empty message),
+// at byte off of the input, against the bound readers put on the zero-size
+// items of a datum (docs/limits.md): what the writers write, readers read.
+// The readers count the same records: markZeroSize marks them by their rule.
+func (st *encState) zeroItem(off int) error {
+	st.empty++
+	if st.empty > maxEmptyItems {
+		return dataErr(ErrOutOfRange, off, "more than %d nested records that take no bytes (empty messages) in one datum; readers refuse them (docs/limits.md)", maxEmptyItems)
+	}
+	return nil
 }
 
 // scan records the fields of one occurrence of a message in the frame at base.

@@ -399,6 +399,11 @@ func (st *encState) encodeStruct(dst []byte, p *structPlan, base unsafe.Pointer)
 	if st.depth > maxDepth {
 		return dst, dataErr(ErrTooDeep, 0, "more than %d nested messages", maxDepth)
 	}
+	if p.msg.zeroSize && st.depth > 1 {
+		if err := st.zeroItem(0); err != nil {
+			return dst, err
+		}
+	}
 	var err error
 	for i := range p.fields {
 		sf := &p.fields[i]
@@ -646,8 +651,9 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	one.fields[0].oneof = -1
 	one.finish()
 	sub.occ = append(sub.occ, occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
-	sub.depth, sub.policy = st.depth, st.policy
+	sub.depth, sub.policy, sub.resolver, sub.empty = st.depth, st.policy, st.resolver, st.empty
 	out, err := sub.encodeMessage(dst, one, 0)
+	st.empty = sub.empty
 	if err != nil {
 		var de *DataError
 		if asDataError(err, &de) {

@@ -1,0 +1,144 @@
+package protoavro
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"github.com/protoavro/protoavro/internal/testutil"
+)
+
+// TestEmptyItemsCountedAlike: the writers count the zero-size items of a
+// datum (nested records that take no bytes: empty messages in lists, map
+// values, singular and oneof fields) exactly as the reader counts them, on
+// random messages through the wire path and the struct path, in both
+// profiles. The bound on them (TestDatumEmptyItemsBound) rests on this.
+func TestEmptyItemsCountedAlike(t *testing.T) {
+	for _, m := range []proto.Message{&kitchenpb.WellKnown{}, &kitchenpb.KitchenSink{}, &legacypb.Legacy{}} {
+		md := m.ProtoReflect().Descriptor()
+		for _, o := range []Options{{}, {Profile: JavaProfile}} {
+			c, err := o.Codec(md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := testutil.SeedKey("empty items " + string(md.FullName()))
+			var seen int64
+			for i := range 200 {
+				msg := testutil.RandMessage(md, false, key, i, testutil.DefaultConfig)
+				wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := &encState{in: wire, occ: []occ{{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1}}, policy: c.policy}
+				datum, err := st.encodeMessage(nil, c.enc, 0)
+				if err != nil {
+					t.Fatalf("%s #%d: %v", md.FullName(), i, err)
+				}
+				want, _, err := emptyItems(c.dec, nil, datum)
+				if err != nil {
+					t.Fatalf("%s #%d: read back: %v", md.FullName(), i, err)
+				}
+				if st.empty != want {
+					t.Fatalf("%s %v #%d: the wire writer counts %d zero-size items, the reader %d", md.FullName(), o.Profile, i, st.empty, want)
+				}
+				if p := c.direct(msg); p != nil {
+					st := &encState{policy: c.policy}
+					if _, err := st.encodeStruct(nil, p, reflect.ValueOf(msg).UnsafePointer()); err != nil {
+						t.Fatal(err)
+					}
+					if st.empty != want {
+						t.Fatalf("%s %v #%d: the struct writer counts %d zero-size items, the reader %d", md.FullName(), o.Profile, i, st.empty, want)
+					}
+				} else if md.FullName() != "protoavro.test.legacy.Legacy" {
+					t.Fatalf("%s: no struct plan", md.FullName())
+				}
+				seen += want
+			}
+			if wantSome := md.FullName() != "protoavro.test.legacy.Legacy"; wantSome && seen == 0 {
+				t.Fatalf("%s: no zero-size items in 200 random messages: the test checks nothing", md.FullName())
+			}
+		}
+	}
+}
+
+// TestDatumEmptyItemsBound: a datum with more zero-size items than the
+// readers accept (limits.DatumEmptyItems) is refused by every writer of
+// single datums, with ErrOutOfRange and where; one at the bound is written
+// and reads back.
+func TestDatumEmptyItemsBound(t *testing.T) {
+	c, err := Options{}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(n int) *kitchenpb.WellKnown {
+		m := &kitchenpb.WellKnown{Empty: &emptypb.Empty{}, RepeatedEmpty: make([]*emptypb.Empty, n-1)}
+		for i := range m.RepeatedEmpty {
+			m.RepeatedEmpty[i] = &emptypb.Empty{}
+		}
+		return m
+	}
+	// At the bound: written by every path, and read back.
+	m := with(maxEmptyItems)
+	datum, err := c.Marshal(m)
+	if err != nil {
+		t.Fatalf("Marshal at the bound: %v", err)
+	}
+	got := &kitchenpb.WellKnown{}
+	if err := c.Unmarshal(datum, got); err != nil {
+		t.Fatalf("Unmarshal at the bound: %v", err)
+	}
+	if len(got.RepeatedEmpty) != maxEmptyItems-1 || got.Empty == nil {
+		t.Fatalf("read back %d empty messages in the list", len(got.RepeatedEmpty))
+	}
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.TranscodeToAvro(nil, wire); err != nil {
+		t.Fatalf("TranscodeToAvro at the bound: %v", err)
+	}
+
+	// One more: refused by Marshal (struct path, and wire path through
+	// dynamicpb), MarshalSingleObject and TranscodeToAvro.
+	m = with(maxEmptyItems + 1)
+	wire, err = proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
+	if err := proto.Unmarshal(wire, dyn); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, out []byte, err error, wantOffset bool) {
+		t.Helper()
+		var de *DataError
+		if !errors.Is(err, ErrOutOfRange) || !errors.As(err, &de) {
+			t.Fatalf("%s: got %v, want a DataError of ErrOutOfRange", what, err)
+		}
+		if !strings.Contains(de.Path, "WellKnown.repeated_empty[1048575]") || !strings.Contains(err.Error(), "take no bytes") {
+			t.Errorf("%s: %v: want the field's path and what is wrong", what, err)
+		}
+		if wantOffset && de.Offset <= 0 {
+			t.Errorf("%s: offset %d, want the input's byte offset", what, de.Offset)
+		}
+		if len(out) != 0 {
+			t.Errorf("%s: %d bytes written with the error", what, len(out))
+		}
+	}
+	out, err := c.Marshal(m)
+	check("Marshal", out, err, false)
+	out, err = c.Marshal(dyn)
+	check("Marshal (dynamicpb)", out, err, true)
+	out, err = c.TranscodeToAvro(nil, wire)
+	check("TranscodeToAvro", out, err, true)
+	out, err = c.MarshalSingleObject(nil, m)
+	check("MarshalSingleObject", out, err, false)
+}
