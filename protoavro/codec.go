@@ -15,6 +15,10 @@ import (
 // set of options. It is compiled once from the cached schema, cached beside
 // it, holds no per-datum state and is safe for concurrent use: one Codec
 // serves a whole program. Obtain it from [Options.Codec].
+//
+// Its writers refuse a datum that its readers would refuse: one with more
+// than 1,048,576 nested records that take no bytes (empty messages) is an
+// [ErrOutOfRange] error (docs/limits.md).
 type Codec struct {
 	schema *Schema
 	opts   Options
