@@ -100,10 +100,15 @@ func runFromJSON(args []string, std stdio) error {
 	}
 	dec := json.NewDecoder(bufio.NewReaderSize(in.r, 64<<10))
 	var (
-		block []byte
-		count int64
-		index int64
+		block        []byte
+		count, empty int64 // the block's records, and zero-size values inside them
+		index        int64
 	)
+	// fits says whether readers accept a block of c records in size bytes
+	// holding e zero-size values inside its records (docs/limits.md).
+	fits := func(c int64, size int, e int64) bool {
+		return limits.BlockRecords(c, size)+e <= limits.BlockEmpty(size)
+	}
 	done := std.ctx.Done()
 	for ; ; index++ {
 		if err := interrupted(done); err != nil {
@@ -121,16 +126,33 @@ func runFromJSON(args []string, std stdio) error {
 			}
 			return fmt.Errorf("%s: value %d after byte %d: not JSON: %w", in.name, index, off, err)
 		}
-		next, err := avrojson.AppendBinary(block, schema, raw)
+		at := dec.InputOffset() - int64(len(raw))
+		next, e, err := avrojson.Limits{}.AppendDatum(block, schema, raw)
 		if err != nil {
-			return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, dec.InputOffset()-int64(len(raw)), err)
+			return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, at, err)
 		}
-		block, count = next, count+1
+		if fits(count+1, len(next), empty+e) {
+			block, count, empty = next, count+1, empty+e
+		} else {
+			// The block is full without this value: write it, and start
+			// the next one with the value.
+			if count > 0 {
+				if err := w.WriteBlock(count, block); err != nil {
+					return fmt.Errorf("write output: %w", err)
+				}
+			}
+			block = next[:copy(next, next[len(block):])]
+			if !fits(1, len(block), e) {
+				return fmt.Errorf("%s: value %d at byte %d: %w: %d zero-size values (empty records, nulls in arrays) in a datum of %d bytes exceed the %d that readers accept in a block (docs/limits.md)",
+					in.name, index, at, ocf.ErrLimit, e, len(block), limits.BlockEmpty(len(block))-limits.BlockRecords(1, len(block)))
+			}
+			count, empty = 1, e
+		}
 		if len(block) >= fromjsonBlockSize || count >= limits.BlockEmptyItems {
 			if err := w.WriteBlock(count, block); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}
-			block, count = block[:0], 0
+			block, count, empty = block[:0], 0, 0
 		}
 	}
 	if count > 0 {

@@ -376,6 +376,50 @@ func TestToolsEmptyRecords(t *testing.T) {
 	}
 }
 
+// TestFromjsonEmptyItems: fromjson counts the zero-size values inside its
+// records (empty messages in a list) as protoavro's readers bound them per
+// block, so a file of records that each hold 40,000 empty messages in a few
+// bytes goes in blocks of one record, which decode reads; it once wrote one
+// block, which decode refused. A value that no block can hold is refused
+// with where it is, and no file is left.
+func TestFromjsonEmptyItems(t *testing.T) {
+	dir := t.TempDir()
+	types := []string{"-I", "../../testdata/proto", "-m", "protoavro.test.kitchen.WellKnown", "kitchen/kitchen.proto"}
+	r := runCmd(t, append([]string{"schema"}, types...)...)
+	if r.code != 0 {
+		t.Fatalf("schema: %d %s", r.code, r.stderr)
+	}
+	schema, in, out := filepath.Join(dir, "wk.avsc"), filepath.Join(dir, "wk.json"), filepath.Join(dir, "wk.avro")
+	if err := os.WriteFile(schema, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	value := func(n int) string {
+		return `{"repeated_empty":[` + strings.TrimSuffix(strings.Repeat("{},", n), ",") + "]}\n"
+	}
+	if err := os.WriteFile(in, []byte(strings.Repeat(value(40000), 5)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCmd(t, "fromjson", "--schema", schema, "--out", out, in); r.code != 0 || r.stderr != "protoavro: wrote 5 records in 5 blocks (null)\n" {
+		t.Fatalf("fromjson: %d %q", r.code, r.stderr)
+	}
+	r = runCmd(t, append([]string{"decode", "--format", "jsonl", out}, types...)...)
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 5 || strings.Count(r.stdout, "{}") != 5*40000 {
+		t.Fatalf("decode of fromjson's output: exit %d, %d lines, %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+	// 100,000 empty messages in one record of a few bytes: no block holds it.
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, []byte(value(1)+value(100000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCmd(t, "fromjson", "--schema", schema, "--out", out, in)
+	if r.code != exitData || !strings.Contains(r.stderr, "value 1 at byte ") || !strings.Contains(r.stderr, "100000 zero-size values") {
+		t.Errorf("fromjson of a record no block holds: exit %d, %q", r.code, r.stderr)
+	}
+	wantOnly(t, dir, "wk.avsc", "wk.json")
+}
+
 // TestToolsInterrupted: the avro-tools commands stop on an interrupt (a
 // cancelled context), exit 1 and leave no output file.
 func TestToolsInterrupted(t *testing.T) {

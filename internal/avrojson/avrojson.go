@@ -28,9 +28,11 @@ type Limits struct {
 	// MaxDepth bounds the nesting of records, arrays, maps and unions
 	// (default 1000, the depth protoavro's codecs allow).
 	MaxDepth int
-	// MaxEmptyItems bounds the array and map items of one datum whose
-	// encoding may take no bytes (nulls, empty records), which the input
-	// size alone cannot bound (default 1<<20, as protoavro's codecs).
+	// MaxEmptyItems bounds the values inside one datum whose encoding may
+	// take no bytes, which the input's size alone cannot bound: the items of
+	// arrays of such values (nulls, empty records) and the other records
+	// nested in the datum that take no bytes (map values, fields), counted
+	// as protoavro's codecs count them (default 1<<20, their bound).
 	MaxEmptyItems int64
 }
 
@@ -118,6 +120,58 @@ func BranchName(n *avroschema.Node) string {
 		return d.Name
 	}
 	return d.Type.String()
+}
+
+// zeroSize reports whether a datum of n can take no bytes, as minSize(n,
+// depth) == 0 says, stopping at the first field that cannot.
+func zeroSize(n *avroschema.Node, depth int) bool {
+	n = n.Deref()
+	switch n.Type {
+	case avroschema.Null:
+		return true
+	case avroschema.Fixed:
+		return n.Size == 0
+	case avroschema.Record:
+		if depth > 32 {
+			return true
+		}
+		for i := range n.Fields {
+			if !zeroSize(n.Fields[i].Type, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// emptyCount counts the zero-size values of one datum against
+// Limits.MaxEmptyItems, the same way in both directions: n items of an
+// array of values that can take no bytes, or one nested record that takes
+// no bytes and is not such an item (item says it is; the datum itself is
+// not counted).
+type emptyCount struct {
+	n    int64
+	item bool
+}
+
+// add counts n zero-size values; false if they exceed max.
+func (c *emptyCount) add(n, max int64) bool {
+	if n > max-c.n {
+		return false
+	}
+	c.n += n
+	return true
+}
+
+// record counts a record of schema s at depth, reporting false if it
+// exceeds max.
+func (c *emptyCount) record(s *avroschema.Node, depth int, max int64) bool {
+	if c.item {
+		c.item = false
+		return true
+	}
+	return depth == 0 || !zeroSize(s, 0) || c.add(1, max)
 }
 
 // minSize returns the fewest bytes a datum of n takes; depth bounds the

@@ -180,6 +180,49 @@ func TestDepthLimitBothWays(t *testing.T) {
 	}
 }
 
+// TestEmptyLimitBothWays: AppendJSON and AppendBinary count the same
+// zero-size values against Limits.MaxEmptyItems (array items that take no
+// bytes, and the other nested records that take none: map values, fields,
+// union branches; not the datum itself), so a datum at the limit converts
+// both ways and one more value is refused both ways. AppendDatum returns the
+// count.
+func TestEmptyLimitBothWays(t *testing.T) {
+	s := mustParse(t, `{"type":"record","name":"R","fields":[
+		{"name":"list","type":{"type":"array","items":{"type":"record","name":"E","fields":[]}}},
+		{"name":"nulls","type":{"type":"array","items":"null"}},
+		{"name":"map","type":{"type":"map","values":"E"}},
+		{"name":"one","type":"E"},
+		{"name":"opt","type":["null","E"]},
+		{"name":"pair","type":{"type":"record","name":"P","fields":[{"name":"a","type":"E"},{"name":"b","type":"E"}]}}]}`)
+	// 3 list items, 2 nulls, 2 map values, one, opt, pair and its two
+	// fields: 12.
+	js := []byte(`{"list":[{},{},{}],"nulls":[null,null],"map":{"a":{},"b":{}},"one":{},"opt":{"E":{}},"pair":{"a":{},"b":{}}}`)
+	const want = 12
+	bin, n, err := Limits{MaxEmptyItems: want}.AppendDatum(nil, s, js)
+	if err != nil || n != want {
+		t.Fatalf("AppendDatum: %d zero-size values, %v; want %d", n, err, want)
+	}
+	back, _, err := Limits{MaxEmptyItems: want}.AppendJSON(nil, s, bin)
+	if err != nil || !bytes.Equal(back, js) {
+		t.Fatalf("AppendJSON at the limit: %s, %v", back, err)
+	}
+	if _, err := (Limits{MaxEmptyItems: want - 1}).AppendBinary(nil, s, js); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "zero-size") {
+		t.Errorf("AppendBinary over the limit: %v, want ErrLimit", err)
+	}
+	if _, _, err := (Limits{MaxEmptyItems: want - 1}).AppendJSON(nil, s, bin); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "zero-size") {
+		t.Errorf("AppendJSON over the limit: %v, want ErrLimit", err)
+	}
+	// A record that takes bytes is not counted, nor the datum itself.
+	for _, c := range []struct{ schema, json string }{
+		{`{"type":"record","name":"E","fields":[]}`, `{}`},
+		{`{"type":"array","items":{"type":"record","name":"I","fields":[{"name":"x","type":"int"}]}}`, `[{"x":1},{"x":2}]`},
+	} {
+		if _, n, err := (Limits{}).AppendDatum(nil, mustParse(t, c.schema), []byte(c.json)); err != nil || n != 0 {
+			t.Errorf("%s %s: %d zero-size values, %v; want 0", c.schema, c.json, n, err)
+		}
+	}
+}
+
 func TestNegativeBlockCount(t *testing.T) {
 	s := mustParse(t, `{"type":"array","items":"int"}`)
 	// A block of -2 items with its byte size (2), then the end.

@@ -22,21 +22,30 @@ import (
 // default must be present. On error it returns dst unchanged and an
 // *[Error] naming the path of the offending value.
 func (l Limits) AppendBinary(dst []byte, s *avroschema.Node, text []byte) ([]byte, error) {
+	out, _, err := l.AppendDatum(dst, s, text)
+	return out, err
+}
+
+// AppendDatum is AppendBinary that also returns the zero-size values
+// written inside the datum, as [Limits.MaxEmptyItems] counts them, which
+// are at most MaxEmptyItems: a writer of container blocks bounds their sum
+// per block as readers do (limits.BlockEmpty).
+func (l Limits) AppendDatum(dst []byte, s *avroschema.Node, text []byte) ([]byte, int64, error) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return dst, &Error{Offset: -1, Err: errors.Join(ErrJSON, err)}
+		return dst, 0, &Error{Offset: -1, Err: errors.Join(ErrJSON, err)}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return dst, &Error{Offset: -1, Err: errors.Join(ErrJSON, errors.New("data after the JSON value"))}
+		return dst, 0, &Error{Offset: -1, Err: errors.Join(ErrJSON, errors.New("data after the JSON value"))}
 	}
 	e := encoder{lim: l.withDefaults()}
 	out, err := e.value(dst, s, v, false, 0)
 	if err != nil {
-		return dst, err
+		return dst, 0, err
 	}
-	return out, nil
+	return out, e.empty.n, nil
 }
 
 // AppendBinary is [Limits.AppendBinary] with the default limits.
@@ -45,7 +54,13 @@ func AppendBinary(dst []byte, s *avroschema.Node, text []byte) ([]byte, error) {
 }
 
 type encoder struct {
-	lim Limits
+	lim   Limits
+	empty emptyCount
+}
+
+// errTooManyEmpty reports zero-size values beyond Limits.MaxEmptyItems.
+func (e *encoder) errTooManyEmpty() error {
+	return errAt(ocf.ErrLimit, -1, "more than %d zero-size values in the datum (empty records, nulls in arrays), which readers refuse", e.lim.MaxEmptyItems)
 }
 
 func jsonErr(format string, args ...any) error {
@@ -165,6 +180,9 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		if !ok {
 			return dst, want()
 		}
+		if !e.empty.record(s, depth, e.lim.MaxEmptyItems) {
+			return dst, e.errTooManyEmpty()
+		}
 		for k := range obj {
 			if !slices.ContainsFunc(s.Fields, func(f avroschema.Field) bool { return f.Name == k }) {
 				return dst, jsonErr("record %s has no field %q", s.Name, k)
@@ -196,13 +214,19 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 			return dst, want()
 		}
 		if len(arr) > 0 {
+			empty := zeroSize(s.Items, 0)
+			if empty && !e.empty.add(int64(len(arr)), e.lim.MaxEmptyItems) {
+				return dst, e.errTooManyEmpty()
+			}
 			dst = binary.AppendVarint(dst, int64(len(arr)))
 			for i, item := range arr {
+				e.empty.item = empty
 				var err error
 				if dst, err = e.value(dst, s.Items, item, isDefault, depth+1); err != nil {
 					return dst, within(err, "["+strconv.Itoa(i)+"]")
 				}
 			}
+			e.empty.item = false
 		}
 		return append(dst, 0), nil
 	case avroschema.Map:

@@ -32,7 +32,7 @@ type decoder struct {
 	buf   []byte
 	pos   int
 	lim   Limits
-	empty int64
+	empty emptyCount
 }
 
 func (d *decoder) long() (int64, error) {
@@ -101,11 +101,8 @@ func (d *decoder) blockCount(minItem int) (int64, error) {
 	if minItem > 0 && n > left/int64(minItem) {
 		return 0, errAt(ocf.ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
 	}
-	if minItem == 0 {
-		if n > d.lim.MaxEmptyItems-d.empty {
-			return 0, errAt(ocf.ErrLimit, start, "block of %d zero-size items exceeds the limit of %d per datum", n, d.lim.MaxEmptyItems)
-		}
-		d.empty += n
+	if minItem == 0 && !d.empty.add(n, d.lim.MaxEmptyItems) {
+		return 0, errAt(ocf.ErrLimit, start, "block of %d zero-size items exceeds the limit of %d per datum", n, d.lim.MaxEmptyItems)
 	}
 	return n, nil
 }
@@ -203,6 +200,9 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		}
 		return append(out, '}'), nil
 	case avroschema.Record:
+		if !d.empty.record(s, depth, d.lim.MaxEmptyItems) {
+			return dst, errAt(ocf.ErrLimit, start, "more than %d zero-size values in the datum", d.lim.MaxEmptyItems)
+		}
 		dst = append(dst, '{')
 		for i := range s.Fields {
 			f := &s.Fields[i]
@@ -250,11 +250,13 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 					dst = appendString(dst, k)
 					dst = append(dst, ':')
 				}
+				d.empty.item = minItem == 0
 				if dst, err = d.value(dst, item, depth+1); err != nil {
 					return dst, within(err, seg)
 				}
 				n++
 			}
+			d.empty.item = false
 		}
 	}
 	return dst, errAt(ocf.ErrMalformed, start, "schema type %v", s.Type)
