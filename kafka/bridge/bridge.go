@@ -254,7 +254,28 @@ func fetchErr(ctx context.Context, fs kgo.Fetches) error {
 }
 
 // batchTimeout bounds finishing one batch after ctx is done.
-const batchTimeout = 2 * time.Minute
+var batchTimeout = 2 * time.Minute
+
+// errStopTimeout ends a batch not finished within batchTimeout of a stop.
+var errStopTimeout = errors.New("bridge: batch not finished in time after the stop")
+
+// batchContext returns the context of one batch: it is not cancelled with
+// ctx, so that a clean stop finishes and commits the batch in flight, but it
+// ends batchTimeout after ctx is done. While ctx is not done a batch has no
+// deadline: a registry that is down is retried until it is back.
+func batchContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	bctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(batchTimeout)
+		defer t.Stop()
+		select {
+		case <-bctx.Done():
+		case <-t.C:
+			cancel(errStopTimeout)
+		}
+	})
+	return bctx, func() { stop(); cancel(nil) }
+}
 
 func (b *bridge) done(ctx context.Context) bool {
 	return ctx.Err() != nil || b.cfg.MaxRecords > 0 && b.records.Load() >= b.cfg.MaxRecords
@@ -286,7 +307,7 @@ func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.F
 		b.noteLag(fs)
 		// The batch is finished even when ctx is done: a clean stop commits
 		// what it has produced.
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), batchTimeout)
+		bctx, cancel := batchContext(ctx)
 		committed, dead, err := batch(bctx, ctx, recs)
 		cancel()
 		if err != nil {

@@ -1,0 +1,67 @@
+package bridge_test
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/protoavro/protoavro/kafka/bridge"
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+)
+
+// TestRegistryOutage: a registry that answers 503 for longer than the bound
+// on finishing a batch after a stop is retried until it is back; the bridge
+// neither stops nor dead-letters, and every record comes out once.
+func TestRegistryOutage(t *testing.T) {
+	defer bridge.SetBatchTimeout(time.Second)()
+	const n = 200
+	_, brokers := kafkatest.Cluster(t, 1, "in", "out", "dlq")
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := kafkatest.Person(t, "v2")
+	recs := inputs(t, "in", md, id, 0, n)
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
+
+	// The bridge's own client, whose caches are empty: its first record
+	// needs the registry.
+	breg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused atomic.Int64
+	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
+		refused.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
+		return true
+	})
+	go func() {
+		time.Sleep(3500 * time.Millisecond) // longer than the batch timeout
+		fake.ClearInterceptors()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sum, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", DeadLetter: "dlq",
+		Registry: breg, MaxRecords: n})
+	if err != nil || sum.Records != n || sum.DeadLettered != 0 {
+		t.Fatalf("run through a registry outage: %v, %v", sum, err)
+	}
+	if refused.Load() == 0 {
+		t.Fatal("the registry was never asked during the outage")
+	}
+	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
+	verify(t, de, md, recs, kafkatest.ConsumeAll(t, brokers, "out", n, time.Minute))
+}
