@@ -492,7 +492,10 @@ func (b *bridge) convertChunk(ctx, runCtx context.Context, recs []*kgo.Record, w
 		if err == nil {
 			continue
 		}
-		if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// Not the record's fault: a registry that is down (after the retries)
+		// or refuses the bridge's credentials, or the batch's end.
+		if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, serde.ErrRegistryAccess) ||
+			errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, 0, fmt.Errorf("bridge: %s[%d] offset %d: %w", r.Topic, r.Partition, r.Offset, err)
 		}
 		if b.cfg.DeadLetter == "" {

@@ -2,6 +2,9 @@ package bridge_test
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -64,4 +67,40 @@ func TestRegistryOutage(t *testing.T) {
 	}
 	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
 	verify(t, de, md, recs, kafkatest.ConsumeAll(t, brokers, "out", n, time.Minute))
+}
+
+// TestRegistryRefusesAccess: a registry that refuses the bridge's
+// credentials is no fault of the records: the bridge stops with an error
+// saying so instead of dead-lettering every record, and commits nothing.
+func TestRegistryRefusesAccess(t *testing.T) {
+	const n = 50
+	_, brokers := kafkatest.Cluster(t, 1, "in", "out", "dlq")
+	fake := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte("bridge:secret"))))
+	t.Cleanup(fake.Close)
+	reg, err := serde.NewRegistry(serde.RegistryOptions{Username: "bridge", Password: "secret"}, fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := kafkatest.Person(t, "v2")
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), inputs(t, "in", md, id, 0, n))
+	for _, opts := range []serde.RegistryOptions{{}, {Username: "bridge", Password: "wrong"}} {
+		breg, err := serde.NewRegistry(opts, fake.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		sum, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", DeadLetter: "dlq",
+			Registry: breg, MaxRecords: n})
+		cancel()
+		if !errors.Is(err, serde.ErrRegistryAccess) || !errors.Is(err, serde.ErrRegistry) || sum.Records != 0 || sum.DeadLettered != 0 {
+			t.Fatalf("password %q: %v, %v; want a stop with ErrRegistryAccess, nothing committed", opts.Password, sum, err)
+		}
+		if !strings.Contains(err.Error(), "in[0] offset 0") {
+			t.Errorf("error does not say where: %v", err)
+		}
+	}
 }

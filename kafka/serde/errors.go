@@ -40,6 +40,10 @@ var (
 	ErrRegistryUnavailable = errors.New("serde: schema registry unavailable")
 	// ErrRegistry reports any other error answer of the registry.
 	ErrRegistry = errors.New("serde: schema registry error")
+	// ErrRegistryAccess reports a registry that refused the client's
+	// credentials or permissions (HTTP 401 or 403): a configuration error,
+	// not one of the data asked for. It is also ErrRegistry.
+	ErrRegistryAccess = fmt.Errorf("%w: access refused", ErrRegistry)
 	// ErrIncompatible reports incompatible schemas; it is
 	// protoavro.ErrIncompatible, so one errors.Is test serves both packages.
 	ErrIncompatible = protoavro.ErrIncompatible
@@ -57,7 +61,8 @@ func (c *dataClass) Unwrap() error { return c.class }
 
 // RegistryError is an error from a registry request: which operation, on
 // what, and the underlying error. It wraps one of ErrRegistryUnavailable,
-// ErrUnknownID, ErrUnknownSubject or ErrRegistry, and the client's error.
+// ErrUnknownID, ErrUnknownSubject, ErrRegistryAccess or ErrRegistry, and the
+// client's error.
 type RegistryError struct {
 	// Op is the operation, such as "schema by ID".
 	Op string
@@ -95,6 +100,8 @@ func classify(ctx context.Context, op, what string, err error) error {
 		switch {
 		case re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests || re.StatusCode == http.StatusRequestTimeout:
 			class = ErrRegistryUnavailable
+		case re.StatusCode == http.StatusUnauthorized || re.StatusCode == http.StatusForbidden:
+			class = ErrRegistryAccess
 		case re.ErrorCode == sr.ErrSchemaNotFound.Code:
 			class = ErrUnknownID
 		case re.ErrorCode == sr.ErrSubjectNotFound.Code || re.ErrorCode == sr.ErrVersionNotFound.Code:
