@@ -3,6 +3,7 @@ package serde
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
@@ -23,7 +24,8 @@ type SerializerOptions struct {
 	LookupOnly bool
 	// Check runs the local compatibility gate (Registry.Check) before
 	// registering a schema the subject does not hold yet, and refuses an
-	// incompatible one with ErrIncompatible.
+	// incompatible one with ErrIncompatible. The new schemas of one subject
+	// are checked and registered one at a time.
 	Check bool
 }
 
@@ -38,6 +40,11 @@ type Serializer struct {
 	// byCodec is the per-record path: the ID of a codec on a topic, found
 	// without building the subject name.
 	byCodec onceCache[topicCodec, uint32]
+	// gates hold the check and registration of a new schema under a
+	// subject (subject → chan struct{} of capacity 1): two schemas new to a
+	// subject at once are checked one after the other, the second against
+	// the first.
+	gates sync.Map
 }
 
 type topicCodec struct {
@@ -87,6 +94,14 @@ func (s *Serializer) subjectID(ctx context.Context, subject string, sch *protoav
 			return uint32(id), err
 		}
 		if s.opts.Check {
+			g, _ := s.gates.LoadOrStore(subject, make(chan struct{}, 1))
+			gate := g.(chan struct{})
+			select {
+			case gate <- struct{}{}:
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+			defer func() { <-gate }()
 			if id, _, err := s.reg.Lookup(ctx, subject, rs); err == nil {
 				return uint32(id), nil
 			}
