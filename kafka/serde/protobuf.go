@@ -183,7 +183,7 @@ func MessageAt(fd protoreflect.FileDescriptor, indexes []int) (protoreflect.Mess
 	msgs := fd.Messages()
 	var md protoreflect.MessageDescriptor
 	for depth, i := range indexes {
-		if i >= msgs.Len() {
+		if i < 0 || i >= msgs.Len() {
 			return nil, fmt.Errorf("%w: index %d at depth %d, but %s has %d messages there", ErrBadIndexes, i, depth, fd.Path(), msgs.Len())
 		}
 		md = msgs.Get(i)

@@ -62,6 +62,13 @@ func TestProtoIn(t *testing.T) {
 	if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id1, []int{5})); !errors.Is(err, serde.ErrBadIndexes) {
 		t.Errorf("index 5: %v", err)
 	}
+	// Negative indexes given to the exported API (ParseIndexes refuses them
+	// in records) are bad indexes too, not a panic.
+	for _, idx := range [][]int{{-1}, {0, -1}} {
+		if _, err := dec.Codec(ctx, id1, idx); !errors.Is(err, serde.ErrBadIndexes) {
+			t.Errorf("Codec(%v): %v", idx, err)
+		}
+	}
 	if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, 4242, []int{0})); !errors.Is(err, serde.ErrUnknownID) {
 		t.Errorf("unknown ID: %v", err)
 	}
