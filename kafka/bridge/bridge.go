@@ -433,8 +433,10 @@ const chunkRecords = 512
 // the output records to emit in the input's order as soon as each chunk is
 // done, so that producing overlaps converting. runCtx is the run's context,
 // whose end stops retries against a registry that is down. After an error,
-// the records of the chunks before the failing one have been emitted.
+// the records of the chunks before the failing one have been emitted, and
+// the work on the chunks after it is abandoned (its retries end).
 func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(*kgo.Record)) (int, error) {
+	ctx, abandon := context.WithCancel(ctx)
 	type chunk struct {
 		outs []kgo.Record
 		dead int
@@ -451,6 +453,7 @@ func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emi
 		wg   sync.WaitGroup
 	)
 	defer wg.Wait()
+	defer abandon()
 	defer stop.Store(true)
 	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
 		wg.Go(func() {

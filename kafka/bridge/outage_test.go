@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
 
@@ -102,5 +104,45 @@ func TestRegistryRefusesAccess(t *testing.T) {
 		if !strings.Contains(err.Error(), "in[0] offset 0") {
 			t.Errorf("error does not say where: %v", err)
 		}
+	}
+}
+
+// TestStopDuringOutage: a bad record (no dead-letter topic) stops the bridge
+// at once even while another worker is retrying a registry that is down:
+// the retries of the abandoned batch end with it.
+func TestStopDuringOutage(t *testing.T) {
+	// Workers for several chunks at once.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	const n = 2000
+	_, brokers := kafkatest.Cluster(t, 1, "in", "out")
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := kafkatest.Person(t, "v2")
+	bad := &kgo.Record{Topic: "in", Value: []byte("plain text")}
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), append([]*kgo.Record{bad}, inputs(t, "in", md, id, 0, n)...))
+	breg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: breg, MaxRecords: n + 1})
+	if ctx.Err() != nil {
+		t.Fatalf("the bridge returned only when its context ended: %v", err)
+	}
+	if !errors.Is(err, serde.ErrBadMagic) || !strings.Contains(err.Error(), "in[0] offset 0") {
+		t.Fatalf("run: %v, want the bad record at offset 0", err)
 	}
 }
