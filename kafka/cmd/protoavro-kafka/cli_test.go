@@ -432,3 +432,42 @@ func TestDevPortTaken(t *testing.T) {
 		t.Fatalf("broker port taken: exit %d\nstderr: %s", code, stderr)
 	}
 }
+
+// TestRegisterProtoOlderImport: the reference to an import names the version
+// that holds the import's text as given, not the subject's latest: a
+// .proto registered against an older import (rolled back, or not updated)
+// must compile against that import.
+func TestRegisterProtoOlderImport(t *testing.T) {
+	fake, reg := kafkatest.Registry(t)
+	ctx := context.Background()
+	common := "syntax = \"proto3\";\npackage shop;\nmessage Money {\n  string currency = 1;\n  int64 units = 2;\n}\n"
+	newer := "syntax = \"proto3\";\npackage shop;\nmessage Money {\n  string currency = 1;\n  int64 units = 2;\n  int32 nanos = 3;\n}\n"
+	for _, text := range []string{common, newer} {
+		if _, _, err := reg.Register(ctx, "common.proto", serde.Schema{Type: serde.TypeProtobuf, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	order := "syntax = \"proto3\";\npackage shop;\nimport \"common.proto\";\nmessage Order {\n  Money total = 1;\n}\n"
+	dir := protoDir(t, map[string]string{"common.proto": common, "order.proto": order})
+	code, stdout, stderr := runCLI(t, "register", "--registry", fake.URL(), "-I", dir, "-m", "shop.Order",
+		"--proto", "--topic", "orders", filepath.Join(dir, "order.proto"))
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	_, id, _ := registered(t, stdout)
+	got, err := reg.SchemaByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []serde.Reference{{Name: "common.proto", Subject: "common.proto", Version: 1}}; fmt.Sprint(got.References) != fmt.Sprint(want) {
+		t.Fatalf("references %v, want %v (the version holding the local common.proto)", got.References, want)
+	}
+	// Compiled back from the registry, Money has the local file's fields.
+	c, err := serde.NewProtoDecoder(reg, protoavro.Options{}).Codec(ctx, uint32(id), []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Schema().Descriptor().Fields().ByName("total").Message().Fields().Len(); n != 2 {
+		t.Errorf("Money compiled from the registry has %d fields, want 2", n)
+	}
+}

@@ -153,7 +153,7 @@ func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		id, err := s.registerProto(ctx, reg, md.ParentFile(), subject)
+		id, _, err := s.registerProto(ctx, reg, md.ParentFile(), subject)
 		if err != nil {
 			return err
 		}
@@ -183,8 +183,10 @@ func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // registerProto registers fd's source text under subject, after its
 // non-standard imports, each under its import path as subject (the Confluent
-// serializer's default reference subjects).
-func (s *schemaFlags) registerProto(ctx context.Context, reg *serde.Registry, fd protoreflect.FileDescriptor, subject string) (int, error) {
+// serializer's default reference subjects), and returns its ID and version.
+// A reference names the version that holds the import as registered, which
+// is not the subject's latest when that text was registered before.
+func (s *schemaFlags) registerProto(ctx context.Context, reg *serde.Registry, fd protoreflect.FileDescriptor, subject string) (id, version int, err error) {
 	var refs []serde.Reference
 	imps := fd.Imports()
 	for i := range imps.Len() {
@@ -192,21 +194,17 @@ func (s *schemaFlags) registerProto(ctx context.Context, reg *serde.Registry, fd
 		if strings.HasPrefix(imp.Path(), "google/protobuf/") {
 			continue
 		}
-		if _, err := s.registerProto(ctx, reg, imp, imp.Path()); err != nil {
-			return 0, err
-		}
-		vs, err := reg.Versions(ctx, imp.Path())
+		_, v, err := s.registerProto(ctx, reg, imp, imp.Path())
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		refs = append(refs, serde.Reference{Name: imp.Path(), Subject: imp.Path(), Version: vs[len(vs)-1].Version})
+		refs = append(refs, serde.Reference{Name: imp.Path(), Subject: imp.Path(), Version: v})
 	}
 	text, err := s.source(fd.Path())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	id, _, err := reg.Register(ctx, subject, serde.Schema{Type: serde.TypeProtobuf, Text: text, References: refs})
-	return id, err
+	return reg.Register(ctx, subject, serde.Schema{Type: serde.TypeProtobuf, Text: text, References: refs})
 }
 
 func (s *schemaFlags) source(path string) (string, error) {
