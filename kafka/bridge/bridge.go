@@ -27,6 +27,7 @@ import (
 
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -34,7 +35,7 @@ import (
 // Headers added to dead-lettered records.
 const (
 	HeaderError     = "protoavro.error"       // the reason, an error message
-	HeaderClass     = "protoavro.error.class" // bad-header, unknown-id, bad-data, schema or other
+	HeaderClass     = "protoavro.error.class" // bad-header, unknown-id, bad-data, schema, too-large or other
 	HeaderTopic     = "protoavro.source.topic"
 	HeaderPartition = "protoavro.source.partition"
 	HeaderOffset    = "protoavro.source.offset"
@@ -327,20 +328,62 @@ type producer struct {
 	pending sync.WaitGroup
 	mu      sync.Mutex
 	err     error
+	// tooLarge are the inputs whose output was refused as too large (the
+	// Avro form of a record may be larger than its protobuf form), to be
+	// dead-lettered; tooLargeErr is the first such refusal.
+	tooLarge    []*kgo.Record
+	tooLargeErr error
 }
 
-func (p *producer) send(ctx context.Context, o *kgo.Record) {
+// send produces o, converted from in; in is nil for a dead letter.
+func (p *producer) send(ctx context.Context, o, in *kgo.Record) {
 	p.pending.Add(1)
 	p.produce(ctx, o, func(_ *kgo.Record, err error) {
 		if err != nil {
 			p.mu.Lock()
-			if p.err == nil {
+			if in != nil && errors.Is(err, kerr.MessageTooLarge) {
+				p.tooLarge = append(p.tooLarge, in)
+				if p.tooLargeErr == nil {
+					p.tooLargeErr = err
+				}
+			} else if p.err == nil {
 				p.err = err
 			}
 			p.mu.Unlock()
 		}
 		p.pending.Done()
 	})
+}
+
+// emit returns the function that sends the output records of a batch.
+func (b *bridge) emit(ctx context.Context, p *producer) func(o, in *kgo.Record) {
+	return func(o, in *kgo.Record) {
+		if o.Topic == b.cfg.DeadLetter {
+			in = nil
+		}
+		p.send(ctx, o, in)
+	}
+}
+
+// deadLetterTooLarge dead-letters the records whose output p's producer
+// refused as too large, after p.wait, and returns how many; without a
+// dead-letter topic such a record is an error naming it.
+func (b *bridge) deadLetterTooLarge(ctx context.Context, p *producer, cl *kgo.Client) (int, error) {
+	if len(p.tooLarge) == 0 {
+		return 0, nil
+	}
+	err := fmt.Errorf("bridge: output record too large to produce: %w", p.tooLargeErr)
+	if b.cfg.DeadLetter == "" {
+		r := p.tooLarge[0]
+		return 0, fmt.Errorf("bridge: %s[%d] offset %d (no dead-letter topic): %w", r.Topic, r.Partition, r.Offset, err)
+	}
+	q := &producer{produce: p.produce}
+	dead := make([]kgo.Record, len(p.tooLarge))
+	for i, r := range p.tooLarge {
+		b.deadLetter(r, err, &dead[i])
+		q.send(ctx, &dead[i], nil)
+	}
+	return len(dead), q.wait(ctx, cl)
 }
 
 // wait flushes cl (no waiting out the linger) and waits for every record
@@ -367,9 +410,14 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 		// Offsets are committed only once every record produced from the
 		// batch is acknowledged; after an error nothing is committed.
 		p := &producer{produce: cl.Produce}
-		dead, err := b.convertAll(bctx, runCtx, recs, func(o *kgo.Record) { p.send(bctx, o) })
+		dead, err := b.convertAll(bctx, runCtx, recs, b.emit(bctx, p))
 		if werr := p.wait(bctx, cl); err == nil {
 			err = werr
+		}
+		if err == nil {
+			var n int
+			n, err = b.deadLetterTooLarge(bctx, p, cl)
+			dead += n
 		}
 		if err != nil {
 			return false, 0, err
@@ -407,9 +455,14 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 		// The batch's records and its offsets are committed together, or
 		// the transaction is aborted.
 		p := &producer{produce: sess.Produce}
-		dead, err := b.convertAll(bctx, runCtx, recs, func(o *kgo.Record) { p.send(bctx, o) })
+		dead, err := b.convertAll(bctx, runCtx, recs, b.emit(bctx, p))
 		if werr := p.wait(bctx, sess.Client()); err == nil {
 			err = werr
+		}
+		if err == nil {
+			var n int
+			n, err = b.deadLetterTooLarge(bctx, p, sess.Client())
+			dead += n
 		}
 		try := kgo.TryCommit
 		if err != nil {
@@ -430,12 +483,12 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 const chunkRecords = 512
 
 // convertAll converts a batch on GOMAXPROCS goroutines, in chunks, and hands
-// the output records to emit in the input's order as soon as each chunk is
+// the output records (with their inputs) to emit in the input's order as soon as each chunk is
 // done, so that producing overlaps converting. runCtx is the run's context,
 // whose end stops retries against a registry that is down. After an error,
 // the records of the chunks before the failing one have been emitted, and
 // the work on the chunks after it is abandoned (its retries end).
-func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(*kgo.Record)) (int, error) {
+func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(o, in *kgo.Record)) (int, error) {
 	ctx, abandon := context.WithCancel(ctx)
 	type chunk struct {
 		outs []kgo.Record
@@ -478,7 +531,7 @@ func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emi
 			return 0, err
 		}
 		for i := range chunks[c].outs {
-			emit(&chunks[c].outs[i])
+			emit(&chunks[c].outs[i], recs[c*chunkRecords+i])
 		}
 		dead += chunks[c].dead
 	}
@@ -630,6 +683,8 @@ func errorClass(err error) string {
 		return "bad-header"
 	case errors.Is(err, serde.ErrUnknownID):
 		return "unknown-id"
+	case errors.Is(err, kerr.MessageTooLarge):
+		return "too-large"
 	case errors.Is(err, serde.ErrIncompatible), errors.Is(err, serde.ErrBadSchema), errors.Is(err, serde.ErrWrongSchemaType):
 		return "schema"
 	case errors.Is(err, protoavro.ErrMalformed), errors.Is(err, protoavro.ErrTruncated), errors.Is(err, protoavro.ErrOutOfRange),
