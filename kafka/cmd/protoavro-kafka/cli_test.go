@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
 
 // runCLI runs the command as main does, with a timeout, and returns its exit
@@ -469,5 +471,27 @@ func TestRegisterProtoOlderImport(t *testing.T) {
 	}
 	if n := c.Schema().Descriptor().Fields().ByName("total").Message().Fields().Len(); n != 2 {
 		t.Errorf("Money compiled from the registry has %d fields, want 2", n)
+	}
+}
+
+// TestRegistryPasswordFromEnv: the password in $PROTOAVRO_REGISTRY_PASSWORD
+// is used, and never printed: not by -h, not in the usage a flag mistake
+// prints (which CI logs keep).
+func TestRegistryPasswordFromEnv(t *testing.T) {
+	const secret = "s3cret-Pa55"
+	t.Setenv("PROTOAVRO_REGISTRY_PASSWORD", secret)
+	fake := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte("ci:"+secret))))
+	t.Cleanup(fake.Close)
+	for _, args := range [][]string{{"register", "-h"}, {"register", "--no-such-flag"}, {"bridge", "-h"}, {"check", "--level"}} {
+		_, stdout, stderr := runCLI(t, args...)
+		if strings.Contains(stdout+stderr, secret) {
+			t.Errorf("%v prints the password:\n%s%s", args, stdout, stderr)
+		}
+	}
+	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
+	code, stdout, stderr := runCLI(t, "register", "--registry", fake.URL(), "--registry-user", "ci", "--topic", "people",
+		"-I", dir, "-m", person, filepath.Join(dir, "person.proto"))
+	if code != 0 {
+		t.Fatalf("register with the password from the environment: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

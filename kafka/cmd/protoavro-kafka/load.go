@@ -68,9 +68,15 @@ type registryFlags struct {
 func (r *registryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.url, "registry", "http://127.0.0.1:8081", "schema registry `URL` (comma-separated for several)")
 	fs.StringVar(&r.user, "registry-user", "", "basic-auth `USER` of the registry")
-	fs.StringVar(&r.password, "registry-password", os.Getenv("PROTOAVRO_REGISTRY_PASSWORD"), "basic-auth `PASSWORD` (default $PROTOAVRO_REGISTRY_PASSWORD)")
+	// The environment is read in client, not given as the flag's default,
+	// which the usage text would print.
+	fs.StringVar(&r.password, "registry-password", "", "basic-auth `PASSWORD` (default $PROTOAVRO_REGISTRY_PASSWORD)")
 }
 
 func (r *registryFlags) client() (*serde.Registry, error) {
-	return serde.NewRegistry(serde.RegistryOptions{Username: r.user, Password: r.password}, strings.Split(r.url, ",")...)
+	password := r.password
+	if password == "" {
+		password = os.Getenv("PROTOAVRO_REGISTRY_PASSWORD")
+	}
+	return serde.NewRegistry(serde.RegistryOptions{Username: r.user, Password: password}, strings.Split(r.url, ",")...)
 }
