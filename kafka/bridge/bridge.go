@@ -177,6 +177,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		kgo.BlockRebalanceOnPoll(),
 		kgo.ProducerBatchMaxBytes(1 << 20),
 	}
+	// The lag is over the instance's partitions: a partition it no longer
+	// has drops out.
+	opts = append(opts, kgo.OnPartitionsRevoked(b.forgetLag), kgo.OnPartitionsLost(b.forgetLag))
 	if cfg.InstanceID != "" {
 		opts = append(opts, kgo.InstanceID(cfg.InstanceID))
 	}
@@ -237,6 +240,15 @@ func (b *bridge) noteLag(fs kgo.Fetches) {
 			b.lag[p.Partition] = max(0, p.HighWatermark-(p.Records[n-1].Offset+1))
 		}
 	})
+}
+
+// forgetLag drops the lag of partitions the instance no longer has.
+func (b *bridge) forgetLag(_ context.Context, _ *kgo.Client, gone map[string][]int32) {
+	b.lagMu.Lock()
+	defer b.lagMu.Unlock()
+	for _, ps := range gone[b.cfg.Input] {
+		delete(b.lag, ps)
+	}
 }
 
 // fetchErr returns the first fatal error of a poll: nil for none or for the
