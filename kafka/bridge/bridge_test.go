@@ -2,11 +2,15 @@ package bridge_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +19,7 @@ import (
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -338,4 +343,189 @@ func TestStopWithoutDeadLetter(t *testing.T) {
 	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
 	verify(t, de, md, recs, uniq)
 	t.Logf("%d records out for %d in: %d produced by the failed run", len(out), n, len(out)-n)
+}
+
+// registryFixture is a cluster (topics in, out and dlq) and an srfake
+// registry of the given options holding the v2 Person under in-value. It
+// produces recs(md, id) to in and returns them, the brokers, the registry,
+// a client of it (made with admin) and md.
+type registryFixture struct {
+	brokers []string
+	fake    *srfake.Registry
+	reg     *serde.Registry
+	md      protoreflect.MessageDescriptor
+	recs    []*kgo.Record
+}
+
+func newRegistryFixture(t *testing.T, admin serde.RegistryOptions, recs func(md protoreflect.MessageDescriptor, id uint32) []*kgo.Record, opts ...srfake.Option) *registryFixture {
+	t.Helper()
+	f := &registryFixture{fake: srfake.New(opts...), md: kafkatest.Person(t, "v2")}
+	_, f.brokers = kafkatest.Cluster(t, 1, "in", "out", "dlq")
+	t.Cleanup(f.fake.Close)
+	f.reg = f.client(t, admin)
+	id, err := serde.NewProtoEncoder(f.reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.recs = recs(f.md, id)
+	kafkatest.Produce(t, kafkatest.Client(t, f.brokers), f.recs)
+	return f
+}
+
+// client returns a new client of the registry, whose caches are empty: the
+// bridge's first record needs the registry.
+func (f *registryFixture) client(t *testing.T, opts serde.RegistryOptions) *serde.Registry {
+	t.Helper()
+	reg, err := serde.NewRegistry(opts, f.fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// run runs the bridge from in to out (dead letters to dlq if given) with reg
+// until n records are committed, an error, or a minute.
+func (f *registryFixture) run(reg *serde.Registry, dlq string, n int) (ctx context.Context, sum bridge.Summary, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sum, err = bridge.Run(ctx, bridge.Config{Brokers: f.brokers, Group: "g", Input: "in", Output: "out", DeadLetter: dlq,
+		Registry: reg, MaxRecords: int64(n)})
+	return ctx, sum, err
+}
+
+// unavailable makes the registry answer 503 to everything.
+func unavailable(w http.ResponseWriter, _ *http.Request) bool {
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
+	return true
+}
+
+// TestRegistryOutage: a registry that answers 503 for longer than the bound
+// on finishing a batch after a stop is retried until it is back; the bridge
+// neither stops nor dead-letters, and every record comes out once.
+func TestRegistryOutage(t *testing.T) {
+	defer bridge.SetBatchTimeout(time.Second)()
+	const n = 200
+	f := newRegistryFixture(t, serde.RegistryOptions{}, func(md protoreflect.MessageDescriptor, id uint32) []*kgo.Record {
+		return inputs(t, "in", md, id, 0, n)
+	})
+	var refused atomic.Int64
+	f.fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		refused.Add(1)
+		return unavailable(w, r)
+	})
+	go func() {
+		time.Sleep(3500 * time.Millisecond) // longer than the batch timeout
+		f.fake.ClearInterceptors()
+	}()
+	if _, sum, err := f.run(f.client(t, serde.RegistryOptions{}), "dlq", n); err != nil || sum.Records != n || sum.DeadLettered != 0 {
+		t.Fatalf("run through a registry outage: %v, %v", sum, err)
+	}
+	if refused.Load() == 0 {
+		t.Fatal("the registry was never asked during the outage")
+	}
+	de, _ := serde.NewDeserializer(f.reg, f.md, protoavro.Options{})
+	verify(t, de, f.md, f.recs, kafkatest.ConsumeAll(t, f.brokers, "out", n, time.Minute))
+}
+
+// TestRegistryRefusesAccess: a registry that refuses the bridge's
+// credentials is no fault of the records: the bridge stops with an error
+// saying so instead of dead-lettering every record, and commits nothing.
+func TestRegistryRefusesAccess(t *testing.T) {
+	const n = 50
+	admin := serde.RegistryOptions{Username: "bridge", Password: "secret"}
+	f := newRegistryFixture(t, admin, func(md protoreflect.MessageDescriptor, id uint32) []*kgo.Record {
+		return inputs(t, "in", md, id, 0, n)
+	}, srfake.WithAuth("Basic "+base64.StdEncoding.EncodeToString([]byte("bridge:secret"))))
+	for _, opts := range []serde.RegistryOptions{{}, {Username: "bridge", Password: "wrong"}} {
+		_, sum, err := f.run(f.client(t, opts), "dlq", n)
+		if !errors.Is(err, serde.ErrRegistryAccess) || !errors.Is(err, serde.ErrRegistry) || sum.Records != 0 || sum.DeadLettered != 0 {
+			t.Fatalf("password %q: %v, %v; want a stop with ErrRegistryAccess, nothing committed", opts.Password, sum, err)
+		}
+		if !strings.Contains(err.Error(), "in[0] offset 0") {
+			t.Errorf("error does not say where: %v", err)
+		}
+	}
+}
+
+// TestStopDuringOutage: a bad record (no dead-letter topic) stops the bridge
+// at once even while another worker is retrying a registry that is down:
+// the retries of the abandoned batch end with it.
+func TestStopDuringOutage(t *testing.T) {
+	// Workers for several chunks at once.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	const n = 2000
+	f := newRegistryFixture(t, serde.RegistryOptions{}, func(md protoreflect.MessageDescriptor, id uint32) []*kgo.Record {
+		bad := &kgo.Record{Topic: "in", Value: []byte("plain text")}
+		return append([]*kgo.Record{bad}, inputs(t, "in", md, id, 0, n)...)
+	})
+	f.fake.Intercept(unavailable)
+	ctx, _, err := f.run(f.client(t, serde.RegistryOptions{}), "", n+1)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("the bridge returned only when its context ended: %v", err)
+	}
+	if !errors.Is(err, serde.ErrBadMagic) || !strings.Contains(err.Error(), "in[0] offset 0") {
+		t.Fatalf("run: %v, want the bad record at offset 0", err)
+	}
+}
+
+// TestLagAfterRebalance: the lag is over the instance's partitions. An
+// instance that had lag on partitions when a second one joined and took
+// them reports none of it once everything is converted: both instances'
+// lag ends at 0.
+func TestLagAfterRebalance(t *testing.T) {
+	const n = 8000
+	brokers, cl, reg, md, id := setup(t, 4)
+	kafkatest.Produce(t, cl, inputs(t, "in", md, id, 0, n))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var (
+		wg      sync.WaitGroup
+		total   [2]atomic.Int64
+		sums    [2]bridge.Summary
+		errs    [2]error
+		started = make(chan struct{})
+		once    sync.Once
+	)
+	run := func(k int) {
+		defer wg.Done()
+		sums[k], errs[k] = bridge.Run(ctx, bridge.Config{
+			Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg,
+			BatchSize: 50, SessionTimeout: 3 * time.Second,
+			OnCommit: func(s bridge.Summary) {
+				total[k].Store(s.Records)
+				if s.Records >= 1000 && s.Lag > 0 {
+					once.Do(func() { close(started) })
+				}
+				if total[0].Load()+total[1].Load() >= n {
+					cancel()
+				}
+			},
+		})
+	}
+	wg.Add(1)
+	go run(0)
+	select {
+	case <-started: // the first instance has lag on its partitions
+	case <-ctx.Done():
+		t.Fatal("the first instance committed nothing")
+	}
+	wg.Add(1)
+	go run(1)
+	wg.Wait()
+	for k := range 2 {
+		if errs[k] != nil && ctx.Err() == nil {
+			t.Errorf("instance %d: %v", k, errs[k])
+		}
+		t.Logf("instance %d: %v", k, sums[k])
+	}
+	if sums[0].Records+sums[1].Records != n {
+		t.Fatalf("instances committed %d + %d records, want %d", sums[0].Records, sums[1].Records, n)
+	}
+	if sums[1].Records == 0 {
+		t.Fatal("the second instance converted nothing: no rebalance took partitions")
+	}
+	if sums[0].Lag != 0 || sums[1].Lag != 0 {
+		t.Errorf("lag %d and %d once everything is converted, want 0", sums[0].Lag, sums[1].Lag)
+	}
 }

@@ -113,17 +113,25 @@ func TestRegisterStrategies(t *testing.T) {
 	}
 }
 
+// registerOrder runs register --proto of shop.Order in order.proto, which
+// imports common.proto, on the registry at url, and returns its output.
+func registerOrder(t *testing.T, url, common, order string) string {
+	t.Helper()
+	dir := protoDir(t, map[string]string{"common.proto": common, "order.proto": order})
+	code, stdout, stderr := runCLI(t, "register", "--registry", url, "-I", dir, "-m", "shop.Order",
+		"--proto", "--topic", "orders", filepath.Join(dir, "order.proto"))
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	return stdout
+}
+
 func TestRegisterProto(t *testing.T) {
 	fake, reg := kafkatest.Registry(t)
 	common := "syntax = \"proto3\";\npackage shop;\nmessage Money {\n  string currency = 1;\n  int64 units = 2;\n}\n"
 	order := "syntax = \"proto3\";\npackage shop;\nimport \"common.proto\";\nimport \"google/protobuf/timestamp.proto\";\n" +
 		"message Order {\n  string id = 1;\n  Money total = 2;\n  google.protobuf.Timestamp at = 3;\n}\n"
-	dir := protoDir(t, map[string]string{"common.proto": common, "order.proto": order})
-	code, stdout, stderr := runCLI(t, "register", "--registry", fake.URL(), "-I", dir, "-m", "shop.Order",
-		"--proto", "--topic", "orders", filepath.Join(dir, "order.proto"))
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
+	stdout := registerOrder(t, fake.URL(), common, order)
 	subject, id, _ := registered(t, stdout)
 	if subject != "orders-value" || !strings.Contains(stdout, "registered PROTOBUF order.proto") {
 		t.Fatalf("output %q", stdout)
@@ -450,12 +458,7 @@ func TestRegisterProtoOlderImport(t *testing.T) {
 		}
 	}
 	order := "syntax = \"proto3\";\npackage shop;\nimport \"common.proto\";\nmessage Order {\n  Money total = 1;\n}\n"
-	dir := protoDir(t, map[string]string{"common.proto": common, "order.proto": order})
-	code, stdout, stderr := runCLI(t, "register", "--registry", fake.URL(), "-I", dir, "-m", "shop.Order",
-		"--proto", "--topic", "orders", filepath.Join(dir, "order.proto"))
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
+	stdout := registerOrder(t, fake.URL(), common, order)
 	_, id, _ := registered(t, stdout)
 	got, err := reg.SchemaByID(ctx, id)
 	if err != nil {
