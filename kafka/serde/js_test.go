@@ -262,3 +262,25 @@ func TestConfluentJavaScript(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownTypesUpToDate: knowntypes.binpb, the files Confluent's serializers
+// treat as built in, is what kafka/js/knowntypes.js writes from the installed
+// @confluentinc/schemaregistry.
+func TestKnownTypesUpToDate(t *testing.T) {
+	node, script, _ := confluentJS(t)
+	out := filepath.Join(t.TempDir(), "knowntypes.binpb")
+	if b, err := exec.Command(node, filepath.Join(filepath.Dir(script), "knowntypes.js"), out).CombinedOutput(); err != nil {
+		t.Fatalf("knowntypes.js: %v\n%s", err, b)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("knowntypes.binpb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("serde/knowntypes.binpb is out of date: run node kafka/js/knowntypes.js")
+	}
+}

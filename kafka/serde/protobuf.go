@@ -151,12 +151,16 @@ func (p *ProtoDecoder) collect(ctx context.Context, refs []Reference, sources ma
 }
 
 // Compile compiles the .proto file main from in-memory sources (file name →
-// text); the standard imports (google/protobuf/*.proto) are built in.
+// text); the standard imports (google/protobuf/*.proto) are built in, and so
+// are the files Confluent's serializers never register as references
+// (confluent/meta.proto, confluent/type/decimal.proto, google/type/*.proto)
+// when sources lacks them.
 func Compile(ctx context.Context, main string, sources map[string]string) (protoreflect.FileDescriptor, error) {
 	var first error
 	c := protocompile.Compiler{
-		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-			Accessor: protocompile.SourceAccessorFromMap(sources),
+		Resolver: protocompile.WithStandardImports(protocompile.CompositeResolver{
+			&protocompile.SourceResolver{Accessor: protocompile.SourceAccessorFromMap(sources)},
+			knownTypesResolver,
 		}),
 		Reporter: reporter.NewReporter(func(err reporter.ErrorWithPos) error {
 			if first == nil {

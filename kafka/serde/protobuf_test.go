@@ -8,6 +8,7 @@ import (
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func TestProtoIn(t *testing.T) {
@@ -109,6 +110,40 @@ message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Time
 	if err == nil {
 		if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1})); err == nil {
 			t.Error("a missing reference decoded")
+		}
+	}
+}
+
+// TestProtoInKnownTypes: Confluent's serializers (Java, JavaScript, Go)
+// register a .proto without references for the files they treat as built
+// in, confluent/meta.proto, confluent/type/decimal.proto and
+// google/type/*.proto; the decoder compiles such a schema.
+func TestProtoInKnownTypes(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	const sale = `syntax = "proto3";
+package shop;
+import "confluent/meta.proto";
+import "confluent/type/decimal.proto";
+import "google/type/date.proto";
+import "google/type/money.proto";
+message Sale {
+  google.type.Date day = 1 [(confluent.field_meta).doc = "the day of the sale"];
+  google.type.Money price = 2;
+  confluent.type.Decimal amount = 3;
+}
+`
+	id, err := serde.NewProtoEncoder(reg).Register(ctx, "sales-value", sale, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := serde.NewProtoDecoder(reg, protoavro.Options{}).Decode(ctx, serde.AppendProtoHeader(nil, id, []int{0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := rec.Codec.Schema().Descriptor().Fields()
+	for name, want := range map[string]string{"day": "google.type.Date", "price": "google.type.Money", "amount": "confluent.type.Decimal"} {
+		if f := fields.ByName(protoreflect.Name(name)); f == nil || string(f.Message().FullName()) != want {
+			t.Errorf("field %s: %v, want a %s", name, f, want)
 		}
 	}
 }
