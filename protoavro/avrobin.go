@@ -228,7 +228,7 @@ func emptyItemsLimit(blockSize int) int64 { return limits.BlockEmpty(blockSize) 
 // stays within the 64 MiB a ContainerReader accepts by default, so the
 // writer never produces a file its reader refuses. Documented in
 // docs/limits.md.
-const maxRecordAvroSize = 32 << 20
+const maxRecordAvroSize = limits.RecordSize
 
 // checkRecordSize is the container writer's check of one record's Avro
 // encoding, n bytes of message type name: an error naming the record's type

@@ -949,6 +949,12 @@ func TestHostileUnmarshalListCount(t *testing.T) {
 // TestHostileSchemaText: untrusted schema text in errors is bounded and
 // escaped.
 func TestHostileSchemaText(t *testing.T) {
+	// Records nested 30 deep whose record fields default to {}: checking
+	// the defaults took the parser 3^30 steps.
+	defaults := `{"type":"record","name":"R30","fields":[{"name":"x","type":"int","default":7}]}`
+	for i := 29; i >= 0; i-- {
+		defaults = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"x","type":"int","default":7},{"name":"a","type":%s,"default":{}},{"name":"b","type":"R%d","default":{}},{"name":"c","type":"R%d","default":{}}]}`, i, defaults, i+1, i+1)
+	}
 	for _, c := range []struct {
 		name, text, contains string
 	}{
@@ -958,6 +964,7 @@ func TestHostileSchemaText(t *testing.T) {
 		{"name of 1 MB", `{"type":"record","name":"` + strings.Repeat("n", mib) + `","fields":[]}`, ""},
 		{"enum of 200,000 symbols", `{"type":"enum","name":"E","symbols":[` + strings.TrimSuffix(strings.Repeat(`"S",`, 200000), ",") + `]}`, "invalid Avro schema"},
 		{"deep unions", strings.Repeat(`["null",`, 300) + `"long"` + strings.Repeat("]", 300), "nested more than"},
+		{"defaults that expand 3^30 times", defaults, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := budget(t, 256*mib, func() error { _, err := ParseSchema([]byte(c.text)); return err })

@@ -124,23 +124,13 @@ func fieldOrder(fields []decField) []int {
 type readerCompiler struct {
 	opts    Options
 	records map[recordKey]*decRecord
-	// empty memoizes canBeEmpty per (dereferenced) writer node and skips
-	// the skip programs, so that compiling is linear in the schema's size
-	// even when records are shared or nested deeply.
-	empty map[*avroschema.Node]emptiness
+	// empty memoizes canBeEmpty and skips the skip programs per
+	// (dereferenced) writer node, so that compiling is linear in the
+	// schema's size even when records are shared or nested deeply.
+	empty avroschema.Empties
 	skips map[*avroschema.Node]*skipProg
 	names map[*msgPlan]map[string]int // field indexes of wide plans
 }
-
-// emptiness is the memoized state of canBeEmpty for one node.
-type emptiness uint8
-
-const (
-	emptyUnknown emptiness = iota
-	emptyVisiting
-	emptyYes
-	emptyNo
-)
 
 type recordKey struct {
 	w *avroschema.Node
@@ -149,8 +139,7 @@ type recordKey struct {
 
 // compileReader builds the reader program of plan p for data written with writer.
 func compileReader(writer *avroschema.Node, p *msgPlan, o Options) (*decRecord, error) {
-	rc := &readerCompiler{opts: o, records: map[recordKey]*decRecord{},
-		empty: map[*avroschema.Node]emptiness{}, skips: map[*avroschema.Node]*skipProg{}}
+	rc := &readerCompiler{opts: o, records: map[recordKey]*decRecord{}, skips: map[*avroschema.Node]*skipProg{}}
 	w := writer.Deref()
 	if w.Type != avroschema.Record {
 		return nil, fmt.Errorf("%w: writer schema is a %s, not a record", ErrIncompatible, w.Type)
@@ -348,9 +337,9 @@ func (rc *readerCompiler) minSize(s *avroschema.Node) int {
 // bytes (a message without fields): its values are then zero-size items,
 // which readers bound per container block (docs/limits.md).
 func hasEmptyRecords(s *Schema) bool {
-	rc := &readerCompiler{empty: map[*avroschema.Node]emptiness{}}
+	var e avroschema.Empties
 	for _, d := range s.named {
-		if d.node.Deref().Type == avroschema.Record && rc.canBeEmpty(d.node) {
+		if d.node.Deref().Type == avroschema.Record && e.CanBeEmpty(d.node) {
 			return true
 		}
 	}
@@ -358,14 +347,14 @@ func hasEmptyRecords(s *Schema) bool {
 }
 
 // markZeroSize notes on each plan whether its record can take no bytes, by
-// the rule the readers count zero-size items with (canBeEmpty), so that
-// the writers count them alike. defined holds the records of the plans'
-// tree by Avro name.
+// the rule the readers count zero-size items with (avroschema.Empties), so
+// that the writers count them alike. defined holds the records of the
+// plans' tree by Avro name.
 func markZeroSize(plans []*msgPlan, defined map[string]namedDef) {
-	rc := &readerCompiler{empty: map[*avroschema.Node]emptiness{}}
+	var e avroschema.Empties
 	for _, m := range plans {
 		if d, ok := defined[m.avroName]; ok {
-			m.zeroSize = rc.canBeEmpty(d.node)
+			m.zeroSize = e.CanBeEmpty(d.node)
 		}
 	}
 }
@@ -385,36 +374,7 @@ func emptyItems(dec *decRecord, scratch, datum []byte) (int64, []byte, error) {
 }
 
 // canBeEmpty reports whether a value of the writer type can take no bytes.
-// It is memoized per node: a record type shared by many fields, or records
-// nested 30 deep with 3 fields each, cost one visit each (unmemoized, 3^30).
-func (rc *readerCompiler) canBeEmpty(s *avroschema.Node) bool {
-	t := s.Deref()
-	switch t.Type {
-	case avroschema.Null:
-		return true
-	case avroschema.Fixed:
-		return t.Size == 0
-	case avroschema.Record:
-		switch rc.empty[t] {
-		case emptyYes:
-			return true
-		case emptyNo, emptyVisiting:
-			// A record holding itself without a union has no finite value.
-			return false
-		}
-		rc.empty[t] = emptyVisiting
-		e := emptyYes
-		for i := range t.Fields {
-			if !rc.canBeEmpty(t.Fields[i].Type) {
-				e = emptyNo
-				break
-			}
-		}
-		rc.empty[t] = e
-		return e == emptyYes
-	}
-	return false
-}
+func (rc *readerCompiler) canBeEmpty(s *avroschema.Node) bool { return rc.empty.CanBeEmpty(s) }
 
 // listDec reads an Avro array into a repeated field with the given tag (of
 // one element), packed or not. Every item takes at least minItemSize bytes.

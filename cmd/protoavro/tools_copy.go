@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -328,7 +327,7 @@ func (cp *copier) selectRecords(c *container, b ocf.Block, start int64) (int64, 
 	for i := range b.Count {
 		var n int
 		var err error
-		scratch, n, err = avrojson.AppendJSON(scratch[:0], c.schema, data)
+		scratch, n, err = c.conv.AppendJSON(scratch[:0], data)
 		if err != nil {
 			return 0, nil, c.recordError(b, i, len(cp.raw)-len(data), err)
 		}

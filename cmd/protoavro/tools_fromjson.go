@@ -99,6 +99,7 @@ func runFromJSON(args []string, std stdio) error {
 		return err
 	}
 	dec := json.NewDecoder(bufio.NewReaderSize(in.r, 64<<10))
+	conv := avrojson.Limits{}.Compile(schema)
 	var (
 		block        []byte
 		count, empty int64 // the block's records, and zero-size values inside them
@@ -127,7 +128,7 @@ func runFromJSON(args []string, std stdio) error {
 			return fmt.Errorf("%s: value %d after byte %d: not JSON: %w", in.name, index, off, err)
 		}
 		at := dec.InputOffset() - int64(len(raw))
-		next, e, err := avrojson.Limits{}.AppendDatum(block, schema, raw)
+		next, e, err := conv.AppendDatum(block, raw)
 		if err != nil {
 			return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, at, err)
 		}

@@ -26,6 +26,7 @@ type container struct {
 	in     *input
 	or     *ocf.Reader
 	schema *avroschema.Node // nil until parseSchema
+	conv   *avrojson.Schema // schema, compiled for conversion
 	done   <-chan struct{}  // closed on an interrupt
 }
 
@@ -55,7 +56,7 @@ func (c *container) parseSchema() error {
 	if err != nil {
 		return fmt.Errorf("%s: avro.schema: %w", c.in.name, err)
 	}
-	c.schema = s
+	c.schema, c.conv = s, avrojson.Limits{}.Compile(s)
 	return nil
 }
 
@@ -103,7 +104,7 @@ func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
 		data := b.Data
 		for i := range b.Count {
 			var n int
-			scratch, n, err = avrojson.AppendJSON(scratch[:0], c.schema, data)
+			scratch, n, err = c.conv.AppendJSON(scratch[:0], data)
 			if err != nil {
 				return c.recordError(b, i, len(b.Data)-len(data), err)
 			}
@@ -173,7 +174,7 @@ func runToJSON(args []string, std stdio) error {
 		err = c.parseSchema()
 		if err == nil {
 			err = c.eachRecord(func(_ ocf.Block, rec []byte) error {
-				line, _, _ = avrojson.AppendJSON(line[:0], c.schema, rec)
+				line, _, _ = c.conv.AppendJSON(line[:0], rec)
 				if *pretty {
 					ind.Reset()
 					_ = json.Indent(&ind, line, "", "  ")

@@ -420,6 +420,41 @@ func TestFromjsonEmptyItems(t *testing.T) {
 	wantOnly(t, dir, "wk.avsc", "wk.json")
 }
 
+// TestToolsSharedEmptyRecords: a file whose schema nests records 30 deep
+// with 3 fields each, all empty at the bottom (2 KB in the header), is read
+// at once: tojson, count and cat once took 3^30 steps to size its arrays.
+func TestToolsSharedEmptyRecords(t *testing.T) {
+	schema := `{"type":"record","name":"R30","fields":[]}`
+	for i := 29; i >= 0; i-- {
+		schema = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"a","type":%s},{"name":"b","type":"R%d"},{"name":"c","type":"R%d"}]}`, i, schema, i+1, i+1)
+	}
+	dir := t.TempDir()
+	path, out := filepath.Join(dir, "deep.avro"), filepath.Join(dir, "out.avro")
+	var b bytes.Buffer
+	w, err := ocf.NewWriter(&b, ocf.WriterOptions{Schema: []byte(`{"type":"array","items":` + schema + `}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(2, []byte{0, 0}); err != nil { // two empty arrays
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCmd(t, "tojson", path); r.code != 0 || r.stdout != "[]\n[]\n" {
+		t.Errorf("tojson: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCmd(t, "cat", "--offset", "1", "--out", out, path); r.code != 0 {
+		t.Errorf("cat: exit %d, %q", r.code, r.stderr)
+	}
+	if r := runCmd(t, "tojson", out); r.code != 0 || r.stdout != "[]\n" {
+		t.Errorf("tojson of cat's output: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestToolsInterrupted: the avro-tools commands stop on an interrupt (a
 // cancelled context), exit 1 and leave no output file.
 func TestToolsInterrupted(t *testing.T) {

@@ -22,8 +22,8 @@ import (
 	"github.com/protoavro/protoavro/internal/limits"
 )
 
-// Limits bound the datums AppendJSON and AppendBinary accept. A zero field
-// takes its default.
+// Limits bound the datums a [Schema] converts. A zero field takes its
+// default.
 type Limits struct {
 	// MaxDepth bounds the nesting of records, arrays, maps and unions
 	// (default 1000, the depth protoavro's codecs allow).
@@ -34,12 +34,18 @@ type Limits struct {
 	// nested in the datum that take no bytes (map values, fields), counted
 	// as protoavro's codecs count them (default 1<<20, their bound).
 	MaxEmptyItems int64
+	// MaxDefaultValues bounds the values that field defaults give one datum
+	// converted from JSON: the defaults of nested record types can expand a
+	// value of 2 bytes into 3^30 records (default 1<<20).
+	MaxDefaultValues int64
 }
 
 // Defaults of [Limits].
 const (
 	DefaultMaxDepth      = limits.Depth
 	DefaultMaxEmptyItems = limits.DatumEmptyItems
+	// DefaultMaxDefaultValues bounds the values from field defaults.
+	DefaultMaxDefaultValues = 1 << 20
 )
 
 func (l Limits) withDefaults() Limits {
@@ -48,6 +54,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxEmptyItems <= 0 {
 		l.MaxEmptyItems = DefaultMaxEmptyItems
+	}
+	if l.MaxDefaultValues <= 0 {
+		l.MaxDefaultValues = DefaultMaxDefaultValues
 	}
 	return l
 }
@@ -122,9 +131,62 @@ func BranchName(n *avroschema.Node) string {
 	return d.Type.String()
 }
 
-// zeroSize reports whether a datum of n can take no bytes, as minSize(n,
-// depth) == 0 says, stopping at the first field that cannot.
-func zeroSize(n *avroschema.Node, depth int) bool {
+// Schema is a schema ready for conversion under some Limits: which of its
+// values can take no bytes is worked out once, in time linear in its size
+// (avroschema.Empties). It is safe for concurrent use.
+type Schema struct {
+	root     *avroschema.Node
+	lim      Limits
+	empty    map[*avroschema.Node]bool // per record: can it take no bytes?
+	defaults map[*avroschema.Field]fieldDefault
+}
+
+// fieldDefault is a field's default, parsed once.
+type fieldDefault struct {
+	v   any
+	err error
+}
+
+// Compile prepares s for AppendJSON and AppendDatum under l.
+func (l Limits) Compile(s *avroschema.Node) *Schema {
+	c := &Schema{root: s, lim: l.withDefaults(), empty: map[*avroschema.Node]bool{}, defaults: map[*avroschema.Field]fieldDefault{}}
+	var e avroschema.Empties
+	seen := map[*avroschema.Node]bool{}
+	var walk func(n *avroschema.Node)
+	walk = func(n *avroschema.Node) {
+		n = n.Deref()
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		switch n.Type {
+		case avroschema.Record:
+			c.empty[n] = e.CanBeEmpty(n)
+			for i := range n.Fields {
+				f := &n.Fields[i]
+				if f.Default != nil {
+					v, err := parseDefault(f.Default)
+					c.defaults[f] = fieldDefault{v, err}
+				}
+				walk(f.Type)
+			}
+		case avroschema.Array:
+			walk(n.Items)
+		case avroschema.Map:
+			walk(n.Values)
+		case avroschema.Union:
+			for _, b := range n.Branches {
+				walk(b)
+			}
+		}
+	}
+	walk(s)
+	return c
+}
+
+// zeroSize reports whether a value of n, a node of c's schema, can take no
+// bytes.
+func (c *Schema) zeroSize(n *avroschema.Node) bool {
 	n = n.Deref()
 	switch n.Type {
 	case avroschema.Null:
@@ -132,17 +194,26 @@ func zeroSize(n *avroschema.Node, depth int) bool {
 	case avroschema.Fixed:
 		return n.Size == 0
 	case avroschema.Record:
-		if depth > 32 {
-			return true
-		}
-		for i := range n.Fields {
-			if !zeroSize(n.Fields[i].Type, depth+1) {
-				return false
-			}
-		}
-		return true
+		return c.empty[n]
 	}
 	return false
+}
+
+// minSize returns a lower bound on the bytes a value of n takes: 0 when it
+// can take none, else the size of a float, double or fixed, else 1.
+func (c *Schema) minSize(n *avroschema.Node) int {
+	if c.zeroSize(n) {
+		return 0
+	}
+	switch n = n.Deref(); n.Type {
+	case avroschema.Float:
+		return 4
+	case avroschema.Double:
+		return 8
+	case avroschema.Fixed:
+		return n.Size
+	}
+	return 1 // every other type starts with at least one byte
 }
 
 // emptyCount counts the zero-size values of one datum against
@@ -164,41 +235,12 @@ func (c *emptyCount) add(n, max int64) bool {
 	return true
 }
 
-// record counts a record of schema s at depth, reporting false if it
-// exceeds max.
-func (c *emptyCount) record(s *avroschema.Node, depth int, max int64) bool {
+// record counts a record at depth (empty: it takes no bytes), reporting
+// false if the count exceeds max.
+func (c *emptyCount) record(empty bool, depth int, max int64) bool {
 	if c.item {
 		c.item = false
 		return true
 	}
-	return depth == 0 || !zeroSize(s, 0) || c.add(1, max)
-}
-
-// minSize returns the fewest bytes a datum of n takes; depth bounds the
-// walk through recursive records.
-func minSize(n *avroschema.Node, depth int) int {
-	n = n.Deref()
-	switch n.Type {
-	case avroschema.Null:
-		return 0
-	case avroschema.Float:
-		return 4
-	case avroschema.Double:
-		return 8
-	case avroschema.Fixed:
-		return n.Size
-	case avroschema.Record:
-		if depth > 32 {
-			return 0
-		}
-		s := 0
-		for i := range n.Fields {
-			s += minSize(n.Fields[i].Type, depth+1)
-			if s > 1<<20 {
-				return s
-			}
-		}
-		return s
-	}
-	return 1 // every other type starts with at least one byte
+	return depth == 0 || !empty || c.add(1, max)
 }

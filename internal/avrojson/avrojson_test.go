@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -198,18 +199,18 @@ func TestEmptyLimitBothWays(t *testing.T) {
 	// fields: 12.
 	js := []byte(`{"list":[{},{},{}],"nulls":[null,null],"map":{"a":{},"b":{}},"one":{},"opt":{"E":{}},"pair":{"a":{},"b":{}}}`)
 	const want = 12
-	bin, n, err := Limits{MaxEmptyItems: want}.AppendDatum(nil, s, js)
+	bin, n, err := Limits{MaxEmptyItems: want}.Compile(s).AppendDatum(nil, js)
 	if err != nil || n != want {
 		t.Fatalf("AppendDatum: %d zero-size values, %v; want %d", n, err, want)
 	}
-	back, _, err := Limits{MaxEmptyItems: want}.AppendJSON(nil, s, bin)
+	back, _, err := Limits{MaxEmptyItems: want}.Compile(s).AppendJSON(nil, bin)
 	if err != nil || !bytes.Equal(back, js) {
 		t.Fatalf("AppendJSON at the limit: %s, %v", back, err)
 	}
-	if _, err := (Limits{MaxEmptyItems: want - 1}).AppendBinary(nil, s, js); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "zero-size") {
+	if _, _, err := (Limits{MaxEmptyItems: want - 1}).Compile(s).AppendDatum(nil, js); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "zero-size") {
 		t.Errorf("AppendBinary over the limit: %v, want ErrLimit", err)
 	}
-	if _, _, err := (Limits{MaxEmptyItems: want - 1}).AppendJSON(nil, s, bin); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "zero-size") {
+	if _, _, err := (Limits{MaxEmptyItems: want - 1}).Compile(s).AppendJSON(nil, bin); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "zero-size") {
 		t.Errorf("AppendJSON over the limit: %v, want ErrLimit", err)
 	}
 	// A record that takes bytes is not counted, nor the datum itself.
@@ -217,9 +218,73 @@ func TestEmptyLimitBothWays(t *testing.T) {
 		{`{"type":"record","name":"E","fields":[]}`, `{}`},
 		{`{"type":"array","items":{"type":"record","name":"I","fields":[{"name":"x","type":"int"}]}}`, `[{"x":1},{"x":2}]`},
 	} {
-		if _, n, err := (Limits{}).AppendDatum(nil, mustParse(t, c.schema), []byte(c.json)); err != nil || n != 0 {
+		if _, n, err := (Limits{}).Compile(mustParse(t, c.schema)).AppendDatum(nil, []byte(c.json)); err != nil || n != 0 {
 			t.Errorf("%s %s: %d zero-size values, %v; want 0", c.schema, c.json, n, err)
 		}
+	}
+}
+
+// TestSharedEmptyRecords: records nested 30 deep with 3 fields each, all
+// empty at the bottom (a 2 KB schema, as a container header may hold), are
+// converted both ways at once: whether a value can take no bytes is
+// memoized per record. Unmemoized, it took 3^30 steps per array, so tojson
+// of such a file never ended.
+func TestSharedEmptyRecords(t *testing.T) {
+	schema := `{"type":"record","name":"R30","fields":[]}`
+	for i := 29; i >= 0; i-- {
+		schema = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"a","type":%s},{"name":"b","type":"R%d"},{"name":"c","type":"R%d"}]}`, i, schema, i+1, i+1)
+	}
+	s := mustParse(t, `{"type":"array","items":`+schema+`}`)
+	c := Limits{}.Compile(s)
+	// Two items; each holds 3^30 nested empty records, over the limit of
+	// zero-size values, so the datum is refused, at once.
+	if _, _, err := c.AppendJSON(nil, []byte{4, 0}); !errors.Is(err, ocf.ErrLimit) {
+		t.Errorf("AppendJSON: %v, want ErrLimit", err)
+	}
+	if _, _, err := c.AppendJSON(nil, []byte{0}); err != nil {
+		t.Errorf("AppendJSON of an empty array: %v", err)
+	}
+	if _, _, err := c.AppendDatum(nil, []byte(`[]`)); err != nil {
+		t.Errorf("AppendDatum of an empty array: %v", err)
+	}
+}
+
+// TestDefaultsExpansionBounded: field defaults of nested record types can
+// expand a JSON value of 2 bytes into many records (here 3^10; the schema
+// parser refuses defaults that expand much further); AppendDatum stops
+// after Limits.MaxDefaultValues values from defaults in a datum.
+func TestDefaultsExpansionBounded(t *testing.T) {
+	const depth = 10
+	schema := fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"x","type":"int","default":7}]}`, depth)
+	for i := depth - 1; i >= 0; i-- {
+		schema = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"x","type":"int","default":7},{"name":"a","type":%s,"default":{}},{"name":"b","type":"R%d","default":{}},{"name":"c","type":"R%d","default":{}}]}`, i, schema, i+1, i+1)
+	}
+	s := mustParse(t, schema)
+	// A default record R_k is itself and its x, and three default records
+	// R_k+1: v(depth) = 2, v(k) = 2 + 3 v(k+1). The value {} of R0 takes x
+	// and three default R1 from defaults.
+	v := int64(2)
+	for k := depth - 1; k >= 1; k-- {
+		v = 2 + 3*v
+	}
+	want := 1 + 3*v
+	bin, _, err := Limits{MaxDefaultValues: want}.Compile(s).AppendDatum(nil, []byte(`{}`))
+	if err != nil {
+		t.Fatalf("AppendDatum at the limit of %d: %v", want, err)
+	}
+	if js, _, err := AppendJSON(nil, s, bin); err != nil || int64(strings.Count(string(js), `"x":7`)) != (want+2)/2 {
+		t.Errorf("the defaults written: %d of x, %v; want %d", strings.Count(string(js), `"x":7`), err, (want+2)/2)
+	}
+	if _, _, err := (Limits{MaxDefaultValues: want - 1}).Compile(s).AppendDatum(nil, []byte(`{}`)); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "values from field defaults") {
+		t.Errorf("AppendDatum one over the limit: %v, want ErrLimit", err)
+	}
+	// The default limit (2^20) holds 5 such values, not 6.
+	arr := mustParse(t, `{"type":"array","items":`+schema+`}`)
+	if _, err := AppendBinary(nil, arr, []byte(`[{},{},{},{},{}]`)); err != nil {
+		t.Errorf("AppendBinary of 5: %v", err)
+	}
+	if _, err := AppendBinary(nil, arr, []byte(`[{},{},{},{},{},{}]`)); !errors.Is(err, ocf.ErrLimit) {
+		t.Errorf("AppendBinary of 6: %v, want ErrLimit", err)
 	}
 }
 

@@ -16,21 +16,15 @@ import (
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
-// AppendBinary parses text, one JSON value in the specification's JSON
-// encoding of schema s, and appends the datum's binary encoding to dst. A
-// record field missing from the JSON takes its default; a field without a
-// default must be present. On error it returns dst unchanged and an
-// *[Error] naming the path of the offending value.
-func (l Limits) AppendBinary(dst []byte, s *avroschema.Node, text []byte) ([]byte, error) {
-	out, _, err := l.AppendDatum(dst, s, text)
-	return out, err
-}
-
-// AppendDatum is AppendBinary that also returns the zero-size values
-// written inside the datum, as [Limits.MaxEmptyItems] counts them, which
-// are at most MaxEmptyItems: a writer of container blocks bounds their sum
-// per block as readers do (limits.BlockEmpty).
-func (l Limits) AppendDatum(dst []byte, s *avroschema.Node, text []byte) ([]byte, int64, error) {
+// AppendDatum parses text, one JSON value in the specification's JSON
+// encoding of the schema, and appends the datum's binary encoding to dst.
+// A record field missing from the JSON takes its default; a field without
+// a default must be present. It also returns the zero-size values written
+// inside the datum, as [Limits.MaxEmptyItems] counts them (at most
+// MaxEmptyItems): a writer of container blocks bounds their sum per block
+// as readers do (limits.BlockEmpty). On error it returns dst unchanged and
+// an *[Error] naming the path of the offending value.
+func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -40,22 +34,28 @@ func (l Limits) AppendDatum(dst []byte, s *avroschema.Node, text []byte) ([]byte
 	if _, err := dec.Token(); err != io.EOF {
 		return dst, 0, &Error{Offset: -1, Err: errors.Join(ErrJSON, errors.New("data after the JSON value"))}
 	}
-	e := encoder{lim: l.withDefaults()}
-	out, err := e.value(dst, s, v, false, 0)
+	e := encoder{c: c, lim: c.lim}
+	out, err := e.value(dst, c.root, v, false, 0)
 	if err != nil {
 		return dst, 0, err
 	}
 	return out, e.empty.n, nil
 }
 
-// AppendBinary is [Limits.AppendBinary] with the default limits.
+// AppendBinary is [Schema.AppendDatum] of s compiled with the default
+// limits, without the count.
 func AppendBinary(dst []byte, s *avroschema.Node, text []byte) ([]byte, error) {
-	return Limits{}.AppendBinary(dst, s, text)
+	out, _, err := Limits{}.Compile(s).AppendDatum(dst, text)
+	return out, err
 }
 
 type encoder struct {
+	c     *Schema
 	lim   Limits
 	empty emptyCount
+	// defaulted counts the values written from field defaults, which
+	// nested record types can expand without bound.
+	defaulted int64
 }
 
 // errTooManyEmpty reports zero-size values beyond Limits.MaxEmptyItems.
@@ -90,6 +90,11 @@ func kind(v any) string {
 // default, where a union's value is that of its first branch, untagged.
 func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
 	s = s.Deref()
+	if isDefault {
+		if e.defaulted++; e.defaulted > e.lim.MaxDefaultValues {
+			return dst, errAt(ocf.ErrLimit, -1, "more than %d values from field defaults in the datum", e.lim.MaxDefaultValues)
+		}
+	}
 	switch s.Type {
 	case avroschema.Union, avroschema.Record, avroschema.Array, avroschema.Map:
 		// As in AppendJSON, the limit is on the nesting of these alone.
@@ -180,9 +185,10 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		if !ok {
 			return dst, want()
 		}
-		if !e.empty.record(s, depth, e.lim.MaxEmptyItems) {
+		if !e.empty.record(e.c.zeroSize(s), depth, e.lim.MaxEmptyItems) {
 			return dst, e.errTooManyEmpty()
 		}
+
 		for k := range obj {
 			if !slices.ContainsFunc(s.Fields, func(f avroschema.Field) bool { return f.Name == k }) {
 				return dst, jsonErr("record %s has no field %q", s.Name, k)
@@ -196,11 +202,11 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 				if f.Default == nil {
 					return dst, within(jsonErr("missing, and the field has no default"), f.Name)
 				}
-				var err error
-				if fv, err = parseDefault(f.Default); err != nil {
-					return dst, within(err, f.Name)
+				d := e.c.defaults[f]
+				if d.err != nil {
+					return dst, within(d.err, f.Name)
 				}
-				def = true
+				fv, def = d.v, true
 			}
 			var err error
 			if dst, err = e.value(dst, f.Type, fv, def, depth+1); err != nil {
@@ -214,7 +220,7 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 			return dst, want()
 		}
 		if len(arr) > 0 {
-			empty := zeroSize(s.Items, 0)
+			empty := e.c.zeroSize(s.Items)
 			if empty && !e.empty.add(int64(len(arr)), e.lim.MaxEmptyItems) {
 				return dst, e.errTooManyEmpty()
 			}

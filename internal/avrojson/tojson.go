@@ -10,27 +10,28 @@ import (
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
-// AppendJSON decodes one binary datum of schema s from the start of data,
-// appends its JSON encoding (compact, one line) to dst and returns it with
-// the number of bytes the datum took. On error it returns dst unchanged and
-// an *[Error] with the datum's path and byte offset.
-func (l Limits) AppendJSON(dst []byte, s *avroschema.Node, data []byte) ([]byte, int, error) {
-	d := decoder{buf: data, lim: l.withDefaults()}
-	out, err := d.value(dst, s, 0)
+// AppendJSON decodes one binary datum of the schema from the start of
+// data, appends its JSON encoding (compact, one line) to dst and returns it
+// with the number of bytes the datum took. On error it returns dst
+// unchanged and an *[Error] with the datum's path and byte offset.
+func (c *Schema) AppendJSON(dst []byte, data []byte) ([]byte, int, error) {
+	d := decoder{buf: data, c: c, lim: c.lim}
+	out, err := d.value(dst, c.root, 0)
 	if err != nil {
 		return dst, d.pos, err
 	}
 	return out, d.pos, nil
 }
 
-// AppendJSON is [Limits.AppendJSON] with the default limits.
+// AppendJSON is [Schema.AppendJSON] of s compiled with the default limits.
 func AppendJSON(dst []byte, s *avroschema.Node, data []byte) ([]byte, int, error) {
-	return Limits{}.AppendJSON(dst, s, data)
+	return Limits{}.Compile(s).AppendJSON(dst, data)
 }
 
 type decoder struct {
 	buf   []byte
 	pos   int
+	c     *Schema
 	lim   Limits
 	empty emptyCount
 }
@@ -200,7 +201,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		}
 		return append(out, '}'), nil
 	case avroschema.Record:
-		if !d.empty.record(s, depth, d.lim.MaxEmptyItems) {
+		if !d.empty.record(d.c.zeroSize(s), depth, d.lim.MaxEmptyItems) {
 			return dst, errAt(ocf.ErrLimit, start, "more than %d zero-size values in the datum", d.lim.MaxEmptyItems)
 		}
 		dst = append(dst, '{')
@@ -222,7 +223,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		if s.Type == avroschema.Map {
 			open, close, item = '{', '}', s.Values
 		}
-		minItem := minSize(item, 0)
+		minItem := d.c.minSize(item)
 		if s.Type == avroschema.Map {
 			minItem++ // the key's length
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -57,7 +58,18 @@ func (l Limits) parse(text []byte, lenientDefaults bool) (*Node, error) {
 	if d, at := jsonDepth(text, l.MaxDepth); d > l.MaxDepth {
 		return nil, fmt.Errorf("%w: nested more than %d levels deep (at byte %d)", ErrInvalid, l.MaxDepth, at)
 	}
-	s, err := twmb.Parse(string(text))
+	// The parser checks every field default by encoding it, filling the
+	// absent fields of a record default from their own defaults: records
+	// nested 30 deep whose fields default to {} made a schema of 6 KB take
+	// 3^30 steps. Defaults that would cost more than maxDefaultWork are
+	// treated as invalid ones, before the parser sees them.
+	var s *twmb.Schema
+	var err error
+	if work := defaultWork(text); work > maxDefaultWork {
+		err = fmt.Errorf("field defaults that expand into more than %d values", maxDefaultWork)
+	} else {
+		s, err = twmb.Parse(string(text))
+	}
 	if err != nil {
 		// A writer's field defaults play no part in reading its data, and
 		// some writers produce invalid ones (avsc writes a long default of
@@ -83,6 +95,188 @@ func (l Limits) parse(text []byte, lenientDefaults bool) (*Node, error) {
 		return nil, err
 	}
 	return n, nil
+}
+
+// maxDefaultWork bounds the values the field defaults of a schema expand
+// into when they are checked: far above the defaults of real schemas.
+const maxDefaultWork = 1 << 20
+
+// defaultWork returns an upper bound on the values the parser encodes to
+// check the field defaults of the schema text, capped just above
+// maxDefaultWork; 0 if the text is not JSON (the parser says why). Types
+// are found by name in the text, by full name or else by simple name, and
+// a union counts every branch, so the bound is loose but linear to
+// compute: the cost of each field's default is memoized, and a default
+// that reaches itself (a record default that leaves the field out) counts
+// as unbounded.
+func defaultWork(text []byte) int64 {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return 0
+	}
+	w := &workCounter{records: map[string][]map[string]any{}, fields: map[uintptr]*fieldWork{}}
+	w.collect(v, "")
+	var total int64
+	for _, f := range w.order {
+		if def, ok := f.m["default"]; ok {
+			total = capAdd(total, w.fieldCost(f, def))
+		}
+	}
+	return total
+}
+
+// workCounter computes defaultWork.
+type workCounter struct {
+	records map[string][]map[string]any // record definitions by full and by simple name
+	fields  map[uintptr]*fieldWork      // by the identity of the field's JSON object
+	order   []*fieldWork
+}
+
+// fieldWork is one record field of the text.
+type fieldWork struct {
+	m     map[string]any
+	ns    string // the enclosing namespace, for the names in its type
+	state uint8  // 0 unknown, 1 computing, 2 done
+	cost  int64
+}
+
+// capAdd adds without passing the cap.
+func capAdd(a, b int64) int64 { return min(a+b, maxDefaultWork+1) }
+
+// fieldsOf returns the field objects of a record definition.
+func fieldsOf(r map[string]any) []map[string]any {
+	fs, _ := r["fields"].([]any)
+	out := make([]map[string]any, 0, len(fs))
+	for _, f := range fs {
+		if fm, ok := f.(map[string]any); ok {
+			out = append(out, fm)
+		}
+	}
+	return out
+}
+
+// collect registers the record definitions and fields in the type
+// expression v, in namespace ns.
+func (w *workCounter) collect(v any, ns string) {
+	switch t := v.(type) {
+	case map[string]any:
+		if kind, _ := t["type"].(string); kind == "record" || kind == "error" {
+			name, _ := t["name"].(string)
+			if n, ok := t["namespace"].(string); ok && !strings.Contains(name, ".") {
+				ns = n
+			}
+			full := fullName(name, ns)
+			ns = namespaceOf(full)
+			w.records[full] = append(w.records[full], t)
+			if short := full[strings.LastIndexByte(full, '.')+1:]; short != full {
+				w.records[short] = append(w.records[short], t)
+			}
+			for _, f := range fieldsOf(t) {
+				fw := &fieldWork{m: f, ns: ns}
+				w.fields[reflect.ValueOf(f).Pointer()] = fw
+				w.order = append(w.order, fw)
+				w.collect(f["type"], ns)
+			}
+			return
+		}
+		for _, k := range []string{"type", "items", "values"} {
+			if c, ok := t[k]; ok {
+				w.collect(c, ns)
+			}
+		}
+	case []any:
+		for _, b := range t {
+			w.collect(b, ns)
+		}
+	}
+}
+
+// fieldCost is the cost of checking the default def of field f, memoized.
+func (w *workCounter) fieldCost(f *fieldWork, def any) int64 {
+	switch f.state {
+	case 1:
+		return maxDefaultWork + 1 // the default reaches itself
+	case 2:
+		return f.cost
+	}
+	f.state = 1
+	f.cost = w.valueCost(def, f.m["type"], f.ns)
+	f.state = 2
+	return f.cost
+}
+
+// valueCost bounds the values encoded for the default value v of the type
+// expression t (in namespace ns).
+func (w *workCounter) valueCost(v, t any, ns string) int64 {
+	switch tt := t.(type) {
+	case []any: // a union: any branch may be tried
+		var c int64 = 1
+		for _, b := range tt {
+			c = capAdd(c, w.valueCost(v, b, ns))
+		}
+		return c
+	case string:
+		defs := w.records[fullName(tt, ns)]
+		if len(defs) == 0 {
+			defs = w.records[tt]
+		}
+		var c int64 = 1
+		for _, r := range defs {
+			c = capAdd(c, w.recordCost(v, r))
+		}
+		return c
+	case map[string]any:
+		switch kind, _ := tt["type"].(string); kind {
+		case "record", "error":
+			return w.recordCost(v, tt)
+		case "array":
+			items, _ := v.([]any)
+			var c int64 = 1
+			for _, item := range items {
+				c = capAdd(c, w.valueCost(item, tt["items"], ns))
+			}
+			return c
+		case "map":
+			values, _ := v.(map[string]any)
+			var c int64 = 1
+			for _, val := range values {
+				c = capAdd(c, w.valueCost(val, tt["values"], ns))
+			}
+			return c
+		case "":
+			return w.valueCost(v, tt["type"], ns)
+		}
+	}
+	return 1
+}
+
+// recordCost bounds the values encoded for v as a default of record r: the
+// fields v has, and the defaults of the others. Only an object expands.
+func (w *workCounter) recordCost(v any, r map[string]any) int64 {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return 1 // not a record value: refused at once
+	}
+	var c int64 = 1
+	for _, f := range fieldsOf(r) {
+		fw := w.fields[reflect.ValueOf(f).Pointer()]
+		if fw == nil { // not reached by collect: a type the parser refuses
+			fw = &fieldWork{m: f}
+			w.fields[reflect.ValueOf(f).Pointer()] = fw
+		}
+		name, _ := f["name"].(string)
+		if fv, ok := obj[name]; ok {
+			c = capAdd(c, w.valueCost(fv, f["type"], fw.ns))
+		} else if def, ok := f["default"]; ok {
+			c = capAdd(c, w.fieldCost(fw, def))
+		}
+		if c > maxDefaultWork {
+			return c
+		}
+	}
+	return c
 }
 
 // parseWithoutDefaults parses text with every field default removed.

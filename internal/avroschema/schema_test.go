@@ -3,6 +3,7 @@ package avroschema
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -304,6 +305,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"record","name":"R","fields":[{"name":"a","type":["null","R"]}]}`))
 	f.Add([]byte(`[[[[["int"]]]]]`))
+	f.Add([]byte(nestedDefaults(30))) // took 3^30 steps
 	f.Fuzz(func(t *testing.T, text []byte) {
 		n, err := Parse(text)
 		if err != nil {
@@ -323,4 +325,52 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("canonical form changed: %s vs %s", n.Canonical(), again.Canonical())
 		}
 	})
+}
+
+// TestDefaultsExpansionRefused: records nested 30 deep whose record fields
+// default to {} (a schema of 6 KB) make the parser's check of the defaults
+// take 3^30 steps, for ever to a reader of a container header. Such
+// defaults are treated as invalid ones: Parse drops them, ParseExact
+// refuses the schema; a schema whose defaults expand a little parses with
+// them.
+func TestDefaultsExpansionRefused(t *testing.T) {
+	text := []byte(nestedDefaults(30))
+	n, err := Parse(text)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if f := n.Fields[1]; f.Default != nil {
+		t.Errorf("Parse kept the default %s of a field whose check does not end", f.Default)
+	}
+	if _, err := ParseExact(text); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "expand") {
+		t.Errorf("ParseExact: %v, want ErrInvalid", err)
+	}
+	// 3^5 records: the defaults are checked, and kept.
+	n, err = ParseExact([]byte(nestedDefaults(5)))
+	if err != nil {
+		t.Fatalf("ParseExact of 5 levels: %v", err)
+	}
+	if f := n.Fields[1]; string(f.Default) != "{}" {
+		t.Errorf("default of a: %s, want {}", f.Default)
+	}
+	// A record default that leaves out a field whose default is that
+	// record default again has no finite encoding (the parser too refuses
+	// it, having recursed 1,000 deep): invalid.
+	loop := []byte(`{"type":"record","name":"L","fields":[{"name":"x","type":"int"},{"name":"next","type":["L","null"],"default":{"x":1}}]}`)
+	if _, err := ParseExact(loop); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ParseExact of a default that reaches itself: %v, want ErrInvalid", err)
+	}
+	if n, err := Parse(loop); err != nil || n.Fields[1].Default != nil {
+		t.Errorf("Parse of a default that reaches itself: %v, want the schema without it", err)
+	}
+}
+
+// nestedDefaults returns records nested depth deep, each with an int and
+// three fields of the next record type that default to {}.
+func nestedDefaults(depth int) string {
+	schema := fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"x","type":"int","default":7}]}`, depth)
+	for i := depth - 1; i >= 0; i-- {
+		schema = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"x","type":"int","default":7},{"name":"a","type":%s,"default":{}},{"name":"b","type":"R%d","default":{}},{"name":"c","type":"R%d","default":{}}]}`, i, schema, i+1, i+1)
+	}
+	return schema
 }

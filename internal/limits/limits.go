@@ -8,6 +8,13 @@ package limits
 // and unions, in a datum.
 const Depth = 1000
 
+// RecordSize bounds the Avro encoding of one record a writer writes:
+// input can expand a great deal (1 MiB of empty elements of a message with
+// 200 implicit doubles is 800 MiB of Avro; a record type's defaults nest),
+// and with the bound, blocks of the default size stay within the 64 MiB
+// a reader accepts.
+const RecordSize = 32 << 20
+
 // DatumEmptyItems bounds the items of one datum that take no bytes (nulls,
 // empty records, in arrays and maps), which the input's size cannot bound
 // (as AVRO-4241).
