@@ -18,7 +18,9 @@ import (
 //
 // Its writers refuse a datum that its readers would refuse: one with more
 // than 1,048,576 nested records that take no bytes (empty messages) is an
-// [ErrOutOfRange] error (docs/limits.md).
+// [ErrOutOfRange] error (docs/limits.md). So is a datum whose Avro encoding
+// exceeds 32 MiB (a list of empty messages of many fields expands 800
+// times), refused as it grows, before it takes more memory.
 type Codec struct {
 	schema *Schema
 	opts   Options
@@ -89,6 +91,7 @@ func (c *Codec) TranscodeToAvro(dst, wire []byte) ([]byte, error) {
 	st.tbl = st.tbl[:0]
 	st.depth, st.empty = 0, 0
 	n := len(dst)
+	st.limit = n + maxRecordAvroSize
 	if len(wire) > maxWireSize {
 		return dst, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
 	}
@@ -130,6 +133,7 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 		st.depth, st.empty = 0, 0
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
+		st.limit = n + maxRecordAvroSize
 		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).UnsafePointer())
 		encStatePool.Put(st)
 		if err != nil {

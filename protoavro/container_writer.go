@@ -498,10 +498,7 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	b := cw.block()
 	n := len(b.avro)
 	var err error
-	b.avro, err = cw.codec.MarshalAppend(b.avro, m)
-	if err == nil {
-		err = checkRecordSize(string(cw.codec.schema.desc.FullName()), len(b.avro)-n)
-	}
+	b.avro, err = cw.codec.MarshalAppend(b.avro, m) // refuses records over maxRecordAvroSize
 	if err != nil {
 		b.avro = b.avro[:n]
 		re := &RecordError{Index: cw.next, Offset: -1, Err: err}
@@ -690,10 +687,7 @@ func (cw *ContainerWriter) process(b *wblock) {
 			wire := b.wire[r.start:r.end]
 			n := len(data)
 			var err error
-			data, err = cw.codec.TranscodeToAvro(data, wire)
-			if err == nil {
-				err = checkRecordSize(string(cw.codec.schema.desc.FullName()), len(data)-n)
-			}
+			data, err = cw.codec.TranscodeToAvro(data, wire) // refuses records over maxRecordAvroSize
 			if err != nil {
 				data = data[:n]
 				re := &RecordError{Index: r.index, Offset: r.offset, Record: wire, Err: err}

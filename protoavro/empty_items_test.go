@@ -2,6 +2,7 @@ package protoavro
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestEmptyItemsCountedAlike(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				st := &encState{in: wire, occ: []occ{{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1}}, policy: c.policy}
+				st := &encState{in: wire, occ: []occ{{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1}}, policy: c.policy, limit: math.MaxInt}
 				datum, err := st.encodeMessage(nil, c.enc, 0)
 				if err != nil {
 					t.Fatalf("%s #%d: %v", md.FullName(), i, err)
@@ -50,7 +51,7 @@ func TestEmptyItemsCountedAlike(t *testing.T) {
 					t.Fatalf("%s %v #%d: the wire writer counts %d zero-size items, the reader %d", md.FullName(), o.Profile, i, st.empty, want)
 				}
 				if p := c.direct(msg); p != nil {
-					st := &encState{policy: c.policy}
+					st := &encState{policy: c.policy, limit: math.MaxInt}
 					if _, err := st.encodeStruct(nil, p, reflect.ValueOf(msg).UnsafePointer()); err != nil {
 						t.Fatal(err)
 					}

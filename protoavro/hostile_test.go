@@ -853,12 +853,38 @@ func TestHostileEmbeddedDescriptors(t *testing.T) {
 
 // TestHostileAvroOutput: protobuf input that would expand into more Avro
 // than a container block may hold is an error naming the record, never a
-// block the reader refuses.
+// block the reader refuses; a single datum is refused as it grows past the
+// limit, within a budget far below what it would take.
 func TestHostileAvroOutput(t *testing.T) {
 	list := hostileMsg(t, "DoubleList")
 	items := list.Fields().ByName("items")
 	elems := func(n int) []byte { // n empty Doubles: 2 bytes of wire, 1600 of Avro each
 		return bytes.Repeat([]byte{0x0a, 0}, n)
+	}
+	c, err := Options{}.Codec(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := elems(200_000) // 400 KB of wire, 320 MB of Avro
+	dyn := dynamicpb.NewMessage(list)
+	if err := proto.Unmarshal(huge, dyn); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		run  func() ([]byte, error)
+	}{
+		{"TranscodeToAvro", func() ([]byte, error) { return c.TranscodeToAvro(nil, huge) }},
+		{"Marshal", func() ([]byte, error) { return c.Marshal(dyn) }},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			var out []byte
+			err := budget(t, 256*mib, func() error { var err error; out, err = f.run(); return err })
+			wantClass(t, err, ErrOutOfRange, "exceeds the limit of 33554432 bytes")
+			if len(out) != 0 {
+				t.Errorf("%d bytes returned with the error", len(out))
+			}
+		})
 	}
 	over, under := 25_000, 20_000 // 40 MB and 32 MB of Avro
 	for _, c := range []struct {
@@ -896,8 +922,8 @@ func TestHostileAvroOutput(t *testing.T) {
 			wantClass(t, err, c.class, "")
 			if err != nil {
 				var re *RecordError
-				if !errors.As(err, &re) || re.Index != 0 || !strings.Contains(err.Error(), "hostile.DoubleList") {
-					t.Fatalf("error %v does not name record 0 of hostile.DoubleList", err)
+				if !errors.As(err, &re) || re.Index != 0 || !strings.Contains(err.Error(), "DoubleList.items[") {
+					t.Fatalf("error %v does not name record 0 and where in it", err)
 				}
 				return
 			}

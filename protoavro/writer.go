@@ -101,6 +101,9 @@ type encState struct {
 	tbl   []int32 // frames of per-field first/last occurrence and per-oneof winner
 	depth int
 	empty int64 // the nested records written that take no bytes
+	// limit is the length of the output past which the datum's Avro
+	// encoding exceeds maxRecordAvroSize.
+	limit int
 	// policy is the codec's unknown-enum policy.
 	policy UnknownEnumPolicy
 	// resolver finds the types in Any values written as JSON.
@@ -162,7 +165,21 @@ func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, e
 	}
 	st.tbl = st.tbl[:base]
 	st.depth--
+	if len(dst) > st.limit {
+		off := 0
+		if head >= 0 {
+			off = int(st.occ[head].start)
+		}
+		return dst, errTooLarge(off)
+	}
 	return dst, nil
+}
+
+// errTooLarge reports a datum whose Avro encoding exceeds maxRecordAvroSize,
+// found at the end of a message that starts at byte off of the input: a
+// list of empty messages with many fields expands 800 times.
+func errTooLarge(off int) error {
+	return dataErr(ErrOutOfRange, off, "the datum's Avro encoding exceeds the limit of %d bytes (docs/limits.md)", maxRecordAvroSize)
 }
 
 // zeroItem counts a nested record that takes no bytes (an empty message),

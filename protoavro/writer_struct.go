@@ -413,6 +413,9 @@ func (st *encState) encodeStruct(dst []byte, p *structPlan, base unsafe.Pointer)
 		}
 	}
 	st.depth--
+	if len(dst) > st.limit {
+		return dst, errTooLarge(0)
+	}
 	return dst, nil
 }
 
@@ -651,7 +654,7 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	one.fields[0].oneof = -1
 	one.finish()
 	sub.occ = append(sub.occ, occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
-	sub.depth, sub.policy, sub.resolver, sub.empty = st.depth, st.policy, st.resolver, st.empty
+	sub.depth, sub.policy, sub.resolver, sub.empty, sub.limit = st.depth, st.policy, st.resolver, st.empty, st.limit
 	out, err := sub.encodeMessage(dst, one, 0)
 	st.empty = sub.empty
 	if err != nil {
