@@ -49,3 +49,21 @@ func ExampleParseSchema() {
 	// ad97c9279f163dce
 	// true
 }
+
+// ExampleParseSchemaWith parses a schema that uses a named type defined in
+// another schema, as a schema registry's references give it: the result
+// holds the definition and stands alone.
+func ExampleParseSchemaWith() {
+	point := []byte(`{"type": "record", "name": "Point", "namespace": "geo", "fields": [{"name": "x", "type": "long"}]}`)
+	s, err := protoavro.ParseSchemaWith([]byte(`{"type": "record", "name": "Segment", "namespace": "geo",
+		"fields": [{"name": "from", "type": "Point"}, {"name": "to", "type": "Point"}]}`), point)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.Canonical())
+	_, err = protoavro.ParseSchema([]byte(`{"type": "record", "name": "Segment", "namespace": "geo", "fields": [{"name": "from", "type": "Point"}]}`))
+	fmt.Println(err != nil)
+	// Output:
+	// {"name":"geo.Segment","type":"record","fields":[{"name":"from","type":{"name":"geo.Point","type":"record","fields":[{"name":"x","type":"long"}]}},{"name":"to","type":"geo.Point"}]}
+	// true
+}

@@ -97,6 +97,21 @@ func ParseSchema(text []byte) (*Schema, error) {
 	return newSchema(nil, Options{}, nil, n, nil), nil
 }
 
+// ParseSchemaWith parses Avro schema JSON text whose named types may be
+// defined in other schemas, refs, parsed first in the order given
+// (dependencies before the schemas that use them): a schema registry's
+// references, such as those of Confluent's Avro serializers. The schema
+// returned holds the definitions it uses from refs, and stands alone. The
+// bounds of ParseSchema apply to text and refs together; errors wrap
+// [ErrInvalidSchema] and name the reference at fault.
+func ParseSchemaWith(text []byte, refs ...[]byte) (*Schema, error) {
+	n, err := avroschema.DefaultLimits.ParseWith(refs, text)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+	}
+	return newSchema(nil, Options{}, nil, n, nil), nil
+}
+
 // readsAs reports whether data written with s reads as data written with
 // other: the same canonical form and the same logical types.
 func (s *Schema) readsAs(other *Schema) bool {

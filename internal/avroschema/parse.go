@@ -44,19 +44,31 @@ func Parse(text []byte) (*Node, error) { return DefaultLimits.Parse(text) }
 // Parse parses schema JSON text into a tree, checking the limits first. A
 // schema that is valid but for its field defaults is accepted without them
 // (see below); ParseExact refuses it.
-func (l Limits) Parse(text []byte) (*Node, error) { return l.parse(text, true) }
+func (l Limits) Parse(text []byte) (*Node, error) { return l.parse(nil, text, true) }
+
+// ParseWith parses schema JSON text whose named types may be defined in
+// deps, schemas parsed first in the order given (dependencies before the
+// schemas that use them), as a schema registry's references give them. The
+// tree of text holds the definitions it uses from deps. The limits apply to
+// deps and text together: MaxSize to their total size, MaxDepth to each.
+func (l Limits) ParseWith(deps [][]byte, text []byte) (*Node, error) { return l.parse(deps, text, true) }
 
 // ParseExact parses as Parse does under DefaultLimits, but refuses a schema
 // with an invalid field default instead of dropping its defaults: for a
 // schema whose defaults matter, such as a reader's in a compatibility check.
-func ParseExact(text []byte) (*Node, error) { return DefaultLimits.parse(text, false) }
+func ParseExact(text []byte) (*Node, error) { return DefaultLimits.parse(nil, text, false) }
 
-func (l Limits) parse(text []byte, lenientDefaults bool) (*Node, error) {
-	if len(text) > l.MaxSize {
-		return nil, fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrInvalid, len(text), l.MaxSize)
-	}
-	if d, at := jsonDepth(text, l.MaxDepth); d > l.MaxDepth {
-		return nil, fmt.Errorf("%w: nested more than %d levels deep (at byte %d)", ErrInvalid, l.MaxDepth, at)
+func (l Limits) parse(deps [][]byte, text []byte, lenientDefaults bool) (*Node, error) {
+	texts := append(slices.Clone(deps), text)
+	total := 0
+	for i, t := range texts {
+		total += len(t)
+		if total > l.MaxSize {
+			return nil, fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrInvalid, total, l.MaxSize)
+		}
+		if d, at := jsonDepth(t, l.MaxDepth); d > l.MaxDepth {
+			return nil, fmt.Errorf("%w: %snested more than %d levels deep (at byte %d)", ErrInvalid, which(i, len(deps)), l.MaxDepth, at)
+		}
 	}
 	// The parser checks every field default by encoding it, filling the
 	// absent fields of a record default from their own defaults: records
@@ -65,10 +77,10 @@ func (l Limits) parse(text []byte, lenientDefaults bool) (*Node, error) {
 	// treated as invalid ones, before the parser sees them.
 	var s *twmb.Schema
 	var err error
-	if work := defaultWork(text); work > maxDefaultWork {
+	if work := defaultWork(texts); work > maxDefaultWork {
 		err = fmt.Errorf("field defaults that expand into more than %d values", maxDefaultWork)
 	} else {
-		s, err = twmb.Parse(string(text))
+		s, err = parseTexts(texts, false)
 	}
 	if err != nil {
 		// A writer's field defaults play no part in reading its data, and
@@ -79,7 +91,7 @@ func (l Limits) parse(text []byte, lenientDefaults bool) (*Node, error) {
 		if !lenientDefaults {
 			perr = err
 		} else {
-			s, perr = parseWithoutDefaults(text)
+			s, perr = parseTexts(texts, true)
 		}
 		if perr != nil {
 			return nil, fmt.Errorf("%w: %s", ErrInvalid, Truncate(err.Error(), 300))
@@ -97,27 +109,61 @@ func (l Limits) parse(text []byte, lenientDefaults bool) (*Node, error) {
 	return n, nil
 }
 
+// which names text i of n dependencies and a schema in an error: "" for the
+// schema itself.
+func which(i, n int) string {
+	if i == n {
+		return ""
+	}
+	return fmt.Sprintf("reference %d of %d: ", i+1, n)
+}
+
+// parseTexts parses the last of texts with the named types of the others,
+// parsed first in order; withoutDefaults removes every field default first.
+func parseTexts(texts [][]byte, withoutDefaults bool) (*twmb.Schema, error) {
+	var cache twmb.SchemaCache
+	for i, t := range texts {
+		if withoutDefaults {
+			var err error
+			if t, err = stripDefaultsText(t); err != nil {
+				return nil, fmt.Errorf("%s%w", which(i, len(texts)-1), err)
+			}
+		}
+		s, err := cache.Parse(string(t))
+		if err != nil {
+			return nil, fmt.Errorf("%s%w", which(i, len(texts)-1), err)
+		}
+		if i == len(texts)-1 {
+			return s, nil
+		}
+	}
+	panic("unreachable")
+}
+
 // maxDefaultWork bounds the values the field defaults of a schema expand
 // into when they are checked: far above the defaults of real schemas.
 const maxDefaultWork = 1 << 20
 
 // defaultWork returns an upper bound on the values the parser encodes to
-// check the field defaults of the schema text, capped just above
-// maxDefaultWork; 0 if the text is not JSON (the parser says why). Types
+// check the field defaults of schema texts parsed together (dependencies
+// first), capped just above maxDefaultWork; 0 if a text is not JSON (the
+// parser says why). Types
 // are found by name in the text, by full name or else by simple name, and
 // a union counts every branch, so the bound is loose but linear to
 // compute: the cost of each field's default is memoized, and a default
 // that reaches itself (a record default that leaves the field out) counts
 // as unbounded.
-func defaultWork(text []byte) int64 {
-	d := json.NewDecoder(bytes.NewReader(text))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return 0
-	}
+func defaultWork(texts [][]byte) int64 {
 	w := &workCounter{records: map[string][]map[string]any{}, fields: map[uintptr]*fieldWork{}}
-	w.collect(v, "")
+	for _, text := range texts {
+		d := json.NewDecoder(bytes.NewReader(text))
+		d.UseNumber()
+		var v any
+		if d.Decode(&v) != nil {
+			return 0
+		}
+		w.collect(v, "")
+	}
 	var total int64
 	for _, f := range w.order {
 		if def, ok := f.m["default"]; ok {
@@ -279,8 +325,8 @@ func (w *workCounter) recordCost(v any, r map[string]any) int64 {
 	return c
 }
 
-// parseWithoutDefaults parses text with every field default removed.
-func parseWithoutDefaults(text []byte) (*twmb.Schema, error) {
+// stripDefaultsText returns text with every field default removed.
+func stripDefaultsText(text []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(text))
 	d.UseNumber()
 	var v any
@@ -288,11 +334,7 @@ func parseWithoutDefaults(text []byte) (*twmb.Schema, error) {
 		return nil, err
 	}
 	stripDefaults(v)
-	stripped, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return twmb.Parse(string(stripped))
+	return json.Marshal(v)
 }
 
 // stripDefaults deletes the "default" of every record field in a decoded

@@ -374,3 +374,46 @@ func nestedDefaults(depth int) string {
 	}
 	return schema
 }
+
+// TestParseWith: a schema whose named types are defined in other schemas
+// (a registry's references), parsed after them in dependency order, holds
+// their definitions; without them it does not parse. The limits count the
+// texts together.
+func TestParseWith(t *testing.T) {
+	money := []byte(`{"type":"fixed","name":"Cents","namespace":"shop","size":8}`)
+	address := []byte(`{"type":"record","name":"Address","namespace":"shop","fields":[{"name":"street","type":"string"},{"name":"deposit","type":"Cents"}]}`)
+	person := []byte(`{"type":"record","name":"Person","namespace":"crm","fields":[{"name":"home","type":"shop.Address"},{"name":"work","type":["null","shop.Address"],"default":null}]}`)
+	n, err := DefaultLimits.ParseWith([][]byte{money, address}, person)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := n.Fields[0].Type.Deref()
+	if home.Type != Record || home.Name != "shop.Address" || home.Fields[1].Type.Deref().Name != "shop.Cents" || home.Fields[1].Type.Deref().Size != 8 {
+		t.Fatalf("home: %+v", home)
+	}
+	if n.Fields[1].Type.Branches[1].Deref() != home {
+		t.Error("the second use of shop.Address is not a reference to the first")
+	}
+	// The tree stands alone: its JSON parses without the references.
+	again, err := Parse(n.JSON())
+	if err != nil || again.Canonical() != n.Canonical() {
+		t.Fatalf("JSON of the tree: %v\n%s", err, n.JSON())
+	}
+	for _, c := range []struct {
+		name string
+		deps [][]byte
+		want string
+	}{
+		{"no references", nil, "shop.Address"},
+		{"out of order", [][]byte{address, money}, "reference 1 of 2"},
+		{"a bad reference", [][]byte{money, []byte(`{"type":"record"}`)}, "reference 2 of 2"},
+	} {
+		if _, err := DefaultLimits.ParseWith(c.deps, person); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrInvalid naming %q", c.name, err, c.want)
+		}
+	}
+	small := Limits{MaxSize: len(person) + len(money) + len(address) - 1, MaxDepth: 10}
+	if _, err := small.ParseWith([][]byte{money, address}, person); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "exceed the limit") {
+		t.Errorf("over the size limit together: %v", err)
+	}
+}

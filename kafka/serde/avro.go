@@ -174,7 +174,13 @@ func (d *Deserializer) Resolver(ctx context.Context, id uint32) (*protoavro.Reso
 		if s.Type != TypeAvro && s.Type != "" {
 			return nil, fmt.Errorf("%w: schema %d is %s, want AVRO", ErrWrongSchemaType, id, s.Type)
 		}
-		ws, err := protoavro.ParseSchema([]byte(s.Text))
+		// The named types the schema takes from other subjects come first,
+		// each after those it takes itself.
+		var refs [][]byte
+		if err := d.reg.references(ctx, s.References, func(_ Reference, r Schema) { refs = append(refs, []byte(r.Text)) }); err != nil {
+			return nil, fmt.Errorf("schema %d: %w", id, err)
+		}
+		ws, err := protoavro.ParseSchemaWith([]byte(s.Text), refs...)
 		if err != nil {
 			return nil, fmt.Errorf("%w: schema %d: %w", ErrBadSchema, id, err)
 		}

@@ -125,16 +125,31 @@ func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSc
 	if err != nil && !errors.Is(err, ErrUnknownSubject) {
 		return nil, err
 	}
-	var prev []string
+	var prev []*avroschema.Node
 	var nums []int
-	for _, v := range vs {
+	from := 0 // the versions the level compares with: all, or the last
+	if !lvl.transitive() {
+		from = max(len(vs)-1, 0)
+	}
+	for i, v := range vs {
 		if v.Schema.Type != TypeAvro && v.Schema.Type != "" {
 			return nil, fmt.Errorf("%w: %s version %d is %s, want AVRO", ErrWrongSchemaType, subject, v.Version, v.Schema.Type)
 		}
-		prev = append(prev, v.Schema.Text)
+		var n *avroschema.Node
+		if i >= from && lvl != LevelNone {
+			// A version may take named types from other subjects.
+			var refs [][]byte
+			if err := r.references(ctx, v.Schema.References, func(_ Reference, s Schema) { refs = append(refs, []byte(s.Text)) }); err != nil {
+				return nil, fmt.Errorf("%s version %d: %w", subject, v.Version, err)
+			}
+			if n, err = parseCompat(v.Schema.Text, refs, false); err != nil {
+				return nil, fmt.Errorf("%s version %d: %w", subject, v.Version, err)
+			}
+		}
+		prev = append(prev, n)
 		nums = append(nums, v.Version)
 	}
-	rep, err := CheckCompatibility(lvl, newSchema, prev)
+	rep, err := checkParsed(lvl, newSchema, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +169,30 @@ func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSc
 // only. Every schema must parse (ParseSchema's bounds apply); one that does
 // not is an error wrapping ErrBadSchema and protoavro.ErrInvalidSchema.
 func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report, error) {
+	prev := make([]*avroschema.Node, len(previous))
+	if lvl != LevelNone {
+		from := 0
+		if !lvl.transitive() {
+			from = max(len(previous)-1, 0)
+		}
+		for i := from; i < len(previous); i++ {
+			var err error
+			if prev[i], err = parseCompat(previous[i], nil, false); err != nil {
+				return nil, fmt.Errorf("previous schema %d: %w", i+1, err)
+			}
+		}
+	}
+	return checkParsed(lvl, newSchema, prev)
+}
+
+// checkParsed is CheckCompatibility of previous schemas parsed already
+// (those the level compares with; the others may be nil).
+func checkParsed(lvl Level, newSchema string, previous []*avroschema.Node) (*Report, error) {
 	rep := &Report{Level: lvl}
 	if lvl == LevelNone || len(previous) == 0 {
 		return rep, nil
 	}
-	nw, err := parseCompat(newSchema, true)
+	nw, err := parseCompat(newSchema, nil, true)
 	if err != nil {
 		return nil, fmt.Errorf("new schema: %w", err)
 	}
@@ -167,10 +201,7 @@ func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report
 		from = 0
 	}
 	for i := len(previous) - 1; i >= from; i-- {
-		old, err := parseCompat(previous[i], false)
-		if err != nil {
-			return nil, fmt.Errorf("previous schema %d: %w", i+1, err)
-		}
+		old := previous[i]
 		rep.Versions = append(rep.Versions, i+1)
 		add := func(dir string, ps []problem) {
 			for _, p := range ps {
@@ -187,20 +218,24 @@ func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report
 	return rep, nil
 }
 
-// parseCompat parses schema text for the check with the bounded parser of
-// protoavro.ParseSchema (the same limits); an error wraps ErrBadSchema and
-// protoavro.ErrInvalidSchema. The new schema's field defaults must be
+// parseCompat parses schema text (a registered version with the schemas
+// its references name, dependencies first) for the check with the bounded
+// parser of protoavro.ParseSchema (the same limits); an error wraps
+// ErrBadSchema and protoavro.ErrInvalidSchema. The new schema's field
+// defaults must be
 // valid (exact), since they decide the check. A registered version's
 // invalid defaults are dropped, as ParseSchema drops them: some writers
 // register them (avsc writes a long default of -2^63 as
 // -9223372036854776000), and the check should not refuse every later
 // version for it; its fields then count as having no default.
-func parseCompat(text string, exact bool) (*avroschema.Node, error) {
-	parse := avroschema.Parse
+func parseCompat(text string, refs [][]byte, exact bool) (*avroschema.Node, error) {
+	var n *avroschema.Node
+	var err error
 	if exact {
-		parse = avroschema.ParseExact
+		n, err = avroschema.ParseExact([]byte(text))
+	} else {
+		n, err = avroschema.DefaultLimits.ParseWith(refs, []byte(text))
 	}
-	n, err := parse([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: %w", ErrBadSchema, protoavro.ErrInvalidSchema, err)
 	}

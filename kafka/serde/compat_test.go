@@ -99,6 +99,28 @@ func TestGateEvolution(t *testing.T) {
 	}
 }
 
+// TestGateReferences: a registered version that takes a named type from
+// another subject (a schema reference) is checked with it: the new schema
+// is compared with the whole type. It was ErrBadSchema ("unknown type").
+func TestGateReferences(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	v2, err := protoavro.Options{}.Schema(kafkatest.Person(t, "v2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	registerSplit(t, reg, v2, "split-value")
+	whole := kafkatest.AvroSchema(t, kafkatest.EvolutionSource(t, "v2"))
+	rep, err := reg.CheckAt(ctx, "split-value", serde.LevelFullTransitive, whole)
+	if err != nil || !rep.Compatible() || len(rep.Versions) != 1 {
+		t.Fatalf("v2 against the split v2: %+v, %v", rep, err)
+	}
+	// A v1 reader cannot read the registered v2's data: its age is a long.
+	rep, err = reg.CheckAt(ctx, "split-value", serde.LevelBackward, kafkatest.AvroSchema(t, kafkatest.EvolutionSource(t, "v1")))
+	if err != nil || rep.Compatible() || !strings.Contains(rep.Err().Error(), "Person.age") {
+		t.Fatalf("v1 against the split v2 under BACKWARD: %+v, %v", rep, err)
+	}
+}
+
 func TestGateRegistry(t *testing.T) {
 	_, reg := kafkatest.Registry(t)
 	v1 := kafkatest.Person(t, "v1")

@@ -12,7 +12,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Bounds on the .proto sources fetched for one schema ID.
+// Bounds on the referenced schemas fetched for one schema ID (.proto
+// imports, or Avro named types).
 const (
 	maxReferences = 256
 	maxRefDepth   = 32
@@ -113,7 +114,7 @@ func (p *ProtoDecoder) File(ctx context.Context, id uint32) (protoreflect.FileDe
 			return nil, fmt.Errorf("%w: schema %d is %s, want PROTOBUF", ErrWrongSchemaType, id, s.Type)
 		}
 		sources := map[string]string{}
-		if err := p.collect(ctx, s.References, sources, 0); err != nil {
+		if err := p.reg.references(ctx, s.References, func(r Reference, s Schema) { sources[r.Name] = s.Text }); err != nil {
 			return nil, fmt.Errorf("schema %d: %w", id, err)
 		}
 		main := fmt.Sprintf("protoavro-registry-schema-%d.proto", id)
@@ -124,30 +125,6 @@ func (p *ProtoDecoder) File(ctx context.Context, id uint32) (protoreflect.FileDe
 		}
 		return fd, nil
 	})
-}
-
-// collect fetches the referenced .proto sources, recursively, into sources.
-func (p *ProtoDecoder) collect(ctx context.Context, refs []Reference, sources map[string]string, depth int) error {
-	if depth > maxRefDepth {
-		return fmt.Errorf("%w: references nested deeper than %d", ErrBadSchema, maxRefDepth)
-	}
-	for _, r := range refs {
-		if _, ok := sources[r.Name]; ok {
-			continue
-		}
-		if len(sources) >= maxReferences {
-			return fmt.Errorf("%w: more than %d references", ErrBadSchema, maxReferences)
-		}
-		s, err := p.reg.SchemaByVersion(ctx, r.Subject, r.Version)
-		if err != nil {
-			return fmt.Errorf("reference %q: %w", r.Name, err)
-		}
-		sources[r.Name] = s.Text
-		if err := p.collect(ctx, s.References, sources, depth+1); err != nil {
-			return fmt.Errorf("reference %q: %w", r.Name, err)
-		}
-	}
-	return nil
 }
 
 // Compile compiles the .proto file main from in-memory sources (file name →

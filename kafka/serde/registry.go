@@ -209,3 +209,36 @@ func (r *Registry) SetCompatibility(ctx context.Context, subject string, l Level
 	}
 	return nil
 }
+
+// references fetches the schemas refs name, and theirs, recursively, and
+// calls visit once per name, each after the schemas it references
+// (dependencies first, as an Avro parser needs them). It is bounded:
+// maxReferences schemas, nested maxRefDepth deep.
+func (r *Registry) references(ctx context.Context, refs []Reference, visit func(Reference, Schema)) error {
+	seen := map[string]bool{}
+	var walk func(refs []Reference, depth int) error
+	walk = func(refs []Reference, depth int) error {
+		if depth > maxRefDepth {
+			return fmt.Errorf("%w: references nested deeper than %d", ErrBadSchema, maxRefDepth)
+		}
+		for _, ref := range refs {
+			if seen[ref.Name] {
+				continue
+			}
+			if len(seen) >= maxReferences {
+				return fmt.Errorf("%w: more than %d references", ErrBadSchema, maxReferences)
+			}
+			seen[ref.Name] = true
+			s, err := r.SchemaByVersion(ctx, ref.Subject, ref.Version)
+			if err != nil {
+				return fmt.Errorf("reference %q: %w", ref.Name, err)
+			}
+			if err := walk(s.References, depth+1); err != nil {
+				return fmt.Errorf("reference %q: %w", ref.Name, err)
+			}
+			visit(ref, s)
+		}
+		return nil
+	}
+	return walk(refs, 0)
+}

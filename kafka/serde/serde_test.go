@@ -3,6 +3,7 @@ package serde_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -268,4 +269,75 @@ func TestWrongSchemaType(t *testing.T) {
 	if err := de.Decode(ctx, serde.AppendHeader(nil, id), dynamicpb.NewMessage(md)); !errors.Is(err, serde.ErrWrongSchemaType) {
 		t.Errorf("Avro read of a PROTOBUF schema: %v", err)
 	}
+}
+
+// TestAvroInReferences: a writer schema that takes a named type from
+// another subject (a schema reference, as Confluent's Avro serializers
+// register shared types) is read: the Deserializer fetches the references,
+// dependencies first, and parses the schema with them. It was ErrBadSchema
+// ("unknown type").
+func TestAvroInReferences(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	md := kafkatest.Person(t, "v2")
+	codec, err := protoavro.Options{}.Codec(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := registerSplit(t, reg, codec.Schema(), "people-value")
+	de, err := serde.NewDeserializer(reg, md, protoavro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		m := kafkatest.NewPerson(md, i)
+		datum, err := codec.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := dynamicpb.NewMessage(md)
+		if err := de.Decode(ctx, append(serde.AppendHeader(nil, uint32(id)), datum...), got); err != nil {
+			t.Fatalf("Decode: %v", err)
+		}
+		if !proto.Equal(got, m) {
+			t.Fatalf("read %v, want %v", got, m)
+		}
+	}
+}
+
+// registerSplit registers the schema of a Person split in two: Person.Address
+// under subject person-address, and under subject the Person that names it
+// through a schema reference. It returns the Person's ID.
+func registerSplit(t *testing.T, reg *serde.Registry, s *protoavro.Schema, subject string) int {
+	t.Helper()
+	text, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var person map[string]any
+	if err := json.Unmarshal(text, &person); err != nil {
+		t.Fatal(err)
+	}
+	const name = "protoavro.test.evolution.Person.Address"
+	var address any
+	for _, f := range person["fields"].([]any) {
+		if f := f.(map[string]any); f["name"] == "address" {
+			union := f["type"].([]any)
+			address, union[1] = union[1], name
+		}
+	}
+	addressText, _ := json.Marshal(address)
+	personText, _ := json.Marshal(person)
+	if _, err := protoavro.ParseSchema(personText); err == nil {
+		t.Fatal("the split schema parses alone: the test checks nothing")
+	}
+	_, v, err := reg.Register(ctx, "person-address", serde.Schema{Type: serde.TypeAvro, Text: string(addressText)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := serde.Reference{Name: name, Subject: "person-address", Version: v}
+	id, _, err := reg.Register(ctx, subject, serde.Schema{Type: serde.TypeAvro, Text: string(personText), References: []serde.Reference{ref}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
