@@ -417,3 +417,32 @@ func TestParseWith(t *testing.T) {
 		t.Errorf("over the size limit together: %v", err)
 	}
 }
+
+// FuzzParseWith parses a schema with one reference: errors are ErrInvalid,
+// short and safe, and a schema that parses stands alone (its JSON parses
+// without the reference, to the same canonical form).
+func FuzzParseWith(f *testing.F) {
+	f.Add([]byte(`{"type":"fixed","name":"Cents","namespace":"shop","size":8}`), []byte(`{"type":"record","name":"A","namespace":"shop","fields":[{"name":"c","type":"Cents"}]}`))
+	f.Add([]byte(`{"type":"record","name":"P","fields":[{"name":"x","type":"long","default":1}]}`), []byte(`["null","P"]`))
+	f.Add([]byte(nestedDefaults(12)), []byte(`{"type":"record","name":"U","fields":[{"name":"r","type":"R0","default":{}},{"name":"s","type":"R0","default":{}}]}`))
+	f.Add([]byte(`"int"`), []byte(`{"type":"record","name":"R","fields":[]}`))
+	f.Fuzz(func(t *testing.T, dep, text []byte) {
+		n, err := DefaultLimits.ParseWith([][]byte{dep}, text)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+			if msg := err.Error(); len(msg) > 1024 || !safetext.Safe(msg) {
+				t.Fatalf("error message of %d bytes is not short and safe: %.300q", len(msg), msg)
+			}
+			return
+		}
+		again, err := Parse(n.JSON())
+		if err != nil {
+			t.Fatalf("our JSON of a parsed schema does not parse alone: %v\n%s", err, n.JSON())
+		}
+		if again.Canonical() != n.Canonical() {
+			t.Fatalf("canonical form changed: %s vs %s", n.Canonical(), again.Canonical())
+		}
+	})
+}
