@@ -15,9 +15,11 @@ package bridge
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -71,7 +73,12 @@ type Config struct {
 	// ExactlyOnce runs each batch in a transaction under TransactionalID.
 	ExactlyOnce bool
 	// TransactionalID is the transactional ID (ExactlyOnce); default
-	// "protoavro-bridge-" + Group + "-" + InstanceID.
+	// "protoavro-bridge-" + Group + "-" + InstanceID, or without an
+	// InstanceID a name unique to the process (host, process ID, random
+	// digits), so that instances of one group do not fence each other. A
+	// stable ID (InstanceID, or this) lets a restarted instance abort its
+	// crashed predecessor's transaction at once instead of after
+	// TransactionTimeout.
 	TransactionalID string
 	// TransactionTimeout is how long the broker lets a transaction stay
 	// open (ExactlyOnce; default 30 s). After a crash, a restarted instance
@@ -441,10 +448,26 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 	})
 }
 
+// uniqueSuffix names this process among the instances of a group: its
+// host, process ID and 8 random hex digits.
+func uniqueSuffix() string {
+	host, _ := os.Hostname()
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return fmt.Sprintf("%s-%d-%x", host, os.Getpid(), r)
+}
+
 func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 	id := b.cfg.TransactionalID
-	if id == "" {
+	switch {
+	case id != "":
+	case b.cfg.InstanceID != "":
 		id = "protoavro-bridge-" + b.cfg.Group + "-" + b.cfg.InstanceID
+	default:
+		// Instances of a group without static membership must not share a
+		// transactional ID: each would fence the one before. Zombies are
+		// fenced by the group's generation instead (KIP-447).
+		id = "protoavro-bridge-" + b.cfg.Group + "-" + uniqueSuffix()
 	}
 	timeout := b.cfg.TransactionTimeout
 	if timeout <= 0 {

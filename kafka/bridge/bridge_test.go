@@ -157,7 +157,8 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 func TestTwoInstances(t *testing.T) { kafkatest.BothSemantics(t, twoInstances) }
 
 // twoInstances runs two bridges in one group; with eos each has its own
-// transactional ID, and the output is read committed.
+// transactional ID by default (they once shared one without an instance ID,
+// and the second fenced the first), and the output is read committed.
 func twoInstances(t *testing.T, eos bool) {
 	const n = 20_000
 	brokers, cl, reg, md, id := setup(t, 6)
@@ -173,7 +174,7 @@ func twoInstances(t *testing.T, eos bool) {
 			sums[k], errs[k] = bridge.Run(ctx, bridge.Config{
 				Brokers: brokers, Group: "shared", Input: "in", Output: "out", Registry: reg,
 				BatchSize: 500, SessionTimeout: 3 * time.Second,
-				ExactlyOnce: eos, TransactionalID: fmt.Sprintf("two-%d", k),
+				ExactlyOnce: eos,
 			})
 		}()
 	}

@@ -26,7 +26,7 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		strategy = fs.String("strategy", "topic", "subject-name `STRATEGY`: topic, record or topic-record")
 		check    = fs.Bool("check", true, "run the local compatibility gate before registering a new schema")
 		eos      = fs.Bool("exactly-once", false, "exactly-once: each batch in a Kafka transaction")
-		txnID    = fs.String("transactional-id", "", "transactional `ID` for --exactly-once (default from group and instance ID)")
+		txnID    = fs.String("transactional-id", "", "transactional `ID` for --exactly-once (default from group and instance ID; without --instance-id, unique to the process)")
 		txnTime  = fs.Duration("transaction-timeout", 30*time.Second, "how long the broker lets a transaction stay open (--exactly-once): what a restart after a crash may wait")
 		maxRecs  = fs.Int64("max-records", 0, "stop after `N` records (0: run until SIGINT/SIGTERM)")
 		batch    = fs.Int("batch", 10000, "most `RECORDS` per batch")
