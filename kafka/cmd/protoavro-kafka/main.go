@@ -48,10 +48,18 @@ Commands:
 Run protoavro-kafka COMMAND -h for a command's flags.
 `
 
+// main runs a command. A first interrupt (SIGINT, SIGTERM) stops it
+// cleanly (the bridge finishes and commits its batch); a second one kills
+// the process.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	go func() {
+		<-ctx.Done()
+		stop() // the next interrupt has its default effect
+	}()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // errIncompatible makes check exit 1 after printing its report.

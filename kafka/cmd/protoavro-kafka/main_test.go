@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,4 +198,61 @@ func settle(c *collector) {
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// TestSecondInterrupt: a first SIGINT stops the bridge cleanly, which here
+// means waiting (up to two minutes) for a batch whose registry request
+// gets no answer; a second SIGINT kills the process at once. It was caught
+// and ignored too.
+func TestSecondInterrupt(t *testing.T) {
+	_, brokers := kafkatest.Cluster(t, 1, "in", "out")
+	_, reg := kafkatest.Registry(t)
+	md := kafkatest.Person(t, "v2")
+	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := serde.NewProtoEncoder(reg)
+	var recs []*kgo.Record
+	for i, w := range kafkatest.PersonWires(t, md, 0, 10) {
+		recs = append(recs, &kgo.Record{Topic: "in", Key: []byte(fmt.Sprint(i)), Value: enc.Append(nil, id, md, w)})
+	}
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
+	// A registry that takes requests and never answers.
+	hung := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hung:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(hung)
+	cmd := exec.Command(binary, "bridge", "--brokers", brokers[0], "--registry", srv.URL, "--group", "g",
+		"--in", "in", "--out", "out", "--progress", "0")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	time.Sleep(3 * time.Second) // it has the records, and waits for the registry
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		t.Fatalf("the bridge exited on the first interrupt, with its batch unfinished: %v\n%s", err, buf.String())
+	case <-time.After(2 * time.Second):
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+			t.Errorf("after the second interrupt: %v, want death by SIGINT\n%s", err, buf.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the bridge ignored a second interrupt\n%s", buf.String())
+	}
 }
