@@ -308,23 +308,31 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(nestedDefaults(30))) // took 3^30 steps
 	f.Fuzz(func(t *testing.T, text []byte) {
 		n, err := Parse(text)
-		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("error does not wrap ErrInvalid: %v", err)
-			}
-			if msg := err.Error(); len(msg) > 1024 || !safetext.Safe(msg) {
-				t.Fatalf("error message of %d bytes is not short and safe: %.300q", len(msg), msg)
-			}
-			return
-		}
-		again, err := Parse(n.JSON())
-		if err != nil {
-			t.Fatalf("our JSON of a parsed schema does not parse: %v\n%s", err, n.JSON())
-		}
-		if again.Canonical() != n.Canonical() {
-			t.Fatalf("canonical form changed: %s vs %s", n.Canonical(), again.Canonical())
-		}
+		checkParse(t, n, err)
 	})
+}
+
+// checkParse checks the result of parsing untrusted text: an error wraps
+// ErrInvalid and is short and safe to print; a schema's JSON parses alone
+// to the same canonical form.
+func checkParse(t *testing.T, n *Node, err error) {
+	t.Helper()
+	if err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			t.Fatalf("error does not wrap ErrInvalid: %v", err)
+		}
+		if msg := err.Error(); len(msg) > 1024 || !safetext.Safe(msg) {
+			t.Fatalf("error message of %d bytes is not short and safe: %.300q", len(msg), msg)
+		}
+		return
+	}
+	again, err := Parse(n.JSON())
+	if err != nil {
+		t.Fatalf("our JSON of a parsed schema does not parse alone: %v\n%s", err, n.JSON())
+	}
+	if again.Canonical() != n.Canonical() {
+		t.Fatalf("canonical form changed: %s vs %s", n.Canonical(), again.Canonical())
+	}
 }
 
 // TestDefaultsExpansionRefused: records nested 30 deep whose record fields
@@ -428,21 +436,6 @@ func FuzzParseWith(f *testing.F) {
 	f.Add([]byte(`"int"`), []byte(`{"type":"record","name":"R","fields":[]}`))
 	f.Fuzz(func(t *testing.T, dep, text []byte) {
 		n, err := DefaultLimits.ParseWith([][]byte{dep}, text)
-		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("error does not wrap ErrInvalid: %v", err)
-			}
-			if msg := err.Error(); len(msg) > 1024 || !safetext.Safe(msg) {
-				t.Fatalf("error message of %d bytes is not short and safe: %.300q", len(msg), msg)
-			}
-			return
-		}
-		again, err := Parse(n.JSON())
-		if err != nil {
-			t.Fatalf("our JSON of a parsed schema does not parse alone: %v\n%s", err, n.JSON())
-		}
-		if again.Canonical() != n.Canonical() {
-			t.Fatalf("canonical form changed: %s vs %s", n.Canonical(), again.Canonical())
-		}
+		checkParse(t, n, err)
 	})
 }
