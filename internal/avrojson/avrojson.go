@@ -38,6 +38,10 @@ type Limits struct {
 	// converted from JSON: the defaults of nested record types can expand a
 	// value of 2 bytes into 3^30 records (default 1<<20).
 	MaxDefaultValues int64
+	// MaxJSONSize bounds the JSON of one datum (default 512 MiB): the
+	// schema's names are written for values that take a byte or none, so
+	// a datum of a few bytes could otherwise give terabytes.
+	MaxJSONSize int
 }
 
 // Defaults of [Limits].
@@ -46,6 +50,11 @@ const (
 	DefaultMaxEmptyItems = limits.DatumEmptyItems
 	// DefaultMaxDefaultValues bounds the values from field defaults.
 	DefaultMaxDefaultValues = 1 << 20
+	// DefaultMaxJSONSize bounds the JSON of a datum: 8 times the largest
+	// block protoavro's readers accept, above the JSON of any datum such a
+	// block holds that the schema's names do not inflate (bytes and strings
+	// take at most 6 bytes of JSON a byte).
+	DefaultMaxJSONSize = 512 << 20
 )
 
 func (l Limits) withDefaults() Limits {
@@ -57,6 +66,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDefaultValues <= 0 {
 		l.MaxDefaultValues = DefaultMaxDefaultValues
+	}
+	if l.MaxJSONSize <= 0 {
+		l.MaxJSONSize = DefaultMaxJSONSize
 	}
 	return l
 }

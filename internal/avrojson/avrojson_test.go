@@ -288,6 +288,24 @@ func TestDefaultsExpansionBounded(t *testing.T) {
 	}
 }
 
+// TestJSONSizeBounded: a zero-size record whose field has a long name, in
+// an array of many, asks for name × items of JSON from a few bytes; the
+// JSON stops at Limits.MaxJSONSize.
+func TestJSONSizeBounded(t *testing.T) {
+	name := strings.Repeat("n", 1<<20)
+	s := mustParse(t, `{"type":"array","items":{"type":"record","name":"R","fields":[{"name":"`+name+`","type":"null"}]}}`)
+	data := []byte{0xfe, 0xff, 0x7f, 0} // one block of 1,048,575 items: a TiB of JSON
+	_, _, err := Limits{MaxJSONSize: 8 << 20}.Compile(s).AppendJSON(nil, data)
+	if !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "JSON exceeds") {
+		t.Fatalf("AppendJSON: %v, want ErrLimit", err)
+	}
+	// Within the limit, the same items print.
+	js, _, err := Limits{MaxJSONSize: 8 << 20}.Compile(s).AppendJSON(nil, []byte{6, 0})
+	if err != nil || strings.Count(string(js), name) != 3 {
+		t.Errorf("3 items: %d bytes, %v", len(js), err)
+	}
+}
+
 func TestNegativeBlockCount(t *testing.T) {
 	s := mustParse(t, `{"type":"array","items":"int"}`)
 	// A block of -2 items with its byte size (2), then the end.

@@ -15,7 +15,7 @@ import (
 // with the number of bytes the datum took. On error it returns dst
 // unchanged and an *[Error] with the datum's path and byte offset.
 func (c *Schema) AppendJSON(dst []byte, data []byte) ([]byte, int, error) {
-	d := decoder{buf: data, c: c, lim: c.lim}
+	d := decoder{buf: data, c: c, lim: c.lim, limit: len(dst) + c.lim.MaxJSONSize}
 	out, err := d.value(dst, c.root, 0)
 	if err != nil {
 		return dst, d.pos, err
@@ -34,6 +34,7 @@ type decoder struct {
 	c     *Schema
 	lim   Limits
 	empty emptyCount
+	limit int // the length of dst past which the JSON exceeds MaxJSONSize
 }
 
 func (d *decoder) long() (int64, error) {
@@ -111,6 +112,12 @@ func (d *decoder) blockCount(minItem int) (int64, error) {
 func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, error) {
 	s = s.Deref()
 	start := d.pos
+	if len(dst) > d.limit {
+		// Names in the schema (fields, union branches) are written for
+		// values that take a byte or none: a few bytes can ask for
+		// terabytes.
+		return dst, errAt(ocf.ErrLimit, start, "the datum's JSON exceeds %d bytes", d.lim.MaxJSONSize)
+	}
 	switch s.Type {
 	case avroschema.Null:
 		return append(dst, "null"...), nil
