@@ -749,6 +749,11 @@ func (cw *ContainerWriter) splitEmpty(b *wblock, data []byte) {
 		datum := data[at:g.end]
 		e, scratch, err := emptyItems(cw.codec.dec, b.scratch, datum)
 		b.scratch = scratch
+		if err == nil && e > maxEmptyItems {
+			// A WriteDatum datum (the codec refuses the others) that no
+			// reader of single datums accepts.
+			err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: more than %d nested records that take no bytes (empty messages) in one datum; readers refuse them (docs/limits.md)", ErrOutOfRange, maxEmptyItems)}
+		}
 		if err == nil && fits(count+1, int64(g.end-start), empty+e) {
 			count, empty, at = count+1, empty+e, g.end
 			continue
