@@ -281,6 +281,12 @@ func simpleName(full string) string { return full[strings.LastIndexByte(full, '.
 // field compiles the writer type of a field against the reader field.
 func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, error) {
 	w = w.Deref()
+	if w.Type == avroschema.Union && (f.mode == modeList || f.mode == modeMap || f.mode == modeEntries) {
+		// A writer's optional array or map (["null", array]): its branches
+		// resolve against the list or map, as value resolves the unions of
+		// single values.
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.field(bt, f) }), nil
+	}
 	switch f.mode {
 	case modeList:
 		if w.Type != avroschema.Array {
@@ -626,53 +632,7 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 	w = w.Deref()
 	defTag := protowire.EncodeTag(num, v.wt)
 	if w.Type == avroschema.Union {
-		branches := make([]valueDec, len(w.Branches))
-		for i, bt := range w.Branches {
-			if bt.Type == avroschema.Null {
-				continue // null: the field stays unset
-			}
-			d, err := rc.value(bt, num, v)
-			if err != nil {
-				// Resolution fails only if the writer actually uses this branch.
-				msg := err.Error()
-				d = func(st *decState, dst []byte, _ uint64) ([]byte, error) {
-					return dst, dataErr(ErrIncompatible, st.r.pos, "%s", msg)
-				}
-			}
-			branches[i] = d
-		}
-		if len(branches) == 2 && branches[0] == nil && branches[1] != nil {
-			// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
-			b := branches[1]
-			return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-				if st.r.pos < len(st.r.buf) {
-					switch st.r.buf[st.r.pos] {
-					case 0:
-						st.r.pos++
-						return dst, nil
-					case 2:
-						st.r.pos++
-						return b(st, dst, tag)
-					}
-				}
-				off := st.r.pos
-				i, err := st.r.long()
-				if err != nil {
-					return dst, err
-				}
-				return dst, dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
-			}, nil
-		}
-		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			i, err := st.r.index(len(branches), unionIndexError)
-			if err != nil {
-				return dst, err
-			}
-			if branches[i] == nil {
-				return dst, nil
-			}
-			return branches[i](st, dst, tag)
-		}, nil
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) }), nil
 	}
 	switch v.kind {
 	case vMessage:
@@ -718,6 +678,60 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 		}, nil
 	}
 	return rc.scalar(w, num, v)
+}
+
+// union compiles a writer union against a reader value that is not a
+// union, branch by branch with branch: a null branch leaves the field unset
+// (a list or map empty), and a branch the reader cannot take fails only when
+// the data uses it.
+func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node) (valueDec, error)) valueDec {
+	branches := make([]valueDec, len(w.Branches))
+	for i, bt := range w.Branches {
+		if bt.Type == avroschema.Null {
+			continue // null: the field stays unset
+		}
+		d, err := branch(bt)
+		if err != nil {
+			// Resolution fails only if the writer actually uses this branch.
+			msg := err.Error()
+			d = func(st *decState, dst []byte, _ uint64) ([]byte, error) {
+				return dst, dataErr(ErrIncompatible, st.r.pos, "%s", msg)
+			}
+		}
+		branches[i] = d
+	}
+	if len(branches) == 2 && branches[0] == nil && branches[1] != nil {
+		// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
+		b := branches[1]
+		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			if st.r.pos < len(st.r.buf) {
+				switch st.r.buf[st.r.pos] {
+				case 0:
+					st.r.pos++
+					return dst, nil
+				case 2:
+					st.r.pos++
+					return b(st, dst, tag)
+				}
+			}
+			off := st.r.pos
+			i, err := st.r.long()
+			if err != nil {
+				return dst, err
+			}
+			return dst, dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
+		}
+	}
+	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+		i, err := st.r.index(len(branches), unionIndexError)
+		if err != nil {
+			return dst, err
+		}
+		if branches[i] == nil {
+			return dst, nil
+		}
+		return branches[i](st, dst, tag)
+	}
 }
 
 // wholeDec reads a message carried whole: protobuf bytes or protojson text,
@@ -877,7 +891,11 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 			}
 			return protowire.AppendVarint(dst, u), nil
 		case vFloat:
-			return protowire.AppendFixed32(dst, math.Float32bits(float32(f))), nil
+			x := float32(f)
+			if wt0 == avroschema.Long {
+				x = float32(i) // rounded once, as Java's (float) long: float32(float64(i)) can round twice
+			}
+			return protowire.AppendFixed32(dst, math.Float32bits(x)), nil
 		case vDouble:
 			return protowire.AppendFixed64(dst, math.Float64bits(f)), nil
 		case vString:

@@ -1,0 +1,119 @@
+package protoavro
+
+import (
+	"math"
+	"testing"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// resolveDatum resolves the writer schema text against md's default codec
+// and unmarshals datum with the resolver into a new dynamic message.
+func resolveDatum(t *testing.T, md protoreflect.MessageDescriptor, writer string, datum []byte) (*dynamicpb.Message, error) {
+	t.Helper()
+	c, err := Options{}.Codec(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := ParseSchema([]byte(writer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Resolve(ws)
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	m := dynamicpb.NewMessage(md)
+	return m, r.Unmarshal(datum, m)
+}
+
+// A writer long read as a float is rounded once, to the nearest float32,
+// as Java's (float) conversion does; rounding to a double first rounds
+// 2^60+2^36+1 down to the tie 2^60+2^36, which then rounds to even (2^60).
+func TestResolveLongToFloatRoundsOnce(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p; message M { float f = 1; repeated float fs = 2; }`, "p.M")
+	const x = int64(1)<<60 | int64(1)<<36 | 1
+	datum := appendLong(nil, x)
+	datum = appendLong(datum, 1) // one item
+	datum = appendLong(datum, x)
+	datum = appendLong(datum, 0)
+	m, err := resolveDatum(t, md, `{"type":"record","name":"M","fields":[{"name":"f","type":"long"},{"name":"fs","type":{"type":"array","items":"long"}}]}`, datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := float32(x)
+	if want != float32(1<<60+1<<37) {
+		t.Fatalf("test premise: float32(%d) = %g", x, want)
+	}
+	if got := float32(m.Get(md.Fields().ByName("f")).Float()); got != want {
+		t.Errorf("f = %g (bits %#x), want %g (bits %#x)", got, math.Float32bits(got), want, math.Float32bits(want))
+	}
+	if got := float32(m.Get(md.Fields().ByName("fs")).List().Get(0).Float()); got != want {
+		t.Errorf("fs[0] = %g, want %g", got, want)
+	}
+}
+
+// A writer's optional array or map (["null", array], ["null", map]), as
+// other Avro writers commonly declare them, resolves against a repeated or
+// map field: by Avro's rules a writer union is resolved branch by branch,
+// and the array branch matches the reader's array. null reads as empty.
+func TestResolveWriterUnionOfArrayAndMap(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		message E { int32 v = 1; }
+		message M { repeated int32 xs = 1; map<string, int32> m = 2; repeated E es = 3; map<int32, string> im = 4; }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[
+		{"name":"xs","type":["null",{"type":"array","items":"int"}]},
+		{"name":"m","type":["null",{"type":"map","values":"int"}]},
+		{"name":"es","type":["null",{"type":"array","items":{"type":"record","name":"E","fields":[{"name":"v","type":"int"}]}}]},
+		{"name":"im","type":[{"type":"map","values":"string"},"null"]}]}`
+	var d []byte
+	d = appendLong(d, 1) // xs: the array branch
+	d = appendLong(d, 2)
+	d = appendLong(d, 7)
+	d = appendLong(d, -3)
+	d = appendLong(d, 0)
+	d = appendLong(d, 1) // m: the map branch
+	d = appendLong(d, 1)
+	d = appendAvroBytes(d, []byte("k"))
+	d = appendLong(d, 9)
+	d = appendLong(d, 0)
+	d = appendLong(d, 1) // es: the array branch
+	d = appendLong(d, 1)
+	d = appendLong(d, 5)
+	d = appendLong(d, 0)
+	d = appendLong(d, 0) // im: the map branch
+	d = appendLong(d, 1)
+	d = appendAvroBytes(d, []byte("-4"))
+	d = appendAvroBytes(d, []byte("four"))
+	d = appendLong(d, 0)
+	m, err := resolveDatum(t, md, writer, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := md.Fields()
+	if xs := m.Get(fs.ByName("xs")).List(); xs.Len() != 2 || xs.Get(0).Int() != 7 || xs.Get(1).Int() != -3 {
+		t.Errorf("xs = %v, want [7 -3]", xs)
+	}
+	if mm := m.Get(fs.ByName("m")).Map(); mm.Len() != 1 || mm.Get(protoreflect.ValueOfString("k").MapKey()).Int() != 9 {
+		t.Errorf("m = %v, want {k: 9}", mm)
+	}
+	if es := m.Get(fs.ByName("es")).List(); es.Len() != 1 || es.Get(0).Message().Get(md.Fields().ByName("es").Message().Fields().ByName("v")).Int() != 5 {
+		t.Errorf("es = %v, want [{v: 5}]", es)
+	}
+	if im := m.Get(fs.ByName("im")).Map(); im.Len() != 1 || im.Get(protoreflect.ValueOfInt32(-4).MapKey()).String() != "four" {
+		t.Errorf("im = %v, want {-4: four}", im)
+	}
+
+	// Every union null: the fields stay empty.
+	d = []byte{0, 0, 0, 2}
+	m, err = resolveDatum(t, md, writer, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fs.Len() {
+		if m.Has(fs.Get(i)) {
+			t.Errorf("%s set from a null union", fs.Get(i).Name())
+		}
+	}
+}
