@@ -130,6 +130,9 @@ type readerCompiler struct {
 	empty avroschema.Empties
 	skips map[*avroschema.Node]*skipProg
 	names map[*msgPlan]map[string]int // field indexes of wide plans
+	// enumDefaults holds the number of each reader enum's default symbol,
+	// which a writer symbol unknown to the reader reads as.
+	enumDefaults map[protoreflect.FullName]int32
 }
 
 type recordKey struct {
@@ -137,14 +140,33 @@ type recordKey struct {
 	p *msgPlan
 }
 
-// compileReader builds the reader program of plan p for data written with writer.
-func compileReader(writer *avroschema.Node, p *msgPlan, o Options) (*decRecord, error) {
-	rc := &readerCompiler{opts: o, records: map[recordKey]*decRecord{}, skips: map[*avroschema.Node]*skipProg{}}
+// compileReader builds the reader program of the reader schema's plan for
+// data written with writer.
+func compileReader(writer *avroschema.Node, reader *Schema, o Options) (*decRecord, error) {
+	rc := &readerCompiler{opts: o, records: map[recordKey]*decRecord{}, skips: map[*avroschema.Node]*skipProg{},
+		enumDefaults: enumDefaults(reader)}
 	w := writer.Deref()
 	if w.Type != avroschema.Record {
 		return nil, fmt.Errorf("%w: writer schema is a %s, not a record", ErrIncompatible, w.Type)
 	}
-	return rc.record(w, p)
+	return rc.record(w, reader.plan)
+}
+
+// enumDefaults maps each enum of the schema's tree to the number of its
+// default symbol, which is not always the first (the Java profile takes the
+// default of the field that defines the enum).
+func enumDefaults(s *Schema) map[protoreflect.FullName]int32 {
+	defs := map[protoreflect.FullName]int32{}
+	for _, d := range s.named {
+		ed, ok := d.desc.(protoreflect.EnumDescriptor)
+		if !ok || !d.node.HasEnumDefault {
+			continue
+		}
+		if ev := ed.Values().ByName(protoreflect.Name(d.node.EnumDefault)); ev != nil {
+			defs[ed.FullName()] = int32(ev.Number())
+		}
+	}
+	return defs
 }
 
 // record compiles a writer record against a reader message's plan.
@@ -800,6 +822,9 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 		ed := v.enum.desc
 		numbers := make([]int32, len(w.Symbols))
 		def := v.enum.numbers[0]
+		if d, ok := rc.enumDefaults[ed.FullName()]; ok {
+			def = d
+		}
 		for i, sym := range w.Symbols {
 			if ev := ed.Values().ByName(protoreflect.Name(sym)); ev != nil {
 				numbers[i] = int32(ev.Number())
@@ -1272,7 +1297,7 @@ func (c *Codec) Resolve(writer *Schema) (*Resolver, error) {
 	if writer == nil {
 		return nil, fmt.Errorf("%w: nil writer schema", ErrIncompatible)
 	}
-	dec, err := compileReader(writer.root, c.schema.plan, c.opts)
+	dec, err := compileReader(writer.root, c.schema, c.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package protoavro
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -115,5 +116,44 @@ func TestResolveWriterUnionOfArrayAndMap(t *testing.T) {
 		if m.Has(fs.Get(i)) {
 			t.Errorf("%s set from a null union", fs.Get(i).Name())
 		}
+	}
+}
+
+// A writer enum symbol the reader lacks reads as the reader enum's default
+// symbol (Avro's rule; Java's ResolvingGrammarGenerator), which under the
+// Java profile is the explicit default of the field that defines the enum,
+// not necessarily its first value.
+func TestResolveUnknownSymbolReadsReaderEnumDefault(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto2"; package p;
+		enum Color { RED = 0; GREEN = 1; BLUE = 2; }
+		message M { optional Color c = 1 [default = BLUE]; optional int32 n = 2; }`, "p.M")
+	o := Options{Profile: JavaProfile}
+	c, err := o.Codec(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := c.Schema().JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), `"default": "BLUE"`) {
+		t.Fatalf("test premise: the reader enum's default is not BLUE:\n%s", text)
+	}
+	ws, err := ParseSchema([]byte(`{"type":"record","name":"M","fields":[
+		{"name":"c","type":{"type":"enum","name":"Color","symbols":["RED","GREEN","BLUE","PURPLE"]}},
+		{"name":"n","type":"int"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Resolve(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dynamicpb.NewMessage(md)
+	if err := r.Unmarshal([]byte{3 << 1, 2}, m); err != nil { // PURPLE, n = 1
+		t.Fatal(err)
+	}
+	if got := m.Get(md.Fields().ByName("c")).Enum(); got != 2 {
+		t.Errorf("c = %d, want BLUE (2), the reader enum's default", got)
 	}
 }
