@@ -309,6 +309,10 @@ func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, err
 		// single values.
 		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.field(bt, f) }), nil
 	}
+	if w.Type == avroschema.Null && f.mode == modeNullable {
+		// The reader's ["null", T] takes a writer null: the field stays unset.
+		return func(_ *decState, dst []byte, _ uint64) ([]byte, error) { return dst, nil }, nil
+	}
 	switch f.mode {
 	case modeList:
 		if w.Type != avroschema.Array {

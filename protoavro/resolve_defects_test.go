@@ -1,6 +1,7 @@
 package protoavro
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -155,5 +156,35 @@ func TestResolveUnknownSymbolReadsReaderEnumDefault(t *testing.T) {
 	}
 	if got := m.Get(md.Fields().ByName("c")).Enum(); got != 2 {
 		t.Errorf("c = %d, want BLUE (2), the reader enum's default", got)
+	}
+}
+
+// A writer field of type null resolves against a reader field whose union
+// holds null (Avro: a reader union takes the first branch matching the
+// writer's type), so data whose writer declared a field "null" reads with
+// the field unset; a reader field that cannot be null still refuses it.
+func TestResolveWriterNullIntoNullable(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		message E { int32 v = 1; }
+		message M { optional int32 n = 1; E e = 2; int32 k = 3; }`, "p.M")
+	m, err := resolveDatum(t, md, `{"type":"record","name":"M","fields":[
+		{"name":"n","type":"null"},{"name":"e","type":"null"},{"name":"k","type":"int"}]}`, []byte{6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := md.Fields()
+	if m.Has(fs.ByName("n")) || m.Has(fs.ByName("e")) || m.Get(fs.ByName("k")).Int() != 3 {
+		t.Errorf("got %v, want only k = 3", m)
+	}
+	c, err := Options{}.Codec(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := ParseSchema([]byte(`{"type":"record","name":"M","fields":[{"name":"k","type":"null"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Resolve(ws); !errors.Is(err, ErrIncompatible) {
+		t.Errorf("null read as a plain int: %v, want ErrIncompatible", err)
 	}
 }
