@@ -193,8 +193,10 @@ func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
 func (st *decState) decodeMessageList(sf *structField, s *[]unsafe.Pointer) error {
 	v := &sf.f.val
 	minSize := 1
-	if v.kind == vMessage && len(v.msg.fields) == 0 {
-		minSize = 0 // empty records take no bytes
+	if v.kind == vMessage && v.msg.zeroSize {
+		// Records that take no bytes: those without fields, and those
+		// whose fields are such records (required empty messages).
+		minSize = 0
 	}
 	idx := 0
 	for {

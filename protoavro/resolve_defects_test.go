@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testpb/legacypb"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
@@ -186,5 +188,35 @@ func TestResolveWriterNullIntoNullable(t *testing.T) {
 	}
 	if _, err := c.Resolve(ws); !errors.Is(err, ErrIncompatible) {
 		t.Errorf("null read as a plain int: %v, want ErrIncompatible", err)
+	}
+}
+
+// A list of records that take no bytes although they have fields (proto2
+// Marker holds only a required empty message) decodes through the direct
+// struct reader as through the transcoder: the block count of such items is
+// not bounded by the bytes left, since they take none.
+func TestUnmarshalStructZeroSizeRecordsWithFields(t *testing.T) {
+	m := &legacypb.Markers{After: proto.Int32(7)}
+	for range 5 {
+		m.Markers = append(m.Markers, &legacypb.Marker{Nothing: &legacypb.Nothing{}})
+	}
+	c := mustCodec(t, Options{}, m)
+	data, err := c.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.directPlan(m); !d.readable {
+		t.Fatal("test premise: Markers does not take the direct reader")
+	}
+	got := &legacypb.Markers{}
+	if err := c.Unmarshal(data, got); err != nil {
+		t.Fatalf("Unmarshal of %x: %v", data, err)
+	}
+	if !proto.Equal(got, m) {
+		t.Errorf("got %v, want %v", got, m)
+	}
+	dyn := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
+	if err := c.Unmarshal(data, dyn); err != nil || !proto.Equal(dyn, m) {
+		t.Errorf("transcoder: %v, %v", dyn, err)
 	}
 }
