@@ -16,7 +16,13 @@ import (
 // and unmarshals datum with the resolver into a new dynamic message.
 func resolveDatum(t *testing.T, md protoreflect.MessageDescriptor, writer string, datum []byte) (*dynamicpb.Message, error) {
 	t.Helper()
-	c, err := Options{}.Codec(md)
+	return resolveDatumWith(t, Options{}, md, writer, datum)
+}
+
+// resolveDatumWith is resolveDatum with o's codec.
+func resolveDatumWith(t *testing.T, o Options, md protoreflect.MessageDescriptor, writer string, datum []byte) (*dynamicpb.Message, error) {
+	t.Helper()
+	c, err := o.Codec(md)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +125,28 @@ func TestResolveWriterUnionOfArrayAndMap(t *testing.T) {
 		if m.Has(fs.Get(i)) {
 			t.Errorf("%s set from a null union", fs.Get(i).Name())
 		}
+	}
+
+	// A map carried as an array of entry records, behind a union.
+	o := Options{MapKeys: MapAsEntryArray}
+	text, err := mustSchema(t, o, md).JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), `"name": "p.M.ImEntry"`) {
+		t.Fatalf("test premise: no ImEntry record in\n%s", text)
+	}
+	writer = `{"type":"record","name":"M","fields":[
+		{"name":"im","type":["null",{"type":"array","items":{"type":"record","name":"ImEntry","fields":[
+			{"name":"key","type":"int"},{"name":"value","type":"string"}]}}]}]}`
+	d = appendLong([]byte{2, 2}, -4) // the array branch, one entry
+	d = appendAvroBytes(d, []byte("four"))
+	d = append(d, 0)
+	if m, err = resolveDatumWith(t, o, md, writer, d); err != nil {
+		t.Fatal(err)
+	}
+	if im := m.Get(fs.ByName("im")).Map(); im.Len() != 1 || im.Get(protoreflect.ValueOfInt32(-4).MapKey()).String() != "four" {
+		t.Errorf("entries im = %v, want {-4: four}", im)
 	}
 }
 
