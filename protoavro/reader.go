@@ -516,19 +516,19 @@ func appendMapKey(dst []byte, key *valuePlan, k []byte, off int) ([]byte, error)
 		v = protoreflect.ValueOfBool(b)
 	case vInt32, vSint32, vSfixed32:
 		var x int64
-		x, err = strconv.ParseInt(s, 10, 32)
+		x, err = parseKeyInt(s, 32)
 		v = protoreflect.ValueOfInt32(int32(x))
 	case vInt64, vSint64, vSfixed64:
 		var x int64
-		x, err = strconv.ParseInt(s, 10, 64)
+		x, err = parseKeyInt(s, 64)
 		v = protoreflect.ValueOfInt64(x)
 	case vUint32, vFixed32:
 		var x uint64
-		x, err = strconv.ParseUint(s, 10, 32)
+		x, err = parseKeyUint(s, 32)
 		v = protoreflect.ValueOfUint32(uint32(x))
 	default: // uint64 and fixed64, whatever the Uint64 mapping
 		var x uint64
-		x, err = strconv.ParseUint(s, 10, 64)
+		x, err = parseKeyUint(s, 64)
 		v = protoreflect.ValueOfUint64(x)
 	}
 	if err != nil {
@@ -536,6 +536,26 @@ func appendMapKey(dst []byte, key *valuePlan, k []byte, off int) ([]byte, error)
 	}
 	dst = protowire.AppendVarint(dst, protowire.EncodeTag(1, key.wt))
 	return appendWireValue(dst, key, v), nil
+}
+
+// parseKeyInt parses a map key written as an integer's canonical text, the
+// only form the writers write: a sign, a leading zero or "-0" is a syntax
+// error, so that two Avro keys ("12", "012") never read as one protobuf key.
+func parseKeyInt(s string, bits int) (int64, error) {
+	x, err := strconv.ParseInt(s, 10, bits)
+	if err == nil && strconv.FormatInt(x, 10) != s {
+		err = strconv.ErrSyntax
+	}
+	return x, err
+}
+
+// parseKeyUint is parseKeyInt for unsigned keys.
+func parseKeyUint(s string, bits int) (uint64, error) {
+	x, err := strconv.ParseUint(s, 10, bits)
+	if err == nil && strconv.FormatUint(x, 10) != s {
+		err = strconv.ErrSyntax
+	}
+	return x, err
 }
 
 // fixLength writes the length of the bytes after the one-byte placeholder at

@@ -289,11 +289,11 @@ func (st *decState) mapKey(sf *structField, entries bool, kv reflect.Value) erro
 		kv.SetBool(s == "true")
 	case reflect.Int32, reflect.Int64:
 		var x int64
-		x, err = strconv.ParseInt(s, 10, kv.Type().Bits())
+		x, err = parseKeyInt(s, kv.Type().Bits())
 		kv.SetInt(x)
 	default: // unsigned
 		var x uint64
-		x, err = strconv.ParseUint(s, 10, kv.Type().Bits())
+		x, err = parseKeyUint(s, kv.Type().Bits())
 		kv.SetUint(x)
 	}
 	if err != nil {

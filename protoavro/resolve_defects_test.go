@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testpb/legacypb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -246,5 +247,56 @@ func TestUnmarshalStructZeroSizeRecordsWithFields(t *testing.T) {
 	dyn := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
 	if err := c.Unmarshal(data, dyn); err != nil || !proto.Equal(dyn, m) {
 		t.Errorf("transcoder: %v, %v", dyn, err)
+	}
+}
+
+// Non-string map keys are parsed back strictly, as docs/mapping.md says:
+// only the canonical text the writers write ("12", "-12", "true"), so that
+// two Avro keys never merge into one protobuf key ("12" and "012" did, the
+// second silently replacing the first).
+func TestMapKeysParsedStrictly(t *testing.T) {
+	c := mustCodec(t, Options{}, &kitchenpb.Maps{})
+	md := (&kitchenpb.Maps{}).ProtoReflect().Descriptor()
+	for _, tc := range []struct {
+		field string
+		key   string
+		ok    bool
+	}{
+		{"int32_to_string", "12", true}, {"int32_to_string", "-12", true}, {"int32_to_string", "0", true},
+		{"int32_to_string", "012", false}, {"int32_to_string", "+12", false}, {"int32_to_string", "-0", false},
+		{"int64_to_int64", "-9223372036854775808", true}, {"int64_to_int64", "00", false},
+		{"uint32_to_uint32", "4294967295", true}, {"uint32_to_uint32", "+1", false},
+		{"uint64_to_uint64", "18446744073709551615", true}, {"uint64_to_uint64", "007", false},
+		{"bool_to_bool", "true", true}, {"bool_to_bool", "True", false}, {"bool_to_bool", "1", false},
+	} {
+		// One entry in the field, every other field empty.
+		var data []byte
+		for i := range md.Fields().Len() {
+			fd := md.Fields().Get(i)
+			if string(fd.Name()) != tc.field {
+				data = append(data, 0)
+				continue
+			}
+			data = appendLong(data, 1)
+			data = appendAvroBytes(data, []byte(tc.key))
+			switch fd.MapValue().Kind() {
+			case protoreflect.StringKind:
+				data = appendAvroBytes(data, []byte("v"))
+			case protoreflect.BoolKind:
+				data = append(data, 1)
+			default:
+				data = appendLong(data, 1)
+			}
+			data = append(data, 0)
+		}
+		for _, m := range []proto.Message{&kitchenpb.Maps{}, dynamicpb.NewMessage(md)} {
+			err := c.Unmarshal(data, m)
+			if tc.ok && err != nil {
+				t.Errorf("%s key %q into %T: %v", tc.field, tc.key, m, err)
+			}
+			if !tc.ok && !errors.Is(err, ErrMalformed) {
+				t.Errorf("%s key %q into %T: %v, want ErrMalformed", tc.field, tc.key, m, err)
+			}
+		}
 	}
 }
