@@ -1,7 +1,9 @@
 package protoavro
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -296,6 +298,62 @@ func TestMapKeysParsedStrictly(t *testing.T) {
 			}
 			if !tc.ok && !errors.Is(err, ErrMalformed) {
 				t.Errorf("%s key %q into %T: %v, want ErrMalformed", tc.field, tc.key, m, err)
+			}
+		}
+	}
+}
+
+// Every promotion of Avro's resolution rules, in each place a value can
+// be: a singular field, an array item, a map value and a union branch
+// (a writer ["null", T] read into a plain field).
+func TestResolvePromotionsEverywhere(t *testing.T) {
+	const big = int64(1)<<60 | int64(1)<<36 | 1
+	cases := []struct {
+		from, to string // Avro writer type, protobuf reader type
+		enc      []byte // the writer value
+		want     any    // the reader value
+	}{
+		{"int", "int64", appendLong(nil, -5), int64(-5)},
+		{"int", "float", appendLong(nil, 16777217), float32(16777217)},
+		{"int", "double", appendLong(nil, math.MinInt32), float64(math.MinInt32)},
+		{"long", "float", appendLong(nil, big), float32(big)},
+		{"long", "double", appendLong(nil, big), float64(big)},
+		{"float", "double", binary.LittleEndian.AppendUint32(nil, math.Float32bits(-0.1)), float64(float32(-0.1))},
+		{"string", "bytes", appendAvroBytes(nil, []byte("é")), []byte("é")},
+		{"bytes", "string", appendAvroBytes(nil, []byte("é")), "é"},
+	}
+	for _, tc := range cases {
+		md := compileMessage(t, fmt.Sprintf(`syntax = "proto3"; package p;
+			message M { %[1]s one = 1; repeated %[1]s list = 2; map<string, %[1]s> vals = 3; %[1]s opt = 4; }`, tc.to), "p.M")
+		writer := fmt.Sprintf(`{"type":"record","name":"M","fields":[{"name":"one","type":"%[1]s"},
+			{"name":"list","type":{"type":"array","items":"%[1]s"}},{"name":"vals","type":{"type":"map","values":"%[1]s"}},
+			{"name":"opt","type":["null","%[1]s"]}]}`, tc.from)
+		var d []byte
+		d = append(d, tc.enc...)
+		d = append(appendLong(d, 2), tc.enc...)
+		d = append(append(d, tc.enc...), 0)
+		d = appendAvroBytes(appendLong(d, 1), []byte("k"))
+		d = append(append(d, tc.enc...), 0)
+		d = append(append(d, 2), tc.enc...)
+		m, err := resolveDatum(t, md, writer, d)
+		if err != nil {
+			t.Errorf("%s → %s: %v", tc.from, tc.to, err)
+			continue
+		}
+		fs := md.Fields()
+		want := protoreflect.ValueOf(tc.want)
+		got := map[string]protoreflect.Value{
+			"one": m.Get(fs.ByName("one")), "opt": m.Get(fs.ByName("opt")),
+			"vals[k]": m.Get(fs.ByName("vals")).Map().Get(protoreflect.ValueOfString("k").MapKey()),
+		}
+		if l := m.Get(fs.ByName("list")).List(); l.Len() == 2 {
+			got["list[0]"], got["list[1]"] = l.Get(0), l.Get(1)
+		} else {
+			t.Errorf("%s → %s: list of %d", tc.from, tc.to, l.Len())
+		}
+		for where, g := range got {
+			if !g.Equal(want) {
+				t.Errorf("%s → %s: %s = %v, want %v", tc.from, tc.to, where, g, want)
 			}
 		}
 	}
