@@ -25,6 +25,17 @@ func resolveDatum(t *testing.T, md protoreflect.MessageDescriptor, writer string
 // resolveDatumWith is resolveDatum with o's codec.
 func resolveDatumWith(t *testing.T, o Options, md protoreflect.MessageDescriptor, writer string, datum []byte) (*dynamicpb.Message, error) {
 	t.Helper()
+	r, err := resolveText(t, o, md, writer)
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	m := dynamicpb.NewMessage(md)
+	return m, r.Unmarshal(datum, m)
+}
+
+// resolveText resolves the writer schema text against md's codec of o.
+func resolveText(t *testing.T, o Options, md protoreflect.MessageDescriptor, writer string) (*Resolver, error) {
+	t.Helper()
 	c, err := o.Codec(md)
 	if err != nil {
 		t.Fatal(err)
@@ -33,12 +44,7 @@ func resolveDatumWith(t *testing.T, o Options, md protoreflect.MessageDescriptor
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.Resolve(ws)
-	if err != nil {
-		t.Fatalf("Resolve: %v", err)
-	}
-	m := dynamicpb.NewMessage(md)
-	return m, r.Unmarshal(datum, m)
+	return c.Resolve(ws)
 }
 
 // A writer long read as a float is rounded once, to the nearest float32,
@@ -162,29 +168,13 @@ func TestResolveUnknownSymbolReadsReaderEnumDefault(t *testing.T) {
 		enum Color { RED = 0; GREEN = 1; BLUE = 2; }
 		message M { optional Color c = 1 [default = BLUE]; optional int32 n = 2; }`, "p.M")
 	o := Options{Profile: JavaProfile}
-	c, err := o.Codec(md)
-	if err != nil {
-		t.Fatal(err)
+	if e := mustSchema(t, o, md).root.Deref().Fields[0].Type.Deref(); e.EnumDefault != "BLUE" {
+		t.Fatalf("test premise: the reader enum's default is %q, not BLUE", e.EnumDefault)
 	}
-	text, err := c.Schema().JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(text), `"default": "BLUE"`) {
-		t.Fatalf("test premise: the reader enum's default is not BLUE:\n%s", text)
-	}
-	ws, err := ParseSchema([]byte(`{"type":"record","name":"M","fields":[
+	m, err := resolveDatumWith(t, o, md, `{"type":"record","name":"M","fields":[
 		{"name":"c","type":{"type":"enum","name":"Color","symbols":["RED","GREEN","BLUE","PURPLE"]}},
-		{"name":"n","type":"int"}]}`))
+		{"name":"n","type":"int"}]}`, []byte{3 << 1, 2}) // PURPLE, n = 1
 	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Resolve(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := dynamicpb.NewMessage(md)
-	if err := r.Unmarshal([]byte{3 << 1, 2}, m); err != nil { // PURPLE, n = 1
 		t.Fatal(err)
 	}
 	if got := m.Get(md.Fields().ByName("c")).Enum(); got != 2 {
@@ -209,15 +199,7 @@ func TestResolveWriterNullIntoNullable(t *testing.T) {
 	if m.Has(fs.ByName("n")) || m.Has(fs.ByName("e")) || m.Get(fs.ByName("k")).Int() != 3 {
 		t.Errorf("got %v, want only k = 3", m)
 	}
-	c, err := Options{}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := ParseSchema([]byte(`{"type":"record","name":"M","fields":[{"name":"k","type":"null"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Resolve(ws); !errors.Is(err, ErrIncompatible) {
+	if _, err := resolveText(t, Options{}, md, `{"type":"record","name":"M","fields":[{"name":"k","type":"null"}]}`); !errors.Is(err, ErrIncompatible) {
 		t.Errorf("null read as a plain int: %v, want ErrIncompatible", err)
 	}
 }
