@@ -307,7 +307,7 @@ func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, err
 		// A writer's optional array or map (["null", array]): its branches
 		// resolve against the list or map, as value resolves the unions of
 		// single values.
-		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.field(bt, f) }), nil
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.field(bt, f) }, ""), nil
 	}
 	if w.Type == avroschema.Null && f.mode == modeNullable {
 		// The reader's ["null", T] takes a writer null: the field stays unset.
@@ -318,8 +318,14 @@ func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, err
 		if w.Type != avroschema.Array {
 			return nil, incompatible(w, "an array")
 		}
-		item, err := rc.value(w.Items, f.num, &f.val)
-		if err != nil {
+		var item valueDec
+		var err error
+		if u := w.Items.Deref(); u.Type == avroschema.Union {
+			// A repeated field has no place for a null item: dropping it
+			// would lose it and move the items after it.
+			item = rc.union(u, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, f.num, &f.val) },
+				"a null item cannot be read into a repeated field")
+		} else if item, err = rc.value(w.Items, f.num, &f.val); err != nil {
 			return nil, err
 		}
 		return listDec(f.tag, item, f.packedOut, rc.minSize(w.Items)), nil
@@ -678,7 +684,7 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 	w = w.Deref()
 	defTag := protowire.EncodeTag(num, v.wt)
 	if w.Type == avroschema.Union {
-		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) }), nil
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) }, ""), nil
 	}
 	switch v.kind {
 	case vMessage:
@@ -728,12 +734,15 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 
 // union compiles a writer union against a reader value that is not a
 // union, branch by branch with branch: a null branch leaves the field unset
-// (a list or map empty), and a branch the reader cannot take fails only when
-// the data uses it.
-func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node) (valueDec, error)) valueDec {
+// (a list or map empty), or, where the reader has no place for a null (a
+// list item), fails with nullErr when the data uses it; a branch the reader
+// cannot take fails only when the data uses it.
+func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node) (valueDec, error), nullErr string) valueDec {
 	branches := make([]valueDec, len(w.Branches))
+	nulls := make([]bool, len(w.Branches))
 	for i, bt := range w.Branches {
 		if bt.Type == avroschema.Null {
+			nulls[i] = nullErr != ""
 			continue // null: the field stays unset
 		}
 		d, err := branch(bt)
@@ -746,7 +755,7 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		}
 		branches[i] = d
 	}
-	if len(branches) == 2 && branches[0] == nil && branches[1] != nil {
+	if len(branches) == 2 && branches[0] == nil && branches[1] != nil && !nulls[0] {
 		// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
 		b := branches[1]
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
@@ -769,11 +778,15 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		}
 	}
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+		off := st.r.pos
 		i, err := st.r.index(len(branches), unionIndexError)
 		if err != nil {
 			return dst, err
 		}
 		if branches[i] == nil {
+			if nulls[i] {
+				return dst, dataErr(ErrIncompatible, off, "%s", nullErr)
+			}
 			return dst, nil
 		}
 		return branches[i](st, dst, tag)

@@ -340,3 +340,51 @@ func TestResolvePromotionsEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// A null item of a writer's array of unions (Spark writes nullable
+// elements as ["T", "null"]) has no place in a repeated field: it fails
+// with the item's path, as Java's "Found null, expecting int", instead of
+// vanishing from the list and moving the items after it; an array without
+// nulls reads whole.
+func TestResolveNullListItem(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		message E { int32 v = 1; }
+		message M { repeated int32 xs = 1; repeated E es = 2; }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[
+		{"name":"xs","type":{"type":"array","items":["int","null"]}},
+		{"name":"es","type":{"type":"array","items":["null",{"type":"record","name":"E","fields":[{"name":"v","type":"int"}]}]}}]}`
+	item := func(d []byte, null bool, v int64, nullIndex int64) []byte {
+		if null {
+			return appendLong(d, nullIndex)
+		}
+		return appendLong(appendLong(d, 1-nullIndex), v)
+	}
+	datum := func(xsNull, esNull bool) []byte {
+		d := appendLong(nil, 3)
+		for i := range int64(3) {
+			d = item(d, xsNull && i == 1, i+1, 1)
+		}
+		d = appendLong(appendLong(d, 0), 2)
+		for i := range int64(2) {
+			d = item(d, esNull && i == 0, i+5, 0)
+		}
+		return appendLong(d, 0)
+	}
+	m, err := resolveDatum(t, md, writer, datum(false, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if xs, es := m.Get(md.Fields().ByName("xs")).List(), m.Get(md.Fields().ByName("es")).List(); xs.Len() != 3 || xs.Get(2).Int() != 3 || es.Len() != 2 {
+		t.Errorf("got %v, want 3 xs and 2 es", m)
+	}
+	for _, tc := range []struct {
+		xsNull, esNull bool
+		path           string
+	}{{true, false, "M.xs[1]"}, {false, true, "M.es[0]"}} {
+		m, err := resolveDatum(t, md, writer, datum(tc.xsNull, tc.esNull))
+		var de *DataError
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || de.Path != tc.path {
+			t.Errorf("null at %s: %v (read %v), want ErrIncompatible at %s", tc.path, err, m, tc.path)
+		}
+	}
+}
