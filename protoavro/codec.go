@@ -67,7 +67,7 @@ func compileCodec(s *Schema, o Options) (*Codec, error) {
 	o.Cache = nil
 	c := &Codec{schema: s, opts: o, enc: s.plan, policy: o.UnknownEnums}
 	var err error
-	if c.dec, err = compileReader(s.root, s.plan, o); err != nil {
+	if c.dec, err = compileReader(s.root, s, o); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -130,6 +130,9 @@ type readerCompiler struct {
 	empty avroschema.Empties
 	skips map[*avroschema.Node]*skipProg
 	names map[*msgPlan]map[string]int // field indexes of wide plans
+	// enumDefaults holds the number of each reader enum's default symbol,
+	// which a writer symbol unknown to the reader reads as.
+	enumDefaults map[protoreflect.FullName]int32
 }
 
 type recordKey struct {
@@ -137,14 +140,33 @@ type recordKey struct {
 	p *msgPlan
 }
 
-// compileReader builds the reader program of plan p for data written with writer.
-func compileReader(writer *avroschema.Node, p *msgPlan, o Options) (*decRecord, error) {
-	rc := &readerCompiler{opts: o, records: map[recordKey]*decRecord{}, skips: map[*avroschema.Node]*skipProg{}}
+// compileReader builds the reader program of the reader schema's plan for
+// data written with writer.
+func compileReader(writer *avroschema.Node, reader *Schema, o Options) (*decRecord, error) {
+	rc := &readerCompiler{opts: o, records: map[recordKey]*decRecord{}, skips: map[*avroschema.Node]*skipProg{},
+		enumDefaults: enumDefaults(reader)}
 	w := writer.Deref()
 	if w.Type != avroschema.Record {
 		return nil, fmt.Errorf("%w: writer schema is a %s, not a record", ErrIncompatible, w.Type)
 	}
-	return rc.record(w, p)
+	return rc.record(w, reader.plan)
+}
+
+// enumDefaults maps each enum of the schema's tree to the number of its
+// default symbol, which is not always the first (the Java profile takes the
+// default of the field that defines the enum).
+func enumDefaults(s *Schema) map[protoreflect.FullName]int32 {
+	defs := map[protoreflect.FullName]int32{}
+	for _, d := range s.named {
+		ed, ok := d.desc.(protoreflect.EnumDescriptor)
+		if !ok || !d.node.HasEnumDefault {
+			continue
+		}
+		if ev := ed.Values().ByName(protoreflect.Name(d.node.EnumDefault)); ev != nil {
+			defs[ed.FullName()] = int32(ev.Number())
+		}
+	}
+	return defs
 }
 
 // record compiles a writer record against a reader message's plan.
@@ -281,13 +303,29 @@ func simpleName(full string) string { return full[strings.LastIndexByte(full, '.
 // field compiles the writer type of a field against the reader field.
 func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, error) {
 	w = w.Deref()
+	if w.Type == avroschema.Union && (f.mode == modeList || f.mode == modeMap || f.mode == modeEntries) {
+		// A writer's optional array or map (["null", array]): its branches
+		// resolve against the list or map, as value resolves the unions of
+		// single values.
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.field(bt, f) }, ""), nil
+	}
+	if w.Type == avroschema.Null && f.mode == modeNullable {
+		// The reader's ["null", T] takes a writer null: the field stays unset.
+		return func(_ *decState, dst []byte, _ uint64) ([]byte, error) { return dst, nil }, nil
+	}
 	switch f.mode {
 	case modeList:
 		if w.Type != avroschema.Array {
 			return nil, incompatible(w, "an array")
 		}
-		item, err := rc.value(w.Items, f.num, &f.val)
-		if err != nil {
+		var item valueDec
+		var err error
+		if u := w.Items.Deref(); u.Type == avroschema.Union {
+			// A repeated field has no place for a null item: dropping it
+			// would lose it and move the items after it.
+			item = rc.union(u, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, f.num, &f.val) },
+				"a null item cannot be read into a repeated field")
+		} else if item, err = rc.value(w.Items, f.num, &f.val); err != nil {
 			return nil, err
 		}
 		return listDec(f.tag, item, f.packedOut, rc.minSize(w.Items)), nil
@@ -484,19 +522,19 @@ func appendMapKey(dst []byte, key *valuePlan, k []byte, off int) ([]byte, error)
 		v = protoreflect.ValueOfBool(b)
 	case vInt32, vSint32, vSfixed32:
 		var x int64
-		x, err = strconv.ParseInt(s, 10, 32)
+		x, err = parseKeyInt(s, 32)
 		v = protoreflect.ValueOfInt32(int32(x))
 	case vInt64, vSint64, vSfixed64:
 		var x int64
-		x, err = strconv.ParseInt(s, 10, 64)
+		x, err = parseKeyInt(s, 64)
 		v = protoreflect.ValueOfInt64(x)
 	case vUint32, vFixed32:
 		var x uint64
-		x, err = strconv.ParseUint(s, 10, 32)
+		x, err = parseKeyUint(s, 32)
 		v = protoreflect.ValueOfUint32(uint32(x))
 	default: // uint64 and fixed64, whatever the Uint64 mapping
 		var x uint64
-		x, err = strconv.ParseUint(s, 10, 64)
+		x, err = parseKeyUint(s, 64)
 		v = protoreflect.ValueOfUint64(x)
 	}
 	if err != nil {
@@ -504,6 +542,26 @@ func appendMapKey(dst []byte, key *valuePlan, k []byte, off int) ([]byte, error)
 	}
 	dst = protowire.AppendVarint(dst, protowire.EncodeTag(1, key.wt))
 	return appendWireValue(dst, key, v), nil
+}
+
+// parseKeyInt parses a map key written as an integer's canonical text, the
+// only form the writers write: a sign, a leading zero or "-0" is a syntax
+// error, so that two Avro keys ("12", "012") never read as one protobuf key.
+func parseKeyInt(s string, bits int) (int64, error) {
+	x, err := strconv.ParseInt(s, 10, bits)
+	if err == nil && strconv.FormatInt(x, 10) != s {
+		err = strconv.ErrSyntax
+	}
+	return x, err
+}
+
+// parseKeyUint is parseKeyInt for unsigned keys.
+func parseKeyUint(s string, bits int) (uint64, error) {
+	x, err := strconv.ParseUint(s, 10, bits)
+	if err == nil && strconv.FormatUint(x, 10) != s {
+		err = strconv.ErrSyntax
+	}
+	return x, err
 }
 
 // fixLength writes the length of the bytes after the one-byte placeholder at
@@ -626,53 +684,7 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 	w = w.Deref()
 	defTag := protowire.EncodeTag(num, v.wt)
 	if w.Type == avroschema.Union {
-		branches := make([]valueDec, len(w.Branches))
-		for i, bt := range w.Branches {
-			if bt.Type == avroschema.Null {
-				continue // null: the field stays unset
-			}
-			d, err := rc.value(bt, num, v)
-			if err != nil {
-				// Resolution fails only if the writer actually uses this branch.
-				msg := err.Error()
-				d = func(st *decState, dst []byte, _ uint64) ([]byte, error) {
-					return dst, dataErr(ErrIncompatible, st.r.pos, "%s", msg)
-				}
-			}
-			branches[i] = d
-		}
-		if len(branches) == 2 && branches[0] == nil && branches[1] != nil {
-			// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
-			b := branches[1]
-			return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-				if st.r.pos < len(st.r.buf) {
-					switch st.r.buf[st.r.pos] {
-					case 0:
-						st.r.pos++
-						return dst, nil
-					case 2:
-						st.r.pos++
-						return b(st, dst, tag)
-					}
-				}
-				off := st.r.pos
-				i, err := st.r.long()
-				if err != nil {
-					return dst, err
-				}
-				return dst, dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
-			}, nil
-		}
-		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			i, err := st.r.index(len(branches), unionIndexError)
-			if err != nil {
-				return dst, err
-			}
-			if branches[i] == nil {
-				return dst, nil
-			}
-			return branches[i](st, dst, tag)
-		}, nil
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) }, ""), nil
 	}
 	switch v.kind {
 	case vMessage:
@@ -718,6 +730,67 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 		}, nil
 	}
 	return rc.scalar(w, num, v)
+}
+
+// union compiles a writer union against a reader value that is not a
+// union, branch by branch with branch: a null branch leaves the field unset
+// (a list or map empty), or, where the reader has no place for a null (a
+// list item), fails with nullErr when the data uses it; a branch the reader
+// cannot take fails only when the data uses it.
+func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node) (valueDec, error), nullErr string) valueDec {
+	branches := make([]valueDec, len(w.Branches))
+	nulls := make([]bool, len(w.Branches))
+	for i, bt := range w.Branches {
+		if bt.Type == avroschema.Null {
+			nulls[i] = nullErr != ""
+			continue // null: the field stays unset
+		}
+		d, err := branch(bt)
+		if err != nil {
+			// Resolution fails only if the writer actually uses this branch.
+			msg := err.Error()
+			d = func(st *decState, dst []byte, _ uint64) ([]byte, error) {
+				return dst, dataErr(ErrIncompatible, st.r.pos, "%s", msg)
+			}
+		}
+		branches[i] = d
+	}
+	if len(branches) == 2 && branches[0] == nil && branches[1] != nil && !nulls[0] {
+		// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
+		b := branches[1]
+		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+			if st.r.pos < len(st.r.buf) {
+				switch st.r.buf[st.r.pos] {
+				case 0:
+					st.r.pos++
+					return dst, nil
+				case 2:
+					st.r.pos++
+					return b(st, dst, tag)
+				}
+			}
+			off := st.r.pos
+			i, err := st.r.long()
+			if err != nil {
+				return dst, err
+			}
+			return dst, dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
+		}
+	}
+	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+		off := st.r.pos
+		i, err := st.r.index(len(branches), unionIndexError)
+		if err != nil {
+			return dst, err
+		}
+		if branches[i] == nil {
+			if nulls[i] {
+				return dst, dataErr(ErrIncompatible, off, "%s", nullErr)
+			}
+			return dst, nil
+		}
+		return branches[i](st, dst, tag)
+	}
 }
 
 // wholeDec reads a message carried whole: protobuf bytes or protojson text,
@@ -786,6 +859,9 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 		ed := v.enum.desc
 		numbers := make([]int32, len(w.Symbols))
 		def := v.enum.numbers[0]
+		if d, ok := rc.enumDefaults[ed.FullName()]; ok {
+			def = d
+		}
 		for i, sym := range w.Symbols {
 			if ev := ed.Values().ByName(protoreflect.Name(sym)); ev != nil {
 				numbers[i] = int32(ev.Number())
@@ -877,7 +953,11 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 			}
 			return protowire.AppendVarint(dst, u), nil
 		case vFloat:
-			return protowire.AppendFixed32(dst, math.Float32bits(float32(f))), nil
+			x := float32(f)
+			if wt0 == avroschema.Long {
+				x = float32(i) // rounded once, as Java's (float) long: float32(float64(i)) can round twice
+			}
+			return protowire.AppendFixed32(dst, math.Float32bits(x)), nil
 		case vDouble:
 			return protowire.AppendFixed64(dst, math.Float64bits(f)), nil
 		case vString:
@@ -1254,7 +1334,7 @@ func (c *Codec) Resolve(writer *Schema) (*Resolver, error) {
 	if writer == nil {
 		return nil, fmt.Errorf("%w: nil writer schema", ErrIncompatible)
 	}
-	dec, err := compileReader(writer.root, c.schema.plan, c.opts)
+	dec, err := compileReader(writer.root, c.schema, c.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -193,8 +193,10 @@ func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
 func (st *decState) decodeMessageList(sf *structField, s *[]unsafe.Pointer) error {
 	v := &sf.f.val
 	minSize := 1
-	if v.kind == vMessage && len(v.msg.fields) == 0 {
-		minSize = 0 // empty records take no bytes
+	if v.kind == vMessage && v.msg.zeroSize {
+		// Records that take no bytes: those without fields, and those
+		// whose fields are such records (required empty messages).
+		minSize = 0
 	}
 	idx := 0
 	for {
@@ -287,11 +289,11 @@ func (st *decState) mapKey(sf *structField, entries bool, kv reflect.Value) erro
 		kv.SetBool(s == "true")
 	case reflect.Int32, reflect.Int64:
 		var x int64
-		x, err = strconv.ParseInt(s, 10, kv.Type().Bits())
+		x, err = parseKeyInt(s, kv.Type().Bits())
 		kv.SetInt(x)
 	default: // unsigned
 		var x uint64
-		x, err = strconv.ParseUint(s, 10, kv.Type().Bits())
+		x, err = parseKeyUint(s, kv.Type().Bits())
 		kv.SetUint(x)
 	}
 	if err != nil {

@@ -3,7 +3,9 @@
 //
 //   - avro2147pb: testdata/proto/avro2147.proto (package protoavro.avro2147)
 //   - kitchenpb: testdata/proto/kitchen/kitchen.proto (package protoavro.test.kitchen)
-//   - legacypb: testdata/proto/legacy/legacy.proto (package protoavro.test.legacy)
+//   - legacypb: testdata/proto/legacy/legacy.proto (package protoavro.test.legacy),
+//     and legacy/zerosize.proto (records that take no bytes although they
+//     have fields)
 //   - editionspb: testdata/proto/editions/editions.proto (package
 //     protoavro.test.editions; edition 2023, with messages at the open,
 //     hybrid and opaque API levels, set per message)

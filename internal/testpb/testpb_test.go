@@ -42,6 +42,7 @@ var generatedFiles = map[string]protoreflect.FileDescriptor{
 	"avro2147.proto":          avro2147pb.File_avro2147_proto,
 	"kitchen/kitchen.proto":   kitchenpb.File_kitchen_kitchen_proto,
 	"legacy/legacy.proto":     legacypb.File_legacy_legacy_proto,
+	"legacy/zerosize.proto":   legacypb.File_legacy_zerosize_proto,
 	"editions/editions.proto": editionspb.File_editions_editions_proto,
 
 	"opentelemetry/proto/common/v1/common.proto":     commonpb.File_opentelemetry_proto_common_v1_common_proto,
@@ -121,6 +122,7 @@ func TestEveryTypeRegistered(t *testing.T) {
 		"avro2147.proto":          {2, 2},
 		"kitchen/kitchen.proto":   {16, 5},
 		"legacy/legacy.proto":     {10, 3},
+		"legacy/zerosize.proto":   {3, 0},
 		"editions/editions.proto": {8, 2},
 
 		"opentelemetry/proto/common/v1/common.proto":     {6, 0},

@@ -62,6 +62,7 @@ var Protos = []string{
 	"avro2147.proto",
 	"kitchen/kitchen.proto",
 	"legacy/legacy.proto",
+	"legacy/zerosize.proto",
 	"editions/editions.proto",
 	"opentelemetry/proto/common/v1/common.proto",
 	"opentelemetry/proto/resource/v1/resource.proto",
