@@ -51,7 +51,9 @@ func (l Limits) Parse(text []byte) (*Node, error) { return l.parse(nil, text, tr
 // schemas that use them), as a schema registry's references give them. The
 // tree of text holds the definitions it uses from deps. The limits apply to
 // deps and text together: MaxSize to their total size, MaxDepth to each.
-func (l Limits) ParseWith(deps [][]byte, text []byte) (*Node, error) { return l.parse(deps, text, true) }
+func (l Limits) ParseWith(deps [][]byte, text []byte) (*Node, error) {
+	return l.parse(deps, text, true)
+}
 
 // ParseExact parses as Parse does under DefaultLimits, but refuses a schema
 // with an invalid field default instead of dropping its defaults: for a
@@ -121,6 +123,16 @@ func which(i, n int) string {
 // parseTexts parses the last of texts with the named types of the others,
 // parsed first in order; withoutDefaults removes every field default first.
 func parseTexts(texts [][]byte, withoutDefaults bool) (*twmb.Schema, error) {
+	if len(texts) == 1 { // no references: no cache, which decodes each text once more
+		t := texts[0]
+		if withoutDefaults {
+			var err error
+			if t, err = stripDefaultsText(t); err != nil {
+				return nil, err
+			}
+		}
+		return twmb.Parse(string(t))
+	}
 	var cache twmb.SchemaCache
 	for i, t := range texts {
 		if withoutDefaults {
@@ -154,6 +166,9 @@ const maxDefaultWork = 1 << 20
 // that reaches itself (a record default that leaves the field out) counts
 // as unbounded.
 func defaultWork(texts [][]byte) int64 {
+	if !slices.ContainsFunc(texts, mayExpand) {
+		return 0
+	}
 	w := &workCounter{records: map[string][]map[string]any{}, fields: map[uintptr]*fieldWork{}}
 	for _, text := range texts {
 		d := json.NewDecoder(bytes.NewReader(text))
@@ -171,6 +186,43 @@ func defaultWork(texts [][]byte) int64 {
 		}
 	}
 	return total
+}
+
+// mayExpand reports whether text may hold a field default that expands: an
+// object or a non-empty array (of records), the only defaults that hold
+// records. A
+// schema without one (most: defaults are null, numbers and strings) needs no
+// count, and is not decoded twice. Text with a \u escape, which could spell
+// the key "default", is counted.
+func mayExpand(text []byte) bool {
+	if bytes.Contains(text, []byte(`\u`)) {
+		return true
+	}
+	key := []byte(`"default"`)
+	for i := bytes.Index(text, key); i >= 0; {
+		j := skipSpace(text, i+len(key))
+		if j < len(text) && text[j] == ':' {
+			j = skipSpace(text, j+1)
+			if j < len(text) && (text[j] == '{' || text[j] == '[' && skipSpace(text, j+1) < len(text) && text[skipSpace(text, j+1)] != ']') {
+				return true // an object, or an array that is not empty
+			}
+		}
+		next := bytes.Index(text[i+1:], key)
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// skipSpace returns the offset of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(text []byte, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // workCounter computes defaultWork.

@@ -439,3 +439,25 @@ func FuzzParseWith(f *testing.F) {
 		checkParse(t, n, err)
 	})
 }
+
+// TestMayExpand: only defaults that are objects or non-empty arrays can
+// expand; a key spelled with escapes is not missed.
+func TestMayExpand(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{"fields":[{"name":"a","type":"long","default":1},{"name":"b","type":["null","R"],"default" : null}]}`: false,
+		`{"fields":[{"name":"a","type":{"type":"array","items":"R"},"default": [ ]}]}`:                          false,
+		`{"fields":[{"name":"a","type":"R","default":{}}]}`:                                                     true,
+		`{"fields":[{"name":"a","type":{"type":"array","items":"R"},"default":[{}]}]}`:                          true,
+		`{"fields":[{"name":"a","type":"R","def\u0061ult":{}}]}`:                                                true,
+		`{"doc":"\"default\": {}","fields":[]}`:                                                                 false,
+	} {
+		if got := mayExpand([]byte(text)); got != want {
+			t.Errorf("mayExpand(%s) = %v, want %v", text, got, want)
+		}
+	}
+	// The escaped key is the key the parser reads: the bound sees it.
+	escaped := strings.ReplaceAll(nestedDefaults(30), `"default"`, `"def\u0061ult"`)
+	if _, err := ParseExact([]byte(escaped)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ParseExact of escaped defaults: %v, want ErrInvalid", err)
+	}
+}
