@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/dynamicpb"
 )
 
 // avroBuf builds Avro binary by hand, so a test knows the offset of every
@@ -425,13 +426,24 @@ func TestBadWireInput(t *testing.T) {
 func TestUnknownEnumNamesFieldAndNumber(t *testing.T) {
 	c := mustCodec(t, Options{}, &kitchenpb.KitchenSink{})
 	m := &kitchenpb.KitchenSink{Scalars: &kitchenpb.Scalars{EnumField: 77}}
-	_, err := c.Marshal(m)
-	de := wantDataError(t, err, ErrUnknownEnum, "KitchenSink.scalars.enum_field", 0)
-	if !strings.Contains(de.Error(), "77") || !strings.Contains(de.Error(), "protoavro.test.kitchen.Color") {
-		t.Errorf("error %q does not name the number and the enum", de)
-	}
+	// Marshal's input is a message, not bytes: the error names the field,
+	// and no offset, on the struct path and on the dynamic one alike.
 	wire := fooWire(t, m)
-	_, err = c.TranscodeToAvro(nil, wire)
+	dyn := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
+	if err := proto.Unmarshal(wire, dyn); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []proto.Message{m, dyn} {
+		_, err := c.Marshal(in)
+		de := wantDataError(t, err, ErrUnknownEnum, "KitchenSink.scalars.enum_field", -1)
+		if !strings.Contains(de.Error(), "77") || !strings.Contains(de.Error(), "protoavro.test.kitchen.Color") {
+			t.Errorf("error %q does not name the number and the enum", de)
+		}
+		if want := "protoavro: KitchenSink.scalars.enum_field: unknown enum number"; !strings.HasPrefix(de.Error(), want) {
+			t.Errorf("error %q, want it to start %q", de, want)
+		}
+	}
+	_, err := c.TranscodeToAvro(nil, wire)
 	wantDataError(t, err, ErrUnknownEnum, "KitchenSink.scalars.enum_field", 4)
 	// The UnknownEnumDefault policy writes the zero value instead.
 	c2 := mustCodec(t, Options{UnknownEnums: UnknownEnumDefault}, &kitchenpb.KitchenSink{})

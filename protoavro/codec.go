@@ -114,7 +114,9 @@ var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 // MarshalAppend appends the Avro binary encoding of m to dst. m must be of
 // the codec's message type. The output is deterministic: map entries are
 // written in key order, so equal messages give equal bytes, the same bytes
-// as TranscodeToAvro of the message's deterministic protobuf encoding.
+// as TranscodeToAvro of the message's deterministic protobuf encoding. A
+// value the schema cannot hold is a [*DataError] that names the field, with
+// Offset -1.
 func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 	p := (*structPlan)(nil)
 	if d := c.seenDirect(m); d != nil {
@@ -124,7 +126,8 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 			return dst, err
 		}
 		if isNilPointer(m) { // a typed nil is the empty message, as for proto.Marshal
-			return c.TranscodeToAvro(dst, nil)
+			out, err := c.TranscodeToAvro(dst, nil)
+			return out, withoutOffset(err)
 		}
 		p = c.direct(m)
 	}
@@ -137,7 +140,7 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).UnsafePointer())
 		encStatePool.Put(st)
 		if err != nil {
-			return dst[:n], inField(err, c.enc.name)
+			return dst[:n], withoutOffset(inField(err, c.enc.name))
 		}
 		return out, nil
 	}
@@ -154,7 +157,18 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 		*bp = wire
 		wirePool.Put(bp)
 	}
-	return dst, err
+	return dst, withoutOffset(err)
+}
+
+// withoutOffset marks a DataError of Marshal as having no byte offset: the
+// input was a message, and offsets into the struct or into its protobuf
+// encoding, which the caller never saw, would mislead.
+func withoutOffset(err error) error {
+	var de *DataError
+	if asDataError(err, &de) {
+		de.Offset = -1
+	}
+	return err
 }
 
 // Marshal returns the Avro binary encoding of m.

@@ -44,7 +44,8 @@
 // bytes), google.protobuf.Struct/Value/ListValue/Any as JSON strings
 // ([Options.DynamicAsJSON]), timestamp-micros and decimal(20,0) for uint64.
 //
-// Bad input gives a [*DataError] carrying the field path and byte offset,
+// Bad input gives a [*DataError] carrying the field path and byte offset
+// (none, -1, for a message given to Marshal, whose input is not bytes),
 // and wrapping one of the error classes ([ErrTruncated], [ErrMalformed],
 // [ErrUnknownEnum], [ErrOutOfRange], [ErrMissingRequired], [ErrTooDeep],
 // [ErrIncompatible]).

@@ -11,8 +11,10 @@ type UnknownEnumPolicy uint8
 const (
 	// UnknownEnumError fails with an error naming the field and the number.
 	UnknownEnumError UnknownEnumPolicy = iota
-	// UnknownEnumDefault writes the enum's default symbol instead (the first
-	// value; proto3: the zero value). The original number is lost.
+	// UnknownEnumDefault writes the default symbol of the field's enum
+	// schema instead: the first value (proto3: the zero value) or, under
+	// JavaProfile, a proto2 field's explicit default, as the schema's
+	// "default" names it. The original number is lost.
 	UnknownEnumDefault
 )
 
@@ -65,8 +67,8 @@ func newEnumTable(ed protoreflect.EnumDescriptor, avroName string) *enumTable {
 }
 
 // index returns the symbol index of number n, applying the unknown-number
-// policy: the default symbol is the first value.
-func (t *enumTable) index(n int32, off int, policy UnknownEnumPolicy) (int, error) {
+// policy: def is the index of the default symbol of the field's enum schema.
+func (t *enumTable) index(n int32, off int, policy UnknownEnumPolicy, def int) (int, error) {
 	if t.dense != nil {
 		if d := int64(n) - int64(t.min); d >= 0 && d < int64(len(t.dense)) {
 			if i := t.dense[d]; i > 0 {
@@ -77,7 +79,7 @@ func (t *enumTable) index(n int32, off int, policy UnknownEnumPolicy) (int, erro
 		return int(i), nil
 	}
 	if policy == UnknownEnumDefault {
-		return 0, nil
+		return def, nil
 	}
 	return 0, dataErr(ErrUnknownEnum, off, "%d is not a value of %s", n, t.desc.FullName())
 }

@@ -59,23 +59,31 @@ type DataError struct {
 	// Path is the field path from the top-level message, such as
 	// "Foo.bar.enum" or "Foo.fooArray[3].string".
 	Path string
-	// Offset is the byte offset in the input where the bad value starts.
+	// Offset is the byte offset in the input where the bad value starts,
+	// or -1 where the input is a message, not bytes: errors of
+	// [Codec.Marshal], [Codec.MarshalAppend] and [Codec.MarshalSingleObject]
+	// name the field only.
 	Offset int
 	// Err is the error class, possibly wrapped with detail.
 	Err error
 }
 
-// Error formats the error as "protoavro: PATH at byte N: DETAIL".
+// Error formats the error as "protoavro: PATH at byte N: DETAIL", or
+// "protoavro: PATH: DETAIL" where Offset is -1.
 func (e *DataError) Error() string {
 	var sb strings.Builder
 	sb.WriteString("protoavro: ")
-	if e.Path != "" {
-		sb.WriteString(e.Path)
-		sb.WriteString(" ")
+	sb.WriteString(e.Path)
+	if e.Offset >= 0 {
+		if e.Path != "" {
+			sb.WriteString(" ")
+		}
+		sb.WriteString("at byte ")
+		sb.WriteString(strconv.Itoa(e.Offset))
 	}
-	sb.WriteString("at byte ")
-	sb.WriteString(strconv.Itoa(e.Offset))
-	sb.WriteString(": ")
+	if e.Path != "" || e.Offset >= 0 {
+		sb.WriteString(": ")
+	}
 	sb.WriteString(e.Err.Error())
 	return sb.String()
 }

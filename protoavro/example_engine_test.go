@@ -1,6 +1,7 @@
 package protoavro_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -42,12 +43,12 @@ func ExampleParseSchema() {
 	fmt.Println(s.Canonical())
 	fmt.Printf("%016x\n", s.Fingerprint())
 	_, err = protoavro.ParseSchema([]byte(`{"type": "record", "name": "Point", "fields": [{"name": "x", "type": "nope"}]}`))
-	fmt.Println(err != nil)
+	fmt.Println(errors.Is(err, protoavro.ErrInvalidSchema), err)
 	// Output:
 	// geo.Point
 	// {"name":"geo.Point","type":"record","fields":[{"name":"x","type":"long"}]}
 	// ad97c9279f163dce
-	// true
+	// true protoavro: invalid Avro schema: unknown type "nope"
 }
 
 // ExampleParseSchemaWith parses a schema that uses a named type defined in
@@ -62,8 +63,11 @@ func ExampleParseSchemaWith() {
 	}
 	fmt.Println(s.Canonical())
 	_, err = protoavro.ParseSchema([]byte(`{"type": "record", "name": "Segment", "namespace": "geo", "fields": [{"name": "from", "type": "Point"}]}`))
-	fmt.Println(err != nil)
+	fmt.Println(err)
+	_, err = protoavro.ParseSchemaWith([]byte(`"geo.Point"`), []byte(`{"type": "record", "name": "Point", "namespace": "geo", "fields": [{"name": "x", "type": "geo.Nope"}]}`))
+	fmt.Println(err)
 	// Output:
 	// {"name":"geo.Segment","type":"record","fields":[{"name":"from","type":{"name":"geo.Point","type":"record","fields":[{"name":"x","type":"long"}]}},{"name":"to","type":"geo.Point"}]}
-	// true
+	// protoavro: invalid Avro schema: unknown type "Point"
+	// protoavro: invalid Avro schema: reference 1 of 1: unknown type "geo.Nope"
 }

@@ -81,7 +81,7 @@ func budget(t *testing.T, maxAlloc uint64, f func() error) error {
 	err := f()
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
-	limit := 2 * time.Second
+	limit := 10 * time.Second // a guard against hangs, not a speed goal
 	if raceEnabled {
 		limit *= 10
 	}

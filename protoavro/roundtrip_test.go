@@ -588,6 +588,32 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 		}
 	}
 
+	// Under the Java profile the enum schema of a proto2 field with an
+	// explicit default names that default, and UnknownEnumDefault writes it,
+	// on the struct path and on the wire path alike.
+	jc := mustCodec(t, Options{Profile: JavaProfile, UnknownEnums: UnknownEnumDefault}, &legacypb.Defaults{})
+	unknown := &legacypb.Defaults{EnumDefault: legacypb.Level(77).Enum(), NestedEnumDefault: legacypb.Legacy_Kind(-9).Enum()}
+	if js := string(jc.Schema().root.JSON()); !strings.Contains(js, `"default":"LEVEL_HIGH"`) {
+		t.Fatalf("schema %s: the enum default is not LEVEL_HIGH", js)
+	}
+	viaWire, err := jc.TranscodeToAvro(nil, fooWire(t, unknown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaStruct, err := jc.Marshal(unknown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{viaStruct, viaWire} {
+		var got legacypb.Defaults
+		if err := jc.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.GetEnumDefault() != legacypb.Level_LEVEL_HIGH || got.GetNestedEnumDefault() != legacypb.Legacy_KIND_C {
+			t.Errorf("Java profile, UnknownEnumDefault: read %v and %v, want the fields' defaults LEVEL_HIGH and KIND_C", got.GetEnumDefault(), got.GetNestedEnumDefault())
+		}
+	}
+
 	// The number appears in the message.
 	c := mustCodec(t, Options{}, &kitchenpb.KitchenSink{})
 	if _, err := c.Marshal(&kitchenpb.KitchenSink{Color: 1234567}); err == nil || !strings.Contains(err.Error(), "1234567") {

@@ -682,7 +682,7 @@ func (st *encState) scalar(dst []byte, v *valuePlan, raw []byte, off int) ([]byt
 		if n < 0 {
 			return dst, wireErr(n, off, "varint")
 		}
-		idx, err := v.enum.index(int32(x), off, st.policy)
+		idx, err := v.enum.index(int32(x), off, st.policy, v.enumDef)
 		if err != nil {
 			return dst, err
 		}

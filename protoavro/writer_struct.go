@@ -528,7 +528,7 @@ func appendScalarAt(dst []byte, v *valuePlan, k reflect.Kind, p unsafe.Pointer, 
 		return append(dst, 0), nil
 	case reflect.Int32:
 		if v.kind == vEnum {
-			idx, err := v.enum.index(*(*int32)(p), 0, policy)
+			idx, err := v.enum.index(*(*int32)(p), 0, policy, v.enumDef)
 			if err != nil {
 				return dst, err
 			}
