@@ -69,7 +69,7 @@ func hostileMsg(t testing.TB, name string) protoreflect.MessageDescriptor {
 	return md
 }
 
-// budget runs f and fails t if it takes more than 2 s (more under the race
+// budget runs f and fails t if it takes more than 10 s (more under the race
 // detector) or allocates more than maxAlloc bytes; it returns f's error,
 // which must be short and safe to print.
 func budget(t *testing.T, maxAlloc uint64, f func() error) error {
