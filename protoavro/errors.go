@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -22,8 +23,10 @@ var (
 	// ErrInvalidName reports a protobuf name that cannot become a valid Avro name.
 	ErrInvalidName = errors.New("protoavro: invalid Avro name")
 	// ErrInvalidSchema reports Avro schema text that does not parse, or
-	// exceeds the bounds on untrusted schemas (see [ParseSchema]).
-	ErrInvalidSchema = errors.New("protoavro: invalid Avro schema")
+	// exceeds the bounds on untrusted schemas (see [ParseSchema]). It is
+	// the class of every schema parsed in this module, such as a container
+	// header's or a schema registry's.
+	ErrInvalidSchema = avroschema.ErrInvalid
 	// ErrUnsupported reports a descriptor feature the selected profile cannot map.
 	ErrUnsupported = errors.New("protoavro: unsupported")
 	// ErrWrongType reports a message whose type is not the codec's.

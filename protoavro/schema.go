@@ -92,7 +92,7 @@ func (s *Schema) JSON() ([]byte, error) {
 func ParseSchema(text []byte) (*Schema, error) {
 	n, err := avroschema.Parse(text)
 	if err != nil {
-		return nil, invalidSchema(err)
+		return nil, fmt.Errorf("protoavro: %w", err)
 	}
 	return newSchema(nil, Options{}, nil, n, nil), nil
 }
@@ -107,27 +107,10 @@ func ParseSchema(text []byte) (*Schema, error) {
 func ParseSchemaWith(text []byte, refs ...[]byte) (*Schema, error) {
 	n, err := avroschema.DefaultLimits.ParseWith(refs, text)
 	if err != nil {
-		return nil, invalidSchema(err)
+		return nil, fmt.Errorf("protoavro: %w", err)
 	}
 	return newSchema(nil, Options{}, nil, n, nil), nil
 }
-
-// invalidSchema reports an error of the schema parser as ErrInvalidSchema.
-// The parser's errors name their class, avroschema.ErrInvalid, first, in
-// the same words: the text says it once ("protoavro: invalid Avro schema:
-// unknown type "X"") and the error is both classes.
-func invalidSchema(err error) error {
-	if !strings.HasPrefix(err.Error(), avroschema.ErrInvalid.Error()) {
-		return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
-	}
-	return parseError{err}
-}
-
-// parseError is an error of the schema parser, of class ErrInvalidSchema.
-type parseError struct{ err error }
-
-func (e parseError) Error() string   { return "protoavro: " + e.err.Error() }
-func (e parseError) Unwrap() []error { return []error{ErrInvalidSchema, e.err} }
 
 // readsAs reports whether data written with s reads as data written with
 // other: the same canonical form and the same logical types.

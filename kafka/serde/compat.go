@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/protoavro/protoavro/internal/avroschema"
-	"github.com/protoavro/protoavro/protoavro"
 )
 
 // Level is a compatibility level of the registry.
@@ -237,7 +236,7 @@ func parseCompat(text string, refs [][]byte, exact bool) (*avroschema.Node, erro
 		n, err = avroschema.DefaultLimits.ParseWith(refs, []byte(text))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w: %w", ErrBadSchema, protoavro.ErrInvalidSchema, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadSchema, err) // err is protoavro.ErrInvalidSchema
 	}
 	return n, nil
 }
