@@ -101,6 +101,11 @@ type Config struct {
 	// OnCommit, when set, is called after each committed batch with the
 	// running totals.
 	OnCommit func(Summary)
+	// Log, when set, receives a line for each informational fetch error the
+	// bridge continues after (data loss the client reset past, a group
+	// session lost and rejoined, a retriable broker error); see
+	// Summary.FetchWarnings.
+	Log io.Writer
 }
 
 // Summary reports what a bridge did.
@@ -114,6 +119,9 @@ type Summary struct {
 	// Lag is the number of input records behind the high watermarks at
 	// the last fetch, over the instance's partitions.
 	Lag int64
+	// FetchWarnings is the number of informational fetch errors the bridge
+	// continued after (Config.Log).
+	FetchWarnings int64
 }
 
 // Rate returns records per second.
@@ -126,8 +134,12 @@ func (s Summary) Rate() float64 {
 
 // String formats the summary on one line.
 func (s Summary) String() string {
-	return fmt.Sprintf("%d records (%d dead-lettered) in %s, %.0f records/s, lag %d",
+	out := fmt.Sprintf("%d records (%d dead-lettered) in %s, %.0f records/s, lag %d",
 		s.Records, s.DeadLettered, s.Elapsed.Round(time.Millisecond), s.Rate(), s.Lag)
+	if s.FetchWarnings > 0 {
+		out += fmt.Sprintf(", %d fetch warnings", s.FetchWarnings)
+	}
+	return out
 }
 
 // ErrConfig reports an invalid Config.
@@ -141,6 +153,7 @@ type bridge struct {
 	start time.Time
 
 	records, dead atomic.Int64
+	warnings      atomic.Int64
 	lagMu         sync.Mutex
 	lag           map[int32]int64
 }
@@ -212,7 +225,8 @@ func (b *bridge) summary() Summary {
 		lag += l
 	}
 	b.lagMu.Unlock()
-	return Summary{Records: b.records.Load(), DeadLettered: b.dead.Load(), Elapsed: time.Since(b.start), Lag: lag}
+	return Summary{Records: b.records.Load(), DeadLettered: b.dead.Load(), Elapsed: time.Since(b.start), Lag: lag,
+		FetchWarnings: b.warnings.Load()}
 }
 
 func (b *bridge) progress() (stop func()) {
@@ -258,9 +272,10 @@ func (b *bridge) forgetLag(_ context.Context, _ *kgo.Client, gone map[string][]i
 	}
 }
 
-// fetchErr returns the first fatal error of a poll: nil for none or for the
-// end of the run (ctx done, client closed).
-func fetchErr(ctx context.Context, fs kgo.Fetches) error {
+// fetchErr returns the first fatal error of a poll: nil for none, for the
+// end of the run (ctx done, client closed) and for informational errors,
+// which are counted and logged (Config.Log).
+func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 	if fs.IsClientClosed() || ctx.Err() != nil {
 		return nil
 	}
@@ -268,9 +283,59 @@ func fetchErr(ctx context.Context, fs kgo.Fetches) error {
 		if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) {
 			continue
 		}
-		return fmt.Errorf("bridge: fetching %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+		err := fmt.Errorf("bridge: fetching %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+		if !informational(fe.Err) {
+			return err
+		}
+		b.warnings.Add(1)
+		if b.cfg.Log != nil {
+			fmt.Fprintf(b.cfg.Log, "protoavro-kafka: warning: %v (continuing)\n", err)
+		}
 	}
 	return nil
+}
+
+// informational reports a fetch error kgo recovers from on its own, which
+// the bridge continues after (as kgo's Fetches.Errors documents them):
+//   - *kgo.ErrDataLoss: the log shrank below the consumed offset (a
+//     truncation, a topic deleted and recreated); the client has reset to
+//     a valid offset and consumes on. Records may have been lost upstream;
+//     the bridge cannot bring them back.
+//   - *kgo.ErrGroupSession: the member lost its group session (it was
+//     kicked after a batch longer than the session, or could not reach the
+//     coordinator) and the client rejoins; unless the cause is an
+//     authorization or authentication refusal, which rejoining cannot fix.
+//   - a retriable kerr.Error (kgo strips most of these itself).
+//
+// Everything else is fatal: non-retriable broker errors (authorization, an
+// unsupported version), *kgo.ErrDecompressTooLarge (the partition is not
+// fetched again), and untyped errors (a batch that does not parse: data
+// corruption; a failed offset validation).
+func informational(err error) bool {
+	var loss *kgo.ErrDataLoss
+	var session *kgo.ErrGroupSession
+	var ke *kerr.Error
+	switch {
+	case errors.As(err, &loss):
+		return true
+	case errors.As(err, &session):
+		return !refused(session.Err)
+	case errors.As(err, &ke):
+		return ke.Retriable
+	}
+	return false
+}
+
+// refused reports an authorization or authentication refusal.
+func refused(err error) bool {
+	for _, e := range []error{kerr.GroupAuthorizationFailed, kerr.TopicAuthorizationFailed,
+		kerr.ClusterAuthorizationFailed, kerr.TransactionalIDAuthorizationFailed,
+		kerr.SaslAuthenticationFailed, kerr.DelegationTokenAuthorizationFailed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // batchTimeout bounds finishing one batch after ctx is done.
@@ -316,7 +381,7 @@ func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.F
 	batch func(bctx, runCtx context.Context, recs []*kgo.Record) (committed bool, dead int, err error)) error {
 	for !b.done(ctx) {
 		fs := poll(ctx, b.cfg.BatchSize)
-		if err := fetchErr(ctx, fs); err != nil {
+		if err := b.fetchErr(ctx, fs); err != nil {
 			return err
 		}
 		recs := fs.Records()
