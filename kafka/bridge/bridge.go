@@ -116,8 +116,11 @@ type Summary struct {
 	DeadLettered int64
 	// Elapsed is the running time.
 	Elapsed time.Duration
-	// Lag is the number of input records behind the high watermarks at
-	// the last fetch, over the instance's partitions.
+	// Lag is the number of input records behind the last stable offsets
+	// (the end of what a read-committed consumer can read; the high
+	// watermarks when the broker reports none) at the last fetch, over the
+	// instance's partitions. Transaction markers and aborted records after
+	// the last record read count until a later record is read.
 	Lag int64
 	// FetchWarnings is the number of informational fetch errors the bridge
 	// continued after (Config.Log).
@@ -154,6 +157,9 @@ type bridge struct {
 
 	records, dead atomic.Int64
 	warnings      atomic.Int64
+	// leaving is set when the loop ends: the partitions the client revokes
+	// as it leaves the group keep their lag, for the final summary.
+	leaving atomic.Bool
 	lagMu         sync.Mutex
 	lag           map[int32]int64
 }
@@ -252,19 +258,31 @@ func (b *bridge) progress() (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// noteLag records the lag of each fetched partition.
+// noteLag records the lag of each fetched partition: from the last record
+// read to the last stable offset, the end of what a read-committed consumer
+// can read (records of open transactions are not readable yet), or to the
+// high watermark when the broker reports no last stable offset.
 func (b *bridge) noteLag(fs kgo.Fetches) {
 	b.lagMu.Lock()
 	defer b.lagMu.Unlock()
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
 		if n := len(p.Records); n > 0 {
-			b.lag[p.Partition] = max(0, p.HighWatermark-(p.Records[n-1].Offset+1))
+			end := p.HighWatermark
+			if p.LastStableOffset >= 0 {
+				end = min(end, p.LastStableOffset)
+			}
+			b.lag[p.Partition] = max(0, end-(p.Records[n-1].Offset+1))
 		}
 	})
 }
 
-// forgetLag drops the lag of partitions the instance no longer has.
+// forgetLag drops the lag of partitions the instance no longer has (but
+// not as it leaves the group at the end of the run: the final summary
+// reports the lag it left).
 func (b *bridge) forgetLag(_ context.Context, _ *kgo.Client, gone map[string][]int32) {
+	if b.leaving.Load() {
+		return
+	}
 	b.lagMu.Lock()
 	defer b.lagMu.Unlock()
 	for _, ps := range gone[b.cfg.Input] {
@@ -379,6 +397,7 @@ func (b *bridge) committed(n, dead int) {
 // Rebalances happen between batches only.
 func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.Fetches, allowRebalance func(),
 	batch func(bctx, runCtx context.Context, recs []*kgo.Record) (committed bool, dead int, err error)) error {
+	defer b.leaving.Store(true)
 	for !b.done(ctx) {
 		fs := poll(ctx, b.cfg.BatchSize)
 		if err := b.fetchErr(ctx, fs); err != nil {
