@@ -160,8 +160,8 @@ type bridge struct {
 	// leaving is set when the loop ends: the partitions the client revokes
 	// as it leaves the group keep their lag, for the final summary.
 	leaving atomic.Bool
-	lagMu         sync.Mutex
-	lag           map[int32]int64
+	lagMu   sync.Mutex
+	lag     map[int32]int64
 }
 
 // Run runs the bridge until ctx is done (the batch in flight is finished and
