@@ -15,10 +15,10 @@ func SetBatchTimeout(d time.Duration) (restore func()) {
 	return func() { batchTimeout = old }
 }
 
-// FetchErr is the bridge's verdict on a poll's errors under cfg: the fatal
-// error, or nil, and the informational errors counted.
-func FetchErr(ctx context.Context, cfg Config, fs kgo.Fetches) (error, int64) {
+// FetchErr is the bridge's verdict on a poll's errors under cfg: the
+// informational errors counted, and the fatal error or nil.
+func FetchErr(ctx context.Context, cfg Config, fs kgo.Fetches) (int64, error) {
 	b := &bridge{cfg: cfg}
 	err := b.fetchErr(ctx, fs)
-	return err, b.warnings.Load()
+	return b.warnings.Load(), err
 }

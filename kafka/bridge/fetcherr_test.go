@@ -36,7 +36,7 @@ func TestFetchErrors(t *testing.T) {
 	} {
 		var log strings.Builder
 		fs := kgo.Fetches{{Topics: []kgo.FetchTopic{{Topic: "in", Partitions: []kgo.FetchPartition{{Partition: 2, Err: tc.err}}}}}}
-		err, warnings := bridge.FetchErr(context.Background(), bridge.Config{Log: &log}, fs)
+		warnings, err := bridge.FetchErr(context.Background(), bridge.Config{Log: &log}, fs)
 		if tc.fatal {
 			if err == nil || !errors.Is(err, tc.err) || !strings.Contains(err.Error(), "in[2]") || warnings != 0 {
 				t.Errorf("%s: %v (%d warnings), want it fatal, naming in[2]", tc.name, err, warnings)
@@ -49,7 +49,7 @@ func TestFetchErrors(t *testing.T) {
 	}
 	// The end of the run is neither.
 	fs := kgo.Fetches{{Topics: []kgo.FetchTopic{{Topic: "in", Partitions: []kgo.FetchPartition{{Err: context.Canceled}}}}}}
-	if err, warnings := bridge.FetchErr(context.Background(), bridge.Config{}, fs); err != nil || warnings != 0 {
+	if warnings, err := bridge.FetchErr(context.Background(), bridge.Config{}, fs); err != nil || warnings != 0 {
 		t.Errorf("context canceled: %v, %d warnings", err, warnings)
 	}
 }

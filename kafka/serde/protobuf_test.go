@@ -87,33 +87,47 @@ func TestProtoIn(t *testing.T) {
 	}
 }
 
+// acme/common.proto and acme/order.proto, which imports it.
+const (
+	acmeCommon = `syntax = "proto3"; package acme.common; message Money { string currency = 1; int64 units = 2; }`
+	acmeOrder  = `syntax = "proto3"; package acme; import "acme/common.proto"; import "google/protobuf/timestamp.proto";
+message Other { int32 x = 1; }
+message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Timestamp at = 3; Other other = 4; }`
+)
+
+// commonRef is the reference of acme/order.proto to acme/common.proto,
+// registered under its name.
+var commonRef = []serde.Reference{{Name: "acme/common.proto", Subject: "acme/common.proto", Version: 1}}
+
+// decodeOrder registers schema (acme/order.proto, in either form) under
+// subject with commonRef and decodes an empty acme.Order record of it.
+func decodeOrder(t *testing.T, reg *serde.Registry, subject, schema string) serde.ProtoRecord {
+	t.Helper()
+	id, err := serde.NewProtoEncoder(reg).Register(ctx, subject, schema, commonRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := serde.NewProtoDecoder(reg, protoavro.Options{}).Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func TestProtoInReferences(t *testing.T) {
 	_, reg := kafkatest.Registry(t)
 	enc := serde.NewProtoEncoder(reg)
-	common := `syntax = "proto3"; package acme.common; message Money { string currency = 1; int64 units = 2; }`
-	if _, err := enc.Register(ctx, "acme/common.proto", common, nil); err != nil {
+	if _, err := enc.Register(ctx, "acme/common.proto", acmeCommon, nil); err != nil {
 		t.Fatal(err)
 	}
-	order := `syntax = "proto3"; package acme; import "acme/common.proto"; import "google/protobuf/timestamp.proto";
-message Other { int32 x = 1; }
-message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Timestamp at = 3; }`
-	id, err := enc.Register(ctx, "orders-value", order, []serde.Reference{{Name: "acme/common.proto", Subject: "acme/common.proto", Version: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
-	rec, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := rec.Codec.Schema().Descriptor()
+	md := decodeOrder(t, reg, "orders-value", acmeOrder).Codec.Schema().Descriptor()
 	if md.FullName() != "acme.Order" || md.Fields().ByName("total").Message().FullName() != "acme.common.Money" {
 		t.Fatalf("decoded type %s", md.FullName())
 	}
 	// A reference the registry does not hold.
-	id, err = enc.Register(ctx, "bad-value", order, []serde.Reference{{Name: "acme/common.proto", Subject: "nope", Version: 1}})
+	id, err := enc.Register(ctx, "bad-value", acmeOrder, []serde.Reference{{Name: "acme/common.proto", Subject: "nope", Version: 1}})
 	if err == nil {
-		if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1})); err == nil {
+		if _, err := serde.NewProtoDecoder(reg, protoavro.Options{}).Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1})); err == nil {
 			t.Error("a missing reference decoded")
 		}
 	}
@@ -172,29 +186,15 @@ func serializedSchema(t testing.TB, fd protoreflect.FileDescriptor) string {
 // naming the file, never text compiled by chance.
 func TestProtoInSerialized(t *testing.T) {
 	_, reg := kafkatest.Registry(t)
-	enc := serde.NewProtoEncoder(reg)
-	common := `syntax = "proto3"; package acme.common; message Money { string currency = 1; int64 units = 2; }`
-	order := `syntax = "proto3"; package acme; import "acme/common.proto"; import "google/protobuf/timestamp.proto";
-message Other { int32 x = 1; }
-message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Timestamp at = 3; Other other = 4; }`
-	fd, err := serde.Compile(ctx, "acme/order.proto", map[string]string{"acme/common.proto": common, "acme/order.proto": order})
+	fd, err := serde.Compile(ctx, "acme/order.proto", map[string]string{"acme/common.proto": acmeCommon, "acme/order.proto": acmeOrder})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := enc.Register(ctx, "acme/common.proto", serializedSchema(t, fd.Imports().Get(0)), nil); err != nil {
+	if _, err := serde.NewProtoEncoder(reg).Register(ctx, "acme/common.proto", serializedSchema(t, fd.Imports().Get(0)), nil); err != nil {
 		t.Fatal(err)
 	}
-	ref := []serde.Reference{{Name: "acme/common.proto", Subject: "acme/common.proto", Version: 1}}
 	// The main file's own name is the writer's; the decoder names it.
-	id, err := enc.Register(ctx, "orders-value", serializedSchema(t, fd), ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
-	rec, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := decodeOrder(t, reg, "orders-value", serializedSchema(t, fd))
 	md := rec.Codec.Schema().Descriptor()
 	want, _ := protoavro.Options{}.Schema(fd.Messages().ByName("Order"))
 	if md.FullName() != "acme.Order" || rec.Codec.Schema().Canonical() != want.Canonical() {
@@ -211,14 +211,7 @@ message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Time
 	}
 	b, _ := proto.Marshal(fdp)
 	rel := strings.TrimRight(base64.StdEncoding.EncodeToString(b), "=") + "\n"
-	id, err = enc.Register(ctx, "orders-rel-value", rel, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err = dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec = decodeOrder(t, reg, "orders-rel-value", rel)
 	if got := rec.Codec.Schema().Descriptor().Fields().ByName("other").Message().FullName(); got != "acme.Other" {
 		t.Errorf("relative type name resolved to %s", got)
 	}
