@@ -101,6 +101,11 @@ type Config struct {
 	// OnCommit, when set, is called after each committed batch with the
 	// running totals.
 	OnCommit func(Summary)
+	// Log, when set, receives a line for each informational fetch error the
+	// bridge continues after (data loss the client reset past, a group
+	// session lost and rejoined, a retriable broker error); see
+	// Summary.FetchWarnings.
+	Log io.Writer
 }
 
 // Summary reports what a bridge did.
@@ -111,9 +116,15 @@ type Summary struct {
 	DeadLettered int64
 	// Elapsed is the running time.
 	Elapsed time.Duration
-	// Lag is the number of input records behind the high watermarks at
-	// the last fetch, over the instance's partitions.
+	// Lag is the number of input records behind the last stable offsets
+	// (the end of what a read-committed consumer can read; the high
+	// watermarks when the broker reports none) at the last fetch, over the
+	// instance's partitions. Transaction markers and aborted records after
+	// the last record read count until a later record is read.
 	Lag int64
+	// FetchWarnings is the number of informational fetch errors the bridge
+	// continued after (Config.Log).
+	FetchWarnings int64
 }
 
 // Rate returns records per second.
@@ -126,8 +137,12 @@ func (s Summary) Rate() float64 {
 
 // String formats the summary on one line.
 func (s Summary) String() string {
-	return fmt.Sprintf("%d records (%d dead-lettered) in %s, %.0f records/s, lag %d",
+	out := fmt.Sprintf("%d records (%d dead-lettered) in %s, %.0f records/s, lag %d",
 		s.Records, s.DeadLettered, s.Elapsed.Round(time.Millisecond), s.Rate(), s.Lag)
+	if s.FetchWarnings > 0 {
+		out += fmt.Sprintf(", %d fetch warnings", s.FetchWarnings)
+	}
+	return out
 }
 
 // ErrConfig reports an invalid Config.
@@ -141,8 +156,12 @@ type bridge struct {
 	start time.Time
 
 	records, dead atomic.Int64
-	lagMu         sync.Mutex
-	lag           map[int32]int64
+	warnings      atomic.Int64
+	// leaving is set when the loop ends: the partitions the client revokes
+	// as it leaves the group keep their lag, for the final summary.
+	leaving atomic.Bool
+	lagMu   sync.Mutex
+	lag     map[int32]int64
 }
 
 // Run runs the bridge until ctx is done (the batch in flight is finished and
@@ -212,7 +231,8 @@ func (b *bridge) summary() Summary {
 		lag += l
 	}
 	b.lagMu.Unlock()
-	return Summary{Records: b.records.Load(), DeadLettered: b.dead.Load(), Elapsed: time.Since(b.start), Lag: lag}
+	return Summary{Records: b.records.Load(), DeadLettered: b.dead.Load(), Elapsed: time.Since(b.start), Lag: lag,
+		FetchWarnings: b.warnings.Load()}
 }
 
 func (b *bridge) progress() (stop func()) {
@@ -238,19 +258,31 @@ func (b *bridge) progress() (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// noteLag records the lag of each fetched partition.
+// noteLag records the lag of each fetched partition: from the last record
+// read to the last stable offset, the end of what a read-committed consumer
+// can read (records of open transactions are not readable yet), or to the
+// high watermark when the broker reports no last stable offset.
 func (b *bridge) noteLag(fs kgo.Fetches) {
 	b.lagMu.Lock()
 	defer b.lagMu.Unlock()
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
 		if n := len(p.Records); n > 0 {
-			b.lag[p.Partition] = max(0, p.HighWatermark-(p.Records[n-1].Offset+1))
+			end := p.HighWatermark
+			if p.LastStableOffset >= 0 {
+				end = min(end, p.LastStableOffset)
+			}
+			b.lag[p.Partition] = max(0, end-(p.Records[n-1].Offset+1))
 		}
 	})
 }
 
-// forgetLag drops the lag of partitions the instance no longer has.
+// forgetLag drops the lag of partitions the instance no longer has (but
+// not as it leaves the group at the end of the run: the final summary
+// reports the lag it left).
 func (b *bridge) forgetLag(_ context.Context, _ *kgo.Client, gone map[string][]int32) {
+	if b.leaving.Load() {
+		return
+	}
 	b.lagMu.Lock()
 	defer b.lagMu.Unlock()
 	for _, ps := range gone[b.cfg.Input] {
@@ -258,9 +290,10 @@ func (b *bridge) forgetLag(_ context.Context, _ *kgo.Client, gone map[string][]i
 	}
 }
 
-// fetchErr returns the first fatal error of a poll: nil for none or for the
-// end of the run (ctx done, client closed).
-func fetchErr(ctx context.Context, fs kgo.Fetches) error {
+// fetchErr returns the first fatal error of a poll: nil for none, for the
+// end of the run (ctx done, client closed) and for informational errors,
+// which are counted and logged (Config.Log).
+func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 	if fs.IsClientClosed() || ctx.Err() != nil {
 		return nil
 	}
@@ -268,9 +301,59 @@ func fetchErr(ctx context.Context, fs kgo.Fetches) error {
 		if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) {
 			continue
 		}
-		return fmt.Errorf("bridge: fetching %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+		err := fmt.Errorf("bridge: fetching %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+		if !informational(fe.Err) {
+			return err
+		}
+		b.warnings.Add(1)
+		if b.cfg.Log != nil {
+			fmt.Fprintf(b.cfg.Log, "protoavro-kafka: warning: %v (continuing)\n", err)
+		}
 	}
 	return nil
+}
+
+// informational reports a fetch error kgo recovers from on its own, which
+// the bridge continues after (as kgo's Fetches.Errors documents them):
+//   - *kgo.ErrDataLoss: the log shrank below the consumed offset (a
+//     truncation, a topic deleted and recreated); the client has reset to
+//     a valid offset and consumes on. Records may have been lost upstream;
+//     the bridge cannot bring them back.
+//   - *kgo.ErrGroupSession: the member lost its group session (it was
+//     kicked after a batch longer than the session, or could not reach the
+//     coordinator) and the client rejoins; unless the cause is an
+//     authorization or authentication refusal, which rejoining cannot fix.
+//   - a retriable kerr.Error (kgo strips most of these itself).
+//
+// Everything else is fatal: non-retriable broker errors (authorization, an
+// unsupported version), *kgo.ErrDecompressTooLarge (the partition is not
+// fetched again), and untyped errors (a batch that does not parse: data
+// corruption; a failed offset validation).
+func informational(err error) bool {
+	var loss *kgo.ErrDataLoss
+	var session *kgo.ErrGroupSession
+	var ke *kerr.Error
+	switch {
+	case errors.As(err, &loss):
+		return true
+	case errors.As(err, &session):
+		return !refused(session.Err)
+	case errors.As(err, &ke):
+		return ke.Retriable
+	}
+	return false
+}
+
+// refused reports an authorization or authentication refusal.
+func refused(err error) bool {
+	for _, e := range []error{kerr.GroupAuthorizationFailed, kerr.TopicAuthorizationFailed,
+		kerr.ClusterAuthorizationFailed, kerr.TransactionalIDAuthorizationFailed,
+		kerr.SaslAuthenticationFailed, kerr.DelegationTokenAuthorizationFailed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // batchTimeout bounds finishing one batch after ctx is done.
@@ -314,9 +397,10 @@ func (b *bridge) committed(n, dead int) {
 // Rebalances happen between batches only.
 func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.Fetches, allowRebalance func(),
 	batch func(bctx, runCtx context.Context, recs []*kgo.Record) (committed bool, dead int, err error)) error {
+	defer b.leaving.Store(true)
 	for !b.done(ctx) {
 		fs := poll(ctx, b.cfg.BatchSize)
-		if err := fetchErr(ctx, fs); err != nil {
+		if err := b.fetchErr(ctx, fs); err != nil {
 			return err
 		}
 		recs := fs.Records()

@@ -1,6 +1,11 @@
 package bridge
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
 
 // SetBatchTimeout sets how long a batch may take after the run's context is
 // done, for the tests, and returns a function that restores it.
@@ -8,4 +13,12 @@ func SetBatchTimeout(d time.Duration) (restore func()) {
 	old := batchTimeout
 	batchTimeout = d
 	return func() { batchTimeout = old }
+}
+
+// FetchErr is the bridge's verdict on a poll's errors under cfg: the
+// informational errors counted, and the fatal error or nil.
+func FetchErr(ctx context.Context, cfg Config, fs kgo.Fetches) (int64, error) {
+	b := &bridge{cfg: cfg}
+	err := b.fetchErr(ctx, fs)
+	return b.warnings.Load(), err
 }

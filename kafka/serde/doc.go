@@ -3,8 +3,9 @@
 // big-endian uint32, for protobuf the message indexes, then the datum.
 //
 // It talks to a registry through franz-go's sr client (wrapped by
-// [Registry], which caches every answer it got and turns a registry that is
-// down into an error that wraps [ErrRegistryUnavailable]):
+// [Registry], which caches every answer it got, remembers an unknown schema
+// ID for a few seconds, and turns a registry that is down into an error that
+// wraps [ErrRegistryUnavailable], never cached):
 //
 //   - [Serializer] (Avro out): a protobuf message, or its wire bytes, becomes a
 //     framed Avro record. The derived schema is registered (or looked up) once
@@ -13,8 +14,10 @@
 //   - [Deserializer] (Avro in): a framed Avro record becomes a message or wire
 //     bytes of the reader's type; the writer schema is fetched once per ID and
 //     resolved by Avro's rules, one resolver cached per ID.
-//   - [ProtoDecoder] (protobuf in): a framed protobuf record; the .proto text
-//     and its references are fetched by ID and compiled in-process, the
+//   - [ProtoDecoder] (protobuf in): a framed protobuf record; the schema (.proto
+//     text or a base64 serialized FileDescriptorProto, as Confluent's
+//     JavaScript serializer registers it) and its references are fetched by
+//     ID and compiled in-process, the
 //     message indexes pick the type, and the type's Avro codec is cached per
 //     ID, so two IDs never share a schema. [ProtoEncoder] writes such records.
 //   - [CheckCompatibility] and [Registry.Check] (the compatibility gate): a new

@@ -2,6 +2,8 @@ package serde
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,7 +11,10 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
 	"github.com/protoavro/protoavro/protoavro"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // Bounds on the referenced schemas fetched for one schema ID (.proto
@@ -21,7 +26,8 @@ const (
 
 // ProtoDecoder reads Confluent-framed protobuf records (protobuf in). The
 // .proto text of each schema ID and its references are fetched from the
-// registry once and compiled in-process; the message indexes of a record pick
+// registry once and compiled in-process (each given as .proto text or as a
+// base64 serialized FileDescriptorProto, as Compile takes them); the message indexes of a record pick
 // its type, whose Avro codec is derived once per ID and index path. Each ID is
 // compiled on its own, so two IDs holding two versions of one message get two
 // descriptors and never share a schema. It is safe for concurrent use.
@@ -128,15 +134,38 @@ func (p *ProtoDecoder) File(ctx context.Context, id uint32) (protoreflect.FileDe
 }
 
 // Compile compiles the .proto file main from in-memory sources (file name →
-// text); the standard imports (google/protobuf/*.proto) are built in, and so
-// are the files Confluent's serializers never register as references
+// schema). A schema is .proto source text or, as Confluent's registry gives
+// it with ?format=serialized and as Confluent's JavaScript serializer
+// registers it, a base64-encoded serialized FileDescriptorProto (see
+// ParseSchemaFile); Confluent's Java and JavaScript clients read both. The
+// standard imports (google/protobuf/*.proto) are built in, and so are the
+// files Confluent's serializers never register as references
 // (confluent/meta.proto, confluent/type/decimal.proto, google/type/*.proto)
 // when sources lacks them.
 func Compile(ctx context.Context, main string, sources map[string]string) (protoreflect.FileDescriptor, error) {
+	texts := make(map[string]string, len(sources))
+	protos := map[string]*descriptorpb.FileDescriptorProto{}
+	for name, s := range sources {
+		fdp, err := ParseSchemaFile(name, s)
+		if err != nil {
+			return nil, err
+		}
+		if fdp != nil {
+			protos[name] = fdp
+		} else {
+			texts[name] = s
+		}
+	}
 	var first error
 	c := protocompile.Compiler{
 		Resolver: protocompile.WithStandardImports(protocompile.CompositeResolver{
-			&protocompile.SourceResolver{Accessor: protocompile.SourceAccessorFromMap(sources)},
+			&protocompile.SourceResolver{Accessor: protocompile.SourceAccessorFromMap(texts)},
+			protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
+				if f, ok := protos[path]; ok {
+					return protocompile.SearchResult{Proto: f}, nil
+				}
+				return protocompile.SearchResult{}, protoregistry.NotFound
+			}),
 			knownTypesResolver,
 		}),
 		Reporter: reporter.NewReporter(func(err reporter.ErrorWithPos) error {
@@ -154,6 +183,59 @@ func Compile(ctx context.Context, main string, sources map[string]string) (proto
 		return nil, fmt.Errorf("%w: %w", ErrBadSchema, err)
 	}
 	return files[0], nil
+}
+
+// Bounds on a serialized FileDescriptorProto: its decoded size, and its
+// nesting (messages in messages, options), as protobuf's own parsers bound
+// it.
+const (
+	maxSerializedSchema = 4 << 20
+	maxSerializedDepth  = 100
+)
+
+// ParseSchemaFile tells the two forms of a registered protobuf schema apart.
+// For .proto source text it returns nil and no error. For a base64-encoded
+// serialized FileDescriptorProto (standard alphabet, padding optional,
+// surrounding white space ignored; what Confluent's registry returns with
+// ?format=serialized and Confluent's JavaScript serializer registers) it
+// returns the decoded file, named name (a registered file's own name is
+// whatever its writer called it; imports find it by its reference name).
+// Text is told by its characters: .proto source that compiles always holds
+// a character outside the base64 alphabet (white space, ';', '"', '{'),
+// except a file of one "//" comment, which is taken as text. A schema in the
+// base64 alphabet that does not decode, is larger than 4 MiB decoded, nests
+// deeper than 100, or is not a FileDescriptorProto is an error wrapping
+// ErrBadSchema naming the file.
+func ParseSchemaFile(name, schema string) (*descriptorpb.FileDescriptorProto, error) {
+	s := strings.TrimSpace(schema)
+	if s == "" || strings.HasPrefix(s, "//") || strings.IndexFunc(s, notBase64) >= 0 {
+		return nil, nil
+	}
+	bad := func(err error) error {
+		return fmt.Errorf("%w: %s: neither .proto source nor a base64 serialized FileDescriptorProto: %w", ErrBadSchema, name, err)
+	}
+	data := strings.TrimRight(s, "=")
+	if len(s)-len(data) > 2 {
+		return nil, bad(errors.New("base64: more than two padding characters"))
+	}
+	if n := base64.RawStdEncoding.DecodedLen(len(data)); n > maxSerializedSchema {
+		return nil, bad(fmt.Errorf("%d bytes decoded, more than %d", n, maxSerializedSchema))
+	}
+	b, err := base64.RawStdEncoding.DecodeString(data)
+	if err != nil {
+		return nil, bad(fmt.Errorf("base64: %w", err))
+	}
+	var fdp descriptorpb.FileDescriptorProto
+	if err := (proto.UnmarshalOptions{RecursionLimit: maxSerializedDepth}).Unmarshal(b, &fdp); err != nil {
+		return nil, bad(err)
+	}
+	fdp.Name = proto.String(name)
+	return &fdp, nil
+}
+
+// notBase64 reports a rune outside the standard base64 alphabet and padding.
+func notBase64(r rune) bool {
+	return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '/' || r == '=')
 }
 
 // MessageAt returns the message the indexes select in fd.

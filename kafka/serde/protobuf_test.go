@@ -2,13 +2,18 @@ package serde_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 func TestProtoIn(t *testing.T) {
@@ -82,33 +87,47 @@ func TestProtoIn(t *testing.T) {
 	}
 }
 
+// acme/common.proto and acme/order.proto, which imports it.
+const (
+	acmeCommon = `syntax = "proto3"; package acme.common; message Money { string currency = 1; int64 units = 2; }`
+	acmeOrder  = `syntax = "proto3"; package acme; import "acme/common.proto"; import "google/protobuf/timestamp.proto";
+message Other { int32 x = 1; }
+message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Timestamp at = 3; Other other = 4; }`
+)
+
+// commonRef is the reference of acme/order.proto to acme/common.proto,
+// registered under its name.
+var commonRef = []serde.Reference{{Name: "acme/common.proto", Subject: "acme/common.proto", Version: 1}}
+
+// decodeOrder registers schema (acme/order.proto, in either form) under
+// subject with commonRef and decodes an empty acme.Order record of it.
+func decodeOrder(t *testing.T, reg *serde.Registry, subject, schema string) serde.ProtoRecord {
+	t.Helper()
+	id, err := serde.NewProtoEncoder(reg).Register(ctx, subject, schema, commonRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := serde.NewProtoDecoder(reg, protoavro.Options{}).Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func TestProtoInReferences(t *testing.T) {
 	_, reg := kafkatest.Registry(t)
 	enc := serde.NewProtoEncoder(reg)
-	common := `syntax = "proto3"; package acme.common; message Money { string currency = 1; int64 units = 2; }`
-	if _, err := enc.Register(ctx, "acme/common.proto", common, nil); err != nil {
+	if _, err := enc.Register(ctx, "acme/common.proto", acmeCommon, nil); err != nil {
 		t.Fatal(err)
 	}
-	order := `syntax = "proto3"; package acme; import "acme/common.proto"; import "google/protobuf/timestamp.proto";
-message Other { int32 x = 1; }
-message Order { string id = 1; acme.common.Money total = 2; google.protobuf.Timestamp at = 3; }`
-	id, err := enc.Register(ctx, "orders-value", order, []serde.Reference{{Name: "acme/common.proto", Subject: "acme/common.proto", Version: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
-	rec, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := rec.Codec.Schema().Descriptor()
+	md := decodeOrder(t, reg, "orders-value", acmeOrder).Codec.Schema().Descriptor()
 	if md.FullName() != "acme.Order" || md.Fields().ByName("total").Message().FullName() != "acme.common.Money" {
 		t.Fatalf("decoded type %s", md.FullName())
 	}
 	// A reference the registry does not hold.
-	id, err = enc.Register(ctx, "bad-value", order, []serde.Reference{{Name: "acme/common.proto", Subject: "nope", Version: 1}})
+	id, err := enc.Register(ctx, "bad-value", acmeOrder, []serde.Reference{{Name: "acme/common.proto", Subject: "nope", Version: 1}})
 	if err == nil {
-		if _, err := dec.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1})); err == nil {
+		if _, err := serde.NewProtoDecoder(reg, protoavro.Options{}).Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1})); err == nil {
 			t.Error("a missing reference decoded")
 		}
 	}
@@ -146,4 +165,112 @@ message Sale {
 			t.Errorf("field %s: %v, want a %s", name, f, want)
 		}
 	}
+}
+
+// serializedSchema is fd as Confluent's JavaScript serializer registers it
+// (and Confluent's registry returns it with ?format=serialized): its
+// FileDescriptorProto, serialized, base64.
+func serializedSchema(t testing.TB, fd protoreflect.FileDescriptor) string {
+	t.Helper()
+	b, err := proto.Marshal(protodesc.ToFileDescriptorProto(fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// TestProtoInSerialized: a schema and its reference registered as base64
+// serialized FileDescriptorProtos (what @confluentinc/schemaregistry's
+// ProtobufSerializer registers, and srfake returns as stored) compile as the
+// .proto text does; relative type names resolve; garbage is ErrBadSchema
+// naming the file, never text compiled by chance.
+func TestProtoInSerialized(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	fd, err := serde.Compile(ctx, "acme/order.proto", map[string]string{"acme/common.proto": acmeCommon, "acme/order.proto": acmeOrder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := serde.NewProtoEncoder(reg).Register(ctx, "acme/common.proto", serializedSchema(t, fd.Imports().Get(0)), nil); err != nil {
+		t.Fatal(err)
+	}
+	// The main file's own name is the writer's; the decoder names it.
+	rec := decodeOrder(t, reg, "orders-value", serializedSchema(t, fd))
+	md := rec.Codec.Schema().Descriptor()
+	want, _ := protoavro.Options{}.Schema(fd.Messages().ByName("Order"))
+	if md.FullName() != "acme.Order" || rec.Codec.Schema().Canonical() != want.Canonical() {
+		t.Fatalf("decoded %s, schema\n%s\nwant\n%s", md.FullName(), rec.Codec.Schema().Canonical(), want.Canonical())
+	}
+
+	// Relative type names, as a registry may return them (JavaScript's
+	// deserializer qualifies them itself), and padding left off.
+	fdp := protodesc.ToFileDescriptorProto(fd)
+	for _, f := range fdp.MessageType[1].Field {
+		if f.GetName() == "other" {
+			f.TypeName = proto.String("Other")
+		}
+	}
+	b, _ := proto.Marshal(fdp)
+	rel := strings.TrimRight(base64.StdEncoding.EncodeToString(b), "=") + "\n"
+	rec = decodeOrder(t, reg, "orders-rel-value", rel)
+	if got := rec.Codec.Schema().Descriptor().Fields().ByName("other").Message().FullName(); got != "acme.Other" {
+		t.Errorf("relative type name resolved to %s", got)
+	}
+
+	// Garbage: neither text nor a descriptor.
+	for name, schema := range map[string]string{
+		"not a descriptor": base64.StdEncoding.EncodeToString([]byte{0x07, 0x01}), // wire type 7
+		"bad base64":       "QUJD!",
+		"padding":          "QQ===",
+		"truncated":        base64.StdEncoding.EncodeToString(b[:len(b)/2]),
+		"too large":        strings.Repeat("AAAA", 2<<20),
+		"deep":             base64.StdEncoding.EncodeToString(deepDescriptor(200)),
+	} {
+		_, err := serde.Compile(ctx, "x.proto", map[string]string{"x.proto": schema})
+		if !errors.Is(err, serde.ErrBadSchema) || !strings.Contains(err.Error(), "x.proto") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Text stays text: a comment-only file, and source with a syntax error.
+	if _, err := serde.Compile(ctx, "x.proto", map[string]string{"x.proto": "//AAAA"}); err != nil {
+		t.Errorf("comment-only file: %v", err)
+	}
+	if _, err := serde.Compile(ctx, "x.proto", map[string]string{"x.proto": "message {"}); !errors.Is(err, serde.ErrBadSchema) {
+		t.Errorf("bad text: %v", err)
+	}
+}
+
+// deepDescriptor is a serialized FileDescriptorProto with messages nested n
+// deep.
+func deepDescriptor(n int) []byte {
+	msg := &descriptorpb.DescriptorProto{Name: proto.String("M")}
+	for range n {
+		msg = &descriptorpb.DescriptorProto{Name: proto.String("M"), NestedType: []*descriptorpb.DescriptorProto{msg}}
+	}
+	b, _ := proto.Marshal(&descriptorpb.FileDescriptorProto{Name: proto.String("d.proto"), MessageType: []*descriptorpb.DescriptorProto{msg}})
+	return b
+}
+
+// FuzzCompileSerialized: any bytes given as a base64 serialized
+// FileDescriptorProto compile or fail with ErrBadSchema, without a panic; a
+// file that compiles has the name it was asked for.
+func FuzzCompileSerialized(f *testing.F) {
+	for _, v := range []string{"v1", "v2"} {
+		b, _ := proto.Marshal(protodesc.ToFileDescriptorProto(kafkatest.Person(f, v).ParentFile()))
+		f.Add(b)
+	}
+	f.Add(deepDescriptor(3))
+	f.Add([]byte{})
+	f.Add([]byte{0x0a, 0x01, 'x', 0x22, 0x03, 0x0a, 0x01, 'M'})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fd, err := serde.Compile(ctx, "f.proto", map[string]string{"f.proto": base64.StdEncoding.EncodeToString(b)})
+		if err != nil {
+			if !errors.Is(err, serde.ErrBadSchema) {
+				t.Fatalf("error not ErrBadSchema: %v", err)
+			}
+			return
+		}
+		if fd.Path() != "f.proto" {
+			t.Fatalf("compiled file named %q", fd.Path())
+		}
+	})
 }

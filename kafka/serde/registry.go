@@ -2,9 +2,11 @@ package serde
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -51,10 +53,14 @@ type SubjectVersion struct {
 // Registry is a client of a Confluent Schema Registry (franz-go's sr client)
 // that caches schemas by ID: each ID is fetched once, and only successful
 // answers are kept, so a registry that was down is asked again later and never
-// yields a wrong schema. It is safe for concurrent use.
+// yields a wrong schema. An ID the registry answers it does not know
+// (ErrUnknownID) is answered so for RegistryOptions.UnknownIDTTL without
+// asking again (at most 1024 such IDs are remembered); no other error is. It
+// is safe for concurrent use.
 type Registry struct {
-	cl   *sr.Client
-	byID onceCache[int, Schema]
+	cl     *sr.Client
+	byID   onceCache[int, Schema]
+	misses missCache
 	// refs caches referenced schemas by subject and version.
 	refs onceCache[Reference, Schema]
 }
@@ -65,6 +71,10 @@ type RegistryOptions struct {
 	HTTPClient *http.Client
 	// Username and Password, when set, are sent as basic authentication.
 	Username, Password string
+	// UnknownIDTTL is how long an unknown schema ID is answered as unknown
+	// without asking the registry again; 0 means DefaultUnknownIDTTL, a
+	// negative value asks every time.
+	UnknownIDTTL time.Duration
 }
 
 // NewRegistry returns a client of the registry at the given base URLs (tried
@@ -82,7 +92,11 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRegistry, err)
 	}
-	return &Registry{cl: cl}, nil
+	ttl := opts.UnknownIDTTL
+	if ttl == 0 {
+		ttl = DefaultUnknownIDTTL
+	}
+	return &Registry{cl: cl, misses: missCache{ttl: ttl, now: time.Now}}, nil
 }
 
 func fromSR(id int, s sr.Schema) Schema {
@@ -112,12 +126,26 @@ func toSR(s Schema) sr.Schema {
 }
 
 // SchemaByID returns the schema with the given ID, from the cache or, once,
-// from the registry.
+// from the registry. An ID the registry did not know within the last
+// UnknownIDTTL is ErrUnknownID without a request.
 func (r *Registry) SchemaByID(ctx context.Context, id int) (Schema, error) {
+	if s, ok := r.byID.peek(id); ok {
+		return s, nil
+	}
+	if err, ok := r.misses.get(id); ok {
+		return Schema{}, err
+	}
 	return r.byID.get(ctx, id, func() (Schema, error) {
+		if err, ok := r.misses.get(id); ok { // a concurrent caller's answer
+			return Schema{}, err
+		}
 		s, err := r.cl.SchemaByID(ctx, id)
 		if err != nil {
-			return Schema{}, classify(ctx, "schema by ID", strconv.Itoa(id), err)
+			err = classify(ctx, "schema by ID", strconv.Itoa(id), err)
+			if errors.Is(err, ErrUnknownID) {
+				r.misses.put(id, err)
+			}
+			return Schema{}, err
 		}
 		return fromSR(id, s), nil
 	})
@@ -164,6 +192,7 @@ func (r *Registry) Register(ctx context.Context, subject string, s Schema) (id, 
 		return 0, 0, classify(ctx, "register under", subject, err)
 	}
 	s.ID = ss.ID
+	r.misses.forget(ss.ID)
 	r.byID.get(ctx, ss.ID, func() (Schema, error) { return s, nil }) //nolint:errcheck // fills the cache
 	return ss.ID, ss.Version, nil
 }

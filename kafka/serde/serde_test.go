@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
@@ -340,4 +341,139 @@ func registerSplit(t *testing.T, reg *serde.Registry, s *protoavro.Schema, subje
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestUnknownIDCached: records of a schema ID the registry does not know
+// make one registry request per UnknownIDTTL, not one each (Avro and
+// protobuf in, one caller or many at once); a registry that is down is
+// asked every time (never remembered as a miss); an ID registered after a
+// miss is found at once; the IDs remembered are bounded.
+func TestUnknownIDCached(t *testing.T) {
+	fake, _ := kafkatest.Registry(t)
+	calls := countRequests(fake)
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now atomic.Int64 // nanoseconds
+	serde.SetClock(reg, func() time.Time { return time.Unix(0, now.Load()) })
+	md := kafkatest.Person(t, "v2")
+	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
+	pd := serde.NewProtoDecoder(reg, protoavro.Options{})
+	decodeUnknown := func(id uint32) {
+		t.Helper()
+		if err := de.Decode(ctx, serde.AppendHeader(nil, id), dynamicpb.NewMessage(md)); !errors.Is(err, serde.ErrUnknownID) {
+			t.Fatalf("Avro in, ID %d: %v, want ErrUnknownID", id, err)
+		}
+		if _, err := pd.Decode(ctx, serde.AppendProtoHeader(nil, id, []int{0})); !errors.Is(err, serde.ErrUnknownID) {
+			t.Fatalf("protobuf in, ID %d: %v, want ErrUnknownID", id, err)
+		}
+	}
+	for range 100 {
+		decodeUnknown(4242)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d registry requests for 200 records of one unknown ID, want 1", n)
+	}
+	kafkatest.Parallel(t, 8, func(int) error {
+		for range 50 {
+			if _, err := reg.SchemaByID(ctx, 4343); !errors.Is(err, serde.ErrUnknownID) {
+				return err
+			}
+		}
+		return nil
+	})
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d registry requests after 400 concurrent asks of a second unknown ID, want 2", n)
+	}
+	// The TTL passes: asked once more.
+	now.Add(int64(serde.DefaultUnknownIDTTL))
+	decodeUnknown(4242)
+	decodeUnknown(4242)
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d registry requests after the TTL, want 3", n)
+	}
+
+	// A registry that is down is no miss: every ask is a request, and once
+	// it is back the ID is unknown (or known) by its answer.
+	var down atomic.Bool
+	down.Store(true)
+	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
+		if !down.Load() {
+			return false
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
+		return true
+	})
+	for i := range 5 {
+		before := calls.Load()
+		if _, err := reg.SchemaByID(ctx, 5555); !errors.Is(err, serde.ErrRegistryUnavailable) {
+			t.Fatalf("registry down: %v", err)
+		}
+		if calls.Load() == before {
+			t.Fatalf("ask %d while the registry is down made no request", i)
+		}
+	}
+	down.Store(false)
+	if _, err := reg.SchemaByID(ctx, 5555); !errors.Is(err, serde.ErrUnknownID) {
+		t.Fatalf("registry back: %v", err)
+	}
+
+	// An ID registered after it was a miss is found without waiting.
+	id, _, err := reg.Register(ctx, "a-value", serde.Schema{Text: `{"type":"record","name":"A","fields":[]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.SchemaByID(ctx, id+1); !errors.Is(err, serde.ErrUnknownID) {
+		t.Fatalf("ID %d before it is registered: %v", id+1, err)
+	}
+	other, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, _, err := other.Register(ctx, "b-value", serde.Schema{Text: `{"type":"record","name":"B","fields":[]}`})
+	if err != nil || id2 != id+1 {
+		t.Fatalf("registered ID %d (%v), want %d", id2, err, id+1)
+	}
+	// Registered by another client: this one answers from its cache until
+	// the TTL passes, then finds it.
+	if _, err := reg.SchemaByID(ctx, id2); !errors.Is(err, serde.ErrUnknownID) {
+		t.Fatalf("ID %d within the TTL: %v", id2, err)
+	}
+	now.Add(int64(serde.DefaultUnknownIDTTL))
+	if s, err := reg.SchemaByID(ctx, id2); err != nil || !strings.Contains(s.Text, `"B"`) {
+		t.Fatalf("ID %d after the TTL: %v", id2, err)
+	}
+	// Registered by this client: found at once.
+	if _, err := reg.SchemaByID(ctx, id2+1); !errors.Is(err, serde.ErrUnknownID) {
+		t.Fatal(err)
+	}
+	id3, _, err := reg.Register(ctx, "c-value", serde.Schema{Text: `{"type":"record","name":"C","fields":[]}`})
+	if err != nil || id3 != id2+1 {
+		t.Fatalf("registered ID %d (%v), want %d", id3, err, id2+1)
+	}
+	if _, err := reg.SchemaByID(ctx, id3); err != nil {
+		t.Fatalf("ID %d registered by this client after a miss: %v", id3, err)
+	}
+
+	// Bounded: 1100 unknown IDs, at most 1024 remembered.
+	for i := range 1100 {
+		if _, err := reg.SchemaByID(ctx, 100_000+i); !errors.Is(err, serde.ErrUnknownID) {
+			t.Fatal(err)
+		}
+	}
+	if n := serde.UnknownIDs(reg); n > 1024 || n < 1000 {
+		t.Errorf("%d unknown IDs remembered, want at most 1024 (and most of them)", n)
+	}
+
+	// A negative TTL asks every time.
+	always, _ := serde.NewRegistry(serde.RegistryOptions{UnknownIDTTL: -1}, fake.URL())
+	before := calls.Load()
+	for range 3 {
+		always.SchemaByID(ctx, 4242) //nolint:errcheck // counted
+	}
+	if n := calls.Load() - before; n != 3 {
+		t.Errorf("UnknownIDTTL -1: %d requests for 3 asks", n)
+	}
 }

@@ -56,6 +56,7 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Options: opts, Strategy: st, Check: *check,
 		ExactlyOnce: *eos, TransactionalID: *txnID, TransactionTimeout: *txnTime, PassThrough: *passthru,
 		MaxRecords: *maxRecs, BatchSize: *batch, SessionTimeout: *session,
+		Log: stderr,
 	}
 	if *every > 0 {
 		cfg.Progress, cfg.ProgressEvery = stderr, *every

@@ -1,0 +1,9 @@
+package serde
+
+import "time"
+
+// SetClock makes r's cache of unknown IDs read the time from now.
+func SetClock(r *Registry, now func() time.Time) { r.misses.now = now }
+
+// UnknownIDs returns the number of unknown IDs r remembers.
+func UnknownIDs(r *Registry) int { return r.misses.len() }
