@@ -123,7 +123,9 @@
 //	protoavro schema -I proto --out-dir schemas acme/v1/order.proto
 //	protoavro schema -I proto --package acme.v1 --fingerprint acme/v1/order.proto
 //
-// The protoc-gen-avro plugin writes the same files from protoc or buf.
+// The protoc-gen-avro plugin writes the same files from protoc or buf (with
+// doc attributes for the well-known types too, when the compiler passes
+// their comments: the built-in google/protobuf/*.proto files have none).
 //
 // # avro-tools commands
 //
