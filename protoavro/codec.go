@@ -73,8 +73,8 @@ func compileCodec(s *Schema, o Options) (*Codec, error) {
 	return c, nil
 }
 
-// bufPool recycles the intermediate protobuf encoding of Marshal and the
-// scratch state of the transcoders.
+// encStatePool recycles the scratch state of the writers (the transcoder's
+// and the direct writer's).
 var encStatePool = sync.Pool{New: func() any { return &encState{} }}
 
 // maxPooledBuffer keeps huge one-off buffers out of the pools.
@@ -109,6 +109,8 @@ func (c *Codec) TranscodeToAvro(dst, wire []byte) ([]byte, error) {
 // maxWireSize is the largest message the 32-bit offsets of the transcoder hold.
 const maxWireSize = 1<<31 - 1
 
+// wirePool recycles the intermediate protobuf encoding of Marshal's
+// transcoding path and of Unmarshal's.
 var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // MarshalAppend appends the Avro binary encoding of m to dst. m must be of

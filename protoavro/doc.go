@@ -39,9 +39,10 @@
 // # Files for engines
 //
 // [EngineReady] returns the options whose schemas BigQuery, Spark and Arrow
-// load: finite schemas (recursive types spelled out a few levels deep,
-// [Options.RecursionDepth], deeper subtrees carried as JSON or protobuf
-// bytes), google.protobuf.Struct/Value/ListValue/Any as JSON strings
+// load: finite schemas (the first level of each recursive type spelled out,
+// [Options.RecursionDepth] 1, deeper subtrees carried as JSON; other depths
+// and the protobuf bytes carrier are options too),
+// google.protobuf.Struct/Value/ListValue/Any as JSON strings
 // ([Options.DynamicAsJSON]), timestamp-micros and decimal(20,0) for uint64.
 //
 // Bad input gives a [*DataError] carrying the field path and byte offset
@@ -76,7 +77,8 @@
 //
 // Errors wrap one of the sentinel errors of this package ([ErrNameCollision],
 // [ErrInvalidName], [ErrUnsupported], [ErrInvalidOptions], [ErrInvalidSchema],
-// [ErrWrongType], and the data classes above); test for them with
+// [ErrWrongType], the data classes above, and for container files
+// [ErrNotContainer], [ErrClosed] and [ErrConcurrentUse]); test for them with
 // [errors.Is]. docs/design.md in the repository shows how a descriptor
 // becomes a plan, a schema and bytes.
 package protoavro

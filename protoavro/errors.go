@@ -10,9 +10,11 @@ import (
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
-// Error classes. Every error returned by this package wraps one of these, so
-// callers can tell them apart with [errors.Is]; the message says what and
-// where. A [DataError] (bad data) wraps one of the data classes, from
+// Error classes. Every error returned by this package wraps one of these
+// (or, from container files, [ErrNotContainer], [ErrClosed] or
+// [ErrConcurrentUse]), so callers can tell them apart with [errors.Is]; the
+// message says what and where. I/O errors of the caller's readers and
+// writers are passed on as they are. A [DataError] (bad data) wraps one of the data classes, from
 // ErrTruncated on.
 var (
 	// ErrInvalidOptions reports Options outside their defined values.

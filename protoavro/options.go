@@ -203,8 +203,8 @@ const MaxRecursionDepth = 32
 // engines load — BigQuery, Spark (spark-avro), Hive, Parquet converters and
 // Apache Arrow: finite schemas (the first record of each recursive type
 // spelled out, deeper subtrees as JSON text), nullable unions only of the form
-// ["null", T], timestamp-micros, uint64 as decimal(20,0), maps with
-// non-string keys as arrays of key/value records, and Struct, Value,
+// ["null", T], timestamp-micros, uint64 as decimal(20,0), every map as an
+// Avro map (non-string keys as their canonical text), and Struct, Value,
 // ListValue and Any as JSON. docs/mapping.md says what each engine makes of
 // each field kind.
 func EngineReady() Options {

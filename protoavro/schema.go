@@ -18,7 +18,7 @@ import (
 // immutable and safe for concurrent use.
 type Schema struct {
 	desc      protoreflect.MessageDescriptor // nil for parsed schemas
-	opts      Options                        // mapping options; Cache is cleared
+	opts      Options                        // mapping options, as Options.mapping reduces them
 	plan      *msgPlan                       // nil for parsed schemas
 	root      *avroschema.Node
 	named     []namedDef // every named type defined in root's tree
@@ -40,8 +40,10 @@ type namedDef struct {
 // nil for a parsed schema.
 func (s *Schema) Descriptor() protoreflect.MessageDescriptor { return s.desc }
 
-// Options returns the mapping options the schema was derived with (with a
-// nil Cache); the zero Options for a parsed schema.
+// Options returns the mapping options the schema was derived with, reduced
+// to what the schema depends on: no Cache, UnknownEnums or AnyResolver, and
+// under the Java profile only Profile. It returns the zero Options for a
+// parsed schema.
 func (s *Schema) Options() Options { return s.opts }
 
 // FullName returns the Avro full name of the top-level type (a record for

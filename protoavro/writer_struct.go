@@ -691,7 +691,7 @@ func appendTimestamp(dst []byte, v *valuePlan, secs, nanos int64) ([]byte, error
 type directPlan struct {
 	typ      reflect.Type // the pointer type of the message
 	plan     *structPlan
-	readable bool // the direct reader handles the plan (default profile, no maps)
+	readable bool // the direct reader handles the plan (default profile)
 }
 
 // direct returns the direct plan for m's Go type, or nil.

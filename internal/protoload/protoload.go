@@ -6,7 +6,8 @@
 // types of all the files; [Resolve] returns the -m message, with the closest
 // names suggested for an unknown one. [RegisterFlags] defines the flags
 // (-I, --descriptor-set, -m/--message). Its errors about the inputs are
-// [*usage.Error]s. The protoavro and protoavro-kafka commands share it.
+// [*usage.Error]s. The protoavro, protoavro-kafka and protoavro-beam commands
+// share it.
 package protoload
 
 import (
