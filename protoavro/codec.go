@@ -151,8 +151,11 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 	// with ErrMissingRequired and its path, as the direct writer does.
 	wire, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.MarshalAppend((*bp)[:0], m)
 	if err != nil {
+		// What proto.Marshal refuses in a message of the right type is its
+		// content, such as a proto3 string of invalid UTF-8, as the
+		// direct writer reports it.
 		wirePool.Put(bp)
-		return dst, fmt.Errorf("protoavro: marshal %s: %w", c.schema.desc.FullName(), err)
+		return dst, &DataError{Path: c.enc.name, Offset: -1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
 	}
 	dst, err = c.TranscodeToAvro(dst, wire)
 	if cap(wire) <= maxPooledBuffer {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -321,8 +322,18 @@ func blockEmpty(count int64, dataLen int) (int64, error) {
 // block b.
 func blockRecordError(index int64, b ocf.Block, data []byte, start, end int, err error) *RecordError {
 	return &RecordError{Index: index, Offset: -1, Record: data[start:end],
-		Err: fmt.Errorf("block %d at byte %d, datum byte %d of the block: %w", b.Index, b.Offset, start, err)}
+		Err: inBlock{fmt.Sprintf("block %d at byte %d, datum byte %d of the block: ", b.Index, b.Offset, start), err}}
 }
+
+// inBlock is err, a record's error, placed in its block by prefix; its text
+// leaves out err's own "protoavro: ", which RecordError says once.
+type inBlock struct {
+	prefix string
+	err    error
+}
+
+func (e inBlock) Error() string { return e.prefix + strings.TrimPrefix(e.err.Error(), "protoavro: ") }
+func (e inBlock) Unwrap() error { return e.err }
 
 // close stops the workers once reading has ended.
 func (p *parallelReader) close() {

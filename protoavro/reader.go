@@ -747,10 +747,10 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		}
 		d, err := branch(bt)
 		if err != nil {
-			// Resolution fails only if the writer actually uses this branch.
-			msg := err.Error()
+			// Resolution fails only if the writer actually uses this
+			// branch; err is of class ErrIncompatible already.
 			d = func(st *decState, dst []byte, _ uint64) ([]byte, error) {
-				return dst, dataErr(ErrIncompatible, st.r.pos, "%s", msg)
+				return dst, &DataError{Offset: st.r.pos, Err: err}
 			}
 		}
 		branches[i] = d

@@ -22,6 +22,10 @@ var (
 	// ErrUnsupportedCodec reports a block codec this package does not
 	// implement.
 	ErrUnsupportedCodec = errors.New("unsupported codec")
+	// ErrInvalidOptions reports a nil io.Reader or io.Writer, or
+	// [WriterOptions] outside their defined values (an empty schema, a
+	// reserved metadata key).
+	ErrInvalidOptions = errors.New("invalid options")
 )
 
 // Error is an error in the structure of a container file.

@@ -153,15 +153,16 @@ func TestCopyRawBlocks(t *testing.T) {
 
 func TestWriterOptions(t *testing.T) {
 	for _, tc := range []struct {
-		opts WriterOptions
-		want string
+		opts  WriterOptions
+		class error
+		want  string
 	}{
-		{WriterOptions{}, "Schema is empty"},
-		{WriterOptions{Schema: []byte(`"long"`), Codec: "bzip2"}, `unsupported codec "bzip2"`},
-		{WriterOptions{Schema: []byte(`"long"`), Metadata: map[string][]byte{"avro.x": nil}}, `"avro.x" is reserved`},
+		{WriterOptions{}, ErrInvalidOptions, "Schema is empty"},
+		{WriterOptions{Schema: []byte(`"long"`), Codec: "bzip2"}, ErrUnsupportedCodec, `unsupported codec "bzip2"`},
+		{WriterOptions{Schema: []byte(`"long"`), Metadata: map[string][]byte{"avro.x": nil}}, ErrInvalidOptions, `"avro.x" is reserved`},
 	} {
-		if _, err := NewWriter(io.Discard, tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewWriter(%+v) = %v, want %q", tc.opts, err, tc.want)
+		if _, err := NewWriter(io.Discard, tc.opts); !errors.Is(err, tc.class) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewWriter(%+v) = %v, want %v saying %q", tc.opts, err, tc.class, tc.want)
 		}
 	}
 	w, err := NewWriter(io.Discard, WriterOptions{Schema: []byte(`"long"`)})
@@ -492,5 +493,16 @@ func TestErrorText(t *testing.T) {
 		if tc.e.Error() != tc.want || !errors.Is(tc.e, tc.e.Err) {
 			t.Errorf("%q, want %q", tc.e.Error(), tc.want)
 		}
+	}
+}
+
+// ocf's constructors refuse a nil reader or writer with ErrInvalidOptions,
+// as protoavro's do, instead of panicking.
+func TestOCFNilStreams(t *testing.T) {
+	if _, err := NewReader(nil, ReaderOptions{}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("NewReader(nil): %v, want ErrInvalidOptions", err)
+	}
+	if _, err := NewWriter(nil, WriterOptions{Schema: []byte(`"int"`)}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("NewWriter(nil): %v, want ErrInvalidOptions", err)
 	}
 }

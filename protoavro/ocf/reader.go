@@ -144,6 +144,9 @@ func (s *source) Read(p []byte) (int, error) {
 
 // NewReader reads the header of the container file in r. It buffers r.
 func NewReader(r io.Reader, opts ReaderOptions) (*Reader, error) {
+	if r == nil {
+		return nil, fmt.Errorf("ocf: %w: nil io.Reader", ErrInvalidOptions)
+	}
 	opts.setDefaults()
 	or := &Reader{br: &source{br: bufio.NewReaderSize(r, 64<<10)}, opts: opts}
 	if err := or.readHeader(); err != nil {

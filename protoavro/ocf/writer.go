@@ -54,8 +54,11 @@ type Writer struct {
 // NewWriter writes the header of a container file to w and returns a
 // writer for its blocks.
 func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
+	if w == nil {
+		return nil, fmt.Errorf("ocf: %w: nil io.Writer", ErrInvalidOptions)
+	}
 	if len(opts.Schema) == 0 {
-		return nil, errors.New("ocf: WriterOptions.Schema is empty")
+		return nil, fmt.Errorf("ocf: %w: WriterOptions.Schema is empty", ErrInvalidOptions)
 	}
 	if opts.Codec == "" {
 		opts.Codec = Null
@@ -66,7 +69,7 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 	meta := make(map[string][]byte, len(opts.Metadata)+2)
 	for k, v := range opts.Metadata {
 		if strings.HasPrefix(k, "avro.") {
-			return nil, fmt.Errorf("ocf: metadata key %q is reserved", k)
+			return nil, fmt.Errorf("ocf: %w: metadata key %q is reserved", ErrInvalidOptions, k)
 		}
 		meta[k] = v
 	}
