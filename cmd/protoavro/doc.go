@@ -189,8 +189,10 @@
 // or --help), 1 when its input was loaded but could not be processed (for
 // example a message the profile cannot map, a malformed record, or a
 // damaged container file), and 2 for a bad command line or input that
-// cannot be loaded: an unknown flag, profile, codec or format, a missing -m,
-// a missing file, a .proto syntax error, or an unknown message name. A
+// cannot be loaded: an unknown flag, profile, codec or format, a missing -m
+// beside .proto files, a missing file, a .proto syntax error, or an unknown
+// message name (decoding a file that embeds no protobuf type without -m is
+// status 1: the file lacks what it needs, the command line is whole). A
 // flag that takes one value may be given once. On
 // failure it prints exactly one line, starting with "protoavro: ", on
 // standard error (after any progress lines forced with --progress).
