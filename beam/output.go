@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -201,17 +202,46 @@ func (s *OutputSnapshot) Discard(ctx context.Context) ([]string, error) {
 
 // removeTemps removes every temporary shard file of the output under
 // prefix and returns their names.
+//
+// The prefix is a name, not a pattern: in the pattern listed, each glob
+// metacharacter of it becomes "?", which matches that character among
+// others, and only the names that are temporary shards of this very prefix
+// are removed.
 func removeTemps(ctx context.Context, fs filesystem.Interface, prefix string, shards int, suffix string) ([]string, error) {
-	stray, err := fs.List(ctx, fmt.Sprintf("%s-*-of-%05d%s%s*", prefix, shards, suffix, tempMarker))
+	quoted := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			return '?'
+		}
+		return r
+	}, prefix)
+	stray, err := fs.List(ctx, fmt.Sprintf("%s-*-of-%05d%s%s*", quoted, shards, suffix, tempMarker))
 	if err != nil {
 		return nil, fmt.Errorf("protoavrobeam: list temporary files of %s: %w", prefix, err)
 	}
 	var removed []string
 	for _, name := range stray {
+		if _, ok := tempShard(prefix, shards, suffix, name); !ok {
+			continue
+		}
 		if err := remove(ctx, fs, name); err != nil {
 			return removed, err
 		}
 		removed = append(removed, name)
 	}
 	return removed, nil
+}
+
+// tempShard returns the shard index of name when it is a temporary file of
+// a shard of the output (prefix, shards, suffix).
+func tempShard(prefix string, shards int, suffix, name string) (int, bool) {
+	k := strings.LastIndex(name, tempMarker)
+	if k < 0 {
+		return 0, false
+	}
+	for i := range shards {
+		if name[:k] == ShardName(prefix, i, shards, suffix) {
+			return i, true
+		}
+	}
+	return 0, false
 }

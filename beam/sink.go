@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -389,16 +387,7 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 
 // shardOf returns the shard index of a temporary file name.
 func (fn *finalizeFn) shardOf(name string) (int, bool) {
-	k := strings.LastIndex(name, tempMarker)
-	if k < 0 {
-		return 0, false
-	}
-	for i := range fn.Shards {
-		if name[:k] == ShardName(fn.Prefix, i, fn.Shards, fn.Suffix) {
-			return i, true
-		}
-	}
-	return 0, false
+	return tempShard(fn.Prefix, fn.Shards, fn.Suffix, name)
 }
 
 // errNoRemove reports a filesystem that cannot remove files.
@@ -452,7 +441,9 @@ func remove(ctx context.Context, fs filesystem.Interface, name string) error {
 	return nil
 }
 
+// exists reports whether the file name exists. It asks for its size, not
+// for a listing: a name may hold glob metacharacters.
 func exists(ctx context.Context, fs filesystem.Interface, name string) bool {
-	list, err := fs.List(ctx, name)
-	return err == nil && slices.Contains(list, name)
+	_, err := fs.Size(ctx, name)
+	return err == nil
 }
