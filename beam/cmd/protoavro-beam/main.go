@@ -186,6 +186,9 @@ func run(ctx context.Context) error {
 	// while the job still runs, and stop the loopback workers under it
 	// (prism then panics starting one). An interrupt cancels the job on its
 	// job service instead, and the run returns when the job has ended.
+	if ctx.Err() != nil {
+		return errInterrupted // before anything was written
+	}
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
 	ran := make(chan error, 1)
