@@ -219,9 +219,10 @@ func bigInput(t *testing.T, dir string, copies int) string {
 // TestInterrupted interrupts real runs of the command with a real signal,
 // once while it reads (SIGINT, on the log line of the running job) and once
 // while it writes its shards (SIGTERM, when a temporary shard file
-// appears). Each time it must exit 1 saying it was interrupted, leave no
-// temporary or partial shard, keep the final shards of an earlier run that
-// it had not replaced, and leave nothing in its temporary directory.
+// appears). Each time the job must be cancelled, and the command exit 1
+// saying it was interrupted, leave no temporary or partial shard, keep the
+// final shards of an earlier run that it had not replaced, and leave
+// nothing in its temporary directory.
 func TestInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a large input")
@@ -323,6 +324,13 @@ func TestInterrupted(t *testing.T) {
 			}
 			if last := lastLine(text()); !strings.HasPrefix(last, "protoavro-beam: interrupted: the job was cancelled") {
 				t.Errorf("last line %q, want the interruption reported:\n%s", last, text())
+			}
+			// The job was cancelled on prism's job service, not ended by
+			// the process exiting under it: prism's cancellation error
+			// ("pipeline canceled", of the bundles in flight) or the
+			// state is in the log (whose message stream may drop states).
+			if log := text(); !strings.Contains(log, "pipeline canceled") && !strings.Contains(log, "state: CANCELLED") {
+				t.Errorf("the log does not show the job cancelled:\n%s", text())
 			}
 			if got := dirNames(t, outDir); !slices.Equal(got, old) {
 				t.Errorf("output directory after %v: %q, want %q", c.sig, got, old)
