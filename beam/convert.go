@@ -40,10 +40,11 @@ func (fn *toAvroFn) ProcessElement(r Records, emit func(Block)) error {
 func (c *compiled) toAvro(r Records) (Block, error) {
 	// Avro is about as large as the wire form for most messages.
 	out := make([]byte, 0, len(r.Data)+len(r.Data)/4)
-	err := r.Each(func(index int64, wire []byte) error {
+	b := r.batch()
+	err := b.Each(r.Source, func(index int64, wire []byte) error {
 		var err error
 		if out, err = c.codec.TranscodeToAvro(out, wire); err != nil {
-			return fmt.Errorf("protoavrobeam: %s: record %d: %w", r.Source, index, err)
+			return fmt.Errorf("protoavrobeam: %s: %w", r.Source, b.RecordError(index, err))
 		}
 		return nil
 	})

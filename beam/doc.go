@@ -31,6 +31,11 @@
 //   - [Unbatch] and [WriteDelimited] turn records into single elements and
 //     write them as length-delimited files.
 //
+// A program that cancels its pipeline (protoavro-beam on an interrupt)
+// records the output with [SnapshotOutput] before the run, stops the
+// writes of its in-process workers with [StopWrites], and removes what the
+// run left with [OutputSnapshot.Discard].
+//
 // [Convert] puts the first four together: delimited files in, sharded
 // container files out. The command protoavro-beam (beam/cmd/protoavro-beam)
 // runs it.

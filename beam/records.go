@@ -54,6 +54,10 @@ type Records struct {
 	Count int64
 	// Data holds the records, each a varint length and that many bytes.
 	Data []byte
+	// Offsets holds the byte offset in the source where each record starts
+	// (its length prefix, or its JSON line), and Lines the 1-based line of
+	// each JSON line, for errors; nil when not known.
+	Offsets, Lines []int64
 }
 
 // Block is a batch of Avro datums: the uncompressed data of one container
@@ -69,13 +73,16 @@ type Block struct {
 // prefix) and its index in the source. It stops at the first error of fn,
 // and fails with ErrInput when Data does not hold Count whole records.
 func (r Records) Each(fn func(index int64, wire []byte) error) error {
-	b := ranges.Batch{Index: r.Index, Offset: r.Offset, Count: r.Count, Data: r.Data}
-	return b.Each(r.Source, fn)
+	return r.batch().Each(r.Source, fn)
+}
+
+func (r Records) batch() ranges.Batch {
+	return ranges.Batch{Index: r.Index, Offset: r.Offset, Count: r.Count, Data: r.Data, Offsets: r.Offsets, Lines: r.Lines}
 }
 
 // recordsOf returns the Records of batch b of source.
 func recordsOf(source string, b ranges.Batch) Records {
-	return Records{Source: source, Index: b.Index, Offset: b.Offset, Count: b.Count, Data: b.Data}
+	return Records{Source: source, Index: b.Index, Offset: b.Offset, Count: b.Count, Data: b.Data, Offsets: b.Offsets, Lines: b.Lines}
 }
 
 // ReadDelimited reads the length-delimited protobuf files matching glob (a

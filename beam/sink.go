@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -192,6 +190,10 @@ type writeAvroShardFn struct {
 }
 
 func (fn *writeAvroShardFn) ProcessElement(ctx context.Context, shard int, blocks func(*Block) bool, emit func(string)) error {
+	if err := startWrite(); err != nil {
+		return fmt.Errorf("protoavrobeam: shard %d: %w", shard, err)
+	}
+	defer endWrite()
 	name, f, err := createTemp(ctx, fn.Prefix, shard, fn.Shards, ".avro")
 	if err != nil {
 		return err
@@ -200,6 +202,9 @@ func (fn *writeAvroShardFn) ProcessElement(ctx context.Context, shard int, block
 		var b Block
 		first := true
 		for blocks(&b) {
+			if err := checkWrite(ctx); err != nil {
+				return err
+			}
 			if err := yield(b); err != nil {
 				return err
 			}
@@ -254,13 +259,22 @@ type writeDelimitedShardFn struct {
 }
 
 func (fn *writeDelimitedShardFn) ProcessElement(ctx context.Context, shard int, records func(*[]byte) bool, emit func(string)) error {
+	if err := startWrite(); err != nil {
+		return fmt.Errorf("protoavrobeam: shard %d: %w", shard, err)
+	}
+	defer endWrite()
 	name, f, err := createTemp(ctx, fn.Prefix, shard, fn.Shards, ".delimited")
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	var rec, pre []byte
-	for records(&rec) && err == nil {
+	for n := 0; records(&rec) && err == nil; n++ {
+		if n%1024 == 0 {
+			if err = checkWrite(ctx); err != nil {
+				break
+			}
+		}
 		pre = protowire.AppendVarint(pre[:0], uint64(len(rec)))
 		if _, err = bw.Write(pre); err == nil {
 			_, err = bw.Write(rec)
@@ -293,6 +307,10 @@ type finalizeFn struct {
 }
 
 func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*string) bool, used func(*[]byte) bool, emit func(string)) error {
+	if err := startWrite(); err != nil {
+		return fmt.Errorf("protoavrobeam: finalize %s: %w", fn.Prefix, err)
+	}
+	defer endWrite()
 	committed := make([]string, fn.Shards)
 	var name string
 	for temps(&name) {
@@ -326,6 +344,9 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 	}
 	defer fs.Close()
 	for i := range fn.Shards {
+		if err := checkWrite(ctx); err != nil {
+			return fmt.Errorf("protoavrobeam: finalize %s before shard %d: %w", fn.Prefix, i, err)
+		}
 		final := ShardName(fn.Prefix, i, fn.Shards, fn.Suffix)
 		tmp := committed[i]
 		if tmp == "" {
@@ -360,30 +381,13 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 	}
 	// Every other temporary file of this output is from an attempt that was
 	// not committed.
-	stray, err := fs.List(ctx, fn.Prefix+"-*-of-"+fmt.Sprintf("%05d", fn.Shards)+fn.Suffix+tempMarker+"*")
-	if err != nil {
-		return fmt.Errorf("protoavrobeam: list temporary files: %w", err)
-	}
-	for _, name := range stray {
-		if err := remove(ctx, fs, name); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = removeTemps(ctx, fs, fn.Prefix, fn.Shards, fn.Suffix)
+	return err
 }
 
 // shardOf returns the shard index of a temporary file name.
 func (fn *finalizeFn) shardOf(name string) (int, bool) {
-	k := strings.LastIndex(name, tempMarker)
-	if k < 0 {
-		return 0, false
-	}
-	for i := range fn.Shards {
-		if name[:k] == ShardName(fn.Prefix, i, fn.Shards, fn.Suffix) {
-			return i, true
-		}
-	}
-	return 0, false
+	return tempShard(fn.Prefix, fn.Shards, fn.Suffix, name)
 }
 
 // errNoRemove reports a filesystem that cannot remove files.
@@ -437,7 +441,9 @@ func remove(ctx context.Context, fs filesystem.Interface, name string) error {
 	return nil
 }
 
+// exists reports whether the file name exists. It asks for its size, not
+// for a listing: a name may hold glob metacharacters.
 func exists(ctx context.Context, fs filesystem.Interface, name string) bool {
-	list, err := fs.List(ctx, name)
-	return err == nil && slices.Contains(list, name)
+	_, err := fs.Size(ctx, name)
+	return err == nil
 }

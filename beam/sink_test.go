@@ -68,3 +68,34 @@ func TestFinalizeRefusesUncommittedShard(t *testing.T) {
 		}
 	}
 }
+
+// An output prefix is a name, not a pattern: under a directory whose name
+// holds glob metacharacters, finalization removes its own stray temporary
+// file and not that of another output the pattern would match.
+func TestFinalizePrefixWithMetacharacters(t *testing.T) {
+	root := t.TempDir()
+	dir, twin := filepath.Join(root, "run[1]"), filepath.Join(root, "run1")
+	for _, d := range []string{dir, twin} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefix := filepath.Join(dir, "out")
+	stray := tempName(prefix, 0, 1, ".delimited")
+	other := tempName(filepath.Join(twin, "out"), 0, 1, ".delimited")
+	for _, f := range []string{stray, other} {
+		if err := os.WriteFile(f, []byte{1, 7}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fn := &finalizeFn{Prefix: prefix, Shards: 1, Suffix: ".delimited"}
+	if err := fn.ProcessElement(context.Background(), nil, iterOf[string](), iterOf([]byte{0}), func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirFiles(t, dir); len(got) != 1 || got[0] != "out-00000-of-00001.delimited" {
+		t.Errorf("%s holds %q, want only the final shard", dir, got)
+	}
+	if got := dirFiles(t, twin); len(got) != 1 || filepath.Join(twin, got[0]) != other {
+		t.Errorf("%s holds %q, want the other output's file kept", twin, got)
+	}
+}

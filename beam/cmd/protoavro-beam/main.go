@@ -22,19 +22,39 @@
 //	cd beam && go run ./cmd/protoavro-beam -I ../testdata/proto -m protoavro.avro2147.Foo \
 //	    --input '../testdata/avro2147.delimited' --output /tmp/foo --shards 2 avro2147.proto
 //
-// Exit status: 0 success, 1 a failed pipeline, 2 a usage error.
+// An interrupt (SIGINT, SIGTERM) cancels the job, stops the writes of the
+// workers in this process, removes the temporary shard files and any final
+// shard the run wrote (the final shards of an earlier run are kept unless
+// the run replaced one of them), and exits with status 1; a second
+// interrupt kills the process. A failed pipeline removes the same files.
+//
+// Exit status: 0 success, 1 a failed or interrupted pipeline, 2 a usage
+// error.
 package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
 	"github.com/protoavro/protoavro/internal/protoload"
@@ -64,17 +84,36 @@ func init() {
 	protoload.RegisterFlags(flag.CommandLine, &imports, &descSets, message)
 }
 
+// main runs the command and exits with its status. The first interrupt
+// cancels the context of the run, which then cancels the job and removes
+// its unfinished output; the handler is then removed, so that a second
+// interrupt kills the process.
 func main() {
 	flag.Parse()
 	beam.Init()
-	if err := run(context.Background()); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	err := run(ctx)
+	interrupted := ctx.Err() != nil // before stop, which cancels ctx too
+	stop()
+	if err != nil {
+		if interrupted && !errors.Is(err, errInterrupted) {
+			// Interrupted before the pipeline ran (loading the types).
+			err = fmt.Errorf("%w: %w", errInterrupted, err)
+		}
 		fmt.Fprintln(os.Stderr, "protoavro-beam:", err)
-		if usage.Is(err) {
+		if usage.Is(err) && !errors.Is(err, errInterrupted) {
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
 }
+
+// errInterrupted is the error of a run stopped by SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
 
 func run(ctx context.Context) error {
 	if *input == "" || *output == "" {
@@ -120,8 +159,194 @@ func run(ctx context.Context) error {
 		protoavrobeam.WriteOptions{Shards: *shards, Compression: comp}); err != nil {
 		return usage.Wrap(err)
 	}
-	if err := beamx.Run(ctx, p); err != nil {
-		return fmt.Errorf("pipeline failed: %w", err)
+	snap, err := protoavrobeam.SnapshotOutput(ctx, *output, *shards, ".avro")
+	if err != nil {
+		return fmt.Errorf("--output %s: %w", *output, err)
+	}
+	// Beam's loopback mode leaves a file in the temporary directory on
+	// every run (runnerlib.Execute's beamloopbackworker-*): the run gets a
+	// temporary directory of its own, removed at the end.
+	tmp, err := os.MkdirTemp("", "protoavro-beam-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	defer os.Setenv("TMPDIR", os.Getenv("TMPDIR"))
+	if err := os.Setenv("TMPDIR", tmp); err != nil {
+		return err
+	}
+	// A name of its own, to find the job on the job service and cancel it.
+	if *jobopts.JobName == "" {
+		*jobopts.JobName = "protoavro-beam-" + randomHex()
+	}
+	if err := startPrism(); err != nil {
+		return err
+	}
+	// The run does not get ctx: cancelling it would make beamx.Run return
+	// while the job still runs, and stop the loopback workers under it
+	// (prism then panics starting one). An interrupt cancels the job on its
+	// job service instead, and the run returns when the job has ended.
+	if ctx.Err() != nil {
+		return errInterrupted // before anything was written
+	}
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+	ran := make(chan error, 1)
+	go func() { ran <- beamx.Run(runCtx, p) }()
+	var runErr error
+	interrupted := false
+	select {
+	case runErr = <-ran:
+		if runErr == nil {
+			return nil
+		}
+		runErr = fmt.Errorf("pipeline failed: %w", runErr)
+	case <-ctx.Done():
+		interrupted = true
+		runErr = errInterrupted
+	}
+	// Stop the job, stop the writes of this process's workers, then remove
+	// what the run left. A second interrupt kills the process; the timeout
+	// bounds a job service that does not answer.
+	actx, cancel := context.WithTimeout(context.Background(), abortTimeout)
+	defer cancel()
+	var errs []error
+	if interrupted {
+		if err := cancelJob(actx, *jobopts.JobName, ran); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := protoavrobeam.StopWrites(actx); err != nil {
+		errs = append(errs, err)
+	}
+	removed, err := snap.Discard(actx)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("removing the unfinished output: %w", err))
+	}
+	if interrupted && len(errs) == 0 {
+		return fmt.Errorf("%w: the job was cancelled and its unfinished output removed (%d files)", runErr, len(removed))
+	}
+	return errors.Join(append([]error{runErr}, errs...)...)
+}
+
+// abortTimeout bounds the cancellation of a job and the removal of its
+// output after an interrupt or a failure.
+const abortTimeout = 30 * time.Second
+
+func randomHex() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// startPrism starts prism's job server in this process for the prism
+// runner without --endpoint, as the runner itself would, but on a port
+// known before the run, so that an interrupt can cancel the job there
+// (the runner keeps the address it picks to itself until the run).
+func startPrism() error {
+	if r := *runners.Runner; (r != "" && r != "prism" && r != "PrismRunner") || *jobopts.Endpoint != "" {
+		return nil
+	}
+	lis, err := net.Listen("tcp", "localhost:0")
+	if err != nil {
+		return fmt.Errorf("prism job server: %w", err)
+	}
+	port := lis.Addr().(*net.TCPAddr).Port
+	lis.Close()
+	if err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil { // prism panics when it cannot listen
+				err = fmt.Errorf("%v", p)
+			}
+		}()
+		_, err = prism.CreateJobServer(context.Background(), prism.Options{Port: port})
+		return err
+	}(); err != nil {
+		return fmt.Errorf("prism job server on port %d: %w", port, err)
+	}
+	*jobopts.Endpoint = fmt.Sprintf("localhost:%d", port)
+	if *jobopts.EnvironmentType == "" {
+		*jobopts.EnvironmentType = "loopback"
 	}
 	return nil
+}
+
+// cancelJob cancels the job named name on the job service of the run
+// (prism's in-process one, or that of --endpoint), then waits until the
+// run, whose result ran delivers, has returned. Until the job is found on
+// the service (it may not be submitted yet) it looks again every 20 ms.
+// A runner without a job service (Dataflow) cannot be asked from here:
+// the run's context is cancelled, and the error says that the job may
+// still be running.
+func cancelJob(ctx context.Context, name string, ran <-chan error) error {
+	endpoint := *jobopts.Endpoint
+	if endpoint == "" {
+		if r := *runners.Runner; r != "direct" {
+			return fmt.Errorf("the runner %s has no job service known to protoavro-beam: job %s may still be running; cancel it with the runner's own tools", r, name)
+		}
+		// The direct runner runs in this process: StopWrites stops it.
+		return nil
+	}
+	conn, err := grpc.NewClient(endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("cancel job %s: job service %s: %w", name, endpoint, err)
+	}
+	defer conn.Close()
+	client := jobpb.NewJobServiceClient(conn)
+	retry := time.NewTicker(20 * time.Millisecond)
+	defer retry.Stop()
+	for {
+		found, err := cancelNamed(ctx, client, name)
+		if err != nil {
+			return fmt.Errorf("cancel job %s on %s: %w", name, endpoint, err)
+		}
+		if found {
+			break
+		}
+		select {
+		case <-ran:
+			return nil // the run ended before its job was submitted
+		case <-retry.C:
+		case <-ctx.Done():
+			return fmt.Errorf("cancel job %s on %s: not found: %w", name, endpoint, ctx.Err())
+		}
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("cancel job %s on %s: the run did not end: %w", name, endpoint, ctx.Err())
+	}
+}
+
+// cancelNamed cancels the jobs named name that have not ended, and reports
+// whether there was one.
+func cancelNamed(ctx context.Context, client jobpb.JobServiceClient, name string) (bool, error) {
+	jobs, err := client.GetJobs(ctx, &jobpb.GetJobsRequest{})
+	if err != nil {
+		return false, fmt.Errorf("list the jobs: %w", err)
+	}
+	found := false
+	for _, j := range jobs.GetJobInfo() {
+		if j.GetJobName() != name {
+			continue
+		}
+		found = true
+		if terminal(j.GetState()) {
+			continue
+		}
+		if _, err := client.Cancel(ctx, &jobpb.CancelJobRequest{JobId: j.GetJobId()}); err != nil {
+			return found, fmt.Errorf("%s: %w", j.GetJobId(), err)
+		}
+	}
+	return found, nil
+}
+
+func terminal(s jobpb.JobState_Enum) bool {
+	switch s {
+	case jobpb.JobState_STOPPED, jobpb.JobState_DONE, jobpb.JobState_FAILED, jobpb.JobState_CANCELLED,
+		jobpb.JobState_UPDATED, jobpb.JobState_DRAINED:
+		return true
+	}
+	return false
 }

@@ -38,7 +38,7 @@ func Delimited(r io.Reader, source string, batchSize int, start int64, claim fun
 			b.flush()
 			return false, nil
 		}
-		b.add(d.Index()-1, off, rec)
+		b.add(d.Index()-1, off, 0, rec)
 	}
 }
 
@@ -49,8 +49,9 @@ type batcher struct {
 	cur  Batch
 }
 
-// add appends the record of the given index and offset, length-prefixed.
-func (b *batcher) add(index, off int64, rec []byte) {
+// add appends the record of the given index, offset and line (0: not a
+// line), length-prefixed.
+func (b *batcher) add(index, off, line int64, rec []byte) {
 	if b.cur.Count == 0 {
 		b.cur.Index, b.cur.Offset = index, off
 		if b.cur.Data == nil {
@@ -58,6 +59,10 @@ func (b *batcher) add(index, off int64, rec []byte) {
 		}
 	}
 	b.cur.Data = protowire.AppendBytes(b.cur.Data, rec)
+	b.cur.Offsets = append(b.cur.Offsets, off)
+	if line > 0 {
+		b.cur.Lines = append(b.cur.Lines, line)
+	}
 	b.cur.Count++
 	if len(b.cur.Data) >= b.size {
 		b.flush()

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -46,6 +47,9 @@ func FuzzReadDelimited(f *testing.F) {
 		}
 		var n int64
 		for _, r := range all {
+			if int64(len(r.Offsets)) != r.Count || r.Offsets[0] != r.Offset || !slices.IsSorted(r.Offsets) {
+				t.Fatalf("batch of %d records at %d has offsets %v", r.Count, r.Offset, r.Offsets)
+			}
 			if err := r.Each("fuzz", func(int64, []byte) error { n++; return nil }); err != nil {
 				t.Fatal(err)
 			}

@@ -44,6 +44,6 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSiz
 		if wire, err = mo.MarshalAppend(wire[:0], m); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
 		}
-		b.add(index, off, wire)
+		b.add(index, off, line, wire)
 	}
 }

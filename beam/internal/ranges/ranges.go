@@ -43,6 +43,25 @@ type Batch struct {
 	Count int64
 	// Data holds the records, each a varint length and that many bytes.
 	Data []byte
+	// Offsets holds the input byte offset where each record starts (its
+	// length prefix, or its line), Lines the 1-based line of each JSON
+	// line; nil when not known.
+	Offsets, Lines []int64
+}
+
+// RecordError returns err as the error of the record of b with the given
+// index in the source: a *records.Error with the record's input offset and
+// line when b has them, else "record INDEX: err".
+func (b Batch) RecordError(index int64, err error) error {
+	k := index - b.Index
+	if k < 0 || k >= int64(len(b.Offsets)) {
+		return fmt.Errorf("record %d: %w", index, err)
+	}
+	e := &records.Error{Index: index, Offset: b.Offsets[k], Err: err}
+	if k < int64(len(b.Lines)) {
+		e.Line = b.Lines[k]
+	}
+	return e
 }
 
 // Each calls fn with each record of b (its wire bytes, without the length

@@ -3,6 +3,7 @@ package ranges
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,5 +99,47 @@ func TestJSONLines(t *testing.T) {
 	err := JSONLines(strings.NewReader(in+"{\"int32\": \"no\"}\n"), mt, "in.jsonl", 0, func(Batch) {})
 	if want := "in.jsonl: record 2 (line 5, input byte " + strconv.Itoa(len(in)) + ")"; !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
 		t.Errorf("bad line: %v, want an ErrInput with %q", err, want)
+	}
+}
+
+// Each record of a batch keeps its input offset (and line), so an error
+// found after reading (a record that does not convert) names where the
+// record is in its file.
+func TestRecordError(t *testing.T) {
+	errBad := errors.New("bad")
+	// A non-minimal length prefix (0x81 0x00 for 1): the input offsets are
+	// not those of the batch's own, re-encoded, prefixes.
+	data := append([]byte{0x81, 0x00, 'a'}, protowire.AppendBytes(nil, []byte("bb"))...)
+	data = protowire.AppendBytes(data, []byte("c"))
+	var batches []Batch
+	if _, err := Delimited(bytes.NewReader(data), "t", 1, 0, func(int64) bool { return true }, func(b Batch) { batches = append(batches, b) }); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range batches {
+		if err := b.Each("t", func(i int64, _ []byte) error { got = append(got, b.RecordError(i, errBad).Error()); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"record 0 (input byte 0): bad", "record 1 (input byte 3): bad", "record 2 (input byte 6): bad"}; !slices.Equal(got, want) {
+		t.Errorf("delimited: %q, want %q", got, want)
+	}
+
+	lines := "{\"int32\": 1}\n\n{\"int32\": 2}\n"
+	mt := (&pb.Foo{}).ProtoReflect().Type()
+	batches = nil
+	if err := JSONLines(strings.NewReader(lines), mt, "t", 1<<10, func(b Batch) { batches = append(batches, b) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(batches) != 1 {
+		t.Fatalf("%d batches", len(batches))
+	}
+	err := batches[0].RecordError(1, errBad)
+	if !errors.Is(err, errBad) || err.Error() != "record 1 (line 3, input byte 14): bad" {
+		t.Errorf("JSON lines: %v", err)
+	}
+	// A batch built without positions still names the record.
+	if err := (Batch{Index: 5, Count: 1}).RecordError(5, errBad); err.Error() != "record 5: bad" {
+		t.Errorf("no positions: %v", err)
 	}
 }

@@ -1,0 +1,247 @@
+package protoavrobeam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+)
+
+// ErrWritesStopped is the error of a shard write or a finalization of
+// this process that StopWrites stopped.
+var ErrWritesStopped = errors.New("protoavrobeam: writes stopped")
+
+// writes counts the shard writes and finalizations running in this
+// process, for StopWrites.
+var writes struct {
+	stopped atomic.Bool
+	mu      sync.Mutex
+	running int
+	idle    chan struct{} // closed when running drops to 0 after a stop
+}
+
+// startWrite registers a shard write or finalization; it fails once
+// StopWrites was called. A nil error must be followed by endWrite.
+func startWrite() error {
+	writes.mu.Lock()
+	defer writes.mu.Unlock()
+	if writes.stopped.Load() {
+		return ErrWritesStopped
+	}
+	writes.running++
+	return nil
+}
+
+func endWrite() {
+	writes.mu.Lock()
+	defer writes.mu.Unlock()
+	writes.running--
+	if writes.running == 0 && writes.idle != nil {
+		close(writes.idle)
+		writes.idle = nil
+	}
+}
+
+// checkWrite returns the error that stops a write in progress: ctx's
+// error, or ErrWritesStopped after StopWrites.
+func checkWrite(ctx context.Context) error {
+	if writes.stopped.Load() {
+		return ErrWritesStopped
+	}
+	return ctx.Err()
+}
+
+// StopWrites stops, for good, the shard writes and finalizations of
+// WriteAvro and WriteDelimited that run in this process (the workers of
+// an in-process or loopback run, as on prism), and waits until those under
+// way have returned, or ctx is done. A shard write stops between blocks
+// and a finalization before its next rename; both fail with
+// ErrWritesStopped, and so does every later one.
+//
+// It is for a program that has cancelled its pipeline and is about to
+// remove what the pipeline wrote (OutputSnapshot.Discard) and exit: once it
+// returns nil, no worker of this process touches the output any more.
+// Workers in other processes (Dataflow, Flink, Spark) are not affected.
+func StopWrites(ctx context.Context) error {
+	writes.mu.Lock()
+	writes.stopped.Store(true)
+	if writes.running == 0 {
+		writes.mu.Unlock()
+		return nil
+	}
+	if writes.idle == nil {
+		writes.idle = make(chan struct{})
+	}
+	idle, running := writes.idle, writes.running
+	writes.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("protoavrobeam: stop writes: %d still running: %w", running, ctx.Err())
+	}
+}
+
+// fileStamp identifies a version of a file: its size and modification
+// time.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// OutputSnapshot records the final shards of an output (of WriteAvro or
+// WriteDelimited) as they are before a run, so that after a run that
+// failed or was cancelled Discard can remove what the run left.
+type OutputSnapshot struct {
+	prefix, suffix string
+	shards         int
+	before         map[string]fileStamp
+}
+
+// SnapshotOutput records the final shards ShardName(prefix, i, shards,
+// suffix) that exist now, by size and modification time (suffix is ".avro"
+// for WriteAvro, ".delimited" for WriteDelimited).
+func SnapshotOutput(ctx context.Context, prefix string, shards int, suffix string) (*OutputSnapshot, error) {
+	s := &OutputSnapshot{prefix: prefix, suffix: suffix, shards: max(shards, 1), before: map[string]fileStamp{}}
+	fs, err := filesystem.New(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("protoavrobeam: %w", err)
+	}
+	defer fs.Close()
+	for _, name := range s.finals() {
+		st, ok, err := stampOf(ctx, fs, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			s.before[name] = st
+		}
+	}
+	return s, nil
+}
+
+// finals returns the names of the final shards.
+func (s *OutputSnapshot) finals() []string {
+	names := make([]string, s.shards)
+	for i := range names {
+		names[i] = ShardName(s.prefix, i, s.shards, s.suffix)
+	}
+	return names
+}
+
+// stampOf returns the stamp of name, and false when it does not exist.
+func stampOf(ctx context.Context, fs filesystem.Interface, name string) (fileStamp, bool, error) {
+	if !exists(ctx, fs, name) {
+		return fileStamp{}, false, nil
+	}
+	size, err := fs.Size(ctx, name)
+	if err != nil {
+		return fileStamp{}, false, fmt.Errorf("protoavrobeam: size of %s: %w", name, err)
+	}
+	st := fileStamp{size: size}
+	if lm, ok := fs.(filesystem.LastModifiedGetter); ok {
+		if st.mod, err = lm.LastModified(ctx, name); err != nil {
+			return fileStamp{}, false, fmt.Errorf("protoavrobeam: modification time of %s: %w", name, err)
+		}
+	}
+	return st, true, nil
+}
+
+// Discard removes what a failed or cancelled run left of the output: every
+// temporary shard file, and, if the run created or replaced any final shard
+// (a finalization cut short), every final shard, since they no longer form
+// one complete output. Final shards the run did not touch (those of an
+// earlier complete run) are kept. It returns the names it removed.
+//
+// Call it only when no worker writes the output any more: after the job is
+// cancelled or failed and, for in-process workers, after StopWrites.
+func (s *OutputSnapshot) Discard(ctx context.Context) ([]string, error) {
+	fs, err := filesystem.New(ctx, s.prefix)
+	if err != nil {
+		return nil, fmt.Errorf("protoavrobeam: %w", err)
+	}
+	defer fs.Close()
+	removed, err := removeTemps(ctx, fs, s.prefix, s.shards, s.suffix)
+	if err != nil {
+		return removed, err
+	}
+	var present []string
+	touched := false
+	for _, name := range s.finals() {
+		st, ok, err := stampOf(ctx, fs, name)
+		if err != nil {
+			return removed, err
+		}
+		if !ok {
+			if _, had := s.before[name]; had {
+				touched = true // removed since: the earlier output is not whole
+			}
+			continue
+		}
+		present = append(present, name)
+		if old, had := s.before[name]; !had || !old.mod.Equal(st.mod) || old.size != st.size {
+			touched = true
+		}
+	}
+	if !touched {
+		return removed, nil
+	}
+	for _, name := range present {
+		if err := remove(ctx, fs, name); err != nil {
+			return removed, err
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
+}
+
+// removeTemps removes every temporary shard file of the output under
+// prefix and returns their names.
+//
+// The prefix is a name, not a pattern: in the pattern listed, each glob
+// metacharacter of it becomes "?", which matches that character among
+// others, and only the names that are temporary shards of this very prefix
+// are removed.
+func removeTemps(ctx context.Context, fs filesystem.Interface, prefix string, shards int, suffix string) ([]string, error) {
+	quoted := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			return '?'
+		}
+		return r
+	}, prefix)
+	stray, err := fs.List(ctx, fmt.Sprintf("%s-*-of-%05d%s%s*", quoted, shards, suffix, tempMarker))
+	if err != nil {
+		return nil, fmt.Errorf("protoavrobeam: list temporary files of %s: %w", prefix, err)
+	}
+	var removed []string
+	for _, name := range stray {
+		if _, ok := tempShard(prefix, shards, suffix, name); !ok {
+			continue
+		}
+		if err := remove(ctx, fs, name); err != nil {
+			return removed, err
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
+}
+
+// tempShard returns the shard index of name when it is a temporary file of
+// a shard of the output (prefix, shards, suffix).
+func tempShard(prefix string, shards int, suffix, name string) (int, bool) {
+	k := strings.LastIndex(name, tempMarker)
+	if k < 0 {
+		return 0, false
+	}
+	for i := range shards {
+		if name[:k] == ShardName(prefix, i, shards, suffix) {
+			return i, true
+		}
+	}
+	return 0, false
+}
