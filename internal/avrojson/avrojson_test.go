@@ -353,3 +353,45 @@ func FuzzAppendJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendDatum encodes arbitrary JSON text with arbitrary schemas, as
+// fromjson does with a user's file. A refusal must be an *Error; a datum it
+// accepts must decode (AppendJSON) in full, and encode again to the same
+// bytes.
+func FuzzAppendDatum(f *testing.F) {
+	for _, text := range goodDatums {
+		f.Add(allTypes, text)
+		f.Add(allTypes, text[:len(text)/2])
+	}
+	f.Add(`{"type":"array","items":"null"}`, `[null,null,null]`)
+	f.Add(`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"],"default":null}]}`, `{"next":{"R":{"next":{"R":{}}}}}`)
+	f.Add(`{"type":"map","values":{"type":"fixed","name":"F","size":2}}`, `{"a":"\u00ff\u0000","b":"xy"}`)
+	f.Add(`["null","int",{"type":"enum","name":"E","symbols":["A","B"]}]`, `{"E":"B"}`)
+	f.Add(`{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}`, `"\u0001\u0002"`)
+	f.Add(`"double"`, `1e400`)
+	f.Add(`"int"`, `2147483648`)
+	f.Add(`"string"`, `"\ud800"`)
+	f.Fuzz(func(t *testing.T, schema, text string) {
+		s, err := avroschema.Parse([]byte(schema))
+		if err != nil {
+			return
+		}
+		c := Limits{}.Compile(s)
+		bin, _, err := c.AppendDatum(nil, []byte(text))
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error is not an *Error: %v", err)
+			}
+			return
+		}
+		js, n, err := c.AppendJSON(nil, bin)
+		if err != nil || n != len(bin) {
+			t.Fatalf("AppendJSON of AppendDatum's output %x: %d of %d bytes, %v", bin, n, len(bin), err)
+		}
+		again, _, err := c.AppendDatum(nil, js)
+		if err != nil || !bytes.Equal(again, bin) {
+			t.Fatalf("second round trip of %s: %x, %v; want %x", js, again, err, bin)
+		}
+	})
+}
