@@ -247,28 +247,53 @@ func startPrism() error {
 	if r := *runners.Runner; (r != "" && r != "prism" && r != "PrismRunner") || *jobopts.Endpoint != "" {
 		return nil
 	}
-	lis, err := net.Listen("tcp", "localhost:0")
-	if err != nil {
-		return fmt.Errorf("prism job server: %w", err)
+	// prism listens on the port it is given (it cannot report one it
+	// picked itself), so a free port is picked first and released: another
+	// process may take it in between, and then another port is tried.
+	var port int
+	var err error
+	for range prismAttempts {
+		if port, err = freePort(); err != nil {
+			return fmt.Errorf("prism job server: %w", err)
+		}
+		if err = createJobServer(port); err == nil {
+			break
+		}
 	}
-	port := lis.Addr().(*net.TCPAddr).Port
-	lis.Close()
-	if err := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil { // prism panics when it cannot listen
-				err = fmt.Errorf("%v", p)
-			}
-		}()
-		_, err = prism.CreateJobServer(context.Background(), prism.Options{Port: port})
-		return err
-	}(); err != nil {
-		return fmt.Errorf("prism job server on port %d: %w", port, err)
+	if err != nil {
+		return fmt.Errorf("prism job server on port %d (after %d attempts): %w", port, prismAttempts, err)
 	}
 	*jobopts.Endpoint = fmt.Sprintf("localhost:%d", port)
 	if *jobopts.EnvironmentType == "" {
 		*jobopts.EnvironmentType = "loopback"
 	}
 	return nil
+}
+
+// prismAttempts is how many free ports startPrism tries.
+const prismAttempts = 5
+
+// freePort picks a TCP port free on loopback and releases it. A variable,
+// so that a test can hand out a taken port.
+var freePort = func() (int, error) {
+	lis, err := net.Listen("tcp", "localhost:0")
+	if err != nil {
+		return 0, err
+	}
+	defer lis.Close()
+	return lis.Addr().(*net.TCPAddr).Port, nil
+}
+
+// createJobServer starts prism's job server on port, turning the panic
+// with which prism reports a port it cannot listen on into an error.
+func createJobServer(port int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	_, err = prism.CreateJobServer(context.Background(), prism.Options{Port: port})
+	return err
 }
 
 // cancelJob cancels the job named name on the job service of the run
