@@ -22,6 +22,7 @@ type commitFixture struct {
 	brokers []string
 	produce func(from, n int)
 	refused *kfake.FaultHandle
+	syncs   *kfake.FaultHandle // observes g's SyncGroups: one per join
 	log     strings.Builder
 	done    chan commitResult
 }
@@ -44,6 +45,7 @@ func newCommitFixture(t *testing.T, ctx context.Context, err *kerr.Error, count 
 		brokers: brokers,
 		produce: func(from, n int) { kafkatest.Produce(t, cl, inputs(t, "in", md, id, from, n)) },
 		refused: c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetCommit}, Group: "g", Err: err, Count: count}),
+		syncs:   c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.SyncGroup}, Group: "g", Observe: true, Count: -1}),
 		done:    make(chan commitResult, 1),
 	}
 	cfg.Brokers, cfg.Group, cfg.Input, cfg.Output, cfg.Registry = brokers, "g", "in", "out", reg
@@ -60,9 +62,11 @@ func newCommitFixture(t *testing.T, ctx context.Context, err *kerr.Error, count 
 // offset commits as a group that moved on does (the member fenced by a new
 // generation, removed, or the group rebalancing). The batches' output was
 // produced, so the bridge logs each refusal, counts it, and goes on (kgo
-// rejoins): records produced after each refusal, to the partitions the
-// member keeps, are converted too, and every input record comes out (some
-// possibly twice). It used to stop with "bridge: committing offsets".
+// rejoins, at once after ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID, which the
+// test sees as a second SyncGroup): records produced after each refusal, to
+// the partitions the member keeps, are converted too, and every input
+// record comes out (some possibly twice). It used to stop with "bridge:
+// committing offsets".
 func TestCommitRefused(t *testing.T) {
 	for _, refusal := range []*kerr.Error{kerr.IllegalGeneration, kerr.UnknownMemberID, kerr.RebalanceInProgress} {
 		t.Run(refusal.Message, func(t *testing.T) {
@@ -89,7 +93,10 @@ func TestCommitRefused(t *testing.T) {
 			if res.err != nil {
 				t.Fatalf("bridge: %v\nlog: %s", res.err, f.log.String())
 			}
-			t.Logf("bridge: %v", res.sum)
+			t.Logf("bridge: %v; %d group syncs", res.sum, f.syncs.Hits())
+			if refusal != kerr.RebalanceInProgress && f.syncs.Hits() < 2 {
+				t.Errorf("%d group syncs: the member never rejoined after %v", f.syncs.Hits(), refusal)
+			}
 			for i := range 3 * n {
 				if seen[i] == 0 {
 					t.Errorf("record %d never came out", i)
