@@ -101,16 +101,19 @@ type Config struct {
 	// OnCommit, when set, is called after each committed batch with the
 	// running totals.
 	OnCommit func(Summary)
-	// Log, when set, receives a line for each informational fetch error the
-	// bridge continues after (data loss the client reset past, a group
-	// session lost and rejoined, a retriable broker error); see
-	// Summary.FetchWarnings.
+	// Log, when set, receives a line for each error the bridge continues
+	// after: an informational fetch error (data loss the client reset past,
+	// a group session lost and rejoined, a retriable broker error; see
+	// Summary.FetchWarnings) or an offset commit the group refused because
+	// it had moved on (at-least-once; see Summary.CommitWarnings).
 	Log io.Writer
 }
 
 // Summary reports what a bridge did.
 type Summary struct {
-	// Records is the number of input records committed.
+	// Records is the number of input records committed. The records of a
+	// batch whose commit the group refused (CommitWarnings) are not
+	// counted, though their output was produced.
 	Records int64
 	// DeadLettered is how many of them went to the dead-letter topic.
 	DeadLettered int64
@@ -125,6 +128,15 @@ type Summary struct {
 	// FetchWarnings is the number of informational fetch errors the bridge
 	// continued after (Config.Log).
 	FetchWarnings int64
+	// CommitWarnings is the number of batches (at-least-once) whose offset
+	// commit the group refused because it had moved on without this
+	// member's generation (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
+	// REBALANCE_IN_PROGRESS), which the bridge continued after (Config.Log):
+	// their output was produced, and their offsets stay uncommitted until a
+	// later batch of the same partitions commits, so whoever has the
+	// partitions next may read them again (duplicates, as at-least-once
+	// allows). The client rejoins the group on its own.
+	CommitWarnings int64
 }
 
 // Rate returns records per second.
@@ -142,6 +154,9 @@ func (s Summary) String() string {
 	if s.FetchWarnings > 0 {
 		out += fmt.Sprintf(", %d fetch warnings", s.FetchWarnings)
 	}
+	if s.CommitWarnings > 0 {
+		out += fmt.Sprintf(", %d commit warnings", s.CommitWarnings)
+	}
 	return out
 }
 
@@ -155,8 +170,9 @@ type bridge struct {
 	codec *protoavro.Codec
 	start time.Time
 
-	records, dead atomic.Int64
-	warnings      atomic.Int64
+	records, dead  atomic.Int64
+	warnings       atomic.Int64 // fetch warnings
+	commitWarnings atomic.Int64
 	// leaving is set when the loop ends: the partitions the client revokes
 	// as it leaves the group keep their lag, for the final summary.
 	leaving atomic.Bool
@@ -232,7 +248,7 @@ func (b *bridge) summary() Summary {
 	}
 	b.lagMu.Unlock()
 	return Summary{Records: b.records.Load(), DeadLettered: b.dead.Load(), Elapsed: time.Since(b.start), Lag: lag,
-		FetchWarnings: b.warnings.Load()}
+		FetchWarnings: b.warnings.Load(), CommitWarnings: b.commitWarnings.Load()}
 }
 
 func (b *bridge) progress() (stop func()) {
@@ -306,11 +322,21 @@ func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 			return err
 		}
 		b.warnings.Add(1)
-		if b.cfg.Log != nil {
-			fmt.Fprintf(b.cfg.Log, "protoavro-kafka: warning: %v (continuing)\n", err)
-		}
+		b.warn(err, "")
 	}
 	return nil
+}
+
+// warn logs an error the bridge continues after (Config.Log), with why it
+// may.
+func (b *bridge) warn(err error, why string) {
+	if b.cfg.Log == nil {
+		return
+	}
+	if why != "" {
+		why = ": " + why
+	}
+	fmt.Fprintf(b.cfg.Log, "protoavro-kafka: warning: %v (continuing%s)\n", err, why)
 }
 
 // informational reports a fetch error kgo recovers from on its own, which
@@ -322,7 +348,10 @@ func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 //   - *kgo.ErrGroupSession: the member lost its group session (it was
 //     kicked after a batch longer than the session, or could not reach the
 //     coordinator) and the client rejoins; unless the cause is an
-//     authorization or authentication refusal, which rejoining cannot fix.
+//     authorization or authentication refusal, which rejoining cannot fix,
+//     or FENCED_INSTANCE_ID: another instance took over the static
+//     membership ID (Config.InstanceID), and rejoining under it would fence
+//     that one in turn, the two taking the partitions from each other.
 //   - a retriable kerr.Error (kgo strips most of these itself).
 //
 // Everything else is fatal: non-retriable broker errors (authorization, an
@@ -337,7 +366,7 @@ func informational(err error) bool {
 	case errors.As(err, &loss):
 		return true
 	case errors.As(err, &session):
-		return !refused(session.Err)
+		return !refused(session.Err) && !errors.Is(session.Err, kerr.FencedInstanceID)
 	case errors.As(err, &ke):
 		return ke.Retriable
 	}
@@ -526,10 +555,52 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 			return false, 0, err
 		}
 		if err := cl.CommitRecords(bctx, recs...); err != nil {
-			return false, 0, fmt.Errorf("bridge: committing offsets: %w", err)
+			return false, 0, b.commitErr(err, len(recs))
 		}
 		return true, dead, nil
 	})
+}
+
+// commitErr returns the error that stops the bridge after an at-least-once
+// commit of n records failed with err, or nil when the bridge goes on: the
+// group moved on without this member's generation (groupMovedOn), which
+// is counted and logged (Summary.CommitWarnings).
+//
+// Going on loses nothing. The batch's output was produced and acknowledged
+// before the commit; its offsets stay uncommitted (kgo updates its view of
+// the committed offsets only from a partition answered without an error,
+// and the bridge commits by record, not from that view), so whoever has a
+// partition next reads its records again from the last committed offset
+// (duplicates, as at-least-once allows), and a partition this member keeps
+// through the rejoin is fetched on from where it was, its next batch's
+// commit covering this one's records too. The client rejoins by itself:
+// kgo rejoins at once after ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID from a
+// commit, and after REBALANCE_IN_PROGRESS its heartbeat rejoins; a
+// rebalance waits for the loop's AllowRebalance (BlockRebalanceOnPoll),
+// after this batch.
+func (b *bridge) commitErr(err error, n int) error {
+	switch {
+	case groupMovedOn(err):
+		b.commitWarnings.Add(1)
+		b.warn(fmt.Errorf("bridge: committing offsets of %d records: %w", n, err),
+			"the group moved on; the records were produced, and the partitions' next owner may read them again")
+		return nil
+	case errors.Is(err, kerr.FencedInstanceID):
+		return fmt.Errorf("bridge: committing offsets: another instance took over instance ID %q, this one stops rather than fence it in turn: %w", b.cfg.InstanceID, err)
+	}
+	return fmt.Errorf("bridge: committing offsets of %d records: %w", n, err)
+}
+
+// groupMovedOn reports a commit the group refused because it had moved on
+// without this member's generation: the member was fenced by a new
+// generation (ILLEGAL_GENERATION), removed from the group
+// (UNKNOWN_MEMBER_ID: its session expired, as after a batch longer than
+// the session timeout), or the group is rebalancing
+// (REBALANCE_IN_PROGRESS). Not FENCED_INSTANCE_ID: another instance took
+// over the static membership ID, and rejoining would fence that one.
+func groupMovedOn(err error) bool {
+	return errors.Is(err, kerr.IllegalGeneration) || errors.Is(err, kerr.UnknownMemberID) ||
+		errors.Is(err, kerr.RebalanceInProgress)
 }
 
 // uniqueSuffix names this process among the instances of a group: its

@@ -18,7 +18,9 @@ import (
 
 // TestFetchErrors: the fetch errors kgo documents as informational (data
 // loss it reset past, a group session lost and rejoined, a retriable broker
-// error) are counted and logged and the bridge goes on; the others stop it.
+// error) are counted and logged and the bridge goes on; the others stop it,
+// among them a session lost to another instance that took over the static
+// membership ID (rejoining would fence that one in turn).
 func TestFetchErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -30,6 +32,7 @@ func TestFetchErrors(t *testing.T) {
 		{"group session unreachable", &kgo.ErrGroupSession{Err: errors.New("dial tcp: connection refused")}, false},
 		{"retriable", kerr.NotLeaderForPartition, false},
 		{"group authorization", &kgo.ErrGroupSession{Err: kerr.GroupAuthorizationFailed}, true},
+		{"instance ID taken over", &kgo.ErrGroupSession{Err: kerr.FencedInstanceID}, true},
 		{"topic authorization", kerr.TopicAuthorizationFailed, true},
 		{"decompress too large", &kgo.ErrDecompressTooLarge{Topic: "in"}, true},
 		{"batch parse failure", errors.New("invalid record batch: crc mismatch"), true},

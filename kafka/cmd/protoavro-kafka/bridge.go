@@ -33,6 +33,7 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		every    = fs.Duration("progress", 5*time.Second, "progress line `INTERVAL` on stderr (0: none)")
 		session  = fs.Duration("session-timeout", 0, "group session `TIMEOUT` (default the client's, 45s)")
 		passthru = fs.Bool("pass-through", false, "copy records unchanged (a baseline for benchmarks)")
+		ttl      = fs.Duration("unknown-id-ttl", serde.DefaultUnknownIDTTL, "how long (`DURATION`) a schema ID the registry does not know is remembered as unknown: its records are dead-lettered without asking again (0: ask for every record)")
 	)
 	reg.register(fs)
 	typ.register(fs)
@@ -41,6 +42,14 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *in == "" || *out == "" {
 		return usage.Errorf("--in and --out are required")
+	}
+	switch {
+	case *ttl < 0:
+		return usage.Errorf("--unknown-id-ttl %v: must not be negative (0 asks the registry for every record)", *ttl)
+	case *ttl == 0:
+		reg.unknownIDTTL = -1 // serde: remember nothing
+	default:
+		reg.unknownIDTTL = *ttl
 	}
 	st, err := serde.ParseStrategy(*strategy)
 	if err != nil {

@@ -293,6 +293,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "--registry", "http://127.0.0.1:1", "--topic", "t", "-I", dir, "-m", person, file}, 1, "schema registry unavailable", ""},
 		{[]string{"bridge", "--out", "o"}, 2, "--in and --out are required", ""},
 		{[]string{"bridge", "--in", "i", "--out", "o", "--strategy", "x"}, 2, "--strategy", ""},
+		{[]string{"bridge", "--in", "i", "--out", "o", "--unknown-id-ttl", "-1s"}, 2, "--unknown-id-ttl -1s: must not be negative", ""},
+		{[]string{"bridge", "--in", "i", "--out", "o", "--unknown-id-ttl", "soon"}, 2, `invalid value "soon" for flag -unknown-id-ttl`, ""},
 		{[]string{"dev", "--kafka-port", "ninety"}, 2, `invalid value "ninety" for flag -kafka-port`, ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/internal/usage"
@@ -63,6 +64,9 @@ func (t *typeFlags) load(ctx context.Context, files []string) (protoreflect.Mess
 // registryFlags name the schema registry.
 type registryFlags struct {
 	url, user, password string
+	// unknownIDTTL is RegistryOptions.UnknownIDTTL (0: the default), set
+	// by the bridge's --unknown-id-ttl.
+	unknownIDTTL time.Duration
 }
 
 func (r *registryFlags) register(fs *flag.FlagSet) {
@@ -78,5 +82,6 @@ func (r *registryFlags) client() (*serde.Registry, error) {
 	if password == "" {
 		password = os.Getenv("PROTOAVRO_REGISTRY_PASSWORD")
 	}
-	return serde.NewRegistry(serde.RegistryOptions{Username: r.user, Password: password}, strings.Split(r.url, ",")...)
+	return serde.NewRegistry(serde.RegistryOptions{Username: r.user, Password: password, UnknownIDTTL: r.unknownIDTTL},
+		strings.Split(r.url, ",")...)
 }
