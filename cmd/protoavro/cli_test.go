@@ -553,3 +553,32 @@ func TestOTLPTracesJSON(t *testing.T) {
 	b64 := strings.NewReplacer("5b8efff798038103d269b633813fc60c", "W47/95gDgQPSabYzgT/GDA==", "eee19b7ec3c1b174", "7uGbfsPBsXQ=").Replace(line)
 	wantRun(t, runIO(t, []byte(b64), args...), 0, "encoded 1 record")
 }
+
+// TestShardingExactMultiple checks that a record count that fills the last
+// shard exactly leaves no empty shard after it, by records and by size.
+func TestShardingExactMultiple(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "part-%d.avro"), "--shard-records", "500")...)
+	wantRun(t, r, 0, "encoded 1000 records")
+	if !strings.Contains(r.stderr, ", 2 shards)") {
+		t.Errorf("summary %q, want 2 shards", r.stderr)
+	}
+	wantOnly(t, dir, "part-0.avro", "part-1.avro")
+	// One record per shard by size: as many shards as records.
+	dir2 := t.TempDir()
+	_, recs := readSample(t)
+	twenty := filepath.Join(t.TempDir(), "twenty.bin")
+	os.WriteFile(twenty, slices.Concat(recs[:20]...), 0o644)
+	r = runIO(t, nil, encodeArgs("--in", twenty, "--out", filepath.Join(dir2, "s-%02d.avro"), "--shard-size", "1", "--block-size", "1")...)
+	wantRun(t, r, 0, ", 20 shards)")
+	if files := testutil.DirNames(t, dir2); len(files) != 20 || files[19] != "s-19.avro" {
+		t.Errorf("%d shards, the last %q", len(files), files[len(files)-1])
+	}
+	// An empty input still gives one (empty) shard.
+	dir3 := t.TempDir()
+	empty := filepath.Join(dir3, "empty.bin")
+	os.WriteFile(empty, nil, 0o644)
+	wantRun(t, runIO(t, nil, encodeArgs("--in", empty, "--out", filepath.Join(dir3, "e.avro"), "--shard-records", "10")...), 0, "encoded 0 records")
+	wantOnly(t, dir3, "empty.bin", "e-00000.avro")
+}
