@@ -83,8 +83,9 @@ Flags:
                          from each input's first bytes.
   --codec CODEC          Block compression: null (default), deflate, snappy
                          or zstd.
-  --workers N            Goroutines that convert and compress blocks.
-                         Default: GOMAXPROCS (the number of CPUs).
+  --workers N            Goroutines that convert and compress blocks, at
+                         most 1024. Default: GOMAXPROCS (the number of
+                         CPUs).
   --block-size BYTES     Uncompressed size at which a block is closed, e.g.
                          262144, 256K or 1M; at most 64M. Default 256K.
 ` + mappingFlagsUsage + `  --descriptors MODE     Protobuf descriptors embedded in the file, which let
@@ -205,7 +206,7 @@ func runEncode(args []string, std stdio) error {
 	fs := newFlagSet("encode")
 	var (
 		codec        = codecFlag{c: protoavro.CompressionNull}
-		workers      = intFlag{min: 1}
+		workers      = intFlag{min: 1, max: maxWorkers}
 		blockSize    = sizeFlag{min: 1, max: 64 << 20}
 		shardRecords = intFlag{min: 1}
 		shardSize    = sizeFlag{min: 1, max: math.MaxInt}

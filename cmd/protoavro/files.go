@@ -233,7 +233,13 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 	}
 	tmp, err := createTemp(target)
 	if err != nil {
-		return nil, usage.Errorf("%s: %w", flag, err)
+		// The error names the temporary file, which the user never asked
+		// for: name the output and its directory instead.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, usage.Errorf("%s %s: cannot create a file in %s: %w", flag, path, filepath.Dir(target), err)
 	}
 	cw := &countingWriter{w: tmp, name: path}
 	return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, target: target, tmp: tmp}, nil
@@ -254,7 +260,7 @@ func createTemp(path string) (*os.File, error) {
 		}
 		return f, err
 	}
-	return nil, fmt.Errorf("%s: cannot create a temporary file beside it", path)
+	return nil, errors.New("no free temporary name")
 }
 
 // Write writes to the buffer.
