@@ -582,3 +582,50 @@ func TestShardingExactMultiple(t *testing.T) {
 	wantRun(t, runIO(t, nil, encodeArgs("--in", empty, "--out", filepath.Join(dir3, "e.avro"), "--shard-records", "10")...), 0, "encoded 0 records")
 	wantOnly(t, dir3, "empty.bin", "e-00000.avro")
 }
+
+// TestTruncatedCompressedInput checks that a gzip or zstd input cut short
+// is an error naming the file and saying that its compressed data ends
+// early, for encode (delimited and JSON Lines) and decode, and that no
+// output is left.
+func TestTruncatedCompressedInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sample, _ := readSample(t)
+	compress := map[string]func([]byte) []byte{
+		"gzip": func(b []byte) []byte {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(b)
+			zw.Close()
+			return buf.Bytes()
+		},
+		"zstd": func(b []byte) []byte {
+			zw, _ := zstd.NewWriter(nil)
+			return zw.EncodeAll(b, nil)
+		},
+	}
+	avro, _ := os.ReadFile(encodeSample(t, t.TempDir(), "s.avro"))
+	jsonl := []byte(strings.Join(sampleJSONL(t), "\n") + "\n")
+	out := filepath.Join(dir, "out")
+	for name, z := range compress {
+		for _, c := range []struct {
+			what string
+			data []byte
+			args func(in string) []string
+		}{
+			{"delimited", sample, func(in string) []string { return encodeArgs("--in", in, "--out", out) }},
+			{"jsonl", jsonl, func(in string) []string { return encodeArgs("--in", in, "--out", out) }},
+			{"avro", avro, func(in string) []string { return []string{"decode", in, "--out", out} }},
+		} {
+			data := z(c.data)
+			in := filepath.Join(dir, c.what+"."+name)
+			if err := os.WriteFile(in, data[:len(data)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wantRun(t, runIO(t, nil, c.args(in)...), 1, in+": the "+name+" data ends early (truncated) after ")
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a failed run left %s", out)
+	}
+}

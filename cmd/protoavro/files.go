@@ -105,7 +105,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 			in.close()
 			return nil, fmt.Errorf("%s: gzip: %w", in.name, err)
 		}
-		in.compression, in.r = "gzip", bufio.NewReaderSize(zr, inputBuffer)
+		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: zr, name: in.name, format: "gzip"}, inputBuffer)
 		in.closers = append([]func() error{zr.Close}, in.closers...)
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(in.r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
@@ -113,13 +113,46 @@ func openInput(path, flag string, std stdio) (*input, error) {
 			in.close()
 			return nil, fmt.Errorf("%s: zstd: %w", in.name, err)
 		}
-		in.compression, in.r = "zstd", bufio.NewReaderSize(zr.IOReadCloser(), inputBuffer)
+		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), name: in.name, format: "zstd"}, inputBuffer)
 		in.closers = append([]func() error{func() error { zr.Close(); return nil }}, in.closers...)
 	}
 	if in.compression != "" {
 		in.size = -1
+		// Decompress the start now: a stream damaged from its first bytes
+		// fails here, in its own words, rather than as input that is not
+		// what the command reads (the container reader reports a failed
+		// read of its magic as a missing magic).
+		if _, err := in.r.Peek(1); err != nil && err != io.EOF {
+			in.close()
+			return nil, err
+		}
 	}
 	return in, nil
+}
+
+// decompressed reads a decompressed input and words its errors: the
+// decompressors' own ("unexpected EOF") name neither the file nor the
+// compression, and readers of records report them as they are.
+type decompressed struct {
+	r      io.Reader
+	name   string
+	format string // "gzip" or "zstd"
+	// n counts the decompressed bytes read.
+	n int64
+}
+
+// Read reads decompressed bytes; an error other than io.EOF names the
+// file, the compression and how many bytes came before it.
+func (d *decompressed) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	switch {
+	case err == nil || err == io.EOF:
+		return n, err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return n, fmt.Errorf("%s: the %s data ends early (truncated) after %d decompressed bytes: %w", d.name, d.format, d.n, err)
+	}
+	return n, fmt.Errorf("%s: the %s data is damaged after %d decompressed bytes: %w", d.name, d.format, d.n, err)
 }
 
 // expandInputs returns the input paths that args name, as [expandGlobs]
