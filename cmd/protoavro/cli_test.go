@@ -330,6 +330,12 @@ func TestFullDisk(t *testing.T) {
 	stderr.Reset()
 	code = run([]string{"decode", avro}, strings.NewReader(""), full, &stderr)
 	wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+	// count prints little, but a count that was not written is a failure.
+	for _, args := range [][]string{{"count", avro}, {"count", avro, avro}} {
+		stderr.Reset()
+		code = run(args, strings.NewReader(""), full, &stderr)
+		wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+	}
 }
 
 // failingWriter fails every write.
