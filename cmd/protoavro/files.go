@@ -213,8 +213,8 @@ func regularSize(f *os.File) int64 {
 // (".NAME.tmp-XXXXXXXX"), which [output.commit] renames over the target
 // and [output.abort] removes, so a failed or interrupted run never leaves a
 // complete-looking file behind, and an existing file is replaced only by a
-// complete one. A symbolic link is followed: its target is replaced, the
-// link stays.
+// complete one, which keeps its permissions. A symbolic link is followed:
+// its target is replaced, the link stays.
 type output struct {
 	// w buffers the writes and counts the bytes.
 	w *bufio.Writer
@@ -246,8 +246,12 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 			return nil, usage.Errorf("%s %s: a symbolic link whose target cannot be resolved: %w", flag, path, err)
 		}
 	}
+	var keep fs.FileMode // the permissions of a regular file replaced
 	if st, err := os.Stat(target); err == nil {
 		mode := st.Mode()
+		if mode.IsRegular() {
+			keep = mode.Perm()
+		}
 		switch {
 		case st.IsDir():
 			return nil, usage.Errorf("%s %s: is a directory", flag, path)
@@ -273,6 +277,16 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 			err = pe.Err
 		}
 		return nil, usage.Errorf("%s %s: cannot create a file in %s: %w", flag, path, filepath.Dir(target), err)
+	}
+	if keep != 0 {
+		// The new file takes the place of the old one: it keeps its
+		// permissions, as a write in place would (a private file stays
+		// private).
+		if err := tmp.Chmod(keep); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return nil, usage.Errorf("%s %s: %w", flag, path, err)
+		}
 	}
 	cw := &countingWriter{w: tmp, name: path}
 	return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, target: target, tmp: tmp}, nil
