@@ -330,6 +330,12 @@ func TestFullDisk(t *testing.T) {
 	stderr.Reset()
 	code = run([]string{"decode", avro}, strings.NewReader(""), full, &stderr)
 	wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+	// count prints little, but a count that was not written is a failure.
+	for _, args := range [][]string{{"count", avro}, {"count", avro, avro}} {
+		stderr.Reset()
+		code = run(args, strings.NewReader(""), full, &stderr)
+		wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+	}
 }
 
 // failingWriter fails every write.
@@ -552,4 +558,80 @@ func TestOTLPTracesJSON(t *testing.T) {
 		"field resource_spans[0].scope_spans[0].spans[0].trace_id holds 24 bytes, not 16: hex digits read as base64 (OTLP/JSON writes trace and span IDs as hex")
 	b64 := strings.NewReplacer("5b8efff798038103d269b633813fc60c", "W47/95gDgQPSabYzgT/GDA==", "eee19b7ec3c1b174", "7uGbfsPBsXQ=").Replace(line)
 	wantRun(t, runIO(t, []byte(b64), args...), 0, "encoded 1 record")
+}
+
+// TestShardingExactMultiple checks that a record count that fills the last
+// shard exactly leaves no empty shard after it, by records and by size.
+func TestShardingExactMultiple(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "part-%d.avro"), "--shard-records", "500")...)
+	wantRun(t, r, 0, "encoded 1000 records")
+	if !strings.Contains(r.stderr, ", 2 shards)") {
+		t.Errorf("summary %q, want 2 shards", r.stderr)
+	}
+	wantOnly(t, dir, "part-0.avro", "part-1.avro")
+	// One record per shard by size: as many shards as records.
+	dir2 := t.TempDir()
+	_, recs := readSample(t)
+	twenty := filepath.Join(t.TempDir(), "twenty.bin")
+	os.WriteFile(twenty, slices.Concat(recs[:20]...), 0o644)
+	r = runIO(t, nil, encodeArgs("--in", twenty, "--out", filepath.Join(dir2, "s-%02d.avro"), "--shard-size", "1", "--block-size", "1")...)
+	wantRun(t, r, 0, ", 20 shards)")
+	if files := testutil.DirNames(t, dir2); len(files) != 20 || files[19] != "s-19.avro" {
+		t.Errorf("%d shards, the last %q", len(files), files[len(files)-1])
+	}
+	// An empty input still gives one (empty) shard.
+	dir3 := t.TempDir()
+	empty := filepath.Join(dir3, "empty.bin")
+	os.WriteFile(empty, nil, 0o644)
+	wantRun(t, runIO(t, nil, encodeArgs("--in", empty, "--out", filepath.Join(dir3, "e.avro"), "--shard-records", "10")...), 0, "encoded 0 records")
+	wantOnly(t, dir3, "empty.bin", "e-00000.avro")
+}
+
+// TestTruncatedCompressedInput checks that a gzip or zstd input cut short
+// is an error naming the file and saying that its compressed data ends
+// early, for encode (delimited and JSON Lines) and decode, and that no
+// output is left.
+func TestTruncatedCompressedInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sample, _ := readSample(t)
+	compress := map[string]func([]byte) []byte{
+		"gzip": func(b []byte) []byte {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(b)
+			zw.Close()
+			return buf.Bytes()
+		},
+		"zstd": func(b []byte) []byte {
+			zw, _ := zstd.NewWriter(nil)
+			return zw.EncodeAll(b, nil)
+		},
+	}
+	avro, _ := os.ReadFile(encodeSample(t, t.TempDir(), "s.avro"))
+	jsonl := []byte(strings.Join(sampleJSONL(t), "\n") + "\n")
+	out := filepath.Join(dir, "out")
+	for name, z := range compress {
+		for _, c := range []struct {
+			what string
+			data []byte
+			args func(in string) []string
+		}{
+			{"delimited", sample, func(in string) []string { return encodeArgs("--in", in, "--out", out) }},
+			{"jsonl", jsonl, func(in string) []string { return encodeArgs("--in", in, "--out", out) }},
+			{"avro", avro, func(in string) []string { return []string{"decode", in, "--out", out} }},
+		} {
+			data := z(c.data)
+			in := filepath.Join(dir, c.what+"."+name)
+			if err := os.WriteFile(in, data[:len(data)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wantRun(t, runIO(t, nil, c.args(in)...), 1, in+": the "+name+" data ends early (truncated) after ")
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a failed run left %s", out)
+	}
 }

@@ -75,3 +75,33 @@ func TestOutSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestOutKeepsMode checks that an output file replacing an existing one
+// keeps that file's permissions, as a write in place would: a private file
+// (0600) must not become readable by others. A new file gets 0666 under
+// the umask.
+func TestOutKeepsMode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	avro := encodeSample(t, dir, "in.avro")
+	for _, c := range []struct {
+		name string
+		args func(out string) []string
+	}{
+		{"encode", func(out string) []string { return encodeArgs("--in", sampleFile, "--out", out) }},
+		{"decode", func(out string) []string { return []string{"decode", avro, "--out", out} }},
+		{"concat", func(out string) []string { return []string{"concat", "--out", out, avro} }},
+	} {
+		out := filepath.Join(dir, c.name+".out")
+		if err := os.WriteFile(out, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(out, 0o600)
+		if r := runIO(t, nil, c.args(out)...); r.code != 0 {
+			t.Fatalf("%s: exit code %d: %s", c.name, r.code, r.stderr)
+		}
+		if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: the replaced file has mode %v (%v), want -rw-------", c.name, st.Mode().Perm(), err)
+		}
+	}
+}

@@ -74,8 +74,8 @@ Flags:
                          used; with -m they choose the reader's mapping
                          (the file's schema is resolved against it).
   --workers N            Goroutines that decompress and decode blocks, and
-                         that format records. Default: GOMAXPROCS (the
-                         number of CPUs).
+                         that format records, at most 1024. Default:
+                         GOMAXPROCS (the number of CPUs).
 ` + progressFlagUsage + `  --skip-bad             Skip bad records and damaged blocks instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped bytes to FILE as
@@ -93,7 +93,7 @@ loaded.
 func runDecode(args []string, std stdio) error {
 	fs := newFlagSet("decode")
 	var (
-		workers = intFlag{n: runtime.GOMAXPROCS(0), min: 1}
+		workers = intFlag{n: runtime.GOMAXPROCS(0), min: 1, max: maxWorkers}
 		sf      streamFlags
 	)
 	fs.Var(&workers, "workers", "formatting goroutines")

@@ -169,11 +169,11 @@
 // temporary name in the same directory (".NAME.tmp-XXXXXXXX") and rename it
 // into place only when the command succeeds: after an error or an interrupt
 // (SIGINT, SIGTERM) the temporary file is removed, no output file is
-// created, and an existing one is left unchanged. A symbolic link is
-// followed (the link stays a link); a character device or a FIFO is
-// written in place. Binary output is not written to a terminal. A write
-// that fails (a closed pipe, a full disk), the summary's included, is an
-// error and exits with status 1.
+// created, and an existing one is left unchanged (a file replaced keeps
+// its permissions). A symbolic link is followed (the link stays a link); a
+// character device or a FIFO is written in place. Binary output is not
+// written to a terminal. A write that fails (a closed pipe, a full disk),
+// the summary's included, is an error and exits with status 1.
 //
 // While they run, they show progress on standard error (records, bytes
 // read, rate, and the estimated time left when the input is a regular file)

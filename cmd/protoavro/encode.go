@@ -83,8 +83,9 @@ Flags:
                          from each input's first bytes.
   --codec CODEC          Block compression: null (default), deflate, snappy
                          or zstd.
-  --workers N            Goroutines that convert and compress blocks.
-                         Default: GOMAXPROCS (the number of CPUs).
+  --workers N            Goroutines that convert and compress blocks, at
+                         most 1024. Default: GOMAXPROCS (the number of
+                         CPUs).
   --block-size BYTES     Uncompressed size at which a block is closed, e.g.
                          262144, 256K or 1M; at most 64M. Default 256K.
 ` + mappingFlagsUsage + `  --descriptors MODE     Protobuf descriptors embedded in the file, which let
@@ -205,7 +206,7 @@ func runEncode(args []string, std stdio) error {
 	fs := newFlagSet("encode")
 	var (
 		codec        = codecFlag{c: protoavro.CompressionNull}
-		workers      = intFlag{min: 1}
+		workers      = intFlag{min: 1, max: maxWorkers}
 		blockSize    = sizeFlag{min: 1, max: 64 << 20}
 		shardRecords = intFlag{min: 1}
 		shardSize    = sizeFlag{min: 1, max: math.MaxInt}
@@ -536,9 +537,12 @@ func (e *encoder) closeWriter() {
 	}
 }
 
-// write hands one record, as wire bytes, to the writer, and starts a new
-// shard when the current one is full.
+// write hands one record, as wire bytes, to the writer, and ends the
+// shard when it is full.
 func (e *encoder) write(wire []byte, offset int64) error {
+	if err := e.ensureShard(); err != nil {
+		return err
+	}
 	if err := e.cw.WriteWireAt(wire, offset); err != nil {
 		return e.recordError(err)
 	}
@@ -546,17 +550,30 @@ func (e *encoder) write(wire []byte, offset int64) error {
 }
 
 // writeDatum hands one record, as its Avro datum, to the writer (a
-// *protoavro.RecordError refuses a datum too large), and starts a new
-// shard when the current one is full.
+// *protoavro.RecordError refuses a datum too large), and ends the shard
+// when it is full.
 func (e *encoder) writeDatum(datum []byte) error {
+	if err := e.ensureShard(); err != nil {
+		return err
+	}
 	if err := e.cw.WriteDatum(datum); err != nil {
 		return err
 	}
 	return e.written()
 }
 
-// written counts a record handed to the writer and starts a new shard
-// when the current one is full.
+// ensureShard opens the next shard when the last one was ended full: a
+// shard is started by the record that goes into it, so that a run whose
+// records fill the last shard exactly leaves no empty shard after it.
+func (e *encoder) ensureShard() error {
+	if e.cw != nil {
+		return nil
+	}
+	return e.openShard()
+}
+
+// written counts a record handed to the writer and ends the shard when it
+// is full; the next record starts the next one.
 func (e *encoder) written() error {
 	e.given++
 	s := e.shards
@@ -570,10 +587,7 @@ func (e *encoder) written() error {
 	if !full {
 		return nil
 	}
-	if err := e.endShard(); err != nil {
-		return err
-	}
-	return e.openShard()
+	return e.endShard()
 }
 
 // encodeInput reads the records of one input.

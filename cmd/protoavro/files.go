@@ -105,7 +105,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 			in.close()
 			return nil, fmt.Errorf("%s: gzip: %w", in.name, err)
 		}
-		in.compression, in.r = "gzip", bufio.NewReaderSize(zr, inputBuffer)
+		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: zr, name: in.name, format: "gzip"}, inputBuffer)
 		in.closers = append([]func() error{zr.Close}, in.closers...)
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(in.r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
@@ -113,13 +113,46 @@ func openInput(path, flag string, std stdio) (*input, error) {
 			in.close()
 			return nil, fmt.Errorf("%s: zstd: %w", in.name, err)
 		}
-		in.compression, in.r = "zstd", bufio.NewReaderSize(zr.IOReadCloser(), inputBuffer)
+		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), name: in.name, format: "zstd"}, inputBuffer)
 		in.closers = append([]func() error{func() error { zr.Close(); return nil }}, in.closers...)
 	}
 	if in.compression != "" {
 		in.size = -1
+		// Decompress the start now: a stream damaged from its first bytes
+		// fails here, in its own words, rather than as input that is not
+		// what the command reads (the container reader reports a failed
+		// read of its magic as a missing magic).
+		if _, err := in.r.Peek(1); err != nil && err != io.EOF {
+			in.close()
+			return nil, err
+		}
 	}
 	return in, nil
+}
+
+// decompressed reads a decompressed input and words its errors: the
+// decompressors' own ("unexpected EOF") name neither the file nor the
+// compression, and readers of records report them as they are.
+type decompressed struct {
+	r      io.Reader
+	name   string
+	format string // "gzip" or "zstd"
+	// n counts the decompressed bytes read.
+	n int64
+}
+
+// Read reads decompressed bytes; an error other than io.EOF names the
+// file, the compression and how many bytes came before it.
+func (d *decompressed) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	switch {
+	case err == nil || err == io.EOF:
+		return n, err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return n, fmt.Errorf("%s: the %s data ends early (truncated) after %d decompressed bytes: %w", d.name, d.format, d.n, err)
+	}
+	return n, fmt.Errorf("%s: the %s data is damaged after %d decompressed bytes: %w", d.name, d.format, d.n, err)
 }
 
 // expandInputs returns the input paths that args name, as [expandGlobs]
@@ -180,8 +213,8 @@ func regularSize(f *os.File) int64 {
 // (".NAME.tmp-XXXXXXXX"), which [output.commit] renames over the target
 // and [output.abort] removes, so a failed or interrupted run never leaves a
 // complete-looking file behind, and an existing file is replaced only by a
-// complete one. A symbolic link is followed: its target is replaced, the
-// link stays.
+// complete one, which keeps its permissions. A symbolic link is followed:
+// its target is replaced, the link stays.
 type output struct {
 	// w buffers the writes and counts the bytes.
 	w *bufio.Writer
@@ -213,8 +246,12 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 			return nil, usage.Errorf("%s %s: a symbolic link whose target cannot be resolved: %w", flag, path, err)
 		}
 	}
+	var keep fs.FileMode // the permissions of a regular file replaced
 	if st, err := os.Stat(target); err == nil {
 		mode := st.Mode()
+		if mode.IsRegular() {
+			keep = mode.Perm()
+		}
 		switch {
 		case st.IsDir():
 			return nil, usage.Errorf("%s %s: is a directory", flag, path)
@@ -233,7 +270,23 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 	}
 	tmp, err := createTemp(target)
 	if err != nil {
-		return nil, usage.Errorf("%s: %w", flag, err)
+		// The error names the temporary file, which the user never asked
+		// for: name the output and its directory instead.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, usage.Errorf("%s %s: cannot create a file in %s: %w", flag, path, filepath.Dir(target), err)
+	}
+	if keep != 0 {
+		// The new file takes the place of the old one: it keeps its
+		// permissions, as a write in place would (a private file stays
+		// private).
+		if err := tmp.Chmod(keep); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return nil, usage.Errorf("%s %s: %w", flag, path, err)
+		}
 	}
 	cw := &countingWriter{w: tmp, name: path}
 	return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, target: target, tmp: tmp}, nil
@@ -254,7 +307,7 @@ func createTemp(path string) (*os.File, error) {
 		}
 		return f, err
 	}
-	return nil, fmt.Errorf("%s: cannot create a temporary file beside it", path)
+	return nil, errors.New("no free temporary name")
 }
 
 // Write writes to the buffer.

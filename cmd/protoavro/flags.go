@@ -250,21 +250,31 @@ func (f *sizeFlag) Set(v string) error {
 	return nil
 }
 
-// intFlag is an integer flag with a lower bound. Zero means unset.
+// intFlag is an integer flag with a lower bound and, when max is not
+// zero, an upper one. Zero means unset.
 type intFlag struct {
 	n   int
 	min int
+	max int
 }
 
 // String returns the value.
 func (f *intFlag) String() string { return strconv.Itoa(f.n) }
 
-// Set parses an integer and checks its lower bound.
+// Set parses an integer and checks its bounds.
 func (f *intFlag) Set(v string) error {
 	n, err := strconv.Atoi(v)
+	if f.max != 0 && (err != nil || n < f.min || n > f.max) {
+		return fmt.Errorf("want an integer from %d to %d", f.min, f.max)
+	}
 	if err != nil || n < f.min {
 		return fmt.Errorf("want an integer of at least %d", f.min)
 	}
 	f.n = n
 	return nil
 }
+
+// maxWorkers bounds --workers: each worker holds blocks in memory, and a
+// number far beyond the CPUs only costs memory (a huge one would exhaust
+// it before the first record).
+const maxWorkers = 1024

@@ -334,6 +334,9 @@ func runCount(args []string, std stdio) error {
 	if len(files) == 0 {
 		return usage.Errorf("count: give the container files to count (\"-\" for standard input)")
 	}
+	// A count that cannot be written (a full disk, a closed pipe) is a
+	// failure, named as the other commands name it.
+	out := &countingWriter{w: std.out, name: "standard output"}
 	var total int64
 	for _, path := range files {
 		c, err := openContainer(path, std)
@@ -348,17 +351,23 @@ func runCount(args []string, std stdio) error {
 		c.close()
 		n := c.or.Records()
 		total += n
+		var werr error
 		if len(files) == 1 {
-			fmt.Fprintln(std.out, n)
+			_, werr = fmt.Fprintln(out, n)
 		} else {
-			fmt.Fprintf(std.out, "%d\t%s\n", n, c.in.name)
+			_, werr = fmt.Fprintf(out, "%d\t%s\n", n, c.in.name)
+		}
+		if werr != nil {
+			return werr
 		}
 		if !errors.Is(err, io.EOF) {
 			return fmt.Errorf("%s: %w (%s before it)", c.in.name, err, plural(n, "record"))
 		}
 	}
 	if len(files) > 1 {
-		fmt.Fprintf(std.out, "%s\ttotal\n", strconv.FormatInt(total, 10))
+		if _, err := fmt.Fprintf(out, "%s\ttotal\n", strconv.FormatInt(total, 10)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
