@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/klauspost/compress/zstd"
 	tavro "github.com/twmb/avro"
@@ -328,6 +329,30 @@ func TestTruncated(t *testing.T) {
 			var oe *Error
 			if !errors.Is(err, want) || !errors.As(err, &oe) || oe.Offset > int64(n) {
 				t.Fatalf("%s: prefix of %d bytes: %v, want %v", codec, n, err, want)
+			}
+		}
+	}
+}
+
+// TestReadFailure reads valid files from a reader that fails after every
+// prefix: the failure is returned as itself, never as a verdict on the
+// bytes (not a container, truncated, a bad sync marker).
+func TestReadFailure(t *testing.T) {
+	errDisk := errors.New("disk failure")
+	for _, codec := range allCodecs {
+		file := writeFile(t, codec, makeBlocks(3), map[string][]byte{"k": []byte("v")})
+		for n := range len(file) + 1 {
+			r, err := NewReader(io.MultiReader(bytes.NewReader(file[:n]), iotest.ErrReader(errDisk)), ReaderOptions{})
+			for err == nil {
+				_, err = r.Next()
+			}
+			if !errors.Is(err, errDisk) {
+				t.Fatalf("%s: failure after %d bytes: %v, want %v", codec, n, err, errDisk)
+			}
+			for _, class := range []error{ErrNotContainer, ErrTruncated, ErrMalformed} {
+				if errors.Is(err, class) {
+					t.Fatalf("%s: failure after %d bytes reported as %v: %v", codec, n, class, err)
+				}
 			}
 		}
 	}

@@ -157,8 +157,11 @@ func NewReader(r io.Reader, opts ReaderOptions) (*Reader, error) {
 
 func (or *Reader) readHeader() error {
 	var m [4]byte
-	n, _ := io.ReadFull(or.br, m[:])
+	n, err := io.ReadFull(or.br, m[:])
 	or.off += int64(n)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err // a failure of the reader, not a verdict on the bytes
+	}
 	if n < 4 || m != magic {
 		or.off = 0
 		return fmt.Errorf("%w (no \"Obj\\x01\" magic at the start)", ErrNotContainer)
@@ -207,10 +210,10 @@ func (or *Reader) readHeader() error {
 			meta[string(k)] = v
 		}
 	}
-	n, _ = io.ReadFull(or.br, or.h.Sync[:])
+	n, err = io.ReadFull(or.br, or.h.Sync[:])
 	or.off += int64(n)
-	if n < len(or.h.Sync) {
-		return fmt.Errorf("%w: the file ends in the sync marker", ErrTruncated)
+	if err != nil {
+		return truncated(err, "sync marker")
 	}
 	schema, ok := meta[MetaSchema]
 	if !ok {
@@ -387,10 +390,13 @@ func (or *Reader) readBlock(limit int, name string, hdr *[]byte) (Block, []byte,
 		return b, nil, fmt.Errorf("%w: block claims %d bytes, %d remain in the file", err, b.Size, m)
 	}
 	var sync [16]byte
-	n, _ := io.ReadFull(or.br, sync[:])
+	n, err := io.ReadFull(or.br, sync[:])
 	or.off += int64(n)
-	if n < len(sync) {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return b, sync[:n], fmt.Errorf("%w: sync marker: the file ends in it", ErrTruncated)
+	}
+	if err != nil {
+		return b, sync[:n], err
 	}
 	if sync != or.h.Sync {
 		return b, sync[:], fmt.Errorf("%w: sync marker %x does not match the header's %x", ErrMalformed, sync, or.h.Sync)
