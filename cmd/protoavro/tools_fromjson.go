@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/avroschema"
@@ -73,7 +72,7 @@ func runFromJSON(args []string, std stdio) error {
 	if err := checkPaths(inPath, "", *outPath); *outPath != "-" && *outPath != "" && err != nil {
 		return usage.Errorf("fromjson: input %s is also the output", inPath)
 	}
-	text, err := os.ReadFile(*schemaPath)
+	text, err := limits.ReadFile(*schemaPath, limits.SchemaFile)
 	if err != nil {
 		return usage.Errorf("--schema: %w", err)
 	}

@@ -4,6 +4,14 @@
 // docs/limits.md documents them.
 package limits
 
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
 // Depth bounds the nesting of messages, and of Avro records, arrays, maps
 // and unions, in a datum.
 const Depth = 1000
@@ -44,4 +52,45 @@ func BlockEmpty(dataLen int) int64 {
 // the records are bounded by BlockEmpty(dataLen) together.
 func BlockRecords(count int64, dataLen int) int64 {
 	return max(count-int64(dataLen), 0)
+}
+
+// Sizes of the local files the commands read whole: a .proto source, a
+// serialized FileDescriptorSet (many times what large APIs with all their
+// imports take) and an Avro schema (.avsc), as large as a container header
+// may hold one.
+const (
+	ProtoSource   = 64 << 20
+	DescriptorSet = 256 << 20
+	SchemaFile    = 16 << 20
+)
+
+// ErrTooLarge reports a file larger than its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadFile reads the file name whole, as os.ReadFile does, but refuses one
+// of more than max bytes with an error naming it and wrapping ErrTooLarge:
+// a regular file by its size, before reading it; anything else (/dev/zero,
+// a pipe that does not end) having read no more than max+1 bytes of it.
+func ReadFile(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+		return nil, tooLarge(name, max)
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err // an *fs.PathError, which names the file
+	}
+	if n > max {
+		return nil, tooLarge(name, max)
+	}
+	return buf.Bytes(), nil
+}
+
+func tooLarge(name string, max int64) error {
+	return fmt.Errorf("%s: %w: more than %d bytes", name, ErrTooLarge, max)
 }

@@ -11,9 +11,11 @@
 package protoload
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
+	"github.com/protoavro/protoavro/internal/limits"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
@@ -37,7 +40,7 @@ import (
 // shadowed, or that does not compile (the first error, with the count of
 // the others and a hint for a missing import).
 func Compile(ctx context.Context, args, importPaths []string, setFiles *protoregistry.Files, sourceInfo bool) ([]protoreflect.FileDescriptor, error) {
-	var resolver protocompile.Resolver = &protocompile.SourceResolver{ImportPaths: importPaths}
+	var resolver protocompile.Resolver = &protocompile.SourceResolver{ImportPaths: importPaths, Accessor: boundedAccessor}
 	if setFiles != nil {
 		resolver = protocompile.CompositeResolver{resolver, filesResolver(setFiles)}
 	}
@@ -251,4 +254,14 @@ func (c *errorCollector) summary() error {
 	default:
 		return fmt.Errorf("%w (and %d more errors)", c.errs[0], n-1)
 	}
+}
+
+// boundedAccessor opens a .proto source for protocompile, which reads it
+// whole: one larger than limits.ProtoSource is refused.
+func boundedAccessor(path string) (io.ReadCloser, error) {
+	data, err := limits.ReadFile(path, limits.ProtoSource)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
 }

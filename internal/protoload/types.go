@@ -6,12 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/bufbuild/protocompile"
+	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/usage"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -265,7 +265,7 @@ func levenshtein(a, b string) int {
 // in the output of protoc -o without --include_imports, are supplied from
 // the copies built into the program.
 func readDescriptorSet(name string) (*protoregistry.Files, error) {
-	data, err := os.ReadFile(name)
+	data, err := limits.ReadFile(name, limits.DescriptorSet)
 	if err != nil {
 		return nil, usage.Errorf("--descriptor-set: %w", err)
 	}
