@@ -406,13 +406,12 @@ func (st *encState) encodeEntry(dst []byte, f *fieldPlan, o int32) ([]byte, erro
 	if err := st.scan(m, base, int(st.occ[o].start), int(st.occ[o].end)); err != nil {
 		return dst, err
 	}
-	kFirst, kLast := st.tbl[base], st.tbl[base+1]
+	kLast := st.tbl[base+1]
 	vFirst, vLast := st.tbl[base+2], st.tbl[base+3]
 	var err error
 	if dst, err = st.encodeKey(dst, f, kLast); err != nil {
 		return dst, err
 	}
-	_ = kFirst
 	return st.encodeValue(dst, &f.val, vFirst, vLast)
 }
 
@@ -750,7 +749,6 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 	var last int32 = -1
 	var lastRaw []byte
 	var lastOff int
-	var lastWT protowire.Type
 	for o := head; o >= 0; o = st.occ[o].next {
 		oc := st.occ[o]
 		b := st.in[oc.start:oc.end]
@@ -766,7 +764,7 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 				return dst, wireErr(vn, int(oc.start)+p, "value")
 			}
 			if num == 1 && wt == v.inner.wt { // another wire type is an unknown field, as for proto.Unmarshal
-				last, lastRaw, lastOff, lastWT = 0, b[p:p+vn], int(oc.start)+p, wt
+				last, lastRaw, lastOff = 0, b[p:p+vn], int(oc.start)+p
 				if wt == protowire.BytesType {
 					_, ln := protowire.ConsumeVarint(lastRaw)
 					lastRaw, lastOff = lastRaw[ln:], lastOff+ln
@@ -779,7 +777,6 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 			p += vn
 		}
 	}
-	_ = lastWT
 	if last < 0 {
 		return st.scalarZero(dst, v.inner), nil
 	}
