@@ -25,8 +25,9 @@
 // An interrupt (SIGINT, SIGTERM) cancels the job, stops the writes of the
 // workers in this process, removes the temporary shard files and any final
 // shard the run wrote (the final shards of an earlier run are kept unless
-// the run replaced one of them), and exits with status 1; a second
-// interrupt kills the process. A failed pipeline removes the same files.
+// the run replaced one of them), and exits with status 1. A second
+// interrupt kills the process at once, leaving behind what the cleanup had
+// not removed yet. A failed pipeline removes the same files.
 //
 // Exit status: 0 success, 1 a failed or interrupted pipeline, 2 a usage
 // error.
@@ -86,17 +87,25 @@ func init() {
 
 // main runs the command and exits with its status. The first interrupt
 // cancels the context of the run, which then cancels the job and removes
-// its unfinished output; the handler is then removed, so that a second
-// interrupt kills the process.
+// its unfinished output; the handler is then removed, and interruptNotice
+// printed, so that a second interrupt kills the process.
 func main() {
 	flag.Parse()
 	beam.Init()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	finished, noticed := make(chan struct{}), make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		stop()
+		defer close(noticed)
+		select {
+		case <-ctx.Done():
+			stop()
+			fmt.Fprintln(os.Stderr, interruptNotice)
+		case <-finished:
+		}
 	}()
 	err := run(ctx)
+	close(finished)
+	<-noticed                       // the notice, if any, comes before the result
 	interrupted := ctx.Err() != nil // before stop, which cancels ctx too
 	stop()
 	if err != nil {
@@ -111,6 +120,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// interruptNotice is printed on the first interrupt, once the signal
+// handler is removed: from then on, an interrupt kills the process.
+const interruptNotice = "protoavro-beam: interrupt: stopping the run and removing its unfinished output; interrupt again to kill the process at once, leaving its files behind"
 
 // errInterrupted is the error of a run stopped by SIGINT or SIGTERM.
 var errInterrupted = errors.New("interrupted")
@@ -243,6 +256,10 @@ func randomHex() string {
 // runner without --endpoint, as the runner itself would, but on a port
 // known before the run, so that an interrupt can cancel the job there
 // (the runner keeps the address it picks to itself until the run).
+//
+// prism listens on every interface, not on loopback only: the SDK's
+// jobservices.NewServer listens on ":PORT", and no exported API takes an
+// address or a listener (docs/beam.md, "Network").
 func startPrism() error {
 	if r := *runners.Runner; (r != "" && r != "prism" && r != "PrismRunner") || *jobopts.Endpoint != "" {
 		return nil

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,7 +52,16 @@ func command(t *testing.T) string {
 	return binary
 }
 
+// fsizeEnv, set in the environment of the test binary, makes it a
+// launcher: it sets its file size limit (RLIMIT_FSIZE) to that many bytes
+// and executes its arguments, which inherit the limit.
+const fsizeEnv = "PROTOAVRO_BEAM_TEST_FSIZE"
+
 func TestMain(m *testing.M) {
+	if limit := os.Getenv(fsizeEnv); limit != "" {
+		fmt.Fprintln(os.Stderr, execLimited(limit))
+		os.Exit(127)
+	}
 	code := m.Run()
 	if binary != "" {
 		os.RemoveAll(filepath.Dir(binary))
@@ -58,15 +69,45 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// execLimited sets the file size limit to limit bytes and executes
+// os.Args[1:]; it returns only on an error.
+func execLimited(limit string) error {
+	n, err := strconv.ParseUint(limit, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s=%q: %w", fsizeEnv, limit, err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+		return fmt.Errorf("setrlimit RLIMIT_FSIZE %d: %w", n, err)
+	}
+	if len(os.Args) < 2 {
+		return errors.New("launcher: no command")
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, fsizeEnv+"=") })
+	return syscall.Exec(os.Args[1], os.Args[1:], env)
+}
+
 // runCLI runs the command with args in the testdata directory of the
 // repository, with a temporary directory of its own that it must leave
 // empty, and returns its exit code and standard error.
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(command(t), args...)
-	cmd.Dir = "../../../testdata"
+	return runLimited(t, 0, args...)
+}
+
+// runLimited is runCLI with a file size limit of fsize bytes for the
+// command, if fsize > 0.
+func runLimited(t *testing.T, fsize int, args ...string) (int, string) {
+	t.Helper()
+	name := command(t)
+	var env []string
+	if fsize > 0 {
+		name, args = os.Args[0], append([]string{name}, args...)
+		env = []string{fsizeEnv + "=" + strconv.Itoa(fsize)}
+	}
+	cmd := cliCommand(name, args...)
+	cmd.Env = append(cmd.Env, env...)
 	tmpDir := t.TempDir()
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmpDir)
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -84,6 +125,15 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 	}
 	t.Fatal(err)
 	return 0, ""
+}
+
+// cliCommand returns the command name args, to run in the testdata
+// directory of the repository with this process's environment.
+func cliCommand(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = "../../../testdata"
+	cmd.Env = os.Environ()
+	return cmd
 }
 
 // TestUsageErrors: a bad command line exits with status 2 and says what is
@@ -194,17 +244,27 @@ func sampleWires(t *testing.T) []string {
 // run of several seconds, and returns its path.
 func bigInput(t *testing.T, dir string, copies int) string {
 	t.Helper()
+	return writeInput(t, filepath.Join(dir, "big.delimited"), copies, nil, 0)
+}
+
+// writeInput writes copies of the sample to path, then the bytes of bad,
+// then after more copies, and returns path.
+func writeInput(t *testing.T, path string, copies int, bad []byte, after int) string {
+	t.Helper()
 	sample, err := os.ReadFile("../../../testdata/avro2147.delimited")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "big.delimited")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	for range copies {
+		w.Write(sample)
+	}
+	w.Write(bad)
+	for range after {
 		w.Write(sample)
 	}
 	if err := w.Flush(); err != nil {
@@ -214,6 +274,186 @@ func bigInput(t *testing.T, dir string, copies int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// oldShards writes the final shards of an earlier run of out (2 shards,
+// shard i holding the one byte i) and returns their names.
+func oldShards(t *testing.T, out string) []string {
+	t.Helper()
+	var old []string
+	for i, name := range []string{out + "-00000-of-00002.avro", out + "-00001-of-00002.avro"} {
+		if err := os.WriteFile(name, []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old = append(old, filepath.Base(name))
+	}
+	return old
+}
+
+// checkOutput checks that outDir holds exactly the earlier shards old
+// (those of oldShards, or none), unchanged.
+func checkOutput(t *testing.T, outDir string, old []string) {
+	t.Helper()
+	if got := dirNames(t, outDir); !slices.Equal(got, old) {
+		t.Errorf("output directory: %q, want %q", got, old)
+	}
+	for i, name := range old {
+		if b, err := os.ReadFile(filepath.Join(outDir, name)); err != nil || !bytes.Equal(b, []byte{byte(i)}) {
+			t.Errorf("the earlier shard %s was changed: %q, %v", name, b, err)
+		}
+	}
+}
+
+// TestFailedPipeline runs jobs that fail part way, as docs/beam.md
+// describes a failed pipeline: the command exits 1 with "pipeline failed"
+// and the cause (the file, record and byte offset of a bad record, or the
+// shard file a write failed on), removes the temporary shards the job had
+// written, keeps the final shards of an earlier run that it did not touch,
+// and leaves its TMPDIR empty (runLimited checks that).
+func TestFailedPipeline(t *testing.T) {
+	sample, err := os.ReadFile("../../../testdata/avro2147.delimited")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("bad record", func(t *testing.T) {
+		// A truncated varint as field 1, after 20 copies of the sample
+		// (20,000 records), before 20 more.
+		const copies = 20
+		in := writeInput(t, filepath.Join(t.TempDir(), "bad.delimited"), copies, []byte{3, 0x08, 0xff, 0xff}, copies)
+		outDir := t.TempDir()
+		out := filepath.Join(outDir, "foo")
+		old := oldShards(t, out)
+		code, stderr := runCLI(t, "-I", "proto", "-m", "protoavro.avro2147.Foo", "--input", in,
+			"--output", out, "--shards", "2", "avro2147.proto")
+		if code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s", code, stderr)
+		}
+		cause := fmt.Sprintf("protoavrobeam: %s: record %d (input byte %d): protoavro: Foo.#1 at byte 1: truncated input",
+			in, copies*1000, copies*len(sample))
+		if !strings.Contains(stderr, "protoavro-beam: pipeline failed: ") || !strings.HasPrefix(lastLine(stderr), cause) {
+			t.Errorf("stderr does not say the pipeline failed and, last, %q:\n%s", cause, stderr)
+		}
+		checkOutput(t, outDir, old)
+	})
+	t.Run("write fails", func(t *testing.T) {
+		// Shards of about 10 MB each, written under a file size limit of
+		// 1 MiB: each shard write fails part way, leaving a partial
+		// temporary file until the command removes it.
+		in := bigInput(t, t.TempDir(), 100)
+		outDir := t.TempDir()
+		out := filepath.Join(outDir, "foo")
+		old := oldShards(t, out)
+		code, stderr := runLimited(t, 1<<20, "-I", "proto", "-m", "protoavro.avro2147.Foo", "--input", in,
+			"--output", out, "--shards", "2", "avro2147.proto")
+		if code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s", code, stderr)
+		}
+		last := lastLine(stderr)
+		if !strings.Contains(stderr, "protoavro-beam: pipeline failed: ") ||
+			!strings.HasPrefix(last, "protoavrobeam: shard ") || !strings.Contains(last, out+"-0000") ||
+			!strings.Contains(last, ".avro.tmp-") || !strings.HasSuffix(last, "file too large") {
+			t.Errorf("stderr does not say the pipeline failed and, last, the shard file that could not be written:\n%s", stderr)
+		}
+		checkOutput(t, outDir, old)
+	})
+}
+
+// cliProcess is a run of the command started by startCLI.
+type cliProcess struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	stderr strings.Builder
+	lines  chan struct{} // a line was read
+	copied chan struct{} // closed at the end of standard error
+}
+
+// startCLI starts the command with args, with TMPDIR=tmpDir, and collects
+// its standard error in the background.
+func startCLI(t *testing.T, tmpDir string, args ...string) *cliProcess {
+	t.Helper()
+	p := &cliProcess{cmd: cliCommand(command(t), args...), lines: make(chan struct{}, 1), copied: make(chan struct{})}
+	p.cmd.Env = append(p.cmd.Env, "TMPDIR="+tmpDir)
+	stderrPipe, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cmd.Process.Kill() })
+	go func() {
+		defer close(p.copied)
+		sc := bufio.NewScanner(stderrPipe)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.stderr.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			select {
+			case p.lines <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return p
+}
+
+// text returns the standard error read so far.
+func (p *cliProcess) text() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// waitFor waits until ready holds, looking again on each line of standard
+// error and every few milliseconds (ready may look at files). It fails the
+// test if the process ends first, or after 2 minutes.
+func (p *cliProcess) waitFor(t *testing.T, what string, ready func() bool) {
+	t.Helper()
+	deadline := time.After(2 * time.Minute)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !ready() {
+		select {
+		case <-p.lines:
+		case <-tick.C:
+		case <-p.copied:
+			if ready() {
+				return
+			}
+			t.Fatalf("the run ended before %s (%v):\n%s", what, p.cmd.Wait(), p.text())
+		case <-deadline:
+			p.cmd.Process.Kill()
+			t.Fatalf("the run did not reach %s:\n%s", what, p.text())
+		}
+	}
+}
+
+// signal sends sig to the process.
+func (p *cliProcess) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("%v: %v", sig, err)
+	}
+}
+
+// wait waits for the process to end, at most 2 minutes, and returns its
+// status.
+func (p *cliProcess) wait(t *testing.T) syscall.WaitStatus {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { <-p.copied; exited <- p.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	case <-time.After(2 * time.Minute):
+		p.cmd.Process.Kill()
+		t.Fatalf("still running after 2 minutes:\n%s", p.text())
+	}
+	return 0
 }
 
 // TestInterrupted interrupts real runs of the command with a real signal,
@@ -227,7 +467,6 @@ func TestInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a large input")
 	}
-	bin := command(t)
 	in := bigInput(t, t.TempDir(), 800)
 	for _, c := range []struct {
 		name string
@@ -250,101 +489,100 @@ func TestInterrupted(t *testing.T) {
 			out := filepath.Join(outDir, "foo")
 			var old []string
 			if c.old {
-				for i, name := range []string{out + "-00000-of-00002.avro", out + "-00001-of-00002.avro"} {
-					if err := os.WriteFile(name, []byte{byte(i)}, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					old = append(old, filepath.Base(name))
-				}
+				old = oldShards(t, out)
 			}
-			cmd := exec.Command(bin, "-I", "proto", "-m", "protoavro.avro2147.Foo", "--input", in,
+			p := startCLI(t, tmpDir, "-I", "proto", "-m", "protoavro.avro2147.Foo", "--input", in,
 				"--output", out, "--shards", "2", "avro2147.proto")
-			cmd.Dir = "../../../testdata"
-			cmd.Env = append(os.Environ(), "TMPDIR="+tmpDir)
-			stderrPipe, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
+			p.waitFor(t, "the point to interrupt", func() bool { return c.ready(p.text(), outDir) })
+			p.signal(t, c.sig)
+			if ws := p.wait(t); !ws.Exited() || ws.ExitStatus() != 1 {
+				t.Fatalf("after %v: %v, want exit status 1:\n%s", c.sig, ws, p.text())
 			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			log := p.text()
+			if last := lastLine(log); !strings.HasPrefix(last, "protoavro-beam: interrupted: the job was cancelled") {
+				t.Errorf("last line %q, want the interruption reported:\n%s", last, log)
 			}
-			// Collect standard error in the background; lines wake the
-			// waiting loop below.
-			var mu sync.Mutex
-			var stderr strings.Builder
-			lines := make(chan struct{}, 1)
-			copied := make(chan struct{})
-			go func() {
-				defer close(copied)
-				sc := bufio.NewScanner(stderrPipe)
-				for sc.Scan() {
-					mu.Lock()
-					stderr.WriteString(sc.Text() + "\n")
-					mu.Unlock()
-					select {
-					case lines <- struct{}{}:
-					default:
-					}
-				}
-			}()
-			text := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
-			exited := make(chan error, 1)
-			// Wait for the point to interrupt: a line of the log, or a
-			// file in the output directory (looked for every few ms).
-			deadline := time.After(2 * time.Minute)
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-		wait:
-			for !c.ready(text(), outDir) {
-				select {
-				case <-lines:
-				case <-tick.C:
-				case <-copied:
-					exited <- cmd.Wait()
-					t.Fatalf("the run ended before it was interrupted (%v):\n%s", <-exited, text())
-				case <-deadline:
-					cmd.Process.Kill()
-					t.Fatalf("the run did not reach the point to interrupt:\n%s", text())
-				}
-				continue wait
-			}
-			if err := cmd.Process.Signal(c.sig); err != nil {
-				t.Fatal(err)
-			}
-			go func() { <-copied; exited <- cmd.Wait() }()
-			select {
-			case err = <-exited:
-			case <-time.After(2 * time.Minute):
-				cmd.Process.Kill()
-				t.Fatalf("still running 2 minutes after %v:\n%s", c.sig, text())
-			}
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-				t.Fatalf("after %v: %v, want exit status 1:\n%s", c.sig, err, text())
-			}
-			if last := lastLine(text()); !strings.HasPrefix(last, "protoavro-beam: interrupted: the job was cancelled") {
-				t.Errorf("last line %q, want the interruption reported:\n%s", last, text())
+			if !strings.Contains(log, interruptNotice) {
+				t.Errorf("the log does not say that a second interrupt kills the process:\n%s", log)
 			}
 			// The job was cancelled on prism's job service, not ended by
 			// the process exiting under it: prism's cancellation error
 			// ("pipeline canceled", of the bundles in flight) or the
 			// state is in the log (whose message stream may drop states).
-			if log := text(); !strings.Contains(log, "pipeline canceled") && !strings.Contains(log, "state: CANCELLED") {
-				t.Errorf("the log does not show the job cancelled:\n%s", text())
+			if !strings.Contains(log, "pipeline canceled") && !strings.Contains(log, "state: CANCELLED") {
+				t.Errorf("the log does not show the job cancelled:\n%s", log)
 			}
-			if got := dirNames(t, outDir); !slices.Equal(got, old) {
-				t.Errorf("output directory after %v: %q, want %q", c.sig, got, old)
-			}
-			for i, name := range old {
-				if b, err := os.ReadFile(filepath.Join(outDir, name)); err != nil || !bytes.Equal(b, []byte{byte(i)}) {
-					t.Errorf("the earlier shard %s was changed: %q, %v", name, b, err)
-				}
-			}
+			checkOutput(t, outDir, old)
 			if got := dirNames(t, tmpDir); len(got) > 0 {
 				t.Errorf("left in the temporary directory: %q", got)
 			}
 		})
 	}
+}
+
+// TestInterruptedTwice: a second interrupt, during the cleanup that the
+// first one started, kills the process (docs/beam.md). The process is
+// stopped (SIGSTOP) once it has printed interruptNotice, which it does
+// after removing its handler, so that the second SIGINT is delivered while
+// it still runs; a run whose cleanup ended before it was stopped is tried
+// again.
+func TestInterruptedTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a large input")
+	}
+	in := bigInput(t, t.TempDir(), 800)
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		out := filepath.Join(t.TempDir(), "foo")
+		p := startCLI(t, t.TempDir(), "-I", "proto", "-m", "protoavro.avro2147.Foo", "--input", in,
+			"--output", out, "--shards", "2", "avro2147.proto")
+		p.waitFor(t, "the running job", func() bool { return strings.Contains(p.text(), "state: RUNNING") })
+		p.signal(t, syscall.SIGINT)
+		p.waitFor(t, "the notice of the interrupt", func() bool { return strings.Contains(p.text(), interruptNotice) })
+		p.signal(t, syscall.SIGSTOP)
+		if !stopped(t, p.cmd.Process.Pid) {
+			ws := p.wait(t)
+			if attempt == attempts {
+				t.Fatalf("%d runs ended (%v) before the second interrupt could be sent:\n%s", attempts, ws, p.text())
+			}
+			t.Logf("run %d ended (%v) before the second interrupt; trying again", attempt, ws)
+			continue
+		}
+		p.signal(t, syscall.SIGINT)
+		p.signal(t, syscall.SIGCONT)
+		if ws := p.wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+			t.Fatalf("after a second SIGINT: %v, want killed by SIGINT:\n%s", ws, p.text())
+		}
+		return
+	}
+}
+
+// stopped reports whether the process pid is stopped (after a SIGSTOP),
+// rather than exited. It reads the state in /proc/PID/stat until it is one
+// of the two.
+func stopped(t *testing.T, pid int) bool {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ...: comm may hold spaces and parentheses.
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) == 0 {
+			t.Fatalf("/proc/%d/stat: %q", pid, b)
+		}
+		switch fields[0] {
+		case "T", "t":
+			return true
+		case "Z", "X":
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("process %d neither stopped nor exited within a minute of SIGSTOP", pid)
+	return false
 }
 
 func lastLine(s string) string {

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	byteorder "encoding/binary"
+	"encoding/hex"
 	"net"
+	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,4 +93,77 @@ func TestStartPrismNoPort(t *testing.T) {
 	if *jobopts.Endpoint != "" {
 		t.Errorf("endpoint set to %q after the failure", *jobopts.Endpoint)
 	}
+}
+
+// TestPrismListensOnAllInterfaces pins what docs/beam.md ("Network") says:
+// prism's job server, which startPrism starts in this process through the
+// SDK's only exported constructor, listens on every interface (the
+// unspecified address), not on loopback only, and the SDK has no option
+// to change that. If this fails, Beam now listens on loopback: update the
+// docs (and this test).
+func TestPrismListensOnAllInterfaces(t *testing.T) {
+	// The reading of /proc/net finds a loopback listener as such.
+	lo := takenPort(t)
+	if got := listeningAddrs(t, lo); len(got) != 1 || !got[0].IsLoopback() {
+		t.Fatalf("a listener on localhost:%d read as %v", lo, got)
+	}
+	withFreePort(t)
+	if err := startPrism(); err != nil {
+		t.Fatalf("startPrism: %v", err)
+	}
+	_, port, err := net.SplitHostPort(*jobopts.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := listeningAddrs(t, p)
+	if len(addrs) == 0 {
+		t.Fatalf("no listening socket on port %d in /proc/net/tcp{,6}", p)
+	}
+	for _, a := range addrs {
+		if !a.IsUnspecified() {
+			t.Errorf("prism's job server listens on %s:%d, not on every interface: update docs/beam.md", a, p)
+		}
+	}
+}
+
+// listeningAddrs returns the local addresses of the TCP sockets of this
+// network namespace that listen on port, from /proc/net/tcp and tcp6 (as
+// ss -ltn shows them).
+func listeningAddrs(t *testing.T, port int) []netip.Addr {
+	t.Helper()
+	var addrs []netip.Addr
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(file)
+		if os.IsNotExist(err) {
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			// sl local_address rem_address st ...; address HEX:PORT, the
+			// address in 32-bit words of host byte order; st 0A is LISTEN.
+			f := strings.Fields(line)
+			if len(f) < 4 || f[3] != "0A" {
+				continue
+			}
+			hexAddr, hexPort, ok := strings.Cut(f[1], ":")
+			if pp, err := strconv.ParseUint(hexPort, 16, 16); !ok || err != nil || int(pp) != port {
+				continue
+			}
+			raw, err := hex.DecodeString(hexAddr)
+			if err != nil || len(raw)%4 != 0 {
+				t.Fatalf("%s: local address %q", file, f[1])
+			}
+			for i := 0; i < len(raw); i += 4 {
+				byteorder.NativeEndian.PutUint32(raw[i:], byteorder.BigEndian.Uint32(raw[i:]))
+			}
+			a, _ := netip.AddrFromSlice(raw)
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs
 }
