@@ -281,11 +281,16 @@ func startPrism() error {
 		return fmt.Errorf("prism job server on port %d (after %d attempts): %w", port, prismAttempts, err)
 	}
 	*jobopts.Endpoint = fmt.Sprintf("localhost:%d", port)
+	fmt.Fprintf(os.Stderr, prismWarning+"\n", port)
 	if *jobopts.EnvironmentType == "" {
 		*jobopts.EnvironmentType = "loopback"
 	}
 	return nil
 }
+
+// prismWarning is printed when prism starts: its job server takes jobs
+// from any host that reaches the port, and a job can run commands.
+const prismWarning = "protoavro-beam: warning: prism's job server listens on every interface, port %d, while the run lasts: a host that reaches it can submit jobs (Beam has no loopback option; see docs/beam.md, \"Network\")"
 
 // prismAttempts is how many free ports startPrism tries.
 const prismAttempts = 5

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,6 +177,10 @@ func TestConvert(t *testing.T) {
 		"--output", out, "--shards", "2", "--codec", "zstd", "avro2147.proto")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// prism's wildcard listener is said, with its port, on every run on it.
+	if !regexp.MustCompile(`(?m)^protoavro-beam: warning: prism's job server listens on every interface, port [1-9][0-9]*, while the run lasts: `).MatchString(stderr) {
+		t.Errorf("no warning of prism's listener on every interface:\n%s", stderr)
 	}
 	want := sampleWires(t)
 	var got []string
