@@ -330,11 +330,22 @@ func TestFullDisk(t *testing.T) {
 	stderr.Reset()
 	code = run([]string{"decode", avro}, strings.NewReader(""), full, &stderr)
 	wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
-	// count prints little, but a count that was not written is a failure.
-	for _, args := range [][]string{{"count", avro}, {"count", avro, avro}} {
+	// Every command that prints, help included, fails when what it
+	// prints cannot be written, and names standard output the same way
+	// (not by the file it is on, such as /dev/stdout). count prints
+	// little, but a count that was not written is a failure.
+	for _, args := range [][]string{
+		{"count", avro}, {"count", avro, avro},
+		{"getschema", avro}, {"getmeta", avro}, {"getmeta", "--key", "avro.codec", avro},
+		{"tojson", avro}, {"inspect", avro}, {"inspect", "--json", avro},
+		append([]string{"schema"}, typeArgs...), append([]string{"schema", "--fingerprint"}, typeArgs...),
+		{"version"}, {"--help"}, {"help", "encode"}, {"cat", "-h"},
+	} {
 		stderr.Reset()
 		code = run(args, strings.NewReader(""), full, &stderr)
-		wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+		if got, want := stderr.String(), "protoavro: write standard output: no space left on device\n"; code != 1 || got != want {
+			t.Errorf("%q on a full disk: exit code %d, stderr %q; want 1 and %q", args, code, got, want)
+		}
 	}
 }
 
@@ -353,6 +364,22 @@ func TestSummaryWriteFails(t *testing.T) {
 	code = run([]string{"decode", filepath.Join(dir, "x.avro")}, strings.NewReader(""), io.Discard, failingWriter{})
 	if code != 1 {
 		t.Errorf("decode with a failing summary: exit code %d, want 1", code)
+	}
+	// The commands of avro-tools that print a summary, and schema --out-dir.
+	avro := filepath.Join(dir, "x.avro")
+	schema := filepath.Join(dir, "x.avsc")
+	if r := runIO(t, nil, "getschema", avro); r.code != 0 || os.WriteFile(schema, []byte(r.stdout), 0o644) != nil {
+		t.Fatalf("getschema: exit code %d: %s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"cat", "--out", filepath.Join(dir, "cat.avro"), avro},
+		{"concat", "--out", filepath.Join(dir, "concat.avro"), avro},
+		{"fromjson", "--schema", schema, "--out", filepath.Join(dir, "fromjson.avro")},
+		append([]string{"schema", "--out-dir", filepath.Join(dir, "schemas")}, typeArgs...),
+	} {
+		if code := run(args, strings.NewReader(""), io.Discard, failingWriter{}); code != 1 {
+			t.Errorf("%s with a failing summary: exit code %d, want 1", args[0], code)
+		}
 	}
 }
 

@@ -73,7 +73,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 	}
 	var in *input
 	if path == "" || path == "-" {
-		in = &input{name: "standard input", size: -1}
+		in = &input{name: stdinName, size: -1}
 		if f, ok := std.in.(*os.File); ok {
 			in.size = regularSize(f)
 		}
@@ -237,7 +237,7 @@ type output struct {
 // that cannot be written.
 func createOutput(path, flag string, std stdio) (*output, error) {
 	if path == "" || path == "-" {
-		cw := &countingWriter{w: std.out, name: "standard output"}
+		cw := stdout(std)
 		return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw}, nil
 	}
 	target := path
@@ -380,6 +380,20 @@ func (o *output) abort() {
 	if o.dev != nil {
 		_ = o.dev.Close()
 	}
+}
+
+// The names of the standard streams in messages: "-" and the
+// process's own names for them (/dev/stdout) are never shown.
+const (
+	stdinName  = "standard input"
+	stdoutName = "standard output"
+)
+
+// stdout returns the standard output of a command for its data: a failed
+// write is a [writeError] naming "standard output", which the command
+// returns (exit status 1).
+func stdout(std stdio) *countingWriter {
+	return &countingWriter{w: std.out, name: stdoutName}
 }
 
 // countingWriter counts the bytes written through it and names the output

@@ -67,6 +67,7 @@ func runInspect(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	out := stdout(std)
 	var first error
 	for i, path := range paths {
 		info, err := inspectFile(path, std)
@@ -76,15 +77,15 @@ func runInspect(args []string, std stdio) error {
 		if info != nil {
 			var werr error
 			if *asJSON {
-				werr = info.printJSON(std.out, err, *withSchema)
+				werr = info.printJSON(out, err, *withSchema)
 			} else {
 				if i > 0 {
-					_, _ = io.WriteString(std.out, "\n")
+					_, _ = io.WriteString(out, "\n")
 				}
-				werr = info.print(std.out, err != nil, *withSchema)
+				werr = info.print(out, err != nil, *withSchema)
 			}
 			if werr != nil {
-				return &writeError{name: "standard output", err: werr}
+				return werr
 			}
 		}
 		if err != nil && first == nil {

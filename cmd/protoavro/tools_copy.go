@@ -217,9 +217,8 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 	if err := out.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(std.err, "protoavro: wrote %s in %s (%s): %d copied as stored, %d compressed again\n",
+	return summary(std, "protoavro: wrote %s in %s (%s): %d copied as stored, %d compressed again\n",
 		plural(cp.taken, "record"), plural(w.Blocks(), "block"), codec, cp.copied, cp.recoded)
-	return nil
 }
 
 // userMetadata returns the metadata outside the avro.* keys.

@@ -166,6 +166,5 @@ func runFromJSON(args []string, std stdio) error {
 	if err := out.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(std.err, "protoavro: wrote %s in %s (%s)\n", plural(w.Records(), "record"), plural(w.Blocks(), "block"), w.Codec())
-	return nil
+	return summary(std, "protoavro: wrote %s in %s (%s)\n", plural(w.Records(), "record"), plural(w.Blocks(), "block"), w.Codec())
 }

@@ -226,7 +226,7 @@ func runGetSchema(args []string, std stdio) error {
 		return fmt.Errorf("%s: avro.schema is not JSON: %w", c.in.name, err)
 	}
 	b.WriteByte('\n')
-	_, err = std.out.Write(b.Bytes())
+	_, err = stdout(std).Write(b.Bytes())
 	return err
 }
 
@@ -284,7 +284,7 @@ func runGetMeta(args []string, std stdio) error {
 		if !ok {
 			return fmt.Errorf("%s: no metadata key %q (it has %q)", c.in.name, *key, slices.Sorted(maps.Keys(meta)))
 		}
-		_, err := std.out.Write(v)
+		_, err := stdout(std).Write(v)
 		return err
 	}
 	var b bytes.Buffer
@@ -296,7 +296,7 @@ func runGetMeta(args []string, std stdio) error {
 			fmt.Fprintf(&b, "%s\t(%d bytes, binary)\n", k, len(v))
 		}
 	}
-	_, err = std.out.Write(b.Bytes())
+	_, err = stdout(std).Write(b.Bytes())
 	return err
 }
 
@@ -336,7 +336,7 @@ func runCount(args []string, std stdio) error {
 	}
 	// A count that cannot be written (a full disk, a closed pipe) is a
 	// failure, named as the other commands name it.
-	out := &countingWriter{w: std.out, name: "standard output"}
+	out := stdout(std)
 	var total int64
 	for _, path := range files {
 		c, err := openContainer(path, std)
