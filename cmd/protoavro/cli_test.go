@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -660,5 +661,34 @@ func TestTruncatedCompressedInput(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a failed run left %s", out)
+	}
+}
+
+// TestSizeFlags checks the suffixes of --shard-size and --block-size, G
+// among them, and that a size too large for the flag, or for an int, is a
+// usage error that says so.
+func TestSizeFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "s.avro"), "--shard-size", "1G")...)
+	wantRun(t, r, 0, "encoded 1000 records")
+	wantOnly(t, dir, "s-00000.avro")
+	for _, c := range []struct {
+		v    string
+		want int
+	}{{"7", 7}, {"3k", 3 << 10}, {"3K", 3 << 10}, {"3KiB", 3 << 10}, {"2M", 2 << 20}, {"2MiB", 2 << 20}, {"2G", 2 << 30}, {"2GiB", 2 << 30}} {
+		f := sizeFlag{min: 1, max: math.MaxInt}
+		if err := f.Set(c.v); err != nil || f.n != c.want {
+			t.Errorf("size %q = %d, %v; want %d", c.v, f.n, err, c.want)
+		}
+	}
+	for _, c := range []struct{ flag, v, want string }{
+		{"--shard-size", "8589934592G", `invalid value "8589934592G" for flag --shard-size: too large: at most 9223372036854775807 bytes (8388608.0 TiB)`},
+		{"--shard-size", "99999999999999999999", `invalid value "99999999999999999999" for flag --shard-size: too large: at most 9223372036854775807 bytes`},
+		{"--block-size", "1G", `invalid value "1G" for flag --block-size: too large: at most 67108864 bytes (64.0 MiB)`},
+		{"--shard-size", "-1G", `invalid value "-1G" for flag --shard-size: want a size from 1 to 9223372036854775807 bytes, e.g. 262144, 256K, 1M or 1G`},
+		{"--shard-size", "1T", `invalid value "1T" for flag --shard-size: want a size from 1`},
+	} {
+		wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "x.avro"), c.flag, c.v)...), 2, c.want)
 	}
 }

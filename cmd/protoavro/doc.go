@@ -82,7 +82,8 @@
 // (by default without source info; --descriptors selects full, minimal or
 // none) and the mapping options, so decode needs no .proto files.
 // --shard-records and --shard-size split the output into complete
-// container files named after --out.
+// container files named after --out. Sizes take a binary suffix K, M or G
+// (--shard-size 2G; 1K = 1024).
 //
 // For bytes fields named like OTLP's trace_id and span_id, a JSON line
 // whose IDs are hex (as OTLP/JSON writes them; protojson reads bytes as

@@ -98,9 +98,10 @@ Flags:
                          each a complete container file named by --out with
                          its number: a %d verb in it (out-%03d.avro), or
                          else "-NNNNN" before the extension (out-00000.avro).
-  --shard-size BYTES     Start a new shard once one reaches BYTES (e.g.
-                         128M); a shard may pass it by the blocks that were
-                         in flight, up to --workers blocks.
+  --shard-size BYTES     Start a new shard once one reaches BYTES, with an
+                         optional suffix K, M or G (1K = 1024), e.g. 128M
+                         or 2G; a shard may pass it by the blocks that
+                         were in flight, up to --workers blocks.
 ` + progressFlagUsage + `  --skip-bad             Skip records that cannot be converted instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped records to FILE,
