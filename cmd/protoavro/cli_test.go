@@ -656,7 +656,11 @@ func TestTruncatedCompressedInput(t *testing.T) {
 			if err := os.WriteFile(in, data[:len(data)/2], 0o644); err != nil {
 				t.Fatal(err)
 			}
-			wantRun(t, runIO(t, nil, c.args(in)...), 1, in+": the "+name+" data ends early (truncated) after ")
+			r := runIO(t, nil, c.args(in)...)
+			wantRun(t, r, 1, "the "+name+" data ends early (truncated) after ")
+			if !strings.HasPrefix(r.stderr, "protoavro: "+in+": ") || strings.Count(r.stderr, in) != 1 {
+				t.Errorf("%s: the error does not name %s once, first: %q", c.what, in, r.stderr)
+			}
 		}
 	}
 	if _, err := os.Stat(out); err == nil {
@@ -690,5 +694,50 @@ func TestSizeFlags(t *testing.T) {
 		{"--shard-size", "1T", `invalid value "1T" for flag --shard-size: want a size from 1`},
 	} {
 		wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "x.avro"), c.flag, c.v)...), 2, c.want)
+	}
+}
+
+// TestTruncatedCompressedContainer checks the exact error of a gzip
+// container file cut off mid-block, for every command that reads one: it
+// names the file once (the container reader puts the read error inside its
+// own message, which the command prefixes with the file's name).
+func TestTruncatedCompressedContainer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	avro, _ := os.ReadFile(encodeSample(t, dir, "s.avro"))
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(avro)
+	zw.Close()
+	in := filepath.Join(dir, "cut.avro.gz")
+	if err := os.WriteFile(in, buf.Bytes()[:buf.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`^protoavro: ` + regexp.QuoteMeta(in) + `: container block 0 at byte \d+: the gzip data ends early \(truncated\) after \d+ decompressed bytes: unexpected EOF: block claims \d+ bytes, \d+ remain in the file( \(0 records before it\))?\n$`)
+	out := filepath.Join(dir, "out")
+	for _, args := range [][]string{
+		{"decode", in, "--out", out}, {"decode", "--skip-bad", in, "--out", out},
+		{"tojson", in}, {"count", in}, {"inspect", in}, {"inspect", "--json", in},
+		{"cat", in, "--out", out}, {"concat", in, "--out", out},
+	} {
+		r := runIO(t, nil, args...)
+		if r.code != 1 || !want.MatchString(r.stderr) {
+			t.Errorf("%q: exit code %d, stderr %q; want 1 and a match of %s", args, r.code, r.stderr, want)
+		}
+	}
+	// The readers of protobuf records and JSON name the file as well, once.
+	sample, _ := readSample(t)
+	buf.Reset()
+	zw = gzip.NewWriter(&buf)
+	zw.Write(sample)
+	zw.Close()
+	records := filepath.Join(dir, "cut.bin.gz")
+	if err := os.WriteFile(records, buf.Bytes()[:buf.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runIO(t, nil, encodeArgs("--in", records, "--out", out)...)
+	want = regexp.MustCompile(`^protoavro: ` + regexp.QuoteMeta(records) + `: read input: the gzip data ends early \(truncated\) after \d+ decompressed bytes: unexpected EOF\n$`)
+	if r.code != 1 || !want.MatchString(r.stderr) {
+		t.Errorf("encode: exit code %d, stderr %q; want 1 and a match of %s", r.code, r.stderr, want)
 	}
 }

@@ -620,6 +620,10 @@ func (e *encoder) encodeInput(path string) error {
 		err = e.encodeDelimited(in.r)
 	}
 	e.inBase = e.bytesIn
+	if de := (*decompressError)(nil); errors.As(err, &de) {
+		// The record readers do not know the input's name.
+		return fmt.Errorf("%s: %w", in.name, err)
+	}
 	return e.inputError(err)
 }
 
