@@ -741,3 +741,74 @@ func TestTruncatedCompressedContainer(t *testing.T) {
 		t.Errorf("encode: exit code %d, stderr %q; want 1 and a match of %s", r.code, r.stderr, want)
 	}
 }
+
+// TestOutputIsAnInput checks that every command that reads files and
+// writes one refuses an output that is one of its inputs, named as it is,
+// through a symbolic link, a hard link or another spelling, with one
+// message, and leaves the input as it was.
+func TestOutputIsAnInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	avro := encodeSample(t, dir, "x.avro")
+	records := filepath.Join(dir, "x.bin")
+	schema := filepath.Join(dir, "x.avsc")
+	jsonFile := filepath.Join(dir, "x.json")
+	descSet := filepath.Join(dir, "x.pb")
+	sample, _ := readSample(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(records, sample, 0o644))
+	r := runIO(t, nil, "getschema", avro)
+	must(os.WriteFile(schema, []byte(r.stdout), 0o644))
+	r = runIO(t, nil, "tojson", avro)
+	must(os.WriteFile(jsonFile, []byte(r.stdout), 0o644))
+	must(os.WriteFile(descSet, []byte("not read: refused before"), 0o644))
+	link := filepath.Join(dir, "link")
+	must(os.Symlink(avro, link))
+	hard := filepath.Join(dir, "hard.bin")
+	must(os.Link(records, hard))
+	other := filepath.Join(dir, "other.avro")
+	before := map[string][]byte{}
+	for _, f := range []string{avro, records, schema, jsonFile, descSet} {
+		before[f], _ = os.ReadFile(f)
+	}
+	refused := func(out, as string) string {
+		if as != "" {
+			as = " (" + as + ")"
+		}
+		return "--out " + out + " is also an input" + as + "; refusing to overwrite it"
+	}
+	dotted := dir + "/./x.avro"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{encodeArgs("--in", records, "--out", records), refused(records, "")},
+		{encodeArgs(records, "--out", hard), refused(hard, records)},
+		{encodeArgs("--in", records, "--descriptor-set", descSet, "--out", descSet), refused(descSet, "")},
+		{encodeArgs("--in", records, "--out", other, "--skip-bad", "--rejects", hard), "--rejects " + hard + " is also an input (" + records + "); refusing to overwrite it"},
+		{[]string{"decode", avro, "--out", avro}, refused(avro, "")},
+		{[]string{"decode", avro, "--out", link}, refused(link, avro)},
+		{[]string{"decode", "--in", avro, "--out", dotted}, refused(dotted, "")},
+		{[]string{"decode", "--in", link, "--out", dotted}, refused(dotted, link)},
+		{[]string{"decode", avro, "--out", other, "--skip-bad", "--rejects", avro}, "--rejects " + avro + " is also an input; refusing to overwrite it"},
+		{[]string{"cat", avro, "--out", link}, refused(link, avro)},
+		{[]string{"concat", link, "--out", avro}, refused(avro, link)},
+		{[]string{"fromjson", "--schema", schema, jsonFile, "--out", jsonFile}, refused(jsonFile, "")},
+		{[]string{"fromjson", "--schema", schema, jsonFile, "--out", schema}, refused(schema, "")},
+		{encodeArgs("--in", records, "--out", other, "--skip-bad", "--rejects", other), "--out and --rejects name the same file " + other},
+	} {
+		wantRun(t, runIO(t, nil, c.args...), 2, "protoavro: "+c.want)
+	}
+	for f, data := range before {
+		if got, _ := os.ReadFile(f); !bytes.Equal(got, data) {
+			t.Errorf("%s was changed", f)
+		}
+	}
+	// A character device is no file of its own: /dev/null may be both.
+	wantRun(t, runIO(t, nil, "fromjson", "--schema", schema, "/dev/null", "--out", "/dev/null"), 0, "wrote 0 records")
+}

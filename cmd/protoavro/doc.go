@@ -173,8 +173,12 @@
 // created, and an existing one is left unchanged (a file replaced keeps
 // its permissions). A symbolic link is followed (the link stays a link); a
 // character device or a FIFO is written in place. Binary output is not
-// written to a terminal. A write that fails (a closed pipe, a full disk),
-// the summary's included, is an error and exits with status 1.
+// written to a terminal. An output (--out, --rejects) that is one of the
+// command's input files (--in, --descriptor-set, fromjson's --schema), by
+// name or through a link, is refused (exit status 2); so are --out and
+// --rejects naming one file. This holds for cat, concat and fromjson too.
+// A write that fails (a closed pipe, a full disk), the summary's and help
+// text's included, is an error and exits with status 1.
 //
 // While they run, they show progress on standard error (records, bytes
 // read, rate, and the estimated time left when the input is a regular file)

@@ -156,11 +156,8 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 	if len(files) == 0 {
 		return usage.Errorf("%s: give the container files to read (\"-\" for standard input)", name)
 	}
-	for _, f := range files {
-		// checkPaths tells whether the file is the output as "rejects".
-		if err := checkPaths(f, "", outPath); outPath != "-" && outPath != "" && err != nil {
-			return usage.Errorf("%s: input %s is also the output", name, f)
-		}
+	if err := checkPaths(files, fileRole{"--out", outPath}); err != nil {
+		return err
 	}
 	if err := checkTerminal(outPath, std, "Avro"); err != nil {
 		return err

@@ -69,8 +69,8 @@ func runFromJSON(args []string, std stdio) error {
 	if len(files) == 1 {
 		inPath = files[0]
 	}
-	if err := checkPaths(inPath, "", *outPath); *outPath != "-" && *outPath != "" && err != nil {
-		return usage.Errorf("fromjson: input %s is also the output", inPath)
+	if err := checkPaths([]string{inPath, *schemaPath}, fileRole{"--out", *outPath}); err != nil {
+		return err
 	}
 	text, err := limits.ReadFile(*schemaPath, limits.SchemaFile)
 	if err != nil {
