@@ -812,3 +812,47 @@ func TestOutputIsAnInput(t *testing.T) {
 	// A character device is no file of its own: /dev/null may be both.
 	wantRun(t, runIO(t, nil, "fromjson", "--schema", schema, "/dev/null", "--out", "/dev/null"), 0, "wrote 0 records")
 }
+
+// TestInspectCompressedSize checks that inspect reports a compressed
+// file's size on disk and its decompressed size, each labelled, in the
+// text and JSON output; from a pipe the size on disk is unknown.
+func TestInspectCompressedSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain := encodeSample(t, dir, "x.avro")
+	avro, _ := os.ReadFile(plain)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(avro)
+	zw.Close()
+	gz := filepath.Join(dir, "x.avro.gz")
+	if err := os.WriteFile(gz, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	disk, full := int64(buf.Len()), int64(len(avro))
+	r := runIO(t, nil, "inspect", gz)
+	want := fmt.Sprintf("size:        %d bytes (%s) on disk, gzip; %d bytes (%s) decompressed\n", disk, formatBytes(disk), full, formatBytes(full))
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("inspect of a gzip file: exit code %d, stdout:\n%s\nwant the line %q", r.code, r.stdout, want)
+	}
+	r = runIO(t, nil, "inspect", "--json", gz, plain)
+	wantJSON := []string{
+		fmt.Sprintf(`{"file":%q,"size":%d,"compression":"gzip","decompressed_size":%d,`, gz, disk, full),
+		fmt.Sprintf(`{"file":%q,"size":%d,"message":`, plain, full),
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], wantJSON[0]) || !strings.HasPrefix(lines[1], wantJSON[1]) {
+		t.Errorf("inspect --json: exit code %d, stdout:\n%s\nwant lines starting with %q", r.code, r.stdout, wantJSON)
+	}
+	// Standard input that is not a regular file (bytes.Reader): no size
+	// on disk to report.
+	r = runIO(t, buf.Bytes(), "inspect", "-")
+	want = fmt.Sprintf("size:        %d bytes (%s) decompressed; gzip, not a regular file: size on disk unknown\n", full, formatBytes(full))
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("inspect of gzip standard input: exit code %d, stdout:\n%s\nwant the line %q", r.code, r.stdout, want)
+	}
+	r = runIO(t, buf.Bytes(), "inspect", "--json", "-")
+	if want := fmt.Sprintf(`{"file":"standard input","compression":"gzip","decompressed_size":%d,`, full); r.code != 0 || !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("inspect --json of gzip standard input: exit code %d, stdout %s; want it to start with %s", r.code, r.stdout, want)
+	}
+}

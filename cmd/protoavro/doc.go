@@ -121,8 +121,9 @@
 //
 // # inspect
 //
-// The inspect command describes container files: the message type, the
-// mapping options, the codec, the schema's CRC-64-AVRO and SHA-256
+// The inspect command describes container files: the size as stored (for
+// a gzip or zstd file, its size on disk, the compression and the
+// decompressed size, each labelled), the message type, the mapping options, the codec, the schema's CRC-64-AVRO and SHA-256
 // fingerprints, the number of blocks and records, and the metadata keys
 // with their sizes; --schema adds the schema, --json prints one JSON object
 // per file:

@@ -31,6 +31,9 @@ type input struct {
 	// size is the size in bytes when the input is an uncompressed regular
 	// file, else -1.
 	size int64
+	// fileSize is the size in bytes of the file as stored, compressed or
+	// not, when it is a regular file, else -1.
+	fileSize int64
 	// compression is "gzip" or "zstd" for compressed input, else "".
 	compression string
 	// closers close the decompressor and the file, in order.
@@ -116,6 +119,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), format: "zstd"}, inputBuffer)
 		in.closers = append([]func() error{func() error { zr.Close(); return nil }}, in.closers...)
 	}
+	in.fileSize = in.size
 	if in.compression != "" {
 		in.size = -1
 		// Decompress the start now: a stream damaged from its first bytes
