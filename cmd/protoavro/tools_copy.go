@@ -264,15 +264,12 @@ func (cp *copier) done() bool { return cp.sel.limit >= 0 && cp.taken >= cp.sel.l
 func (cp *copier) copyFile(c *container) error {
 	sameCodec := c.or.Header().Codec == cp.w.Codec()
 	for !cp.done() {
-		if err := c.interrupted(); err != nil {
-			return err
-		}
-		b, err := c.or.NextRaw()
+		b, err := c.nextBlock(true)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", c.in.name, err)
+			return err
 		}
 		start := cp.seen
 		cp.seen += b.Count
