@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -330,11 +331,22 @@ func TestFullDisk(t *testing.T) {
 	stderr.Reset()
 	code = run([]string{"decode", avro}, strings.NewReader(""), full, &stderr)
 	wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
-	// count prints little, but a count that was not written is a failure.
-	for _, args := range [][]string{{"count", avro}, {"count", avro, avro}} {
+	// Every command that prints, help included, fails when what it
+	// prints cannot be written, and names standard output the same way
+	// (not by the file it is on, such as /dev/stdout). count prints
+	// little, but a count that was not written is a failure.
+	for _, args := range [][]string{
+		{"count", avro}, {"count", avro, avro},
+		{"getschema", avro}, {"getmeta", avro}, {"getmeta", "--key", "avro.codec", avro},
+		{"tojson", avro}, {"inspect", avro}, {"inspect", "--json", avro},
+		append([]string{"schema"}, typeArgs...), append([]string{"schema", "--fingerprint"}, typeArgs...),
+		{"version"}, {"--help"}, {"help", "encode"}, {"cat", "-h"},
+	} {
 		stderr.Reset()
 		code = run(args, strings.NewReader(""), full, &stderr)
-		wantRun(t, result{code: code, stderr: stderr.String()}, 1, "write standard output: no space left on device")
+		if got, want := stderr.String(), "protoavro: write standard output: no space left on device\n"; code != 1 || got != want {
+			t.Errorf("%q on a full disk: exit code %d, stderr %q; want 1 and %q", args, code, got, want)
+		}
 	}
 }
 
@@ -353,6 +365,22 @@ func TestSummaryWriteFails(t *testing.T) {
 	code = run([]string{"decode", filepath.Join(dir, "x.avro")}, strings.NewReader(""), io.Discard, failingWriter{})
 	if code != 1 {
 		t.Errorf("decode with a failing summary: exit code %d, want 1", code)
+	}
+	// The commands of avro-tools that print a summary, and schema --out-dir.
+	avro := filepath.Join(dir, "x.avro")
+	schema := filepath.Join(dir, "x.avsc")
+	if r := runIO(t, nil, "getschema", avro); r.code != 0 || os.WriteFile(schema, []byte(r.stdout), 0o644) != nil {
+		t.Fatalf("getschema: exit code %d: %s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"cat", "--out", filepath.Join(dir, "cat.avro"), avro},
+		{"concat", "--out", filepath.Join(dir, "concat.avro"), avro},
+		{"fromjson", "--schema", schema, "--out", filepath.Join(dir, "fromjson.avro")},
+		append([]string{"schema", "--out-dir", filepath.Join(dir, "schemas")}, typeArgs...),
+	} {
+		if code := run(args, strings.NewReader(""), io.Discard, failingWriter{}); code != 1 {
+			t.Errorf("%s with a failing summary: exit code %d, want 1", args[0], code)
+		}
 	}
 }
 
@@ -628,10 +656,203 @@ func TestTruncatedCompressedInput(t *testing.T) {
 			if err := os.WriteFile(in, data[:len(data)/2], 0o644); err != nil {
 				t.Fatal(err)
 			}
-			wantRun(t, runIO(t, nil, c.args(in)...), 1, in+": the "+name+" data ends early (truncated) after ")
+			r := runIO(t, nil, c.args(in)...)
+			wantRun(t, r, 1, "the "+name+" data ends early (truncated) after ")
+			if !strings.HasPrefix(r.stderr, "protoavro: "+in+": ") || strings.Count(r.stderr, in) != 1 {
+				t.Errorf("%s: the error does not name %s once, first: %q", c.what, in, r.stderr)
+			}
 		}
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a failed run left %s", out)
+	}
+}
+
+// TestSizeFlags checks the suffixes of --shard-size and --block-size, G
+// among them, and that a size too large for the flag, or for an int, is a
+// usage error that says so.
+func TestSizeFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "s.avro"), "--shard-size", "1G")...)
+	wantRun(t, r, 0, "encoded 1000 records")
+	wantOnly(t, dir, "s-00000.avro")
+	for _, c := range []struct {
+		v    string
+		want int
+	}{{"7", 7}, {"3k", 3 << 10}, {"3K", 3 << 10}, {"3KiB", 3 << 10}, {"2M", 2 << 20}, {"2MiB", 2 << 20}, {"2G", 2 << 30}, {"2GiB", 2 << 30}} {
+		f := sizeFlag{min: 1, max: math.MaxInt}
+		if err := f.Set(c.v); err != nil || f.n != c.want {
+			t.Errorf("size %q = %d, %v; want %d", c.v, f.n, err, c.want)
+		}
+	}
+	for _, c := range []struct{ flag, v, want string }{
+		{"--shard-size", "8589934592G", `invalid value "8589934592G" for flag --shard-size: too large: at most 9223372036854775807 bytes (8388608.0 TiB)`},
+		{"--shard-size", "99999999999999999999", `invalid value "99999999999999999999" for flag --shard-size: too large: at most 9223372036854775807 bytes`},
+		{"--block-size", "1G", `invalid value "1G" for flag --block-size: too large: at most 67108864 bytes (64.0 MiB)`},
+		{"--shard-size", "-1G", `invalid value "-1G" for flag --shard-size: want a size from 1 to 9223372036854775807 bytes, e.g. 262144, 256K, 1M or 1G`},
+		{"--shard-size", "1T", `invalid value "1T" for flag --shard-size: want a size from 1`},
+	} {
+		wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", filepath.Join(dir, "x.avro"), c.flag, c.v)...), 2, c.want)
+	}
+}
+
+// TestTruncatedCompressedContainer checks the exact error of a gzip
+// container file cut off mid-block, for every command that reads one: it
+// names the file once (the container reader puts the read error inside its
+// own message, which the command prefixes with the file's name).
+func TestTruncatedCompressedContainer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	avro, _ := os.ReadFile(encodeSample(t, dir, "s.avro"))
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(avro)
+	zw.Close()
+	in := filepath.Join(dir, "cut.avro.gz")
+	if err := os.WriteFile(in, buf.Bytes()[:buf.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`^protoavro: ` + regexp.QuoteMeta(in) + `: container block 0 at byte \d+: the gzip data ends early \(truncated\) after \d+ decompressed bytes: unexpected EOF: block claims \d+ bytes, \d+ remain in the file( \(0 records before it\))?\n$`)
+	out := filepath.Join(dir, "out")
+	for _, args := range [][]string{
+		{"decode", in, "--out", out}, {"decode", "--skip-bad", in, "--out", out},
+		{"tojson", in}, {"count", in}, {"inspect", in}, {"inspect", "--json", in},
+		{"cat", in, "--out", out}, {"concat", in, "--out", out},
+	} {
+		r := runIO(t, nil, args...)
+		if r.code != 1 || !want.MatchString(r.stderr) {
+			t.Errorf("%q: exit code %d, stderr %q; want 1 and a match of %s", args, r.code, r.stderr, want)
+		}
+	}
+	// The readers of protobuf records and JSON name the file as well, once.
+	sample, _ := readSample(t)
+	buf.Reset()
+	zw = gzip.NewWriter(&buf)
+	zw.Write(sample)
+	zw.Close()
+	records := filepath.Join(dir, "cut.bin.gz")
+	if err := os.WriteFile(records, buf.Bytes()[:buf.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runIO(t, nil, encodeArgs("--in", records, "--out", out)...)
+	want = regexp.MustCompile(`^protoavro: ` + regexp.QuoteMeta(records) + `: read input: the gzip data ends early \(truncated\) after \d+ decompressed bytes: unexpected EOF\n$`)
+	if r.code != 1 || !want.MatchString(r.stderr) {
+		t.Errorf("encode: exit code %d, stderr %q; want 1 and a match of %s", r.code, r.stderr, want)
+	}
+}
+
+// TestOutputIsAnInput checks that every command that reads files and
+// writes one refuses an output that is one of its inputs, named as it is,
+// through a symbolic link, a hard link or another spelling, with one
+// message, and leaves the input as it was.
+func TestOutputIsAnInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	avro := encodeSample(t, dir, "x.avro")
+	records := filepath.Join(dir, "x.bin")
+	schema := filepath.Join(dir, "x.avsc")
+	jsonFile := filepath.Join(dir, "x.json")
+	descSet := filepath.Join(dir, "x.pb")
+	sample, _ := readSample(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(records, sample, 0o644))
+	r := runIO(t, nil, "getschema", avro)
+	must(os.WriteFile(schema, []byte(r.stdout), 0o644))
+	r = runIO(t, nil, "tojson", avro)
+	must(os.WriteFile(jsonFile, []byte(r.stdout), 0o644))
+	must(os.WriteFile(descSet, []byte("not read: refused before"), 0o644))
+	link := filepath.Join(dir, "link")
+	must(os.Symlink(avro, link))
+	hard := filepath.Join(dir, "hard.bin")
+	must(os.Link(records, hard))
+	other := filepath.Join(dir, "other.avro")
+	before := map[string][]byte{}
+	for _, f := range []string{avro, records, schema, jsonFile, descSet} {
+		before[f], _ = os.ReadFile(f)
+	}
+	refused := func(out, as string) string {
+		if as != "" {
+			as = " (" + as + ")"
+		}
+		return "--out " + out + " is also an input" + as + "; refusing to overwrite it"
+	}
+	dotted := dir + "/./x.avro"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{encodeArgs("--in", records, "--out", records), refused(records, "")},
+		{encodeArgs(records, "--out", hard), refused(hard, records)},
+		{encodeArgs("--in", records, "--descriptor-set", descSet, "--out", descSet), refused(descSet, "")},
+		{encodeArgs("--in", records, "--out", other, "--skip-bad", "--rejects", hard), "--rejects " + hard + " is also an input (" + records + "); refusing to overwrite it"},
+		{[]string{"decode", avro, "--out", avro}, refused(avro, "")},
+		{[]string{"decode", avro, "--out", link}, refused(link, avro)},
+		{[]string{"decode", "--in", avro, "--out", dotted}, refused(dotted, "")},
+		{[]string{"decode", "--in", link, "--out", dotted}, refused(dotted, link)},
+		{[]string{"decode", avro, "--out", other, "--skip-bad", "--rejects", avro}, "--rejects " + avro + " is also an input; refusing to overwrite it"},
+		{[]string{"cat", avro, "--out", link}, refused(link, avro)},
+		{[]string{"concat", link, "--out", avro}, refused(avro, link)},
+		{[]string{"fromjson", "--schema", schema, jsonFile, "--out", jsonFile}, refused(jsonFile, "")},
+		{[]string{"fromjson", "--schema", schema, jsonFile, "--out", schema}, refused(schema, "")},
+		{encodeArgs("--in", records, "--out", other, "--skip-bad", "--rejects", other), "--out and --rejects name the same file " + other},
+	} {
+		wantRun(t, runIO(t, nil, c.args...), 2, "protoavro: "+c.want)
+	}
+	for f, data := range before {
+		if got, _ := os.ReadFile(f); !bytes.Equal(got, data) {
+			t.Errorf("%s was changed", f)
+		}
+	}
+	// A character device is no file of its own: /dev/null may be both.
+	wantRun(t, runIO(t, nil, "fromjson", "--schema", schema, "/dev/null", "--out", "/dev/null"), 0, "wrote 0 records")
+}
+
+// TestInspectCompressedSize checks that inspect reports a compressed
+// file's size on disk and its decompressed size, each labelled, in the
+// text and JSON output; from a pipe the size on disk is unknown.
+func TestInspectCompressedSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain := encodeSample(t, dir, "x.avro")
+	avro, _ := os.ReadFile(plain)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(avro)
+	zw.Close()
+	gz := filepath.Join(dir, "x.avro.gz")
+	if err := os.WriteFile(gz, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	disk, full := int64(buf.Len()), int64(len(avro))
+	r := runIO(t, nil, "inspect", gz)
+	want := fmt.Sprintf("size:        %d bytes (%s) on disk, gzip; %d bytes (%s) decompressed\n", disk, formatBytes(disk), full, formatBytes(full))
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("inspect of a gzip file: exit code %d, stdout:\n%s\nwant the line %q", r.code, r.stdout, want)
+	}
+	r = runIO(t, nil, "inspect", "--json", gz, plain)
+	wantJSON := []string{
+		fmt.Sprintf(`{"file":%q,"size":%d,"compression":"gzip","decompressed_size":%d,`, gz, disk, full),
+		fmt.Sprintf(`{"file":%q,"size":%d,"message":`, plain, full),
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], wantJSON[0]) || !strings.HasPrefix(lines[1], wantJSON[1]) {
+		t.Errorf("inspect --json: exit code %d, stdout:\n%s\nwant lines starting with %q", r.code, r.stdout, wantJSON)
+	}
+	// Standard input that is not a regular file (bytes.Reader): no size
+	// on disk to report.
+	r = runIO(t, buf.Bytes(), "inspect", "-")
+	want = fmt.Sprintf("size:        %d bytes (%s) decompressed; gzip, not a regular file: size on disk unknown\n", full, formatBytes(full))
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("inspect of gzip standard input: exit code %d, stdout:\n%s\nwant the line %q", r.code, r.stdout, want)
+	}
+	r = runIO(t, buf.Bytes(), "inspect", "--json", "-")
+	if want := fmt.Sprintf(`{"file":"standard input","compression":"gzip","decompressed_size":%d,`, full); r.code != 0 || !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("inspect --json of gzip standard input: exit code %d, stdout %s; want it to start with %s", r.code, r.stdout, want)
 	}
 }

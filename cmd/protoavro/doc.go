@@ -82,7 +82,8 @@
 // (by default without source info; --descriptors selects full, minimal or
 // none) and the mapping options, so decode needs no .proto files.
 // --shard-records and --shard-size split the output into complete
-// container files named after --out.
+// container files named after --out. Sizes take a binary suffix K, M or G
+// (--shard-size 2G; 1K = 1024).
 //
 // For bytes fields named like OTLP's trace_id and span_id, a JSON line
 // whose IDs are hex (as OTLP/JSON writes them; protojson reads bytes as
@@ -120,8 +121,9 @@
 //
 // # inspect
 //
-// The inspect command describes container files: the message type, the
-// mapping options, the codec, the schema's CRC-64-AVRO and SHA-256
+// The inspect command describes container files: the size as stored (for
+// a gzip or zstd file, its size on disk, the compression and the
+// decompressed size, each labelled), the message type, the mapping options, the codec, the schema's CRC-64-AVRO and SHA-256
 // fingerprints, the number of blocks and records, and the metadata keys
 // with their sizes; --schema adds the schema, --json prints one JSON object
 // per file:
@@ -172,8 +174,12 @@
 // created, and an existing one is left unchanged (a file replaced keeps
 // its permissions). A symbolic link is followed (the link stays a link); a
 // character device or a FIFO is written in place. Binary output is not
-// written to a terminal. A write that fails (a closed pipe, a full disk),
-// the summary's included, is an error and exits with status 1.
+// written to a terminal. An output (--out, --rejects) that is one of the
+// command's input files (--in, --descriptor-set, fromjson's --schema), by
+// name or through a link, is refused (exit status 2); so are --out and
+// --rejects naming one file. This holds for cat, concat and fromjson too.
+// A write that fails (a closed pipe, a full disk), the summary's and help
+// text's included, is an error and exits with status 1.
 //
 // While they run, they show progress on standard error (records, bytes
 // read, rate, and the estimated time left when the input is a regular file)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,9 +99,10 @@ Flags:
                          each a complete container file named by --out with
                          its number: a %d verb in it (out-%03d.avro), or
                          else "-NNNNN" before the extension (out-00000.avro).
-  --shard-size BYTES     Start a new shard once one reaches BYTES (e.g.
-                         128M); a shard may pass it by the blocks that were
-                         in flight, up to --workers blocks.
+  --shard-size BYTES     Start a new shard once one reaches BYTES, with an
+                         optional suffix K, M or G (1K = 1024), e.g. 128M
+                         or 2G; a shard may pass it by the blocks that
+                         were in flight, up to --workers blocks.
 ` + progressFlagUsage + `  --skip-bad             Skip records that cannot be converted instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped records to FILE,
@@ -184,10 +186,12 @@ func (f *streamFlags) parse(fs *flag.FlagSet, args []string) (protos, inputs []s
 	if inputs, err = expandInputs(append(f.in, extra...), "--in"); err != nil {
 		return nil, nil, err
 	}
-	for _, in := range inputs {
-		if err := checkPaths(in, f.out, f.rejects); err != nil {
-			return nil, nil, err
-		}
+	read := append(slices.Clone(inputs), f.types.descriptorSets...)
+	if err := checkPaths(read, fileRole{"--out", f.out}, fileRole{"--rejects", f.rejects}); err != nil {
+		return nil, nil, err
+	}
+	if f.rejects == "-" && (f.out == "" || f.out == "-") {
+		return nil, nil, usage.Errorf("--out and --rejects both go to standard output; give --out FILE")
 	}
 	return protos, inputs, nil
 }
@@ -399,30 +403,52 @@ func (s *shardSet) abort() {
 	}
 }
 
-// checkPaths rejects a command line that names one file for two roles,
-// which would overwrite the input or mix outputs.
-func checkPaths(in, out, rejects string) error {
-	same := func(a, b string) bool {
-		if a == "" || a == "-" || b == "" || b == "-" {
-			return false
+// fileRole is a file that a command writes, with the flag that names it.
+type fileRole struct {
+	flag, path string
+}
+
+// checkPaths refuses a command line that names one file for two roles: an
+// output that is one of the inputs (the command would replace what it
+// reads), or two outputs (they would mix). inputs are the files the command
+// reads. Paths name the same file when they are equal once cleaned, or
+// when [os.SameFile] says so (a symbolic link to the file, a hard link);
+// standard input and output ("-" or "") and character devices such as
+// /dev/null, which take any number of readers and writers, never do.
+func checkPaths(inputs []string, outputs ...fileRole) error {
+	for i, out := range outputs {
+		for _, in := range inputs {
+			if sameFile(in, out.path) {
+				as := ""
+				if filepath.Clean(in) != filepath.Clean(out.path) {
+					as = " (" + in + ")"
+				}
+				return usage.Errorf("%s %s is also an input%s; refusing to overwrite it", out.flag, out.path, as)
+			}
 		}
-		if filepath.Clean(a) == filepath.Clean(b) {
-			return true
+		for _, other := range outputs[i+1:] {
+			if sameFile(out.path, other.path) {
+				return usage.Errorf("%s and %s name the same file %s", out.flag, other.flag, out.path)
+			}
 		}
-		sa, errA := os.Stat(a)
-		sb, errB := os.Stat(b)
-		// Character devices (/dev/null) take any number of writers.
-		return errA == nil && errB == nil && os.SameFile(sa, sb) && sa.Mode()&os.ModeCharDevice == 0
-	}
-	switch {
-	case same(out, rejects):
-		return usage.Errorf("--out and --rejects name the same file %s", out)
-	case same(in, rejects):
-		return usage.Errorf("--in and --rejects name the same file %s", in)
-	case rejects == "-" && (out == "" || out == "-"):
-		return usage.Errorf("--out and --rejects both go to standard output; give --out FILE")
 	}
 	return nil
+}
+
+// sameFile reports whether paths a and b name one file, for [checkPaths].
+func sameFile(a, b string) bool {
+	if a == "" || a == "-" || b == "" || b == "-" {
+		return false
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && sa.Mode()&os.ModeCharDevice != 0 {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // checkTerminal refuses to write binary data to standard output when it is
@@ -619,6 +645,10 @@ func (e *encoder) encodeInput(path string) error {
 		err = e.encodeDelimited(in.r)
 	}
 	e.inBase = e.bytesIn
+	if de := (*decompressError)(nil); errors.As(err, &de) {
+		// The record readers do not know the input's name.
+		return fmt.Errorf("%s: %w", in.name, err)
+	}
 	return e.inputError(err)
 }
 

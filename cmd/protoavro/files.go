@@ -31,6 +31,9 @@ type input struct {
 	// size is the size in bytes when the input is an uncompressed regular
 	// file, else -1.
 	size int64
+	// fileSize is the size in bytes of the file as stored, compressed or
+	// not, when it is a regular file, else -1.
+	fileSize int64
 	// compression is "gzip" or "zstd" for compressed input, else "".
 	compression string
 	// closers close the decompressor and the file, in order.
@@ -73,7 +76,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 	}
 	var in *input
 	if path == "" || path == "-" {
-		in = &input{name: "standard input", size: -1}
+		in = &input{name: stdinName, size: -1}
 		if f, ok := std.in.(*os.File); ok {
 			in.size = regularSize(f)
 		}
@@ -105,7 +108,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 			in.close()
 			return nil, fmt.Errorf("%s: gzip: %w", in.name, err)
 		}
-		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: zr, name: in.name, format: "gzip"}, inputBuffer)
+		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: zr, format: "gzip"}, inputBuffer)
 		in.closers = append([]func() error{zr.Close}, in.closers...)
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(in.r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
@@ -113,9 +116,10 @@ func openInput(path, flag string, std stdio) (*input, error) {
 			in.close()
 			return nil, fmt.Errorf("%s: zstd: %w", in.name, err)
 		}
-		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), name: in.name, format: "zstd"}, inputBuffer)
+		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), format: "zstd"}, inputBuffer)
 		in.closers = append([]func() error{func() error { zr.Close(); return nil }}, in.closers...)
 	}
+	in.fileSize = in.size
 	if in.compression != "" {
 		in.size = -1
 		// Decompress the start now: a stream damaged from its first bytes
@@ -124,36 +128,54 @@ func openInput(path, flag string, std stdio) (*input, error) {
 		// read of its magic as a missing magic).
 		if _, err := in.r.Peek(1); err != nil && err != io.EOF {
 			in.close()
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", in.name, err)
 		}
 	}
 	return in, nil
 }
 
 // decompressed reads a decompressed input and words its errors: the
-// decompressors' own ("unexpected EOF") name neither the file nor the
-// compression, and readers of records report them as they are.
+// decompressors' own ("unexpected EOF") name neither the compression nor
+// where it failed. The errors do not name the file: the readers of the
+// input wrap them with its name, as they wrap every error of it (a
+// container reader puts the read error inside its own message, so a name
+// here would be said twice).
 type decompressed struct {
 	r      io.Reader
-	name   string
 	format string // "gzip" or "zstd"
 	// n counts the decompressed bytes read.
 	n int64
 }
 
-// Read reads decompressed bytes; an error other than io.EOF names the
-// file, the compression and how many bytes came before it.
+// Read reads decompressed bytes; an error other than io.EOF is a
+// [decompressError].
 func (d *decompressed) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	d.n += int64(n)
-	switch {
-	case err == nil || err == io.EOF:
+	if err == nil || err == io.EOF {
 		return n, err
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return n, fmt.Errorf("%s: the %s data ends early (truncated) after %d decompressed bytes: %w", d.name, d.format, d.n, err)
 	}
-	return n, fmt.Errorf("%s: the %s data is damaged after %d decompressed bytes: %w", d.name, d.format, d.n, err)
+	return n, &decompressError{format: d.format, n: d.n, err: err}
 }
+
+// decompressError is a failed read of compressed input: the compression,
+// how many decompressed bytes came before, and the decompressor's error.
+type decompressError struct {
+	format string
+	n      int64
+	err    error
+}
+
+// Error says whether the data ends early or is damaged, and where.
+func (e *decompressError) Error() string {
+	if errors.Is(e.err, io.ErrUnexpectedEOF) {
+		return fmt.Sprintf("the %s data ends early (truncated) after %d decompressed bytes: %v", e.format, e.n, e.err)
+	}
+	return fmt.Sprintf("the %s data is damaged after %d decompressed bytes: %v", e.format, e.n, e.err)
+}
+
+// Unwrap returns the decompressor's error.
+func (e *decompressError) Unwrap() error { return e.err }
 
 // expandInputs returns the input paths that args name, as [expandGlobs]
 // does; no args is standard input, and "-" cannot be combined with files.
@@ -237,7 +259,7 @@ type output struct {
 // that cannot be written.
 func createOutput(path, flag string, std stdio) (*output, error) {
 	if path == "" || path == "-" {
-		cw := &countingWriter{w: std.out, name: "standard output"}
+		cw := stdout(std)
 		return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw}, nil
 	}
 	target := path
@@ -380,6 +402,20 @@ func (o *output) abort() {
 	if o.dev != nil {
 		_ = o.dev.Close()
 	}
+}
+
+// The names of the standard streams in messages: "-" and the
+// process's own names for them (/dev/stdout) are never shown.
+const (
+	stdinName  = "standard input"
+	stdoutName = "standard output"
+)
+
+// stdout returns the standard output of a command for its data: a failed
+// write is a [writeError] naming "standard output", which the command
+// returns (exit status 1).
+func stdout(std stdio) *countingWriter {
+	return &countingWriter{w: std.out, name: stdoutName}
 }
 
 // countingWriter counts the bytes written through it and names the output

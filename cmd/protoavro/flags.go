@@ -220,31 +220,41 @@ func (f *codecFlag) Set(v string) error {
 }
 
 // sizeFlag is a byte-size flag: a number of bytes, optionally with a
-// binary suffix K, KiB, M or MiB (1K = 1024). Zero means unset.
+// binary suffix K, KiB, M, MiB, G or GiB (1K = 1024). Zero means unset.
 type sizeFlag struct {
 	n   int
 	min int
 	max int
 }
 
+// sizeSuffixes are the suffixes of [sizeFlag], longest first.
+var sizeSuffixes = []struct {
+	suffix string
+	mult   int
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"k", 1 << 10},
+}
+
 // String returns the size in bytes.
 func (f *sizeFlag) String() string { return strconv.Itoa(f.n) }
 
-// Set parses a size and checks its range.
+// Set parses a size and checks its range; a size beyond the maximum (or
+// beyond what an int holds) is refused as too large.
 func (f *sizeFlag) Set(v string) error {
 	num, mult := v, 1
-	for _, s := range []struct {
-		suffix string
-		mult   int
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"K", 1 << 10}, {"M", 1 << 20}, {"k", 1 << 10}} {
+	for _, s := range sizeSuffixes {
 		if rest, ok := strings.CutSuffix(v, s.suffix); ok {
 			num, mult = rest, s.mult
 			break
 		}
 	}
 	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 || n > f.max/mult || n*mult < f.min {
-		return fmt.Errorf("want a size from %d to %d bytes, e.g. 262144, 256K or 1M", f.min, f.max)
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(num, "-") || err == nil && n > f.max/mult {
+		return fmt.Errorf("too large: at most %d bytes (%s)", f.max, formatBytes(int64(f.max)))
+	}
+	if err != nil || n < 0 || n*mult < f.min {
+		return fmt.Errorf("want a size from %d to %d bytes, e.g. 262144, 256K, 1M or 1G", f.min, f.max)
 	}
 	f.n = n * mult
 	return nil

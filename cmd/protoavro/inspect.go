@@ -34,6 +34,12 @@ Canonical Form), the number of blocks and records, and its metadata keys
 with their sizes. "-" reads standard input; glob patterns are expanded;
 input compressed with gzip or zstd is decompressed.
 
+The size is the file's size as stored; for compressed input it is the
+compressed size on disk (unknown when the input is not a regular file),
+followed by the compression and the decompressed size. In the JSON
+output these are "size" (absent when unknown), "compression" and
+"decompressed_size".
+
 Files written by protoavro are read completely: every record is decoded,
 so a damaged file is reported. Files without an embedded protobuf type
 (written by other programs) are checked block by block, and their records
@@ -67,6 +73,7 @@ func runInspect(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	out := stdout(std)
 	var first error
 	for i, path := range paths {
 		info, err := inspectFile(path, std)
@@ -76,15 +83,15 @@ func runInspect(args []string, std stdio) error {
 		if info != nil {
 			var werr error
 			if *asJSON {
-				werr = info.printJSON(std.out, err, *withSchema)
+				werr = info.printJSON(out, err, *withSchema)
 			} else {
 				if i > 0 {
-					_, _ = io.WriteString(std.out, "\n")
+					_, _ = io.WriteString(out, "\n")
 				}
-				werr = info.print(std.out, err != nil, *withSchema)
+				werr = info.print(out, err != nil, *withSchema)
 			}
 			if werr != nil {
-				return &writeError{name: "standard output", err: werr}
+				return werr
 			}
 		}
 		if err != nil && first == nil {
@@ -114,9 +121,12 @@ func inspectFile(path string, std stdio) (*inspection, error) {
 	} else {
 		err = info.walkBlocks(or)
 	}
-	info.size = in.size
-	if info.size < 0 {
-		info.size = or.Offset()
+	info.size, info.compression = in.fileSize, in.compression
+	switch {
+	case in.compression != "":
+		info.decompressed = or.Offset()
+	case info.size < 0:
+		info.size = or.Offset() // a pipe: the bytes read
 	}
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", in.name, stripPrefix(err))
@@ -126,12 +136,18 @@ func inspectFile(path string, std stdio) (*inspection, error) {
 
 // inspection is what inspect found out about a file.
 type inspection struct {
-	name    string
-	size    int64
-	header  *ocf.Header
-	decoded bool // records were decoded, not only counted
-	blocks  int64
-	records int64
+	name string
+	// size is the size of the file as stored, -1 when unknown (compressed
+	// input that is not a regular file).
+	size int64
+	// compression is "gzip" or "zstd" for a compressed file, else "";
+	// decompressed is then the number of decompressed bytes read.
+	compression  string
+	decompressed int64
+	header       *ocf.Header
+	decoded      bool // records were decoded, not only counted
+	blocks       int64
+	records      int64
 }
 
 // readRecords decodes every record of a file written by protoavro.
@@ -186,7 +202,16 @@ func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 		fmt.Fprintf(&b, "%-13s%s\n", label+":", fmt.Sprintf(format, args...))
 	}
 	row("file", "%s", safetext.Escape(info.name, 500))
-	row("size", "%d bytes (%s)", info.size, formatBytes(info.size))
+	switch {
+	case info.compression == "":
+		row("size", "%d bytes (%s)", info.size, formatBytes(info.size))
+	case info.size >= 0:
+		row("size", "%d bytes (%s) on disk, %s; %d bytes (%s) decompressed%s", info.size, formatBytes(info.size),
+			info.compression, info.decompressed, formatBytes(info.decompressed), counted(incomplete, ""))
+	default:
+		row("size", "%d bytes (%s) decompressed%s; %s, not a regular file: size on disk unknown",
+			info.decompressed, formatBytes(info.decompressed), counted(incomplete, ""), info.compression)
+	}
 	row("message", "%s", text(protoavro.MetaMessage, "(none: not written by protoavro)"))
 	if _, ok := meta[protoavro.MetaOptions]; ok {
 		row("options", "%s", text(protoavro.MetaOptions, ""))
@@ -200,15 +225,12 @@ func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 		row("fingerprint", "CRC-64-AVRO %016x", s.Fingerprint())
 		row("sha-256", "%x", s.SHA256())
 	}
-	counted := ""
-	switch {
-	case incomplete:
-		counted = " before the error"
-	case !info.decoded:
-		counted = " (from the block headers; not decoded: no embedded protobuf type)"
+	how := ""
+	if !info.decoded {
+		how = " (from the block headers; not decoded: no embedded protobuf type)"
 	}
-	row("blocks", "%d%s", info.blocks, counted)
-	row("records", "%d%s", info.records, counted)
+	row("blocks", "%d%s", info.blocks, counted(incomplete, how))
+	row("records", "%d%s", info.records, counted(incomplete, how))
 	row("metadata", "%s", plural(int64(len(meta)), "key"))
 	keys := slices.Sorted(maps.Keys(meta))
 	width := 0
@@ -239,22 +261,35 @@ func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 	return err
 }
 
+// counted returns what follows a count of inspect: " before the error"
+// when reading stopped at one, else how it was counted.
+func counted(incomplete bool, how string) string {
+	if incomplete {
+		return " before the error"
+	}
+	return how
+}
+
 // inspectJSON is the JSON form of an inspection.
 type inspectJSON struct {
-	File        string                  `json:"file"`
-	Size        int64                   `json:"size"`
-	Message     string                  `json:"message,omitempty"`
-	Options     string                  `json:"options,omitempty"`
-	Codec       string                  `json:"codec"`
-	SchemaName  string                  `json:"schema_name,omitempty"`
-	Fingerprint string                  `json:"fingerprint_crc64_avro,omitempty"`
-	SHA256      string                  `json:"sha256,omitempty"`
-	Blocks      int64                   `json:"blocks"`
-	Records     int64                   `json:"records"`
-	Decoded     bool                    `json:"decoded"`
-	Metadata    map[string]metadataJSON `json:"metadata"`
-	Schema      json.RawMessage         `json:"schema,omitempty"`
-	Error       string                  `json:"error,omitempty"`
+	File string `json:"file"`
+	// Size is the size as stored, absent when unknown.
+	Size *int64 `json:"size,omitempty"`
+	// Compression and DecompressedSize describe compressed input.
+	Compression      string                  `json:"compression,omitempty"`
+	DecompressedSize *int64                  `json:"decompressed_size,omitempty"`
+	Message          string                  `json:"message,omitempty"`
+	Options          string                  `json:"options,omitempty"`
+	Codec            string                  `json:"codec"`
+	SchemaName       string                  `json:"schema_name,omitempty"`
+	Fingerprint      string                  `json:"fingerprint_crc64_avro,omitempty"`
+	SHA256           string                  `json:"sha256,omitempty"`
+	Blocks           int64                   `json:"blocks"`
+	Records          int64                   `json:"records"`
+	Decoded          bool                    `json:"decoded"`
+	Metadata         map[string]metadataJSON `json:"metadata"`
+	Schema           json.RawMessage         `json:"schema,omitempty"`
+	Error            string                  `json:"error,omitempty"`
 }
 
 // metadataJSON describes one metadata entry: its size, and its value when
@@ -269,10 +304,16 @@ type metadataJSON struct {
 func (info *inspection) printJSON(w io.Writer, failure error, withSchema bool) error {
 	meta := info.header.Metadata
 	j := inspectJSON{
-		File: info.name, Size: info.size, Message: string(meta[protoavro.MetaMessage]),
+		File: info.name, Compression: info.compression, Message: string(meta[protoavro.MetaMessage]),
 		Options: string(meta[protoavro.MetaOptions]), Codec: "null",
 		Blocks: info.blocks, Records: info.records, Decoded: info.decoded,
 		Metadata: map[string]metadataJSON{},
+	}
+	if info.size >= 0 {
+		j.Size = &info.size
+	}
+	if info.compression != "" {
+		j.DecompressedSize = &info.decompressed
 	}
 	if c, ok := meta["avro.codec"]; ok {
 		j.Codec = string(c)

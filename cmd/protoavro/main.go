@@ -107,19 +107,16 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help":
-		fmt.Fprint(stdout, topUsage())
-		return exitOK
+		return printHelp(std, topUsage())
 	case "--version", "-version":
 		name = "version"
 		args = args[:1]
 	case "help":
 		if len(args) == 1 {
-			fmt.Fprint(stdout, topUsage())
-			return exitOK
+			return printHelp(std, topUsage())
 		}
 		if c := lookupCommand(args[1]); c != nil {
-			fmt.Fprint(stdout, c.usage)
-			return exitOK
+			return printHelp(std, c.usage)
 		}
 		name = args[1]
 	}
@@ -138,10 +135,24 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case err == nil:
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, c.usage)
-		return exitOK
+		return printHelp(std, c.usage)
 	}
-	fmt.Fprintf(stderr, "protoavro: %s\n", errorLine(err))
+	return printError(std, err)
+}
+
+// printHelp prints the help text that was asked for on standard output;
+// a failed write is an error (exit status 1), as for any output.
+func printHelp(std stdio, text string) int {
+	if _, err := io.WriteString(stdout(std), text); err != nil {
+		return printError(std, err)
+	}
+	return exitOK
+}
+
+// printError prints the error of a command on standard error and returns
+// the exit status it calls for.
+func printError(std stdio, err error) int {
+	fmt.Fprintf(std.err, "protoavro: %s\n", errorLine(err))
 	if usage.Is(err) {
 		return exitUsage
 	}

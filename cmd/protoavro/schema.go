@@ -1,9 +1,5 @@
 package main
 
-import (
-	"fmt"
-)
-
 // schemaCommand is "protoavro schema": print the Avro schema of a message.
 var schemaCommand = &command{
 	name:    "schema",
@@ -67,8 +63,6 @@ func runSchema(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if _, err := std.out.Write(out); err != nil {
-		return fmt.Errorf("write schema: %w", err)
-	}
-	return nil
+	_, err = stdout(std).Write(out)
+	return err
 }

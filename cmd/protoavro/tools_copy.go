@@ -156,11 +156,8 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 	if len(files) == 0 {
 		return usage.Errorf("%s: give the container files to read (\"-\" for standard input)", name)
 	}
-	for _, f := range files {
-		// checkPaths tells whether the file is the output as "rejects".
-		if err := checkPaths(f, "", outPath); outPath != "-" && outPath != "" && err != nil {
-			return usage.Errorf("%s: input %s is also the output", name, f)
-		}
+	if err := checkPaths(files, fileRole{"--out", outPath}); err != nil {
+		return err
 	}
 	if err := checkTerminal(outPath, std, "Avro"); err != nil {
 		return err
@@ -217,9 +214,8 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 	if err := out.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(std.err, "protoavro: wrote %s in %s (%s): %d copied as stored, %d compressed again\n",
+	return summary(std, "protoavro: wrote %s in %s (%s): %d copied as stored, %d compressed again\n",
 		plural(cp.taken, "record"), plural(w.Blocks(), "block"), codec, cp.copied, cp.recoded)
-	return nil
 }
 
 // userMetadata returns the metadata outside the avro.* keys.
@@ -268,15 +264,12 @@ func (cp *copier) done() bool { return cp.sel.limit >= 0 && cp.taken >= cp.sel.l
 func (cp *copier) copyFile(c *container) error {
 	sameCodec := c.or.Header().Codec == cp.w.Codec()
 	for !cp.done() {
-		if err := c.interrupted(); err != nil {
-			return err
-		}
-		b, err := c.or.NextRaw()
+		b, err := c.nextBlock(true)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", c.in.name, err)
+			return err
 		}
 		start := cp.seen
 		cp.seen += b.Count

@@ -69,8 +69,8 @@ func runFromJSON(args []string, std stdio) error {
 	if len(files) == 1 {
 		inPath = files[0]
 	}
-	if err := checkPaths(inPath, "", *outPath); *outPath != "-" && *outPath != "" && err != nil {
-		return usage.Errorf("fromjson: input %s is also the output", inPath)
+	if err := checkPaths([]string{inPath, *schemaPath}, fileRole{"--out", *outPath}); err != nil {
+		return err
 	}
 	text, err := limits.ReadFile(*schemaPath, limits.SchemaFile)
 	if err != nil {
@@ -166,6 +166,5 @@ func runFromJSON(args []string, std stdio) error {
 	if err := out.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(std.err, "protoavro: wrote %s in %s (%s)\n", plural(w.Records(), "record"), plural(w.Blocks(), "block"), w.Codec())
-	return nil
+	return summary(std, "protoavro: wrote %s in %s (%s)\n", plural(w.Records(), "record"), plural(w.Blocks(), "block"), w.Codec())
 }

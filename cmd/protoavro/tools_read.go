@@ -62,6 +62,24 @@ func (c *container) parseSchema() error {
 
 func (c *container) close() { c.in.close() }
 
+// nextBlock returns the next block of the file, decompressed unless raw
+// (then as stored), after checking for an interrupt; io.EOF after the
+// last block. A read error names the file.
+func (c *container) nextBlock(raw bool) (ocf.Block, error) {
+	if err := c.interrupted(); err != nil {
+		return ocf.Block{}, err
+	}
+	next := c.or.Next
+	if raw {
+		next = c.or.NextRaw
+	}
+	b, err := next()
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: %w", c.in.name, err)
+	}
+	return b, err
+}
+
 // recordError is a bad record of a container file: where it is and why.
 func (c *container) recordError(b ocf.Block, i int64, off int, err error) error {
 	return fmt.Errorf("%s: record %d (block %d at byte %d, byte %d of its data): %w",
@@ -88,15 +106,12 @@ func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
 func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
 	var scratch []byte
 	for {
-		if err := c.interrupted(); err != nil {
-			return err
-		}
-		b, err := c.or.Next()
+		b, err := c.nextBlock(false)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", c.in.name, err)
+			return err
 		}
 		if err := c.checkEmptyRecords(b, len(b.Data)); err != nil {
 			return err
@@ -226,7 +241,7 @@ func runGetSchema(args []string, std stdio) error {
 		return fmt.Errorf("%s: avro.schema is not JSON: %w", c.in.name, err)
 	}
 	b.WriteByte('\n')
-	_, err = std.out.Write(b.Bytes())
+	_, err = stdout(std).Write(b.Bytes())
 	return err
 }
 
@@ -284,7 +299,7 @@ func runGetMeta(args []string, std stdio) error {
 		if !ok {
 			return fmt.Errorf("%s: no metadata key %q (it has %q)", c.in.name, *key, slices.Sorted(maps.Keys(meta)))
 		}
-		_, err := std.out.Write(v)
+		_, err := stdout(std).Write(v)
 		return err
 	}
 	var b bytes.Buffer
@@ -296,7 +311,7 @@ func runGetMeta(args []string, std stdio) error {
 			fmt.Fprintf(&b, "%s\t(%d bytes, binary)\n", k, len(v))
 		}
 	}
-	_, err = std.out.Write(b.Bytes())
+	_, err = stdout(std).Write(b.Bytes())
 	return err
 }
 
@@ -336,7 +351,7 @@ func runCount(args []string, std stdio) error {
 	}
 	// A count that cannot be written (a full disk, a closed pipe) is a
 	// failure, named as the other commands name it.
-	out := &countingWriter{w: std.out, name: "standard output"}
+	out := stdout(std)
 	var total int64
 	for _, path := range files {
 		c, err := openContainer(path, std)

@@ -6,6 +6,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,7 @@ func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappin
 			b.Write(text)
 		}
 	}
-	_, err = fmt.Fprint(std.out, b.String())
+	_, err = io.WriteString(stdout(std), b.String())
 	return err
 }
 
@@ -163,6 +164,5 @@ func (st *schemaTree) write(schemas []avsc.File, std stdio) error {
 			return fmt.Errorf("write schema: %w", err)
 		}
 	}
-	fmt.Fprintf(std.err, "protoavro: wrote %s to %s\n", plural(int64(len(schemas)), "schema"), st.outDir)
-	return nil
+	return summary(std, "protoavro: wrote %s to %s\n", plural(int64(len(schemas)), "schema"), st.outDir)
 }

@@ -511,7 +511,7 @@ func TestToolsUsage(t *testing.T) {
 		{[]string{"cat", "--limit", "x", good}, "want an integer of at least 0"},
 		{[]string{"cat", "--sample", "1.5", good}, "want a fraction from 0 to 1"},
 		{[]string{"cat", "--codec", "bzip2", good}, "want null, deflate, snappy or zstd"},
-		{[]string{"cat", "--out", good, good}, "is also the output"},
+		{[]string{"cat", "--out", good, good}, "--out " + good + " is also an input; refusing to overwrite it"},
 		{[]string{"concat", "--out", filepath.Join(dir, "o.avro"), good, missing}, "no such file"},
 		{[]string{"fromjson"}, "missing --schema"},
 		{[]string{"fromjson", "--schema", missing}, "no such file"},
@@ -913,7 +913,7 @@ func TestToolsGlobs(t *testing.T) {
 		{[]string{"count", a, filepath.Join(dir, "none-*.avro")}, "no file matches"},
 		{[]string{"cat", "--out", filepath.Join(dir, "x.avro"), filepath.Join(dir, "[")}, "syntax error in pattern"},
 		{[]string{"getmeta", filepath.Join(dir, "none-?.avro")}, "getmeta " + filepath.Join(dir, "none-?.avro") + ": no file matches"},
-		{[]string{"cat", "--out", a, glob}, "is also the output"},
+		{[]string{"cat", "--out", a, glob}, "--out " + a + " is also an input; refusing to overwrite it"},
 	} {
 		if r := runCmd(t, c.args...); r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)

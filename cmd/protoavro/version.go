@@ -41,10 +41,8 @@ func runVersion(args []string, std stdio) error {
 	if len(positional) > 0 {
 		return usage.Errorf("version takes no arguments, got %q", positional[0])
 	}
-	if _, err := fmt.Fprintln(std.out, versionLine()); err != nil {
-		return fmt.Errorf("write the version: %w", err)
-	}
-	return nil
+	_, err = fmt.Fprintln(stdout(std), versionLine())
+	return err
 }
 
 // versionLine describes the build, e.g. "protoavro
