@@ -713,7 +713,7 @@ func TestTruncatedCompressedContainer(t *testing.T) {
 	if err := os.WriteFile(in, buf.Bytes()[:buf.Len()/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := regexp.MustCompile(`^protoavro: ` + regexp.QuoteMeta(in) + `: container block 0 at byte \d+: the gzip data ends early \(truncated\) after \d+ decompressed bytes: unexpected EOF: block claims \d+ bytes, \d+ remain in the file( \(0 records before it\))?\n$`)
+	want := regexp.MustCompile(`^protoavro: ` + regexp.QuoteMeta(in) + `: container block 0 at byte \d+: the gzip data ends early \(truncated\) after \d+ decompressed bytes: unexpected EOF: block claims \d+ bytes, \d+ remain in the input( \(0 records before it\))?\n$`)
 	out := filepath.Join(dir, "out")
 	for _, args := range [][]string{
 		{"decode", in, "--out", out}, {"decode", "--skip-bad", in, "--out", out},

@@ -387,7 +387,7 @@ func (or *Reader) readBlock(limit int, name string, hdr *[]byte) (Block, []byte,
 	var m int64
 	or.raw, m, err = or.readN(or.raw[:0], b.Size)
 	if err != nil {
-		return b, nil, fmt.Errorf("%w: block claims %d bytes, %d remain in the file", err, b.Size, m)
+		return b, nil, fmt.Errorf("%w: block claims %d bytes, %d remain in the input", err, b.Size, m)
 	}
 	var sync [16]byte
 	n, err := io.ReadFull(or.br, sync[:])
