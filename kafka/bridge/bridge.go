@@ -131,8 +131,8 @@ type Summary struct {
 	// CommitWarnings is the number of batches (at-least-once) whose offset
 	// commit the group refused because it had moved on without this
 	// member's generation (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
-	// REBALANCE_IN_PROGRESS), which the bridge continued after (Config.Log):
-	// their output was produced, and their offsets stay uncommitted until a
+	// REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH), which the bridge continued
+	// after (Config.Log): their output was produced, and their offsets stay uncommitted until a
 	// later batch of the same partitions commits, so whoever has the
 	// partitions next may read them again (duplicates, as at-least-once
 	// allows). The client rejoins the group on its own.
@@ -317,7 +317,11 @@ func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 		if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) {
 			continue
 		}
-		err := fmt.Errorf("bridge: fetching %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+		what := fmt.Sprintf("fetching %s[%d]", fe.Topic, fe.Partition)
+		if errors.Is(fe.Err, kerr.UnknownTopicID) {
+			return recreated(what, fe.Topic, fe.Err)
+		}
+		err := fmt.Errorf("bridge: %s: %w", what, fe.Err)
 		if !informational(fe.Err) {
 			return err
 		}
@@ -325,6 +329,19 @@ func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 		b.warn(err, "")
 	}
 	return nil
+}
+
+// recreated returns the error that stops the bridge when topic was deleted
+// and created again while it ran: kgo answers UNKNOWN_TOPIC_ID for the old
+// topic's ID, from a fetch (after retrying it for a new topic's ID that the
+// brokers have not all learned yet) or from an offset commit (refused by the
+// client, or by a broker that no longer has the ID). kgo never reads the new
+// topic of the same name (its README, "Topic recreation": it is refused until
+// purged from the client), so going on would convert nothing more. The
+// broker drops the group's offsets of a deleted topic: a restart reads the
+// new topic from its start.
+func recreated(what, topic string, err error) error {
+	return fmt.Errorf("bridge: %s: topic %q was deleted and recreated while the bridge ran, and the client does not read the new topic; restart the bridge to read it from its start: %w", what, topic, err)
 }
 
 // warn logs an error the bridge continues after (Config.Log), with why it
@@ -342,7 +359,8 @@ func (b *bridge) warn(err error, why string) {
 // informational reports a fetch error kgo recovers from on its own, which
 // the bridge continues after (as kgo's Fetches.Errors documents them):
 //   - *kgo.ErrDataLoss: the log shrank below the consumed offset (a
-//     truncation, a topic deleted and recreated); the client has reset to
+//     truncation, a topic deleted and recreated on a broker without topic
+//     IDs); the client has reset to
 //     a valid offset and consumes on. Records may have been lost upstream;
 //     the bridge cannot bring them back.
 //   - *kgo.ErrGroupSession: the member lost its group session (it was
@@ -352,7 +370,8 @@ func (b *bridge) warn(err error, why string) {
 //     or FENCED_INSTANCE_ID: another instance took over the static
 //     membership ID (Config.InstanceID), and rejoining under it would fence
 //     that one in turn, the two taking the partitions from each other.
-//   - a retriable kerr.Error (kgo strips most of these itself).
+//   - a retriable kerr.Error (kgo strips most of these itself); not
+//     UNKNOWN_TOPIC_ID, which fetchErr takes first (see recreated).
 //
 // Everything else is fatal: non-retriable broker errors (authorization, an
 // unsupported version), *kgo.ErrDecompressTooLarge (the partition is not
@@ -585,6 +604,8 @@ func (b *bridge) commitErr(err error, n int) error {
 		b.warn(fmt.Errorf("bridge: committing offsets of %d records: %w", n, err),
 			"the group moved on; the records were produced, and the partitions' next owner may read them again")
 		return nil
+	case errors.Is(err, kerr.UnknownTopicID):
+		return recreated(fmt.Sprintf("committing offsets of %d records", n), b.cfg.Input, err)
 	case errors.Is(err, kerr.FencedInstanceID):
 		return fmt.Errorf("bridge: committing offsets: another instance took over instance ID %q, this one stops rather than fence it in turn: %w", b.cfg.InstanceID, err)
 	}
@@ -596,11 +617,16 @@ func (b *bridge) commitErr(err error, n int) error {
 // generation (ILLEGAL_GENERATION), removed from the group
 // (UNKNOWN_MEMBER_ID: its session expired, as after a batch longer than
 // the session timeout), or the group is rebalancing
-// (REBALANCE_IN_PROGRESS). Not FENCED_INSTANCE_ID: another instance took
-// over the static membership ID, and rejoining would fence that one.
+// (REBALANCE_IN_PROGRESS), or, under KIP-848's consumer protocol, the
+// member's epoch is older than the coordinator's (STALE_MEMBER_EPOCH: the
+// next-generation form of ILLEGAL_GENERATION; the member learns its new
+// epoch from its next heartbeat; kgo retries such a commit itself while
+// the epoch changes, and returns the error when it did not). Not
+// FENCED_INSTANCE_ID: another instance took over the static membership ID,
+// and rejoining would fence that one.
 func groupMovedOn(err error) bool {
 	return errors.Is(err, kerr.IllegalGeneration) || errors.Is(err, kerr.UnknownMemberID) ||
-		errors.Is(err, kerr.RebalanceInProgress)
+		errors.Is(err, kerr.RebalanceInProgress) || errors.Is(err, kerr.StaleMemberEpoch)
 }
 
 // uniqueSuffix names this process among the instances of a group: its
