@@ -122,8 +122,9 @@ type Summary struct {
 	// Lag is the number of input records behind the last stable offsets
 	// (the end of what a read-committed consumer can read; the high
 	// watermarks when the broker reports none) at the last fetch, over the
-	// instance's partitions. Transaction markers and aborted records after
-	// the last record read count until a later record is read.
+	// instance's partitions. Transaction markers (which the bridge reads
+	// as control records, and does not convert) and aborted records count
+	// until the marker after them is read.
 	Lag int64
 	// FetchWarnings is the number of informational fetch errors the bridge
 	// continued after (Config.Log).
@@ -215,6 +216,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		kgo.ConsumeTopics(cfg.Input),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// Transaction markers come as control records, so that the lag
+		// and the committed offsets move past them (a transaction's marker
+		// is the last offset of its partition until a later record comes);
+		// they are not converted. Aborted records are still dropped.
+		kgo.KeepControlRecords(),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.ProducerBatchMaxBytes(1 << 20),
@@ -275,9 +281,10 @@ func (b *bridge) progress() (stop func()) {
 }
 
 // noteLag records the lag of each fetched partition: from the last record
-// read to the last stable offset, the end of what a read-committed consumer
-// can read (records of open transactions are not readable yet), or to the
-// high watermark when the broker reports no last stable offset.
+// read (a transaction marker too: KeepControlRecords) to the last stable
+// offset, the end of what a read-committed consumer can read (records of
+// open transactions are not readable yet), or to the high watermark when the
+// broker reports no last stable offset.
 func (b *bridge) noteLag(fs kgo.Fetches) {
 	b.lagMu.Lock()
 	defer b.lagMu.Unlock()
@@ -444,7 +451,7 @@ func (b *bridge) committed(n, dead int) {
 // produces and commits it (committed false: the transaction was aborted).
 // Rebalances happen between batches only.
 func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.Fetches, allowRebalance func(),
-	batch func(bctx, runCtx context.Context, recs []*kgo.Record) (committed bool, dead int, err error)) error {
+	batch func(bctx, runCtx context.Context, recs, data []*kgo.Record) (committed bool, dead int, err error)) error {
 	defer b.leaving.Store(true)
 	for !b.done(ctx) {
 		fs := poll(ctx, b.cfg.BatchSize)
@@ -460,17 +467,40 @@ func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.F
 		// The batch is finished even when ctx is done: a clean stop commits
 		// what it has produced.
 		bctx, cancel := batchContext(ctx)
-		committed, dead, err := batch(bctx, ctx, recs)
+		data := dataRecords(recs)
+		committed, dead, err := batch(bctx, ctx, recs, data)
 		cancel()
 		if err != nil {
 			return err
 		}
 		if committed {
-			b.committed(len(recs), dead)
+			b.committed(len(data), dead)
 		}
 		allowRebalance()
 	}
 	return nil
+}
+
+// dataRecords returns recs without the control records (transaction
+// markers) among them: the records to convert. recs itself is returned when
+// it has none.
+func dataRecords(recs []*kgo.Record) []*kgo.Record {
+	n := 0
+	for _, r := range recs {
+		if !r.Attrs.IsControl() {
+			n++
+		}
+	}
+	if n == len(recs) {
+		return recs
+	}
+	data := make([]*kgo.Record, 0, n)
+	for _, r := range recs {
+		if !r.Attrs.IsControl() {
+			data = append(data, r)
+		}
+	}
+	return data
 }
 
 // producer produces records asynchronously and keeps the first error.
@@ -557,11 +587,12 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	defer cl.CloseAllowingRebalance()
-	return b.loop(ctx, cl.PollRecords, cl.AllowRebalance, func(bctx, runCtx context.Context, recs []*kgo.Record) (bool, int, error) {
+	return b.loop(ctx, cl.PollRecords, cl.AllowRebalance, func(bctx, runCtx context.Context, recs, data []*kgo.Record) (bool, int, error) {
 		// Offsets are committed only once every record produced from the
-		// batch is acknowledged; after an error nothing is committed.
+		// batch is acknowledged; after an error nothing is committed. They
+		// cover the batch's transaction markers too.
 		p := &producer{produce: cl.Produce}
-		dead, err := b.convertAll(bctx, runCtx, recs, b.emit(bctx, p))
+		dead, err := b.convertAll(bctx, runCtx, data, b.emit(bctx, p))
 		if werr := p.wait(bctx, cl); err == nil {
 			err = werr
 		}
@@ -574,7 +605,7 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 			return false, 0, err
 		}
 		if err := cl.CommitRecords(bctx, recs...); err != nil {
-			return false, 0, b.commitErr(err, len(recs))
+			return false, 0, b.commitErr(err, len(data))
 		}
 		return true, dead, nil
 	})
@@ -664,14 +695,14 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 	// that BlockRebalanceOnPoll holds back (seen: two instances stopping
 	// at once, both blocked in LeaveGroup).
 	defer sess.Client().CloseAllowingRebalance()
-	return b.loop(ctx, sess.PollRecords, sess.AllowRebalance, func(bctx, runCtx context.Context, recs []*kgo.Record) (bool, int, error) {
+	return b.loop(ctx, sess.PollRecords, sess.AllowRebalance, func(bctx, runCtx context.Context, _, data []*kgo.Record) (bool, int, error) {
 		if err := sess.Begin(); err != nil {
 			return false, 0, fmt.Errorf("bridge: beginning transaction: %w", err)
 		}
 		// The batch's records and its offsets are committed together, or
 		// the transaction is aborted.
 		p := &producer{produce: sess.Produce}
-		dead, err := b.convertAll(bctx, runCtx, recs, b.emit(bctx, p))
+		dead, err := b.convertAll(bctx, runCtx, data, b.emit(bctx, p))
 		if werr := p.wait(bctx, sess.Client()); err == nil {
 			err = werr
 		}
