@@ -122,8 +122,9 @@ type Summary struct {
 	// Lag is the number of input records behind the last stable offsets
 	// (the end of what a read-committed consumer can read; the high
 	// watermarks when the broker reports none) at the last fetch, over the
-	// instance's partitions. Transaction markers and aborted records after
-	// the last record read count until a later record is read.
+	// instance's partitions. Transaction markers (which the bridge reads
+	// as control records, and does not convert) and aborted records count
+	// until the marker after them is read.
 	Lag int64
 	// FetchWarnings is the number of informational fetch errors the bridge
 	// continued after (Config.Log).
@@ -131,8 +132,8 @@ type Summary struct {
 	// CommitWarnings is the number of batches (at-least-once) whose offset
 	// commit the group refused because it had moved on without this
 	// member's generation (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
-	// REBALANCE_IN_PROGRESS), which the bridge continued after (Config.Log):
-	// their output was produced, and their offsets stay uncommitted until a
+	// REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH), which the bridge continued
+	// after (Config.Log): their output was produced, and their offsets stay uncommitted until a
 	// later batch of the same partitions commits, so whoever has the
 	// partitions next may read them again (duplicates, as at-least-once
 	// allows). The client rejoins the group on its own.
@@ -215,6 +216,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		kgo.ConsumeTopics(cfg.Input),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// Transaction markers come as control records, so that the lag
+		// and the committed offsets move past them (a transaction's marker
+		// is the last offset of its partition until a later record comes);
+		// they are not converted. Aborted records are still dropped.
+		kgo.KeepControlRecords(),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.ProducerBatchMaxBytes(1 << 20),
@@ -275,9 +281,10 @@ func (b *bridge) progress() (stop func()) {
 }
 
 // noteLag records the lag of each fetched partition: from the last record
-// read to the last stable offset, the end of what a read-committed consumer
-// can read (records of open transactions are not readable yet), or to the
-// high watermark when the broker reports no last stable offset.
+// read (a transaction marker too: KeepControlRecords) to the last stable
+// offset, the end of what a read-committed consumer can read (records of
+// open transactions are not readable yet), or to the high watermark when the
+// broker reports no last stable offset.
 func (b *bridge) noteLag(fs kgo.Fetches) {
 	b.lagMu.Lock()
 	defer b.lagMu.Unlock()
@@ -317,7 +324,11 @@ func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 		if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) {
 			continue
 		}
-		err := fmt.Errorf("bridge: fetching %s[%d]: %w", fe.Topic, fe.Partition, fe.Err)
+		what := fmt.Sprintf("fetching %s[%d]", fe.Topic, fe.Partition)
+		if errors.Is(fe.Err, kerr.UnknownTopicID) {
+			return recreated(what, fe.Topic, fe.Err)
+		}
+		err := fmt.Errorf("bridge: %s: %w", what, fe.Err)
 		if !informational(fe.Err) {
 			return err
 		}
@@ -325,6 +336,19 @@ func (b *bridge) fetchErr(ctx context.Context, fs kgo.Fetches) error {
 		b.warn(err, "")
 	}
 	return nil
+}
+
+// recreated returns the error that stops the bridge when topic was deleted
+// and created again while it ran: kgo answers UNKNOWN_TOPIC_ID for the old
+// topic's ID, from a fetch (after retrying it for a new topic's ID that the
+// brokers have not all learned yet) or from an offset commit (refused by the
+// client, or by a broker that no longer has the ID). kgo never reads the new
+// topic of the same name (its README, "Topic recreation": it is refused until
+// purged from the client), so going on would convert nothing more. The
+// broker drops the group's offsets of a deleted topic: a restart reads the
+// new topic from its start.
+func recreated(what, topic string, err error) error {
+	return fmt.Errorf("bridge: %s: topic %q was deleted and recreated while the bridge ran, and the client does not read the new topic; restart the bridge to read it from its start: %w", what, topic, err)
 }
 
 // warn logs an error the bridge continues after (Config.Log), with why it
@@ -342,7 +366,8 @@ func (b *bridge) warn(err error, why string) {
 // informational reports a fetch error kgo recovers from on its own, which
 // the bridge continues after (as kgo's Fetches.Errors documents them):
 //   - *kgo.ErrDataLoss: the log shrank below the consumed offset (a
-//     truncation, a topic deleted and recreated); the client has reset to
+//     truncation, a topic deleted and recreated on a broker without topic
+//     IDs); the client has reset to
 //     a valid offset and consumes on. Records may have been lost upstream;
 //     the bridge cannot bring them back.
 //   - *kgo.ErrGroupSession: the member lost its group session (it was
@@ -352,7 +377,8 @@ func (b *bridge) warn(err error, why string) {
 //     or FENCED_INSTANCE_ID: another instance took over the static
 //     membership ID (Config.InstanceID), and rejoining under it would fence
 //     that one in turn, the two taking the partitions from each other.
-//   - a retriable kerr.Error (kgo strips most of these itself).
+//   - a retriable kerr.Error (kgo strips most of these itself); not
+//     UNKNOWN_TOPIC_ID, which fetchErr takes first (see recreated).
 //
 // Everything else is fatal: non-retriable broker errors (authorization, an
 // unsupported version), *kgo.ErrDecompressTooLarge (the partition is not
@@ -425,7 +451,7 @@ func (b *bridge) committed(n, dead int) {
 // produces and commits it (committed false: the transaction was aborted).
 // Rebalances happen between batches only.
 func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.Fetches, allowRebalance func(),
-	batch func(bctx, runCtx context.Context, recs []*kgo.Record) (committed bool, dead int, err error)) error {
+	batch func(bctx, runCtx context.Context, recs, data []*kgo.Record) (committed bool, dead int, err error)) error {
 	defer b.leaving.Store(true)
 	for !b.done(ctx) {
 		fs := poll(ctx, b.cfg.BatchSize)
@@ -441,17 +467,40 @@ func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.F
 		// The batch is finished even when ctx is done: a clean stop commits
 		// what it has produced.
 		bctx, cancel := batchContext(ctx)
-		committed, dead, err := batch(bctx, ctx, recs)
+		data := dataRecords(recs)
+		committed, dead, err := batch(bctx, ctx, recs, data)
 		cancel()
 		if err != nil {
 			return err
 		}
 		if committed {
-			b.committed(len(recs), dead)
+			b.committed(len(data), dead)
 		}
 		allowRebalance()
 	}
 	return nil
+}
+
+// dataRecords returns recs without the control records (transaction
+// markers) among them: the records to convert. recs itself is returned when
+// it has none.
+func dataRecords(recs []*kgo.Record) []*kgo.Record {
+	n := 0
+	for _, r := range recs {
+		if !r.Attrs.IsControl() {
+			n++
+		}
+	}
+	if n == len(recs) {
+		return recs
+	}
+	data := make([]*kgo.Record, 0, n)
+	for _, r := range recs {
+		if !r.Attrs.IsControl() {
+			data = append(data, r)
+		}
+	}
+	return data
 }
 
 // producer produces records asynchronously and keeps the first error.
@@ -538,11 +587,12 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	defer cl.CloseAllowingRebalance()
-	return b.loop(ctx, cl.PollRecords, cl.AllowRebalance, func(bctx, runCtx context.Context, recs []*kgo.Record) (bool, int, error) {
+	return b.loop(ctx, cl.PollRecords, cl.AllowRebalance, func(bctx, runCtx context.Context, recs, data []*kgo.Record) (bool, int, error) {
 		// Offsets are committed only once every record produced from the
-		// batch is acknowledged; after an error nothing is committed.
+		// batch is acknowledged; after an error nothing is committed. They
+		// cover the batch's transaction markers too.
 		p := &producer{produce: cl.Produce}
-		dead, err := b.convertAll(bctx, runCtx, recs, b.emit(bctx, p))
+		dead, err := b.convertAll(bctx, runCtx, data, b.emit(bctx, p))
 		if werr := p.wait(bctx, cl); err == nil {
 			err = werr
 		}
@@ -555,7 +605,7 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 			return false, 0, err
 		}
 		if err := cl.CommitRecords(bctx, recs...); err != nil {
-			return false, 0, b.commitErr(err, len(recs))
+			return false, 0, b.commitErr(err, len(data))
 		}
 		return true, dead, nil
 	})
@@ -585,6 +635,8 @@ func (b *bridge) commitErr(err error, n int) error {
 		b.warn(fmt.Errorf("bridge: committing offsets of %d records: %w", n, err),
 			"the group moved on; the records were produced, and the partitions' next owner may read them again")
 		return nil
+	case errors.Is(err, kerr.UnknownTopicID):
+		return recreated(fmt.Sprintf("committing offsets of %d records", n), b.cfg.Input, err)
 	case errors.Is(err, kerr.FencedInstanceID):
 		return fmt.Errorf("bridge: committing offsets: another instance took over instance ID %q, this one stops rather than fence it in turn: %w", b.cfg.InstanceID, err)
 	}
@@ -596,11 +648,16 @@ func (b *bridge) commitErr(err error, n int) error {
 // generation (ILLEGAL_GENERATION), removed from the group
 // (UNKNOWN_MEMBER_ID: its session expired, as after a batch longer than
 // the session timeout), or the group is rebalancing
-// (REBALANCE_IN_PROGRESS). Not FENCED_INSTANCE_ID: another instance took
-// over the static membership ID, and rejoining would fence that one.
+// (REBALANCE_IN_PROGRESS), or, under KIP-848's consumer protocol, the
+// member's epoch is older than the coordinator's (STALE_MEMBER_EPOCH: the
+// next-generation form of ILLEGAL_GENERATION; the member learns its new
+// epoch from its next heartbeat; kgo retries such a commit itself while
+// the epoch changes, and returns the error when it did not). Not
+// FENCED_INSTANCE_ID: another instance took over the static membership ID,
+// and rejoining would fence that one.
 func groupMovedOn(err error) bool {
 	return errors.Is(err, kerr.IllegalGeneration) || errors.Is(err, kerr.UnknownMemberID) ||
-		errors.Is(err, kerr.RebalanceInProgress)
+		errors.Is(err, kerr.RebalanceInProgress) || errors.Is(err, kerr.StaleMemberEpoch)
 }
 
 // uniqueSuffix names this process among the instances of a group: its
@@ -638,14 +695,14 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 	// that BlockRebalanceOnPoll holds back (seen: two instances stopping
 	// at once, both blocked in LeaveGroup).
 	defer sess.Client().CloseAllowingRebalance()
-	return b.loop(ctx, sess.PollRecords, sess.AllowRebalance, func(bctx, runCtx context.Context, recs []*kgo.Record) (bool, int, error) {
+	return b.loop(ctx, sess.PollRecords, sess.AllowRebalance, func(bctx, runCtx context.Context, _, data []*kgo.Record) (bool, int, error) {
 		if err := sess.Begin(); err != nil {
 			return false, 0, fmt.Errorf("bridge: beginning transaction: %w", err)
 		}
 		// The batch's records and its offsets are committed together, or
 		// the transaction is aborted.
 		p := &producer{produce: sess.Produce}
-		dead, err := b.convertAll(bctx, runCtx, recs, b.emit(bctx, p))
+		dead, err := b.convertAll(bctx, runCtx, data, b.emit(bctx, p))
 		if werr := p.wait(bctx, sess.Client()); err == nil {
 			err = werr
 		}

@@ -34,6 +34,7 @@ func TestFetchErrors(t *testing.T) {
 		{"group authorization", &kgo.ErrGroupSession{Err: kerr.GroupAuthorizationFailed}, true},
 		{"instance ID taken over", &kgo.ErrGroupSession{Err: kerr.FencedInstanceID}, true},
 		{"topic authorization", kerr.TopicAuthorizationFailed, true},
+		{"topic recreated", kerr.UnknownTopicID, true}, // retriable, but kgo surfaces it only for a recreated topic
 		{"decompress too large", &kgo.ErrDecompressTooLarge{Topic: "in"}, true},
 		{"batch parse failure", errors.New("invalid record batch: crc mismatch"), true},
 	} {
@@ -91,18 +92,10 @@ func TestDataLoss(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var log strings.Builder
-	type result struct {
-		sum bridge.Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		sum, err := bridge.Run(ctx, bridge.Config{
-			Brokers: brokers, Group: "g", Input: "in", Output: "out",
-			Registry: reg, MaxRecords: 150, Log: &syncWriter{w: &log},
-		})
-		done <- result{sum, err}
-	}()
+	done := runAsync(ctx, bridge.Config{
+		Brokers: brokers, Group: "g", Input: "in", Output: "out",
+		Registry: reg, MaxRecords: 150, Log: &syncWriter{w: &log},
+	})
 	if err := lost.Wait(ctx, 1); err != nil {
 		t.Fatalf("the fetch at offset 50 was never answered out of range: %v", err)
 	}

@@ -63,3 +63,55 @@ func TestLagAtStop(t *testing.T) {
 		t.Errorf("summary %v: want 20 records and lag 30", sum)
 	}
 }
+
+// TestLagTrailingMarkers: a transactional producer ends each transaction
+// with a marker, a control record after its last data record, which a
+// consumer never gets as a record. 20 records in a committed transaction
+// and then 10 in an aborted one: once the 20 are converted, the lag must
+// reach 0 (it stayed 12, the aborted records and the two markers, for as
+// long as no later record came), in both modes.
+func TestLagTrailingMarkers(t *testing.T) { kafkatest.BothSemantics(t, lagTrailingMarkers) }
+
+func lagTrailingMarkers(t *testing.T, eos bool) {
+	brokers, _, reg, md, id := setup(t, 1)
+	txn := kafkatest.Client(t, brokers, kgo.TransactionalID("upstream"), kgo.TransactionTimeout(time.Minute))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, tc := range []struct {
+		from, n int
+		end     kgo.TransactionEndTry
+	}{{0, 20, kgo.TryCommit}, {20, 10, kgo.TryAbort}} {
+		if err := txn.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range inputs(t, "in", md, id, tc.from, tc.n) {
+			if err := txn.ProduceSync(ctx, r).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := txn.EndTransaction(ctx, tc.end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bridge runs until it reports the 20 records with lag 0, or 30 s
+	// end.
+	bctx, stop := context.WithCancel(ctx)
+	defer stop()
+	sum, err := bridge.Run(bctx, bridge.Config{
+		Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, ExactlyOnce: eos,
+		OnCommit: func(s bridge.Summary) {
+			if s.Records >= 20 && s.Lag == 0 {
+				stop()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil || sum.Records != 20 || sum.Lag != 0 {
+		t.Fatalf("summary %v (%v): want 20 records and lag 0 once they are converted", sum, ctx.Err())
+	}
+	if out := kafkatest.ConsumeAll(t, brokers, "out", 20, time.Minute); len(out) != 20 {
+		t.Fatalf("%d records out, want 20", len(out))
+	}
+}
