@@ -133,8 +133,9 @@ type Summary struct {
 	// commit the group refused because it had moved on without this
 	// member's generation (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
 	// REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH), which the bridge continued
-	// after (Config.Log): their output was produced, and their offsets stay uncommitted until a
-	// later batch of the same partitions commits, so whoever has the
+	// after (Config.Log): their output was produced, and their offsets stay
+	// uncommitted until a later batch of the same partitions commits, so
+	// whoever has the
 	// partitions next may read them again (duplicates, as at-least-once
 	// allows). The client rejoins the group on its own.
 	CommitWarnings int64
@@ -367,8 +368,7 @@ func (b *bridge) warn(err error, why string) {
 // the bridge continues after (as kgo's Fetches.Errors documents them):
 //   - *kgo.ErrDataLoss: the log shrank below the consumed offset (a
 //     truncation, a topic deleted and recreated on a broker without topic
-//     IDs); the client has reset to
-//     a valid offset and consumes on. Records may have been lost upstream;
+//     IDs); the client has reset to a valid offset and consumes on. Records may have been lost upstream;
 //     the bridge cannot bring them back.
 //   - *kgo.ErrGroupSession: the member lost its group session (it was
 //     kicked after a batch longer than the session, or could not reach the
