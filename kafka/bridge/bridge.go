@@ -135,9 +135,8 @@ type Summary struct {
 	// REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH), which the bridge continued
 	// after (Config.Log): their output was produced, and their offsets stay
 	// uncommitted until a later batch of the same partitions commits, so
-	// whoever has the
-	// partitions next may read them again (duplicates, as at-least-once
-	// allows). The client rejoins the group on its own.
+	// whoever has the partitions next may read them again (duplicates, as
+	// at-least-once allows). The client rejoins the group on its own.
 	CommitWarnings int64
 }
 
