@@ -224,8 +224,9 @@ func run(ctx context.Context) error {
 	actx, cancel := context.WithTimeout(context.Background(), abortTimeout)
 	defer cancel()
 	var errs []error
+	state := ""
 	if interrupted {
-		if err := cancelJob(actx, *jobopts.JobName, ran); err != nil {
+		if state, err = cancelJob(actx, *jobopts.JobName, ran); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -237,7 +238,13 @@ func run(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("removing the unfinished output: %w", err))
 	}
 	if interrupted && len(errs) == 0 {
-		return fmt.Errorf("%w: the job was cancelled and its unfinished output removed (%d files)", runErr, len(removed))
+		switch state {
+		case "":
+			return fmt.Errorf("%w: the run stopped and its unfinished output was removed (%d files)", runErr, len(removed))
+		case jobpb.JobState_CANCELLED.String():
+			return fmt.Errorf("%w: the job was cancelled (job service state %s) and its unfinished output removed (%d files)", runErr, state, len(removed))
+		}
+		return fmt.Errorf("%w: the job ended before it could be cancelled (job service state %s); its unfinished output was removed (%d files)", runErr, state, len(removed))
 	}
 	return errors.Join(append([]error{runErr}, errs...)...)
 }
@@ -319,74 +326,97 @@ func createJobServer(port int) (err error) {
 }
 
 // cancelJob cancels the job named name on the job service of the run
-// (prism's in-process one, or that of --endpoint), then waits until the
-// run, whose result ran delivers, has returned. Until the job is found on
-// the service (it may not be submitted yet) it looks again every 20 ms.
-// A runner without a job service (Dataflow) cannot be asked from here:
-// the run's context is cancelled, and the error says that the job may
-// still be running.
-func cancelJob(ctx context.Context, name string, ran <-chan error) error {
+// (prism's in-process one, or that of --endpoint), waits until the run,
+// whose result ran delivers, has returned, and then until the job service
+// reports the job ended; it returns that state (CANCELLED, or another
+// terminal state for a job that ended first). Until the job is found on
+// the service (it may not be submitted yet) it looks again every 20 ms;
+// the state is "" when the run ended before its job was submitted. A
+// runner without a job service (Dataflow) cannot be asked from here: the
+// run's context is cancelled, and the error says that the job may still
+// be running.
+func cancelJob(ctx context.Context, name string, ran <-chan error) (string, error) {
 	endpoint := *jobopts.Endpoint
 	if endpoint == "" {
 		if r := *runners.Runner; r != "direct" {
-			return fmt.Errorf("the runner %s has no job service known to protoavro-beam: job %s may still be running; cancel it with the runner's own tools", r, name)
+			return "", fmt.Errorf("the runner %s has no job service known to protoavro-beam: job %s may still be running; cancel it with the runner's own tools", r, name)
 		}
 		// The direct runner runs in this process: StopWrites stops it.
-		return nil
+		return "", nil
 	}
 	conn, err := grpc.NewClient(endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		return fmt.Errorf("cancel job %s: job service %s: %w", name, endpoint, err)
+		return "", fmt.Errorf("cancel job %s: job service %s: %w", name, endpoint, err)
 	}
 	defer conn.Close()
 	client := jobpb.NewJobServiceClient(conn)
 	retry := time.NewTicker(20 * time.Millisecond)
 	defer retry.Stop()
+	var ids []string
 	for {
-		found, err := cancelNamed(ctx, client, name)
-		if err != nil {
-			return fmt.Errorf("cancel job %s on %s: %w", name, endpoint, err)
+		if ids, err = cancelNamed(ctx, client, name); err != nil {
+			return "", fmt.Errorf("cancel job %s on %s: %w", name, endpoint, err)
 		}
-		if found {
+		if len(ids) > 0 {
 			break
 		}
 		select {
 		case <-ran:
-			return nil // the run ended before its job was submitted
+			return "", nil // the run ended before its job was submitted
 		case <-retry.C:
 		case <-ctx.Done():
-			return fmt.Errorf("cancel job %s on %s: not found: %w", name, endpoint, ctx.Err())
+			return "", fmt.Errorf("cancel job %s on %s: not found: %w", name, endpoint, ctx.Err())
 		}
 	}
 	select {
 	case <-ran:
-		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("cancel job %s on %s: the run did not end: %w", name, endpoint, ctx.Err())
+		return "", fmt.Errorf("cancel job %s on %s: the run did not end: %w", name, endpoint, ctx.Err())
 	}
+	// The run returns when the job's message stream ends, which may be
+	// before the service has the job's final state.
+	var states []string
+	for _, id := range ids {
+		for {
+			st, err := client.GetState(ctx, &jobpb.GetJobStateRequest{JobId: id})
+			if err != nil {
+				return "", fmt.Errorf("cancel job %s on %s: state of %s: %w", name, endpoint, id, err)
+			}
+			if terminal(st.GetState()) {
+				states = append(states, st.GetState().String())
+				break
+			}
+			select {
+			case <-retry.C:
+			case <-ctx.Done():
+				return "", fmt.Errorf("cancel job %s on %s: %s is still %s: %w", name, endpoint, id, st.GetState(), ctx.Err())
+			}
+		}
+	}
+	return strings.Join(states, ", "), nil
 }
 
-// cancelNamed cancels the jobs named name that have not ended, and reports
-// whether there was one.
-func cancelNamed(ctx context.Context, client jobpb.JobServiceClient, name string) (bool, error) {
+// cancelNamed cancels the jobs named name that have not ended, and returns
+// the IDs of the jobs of that name.
+func cancelNamed(ctx context.Context, client jobpb.JobServiceClient, name string) ([]string, error) {
 	jobs, err := client.GetJobs(ctx, &jobpb.GetJobsRequest{})
 	if err != nil {
-		return false, fmt.Errorf("list the jobs: %w", err)
+		return nil, fmt.Errorf("list the jobs: %w", err)
 	}
-	found := false
+	var ids []string
 	for _, j := range jobs.GetJobInfo() {
 		if j.GetJobName() != name {
 			continue
 		}
-		found = true
+		ids = append(ids, j.GetJobId())
 		if terminal(j.GetState()) {
 			continue
 		}
 		if _, err := client.Cancel(ctx, &jobpb.CancelJobRequest{JobId: j.GetJobId()}); err != nil {
-			return found, fmt.Errorf("%s: %w", j.GetJobId(), err)
+			return ids, fmt.Errorf("%s: %w", j.GetJobId(), err)
 		}
 	}
-	return found, nil
+	return ids, nil
 }
 
 func terminal(s jobpb.JobState_Enum) bool {
