@@ -588,6 +588,83 @@ func TestOTLPTracesJSON(t *testing.T) {
 	wantRun(t, runIO(t, []byte(b64), args...), 0, "encoded 1 record")
 }
 
+// TestShardingReplacesEarlierRun checks that the shards of a run replace
+// those of an earlier run of the same --out: shards past the last one
+// written are removed (so that a glob reads this run's records only),
+// files named like shards that are not container files are kept with a
+// warning, other names are left alone, and a failed run changes nothing.
+func TestShardingReplacesEarlierRun(t *testing.T) {
+	t.Parallel()
+	sample, recs := readSample(t)
+	for _, c := range []struct{ out, glob, name string }{
+		{"s.avro", "s-*.avro", "s-%05d.avro"},
+		// Glob metacharacters and a percent sign in the names.
+		{"p[1]%%-%d.avro", "p[[]1]%-*.avro", "p[1]%%-%d.avro"},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, c.out)
+		shard := func(i int) string { return filepath.Join(dir, fmt.Sprintf(c.name, i)) }
+		wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", out, "--shard-records", "100")...), 0, ", 10 shards)")
+		// Beside the shards: a text file and a directory at shard names
+		// past the next run's shards, and names that are no shard's.
+		for _, f := range []string{shard(11), filepath.Join(dir, "s-0003.avro"), filepath.Join(dir, "s-x.avro")} {
+			if err := os.WriteFile(f, []byte("not a shard"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Mkdir(shard(12), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		others := []string{filepath.Base(shard(11)), filepath.Base(shard(12)), "s-0003.avro", "s-x.avro"}
+		r := runIO(t, nil, encodeArgs("--in", sampleFile, "--out", out, "--shard-records", "300")...)
+		if r.code != 0 || !strings.Contains(r.stderr, ", 4 shards)") {
+			t.Errorf("%s: exit code %d, stderr %q", c.out, r.code, r.stderr)
+		}
+		if want := fmt.Sprintf("; removed 6 shards of an earlier run (%s ... %s)\n", shard(4), shard(9)); !strings.HasSuffix(r.stderr, want) {
+			t.Errorf("%s: summary %q, want it to end with %q", c.out, r.stderr, want)
+		}
+		for i, why := range map[int]string{11: "not an Avro container file", 12: "not a regular file"} {
+			if want := fmt.Sprintf("protoavro: warning: kept %s (%s): it is named like a shard of --out %s, past this run's last one\n", shard(i), why, out); !strings.Contains(r.stderr, want) {
+				t.Errorf("%s: stderr %q, want %q", c.out, r.stderr, want)
+			}
+		}
+		names := []string{}
+		for i := range 4 {
+			names = append(names, filepath.Base(shard(i)))
+		}
+		wantOnly(t, dir, append(names, others...)...)
+		// The container files a glob over the shards finds hold the
+		// sample, once.
+		matches, _ := filepath.Glob(filepath.Join(dir, c.glob))
+		var found []string
+		var all []byte
+		for _, m := range matches {
+			if !slices.Contains(others, filepath.Base(m)) {
+				found = append(found, filepath.Base(m))
+				all = append(all, runIO(t, nil, "decode", m).stdout...)
+			}
+		}
+		if !slices.Equal(found, names) || !bytes.Equal(all, sample) {
+			t.Errorf("%s: the glob %s finds %q; want %q, holding the sample", c.out, c.glob, found, names)
+		}
+		// A failed run changes nothing: no shard is removed or replaced.
+		bad := filepath.Join(t.TempDir(), "bad.bin")
+		os.WriteFile(bad, slices.Concat(slices.Concat(recs[:150]...), badRecord), 0o644)
+		before, _ := os.ReadFile(shard(0))
+		wantRun(t, runIO(t, nil, encodeArgs("--in", bad, "--out", out, "--shard-records", "50")...), 1, "record 150")
+		wantOnly(t, dir, append(names, others...)...)
+		if after, _ := os.ReadFile(shard(0)); !bytes.Equal(after, before) {
+			t.Errorf("%s: a failed run changed %s", c.out, shard(0))
+		}
+		// One run of one shard removes all but the first.
+		r = runIO(t, nil, encodeArgs("--in", sampleFile, "--out", out, "--shard-records", "1000")...)
+		if want := fmt.Sprintf("; removed 3 shards of an earlier run (%s, %s, %s)\n", shard(1), shard(2), shard(3)); r.code != 0 || !strings.HasSuffix(r.stderr, want) {
+			t.Errorf("%s: exit code %d, stderr %q, want it to end with %q", c.out, r.code, r.stderr, want)
+		}
+		wantOnly(t, dir, append([]string{filepath.Base(shard(0))}, others...)...)
+	}
+}
+
 // TestShardingExactMultiple checks that a record count that fills the last
 // shard exactly leaves no empty shard after it, by records and by size.
 func TestShardingExactMultiple(t *testing.T) {
@@ -772,8 +849,20 @@ func TestOutputIsAnInput(t *testing.T) {
 	hard := filepath.Join(dir, "hard.bin")
 	must(os.Link(records, hard))
 	other := filepath.Join(dir, "other.avro")
+	proto := filepath.Join(dir, "avro2147.proto")
+	protoText, err := os.ReadFile("../../testdata/proto/avro2147.proto")
+	must(err)
+	must(os.WriteFile(proto, protoText, 0o644))
+	sharded := filepath.Join(dir, "s.avro")
+	shardIn := filepath.Join(dir, "s-00002.avro")
+	must(os.WriteFile(shardIn, sample, 0o644))
+	shardLink := filepath.Join(dir, "in-2")
+	must(os.Symlink(shardIn, shardLink))
+	shardRejects := filepath.Join(dir, "s-00001.avro")
+	plainIn := filepath.Join(dir, "t.avro")
+	must(os.WriteFile(plainIn, sample, 0o644))
 	before := map[string][]byte{}
-	for _, f := range []string{avro, records, schema, jsonFile, descSet} {
+	for _, f := range []string{avro, records, schema, jsonFile, descSet, proto, shardIn} {
 		before[f], _ = os.ReadFile(f)
 	}
 	refused := func(out, as string) string {
@@ -801,6 +890,13 @@ func TestOutputIsAnInput(t *testing.T) {
 		{[]string{"fromjson", "--schema", schema, jsonFile, "--out", jsonFile}, refused(jsonFile, "")},
 		{[]string{"fromjson", "--schema", schema, jsonFile, "--out", schema}, refused(schema, "")},
 		{encodeArgs("--in", records, "--out", other, "--skip-bad", "--rejects", other), "--out and --rejects name the same file " + other},
+		// The positional .proto file, in its import path.
+		{[]string{"encode", "-I", dir, "-m", "protoavro.avro2147.Foo", "avro2147.proto", "--in", records, "--out", proto}, refused(proto, "")},
+		// Sharded, --out names the shards, not a file: an input named as
+		// a shard (or linked to one) is refused, with the shard's number.
+		{encodeArgs("--in", shardIn, "--out", sharded, "--shard-records", "10"), "--out " + sharded + ": shard 2, " + shardIn + ", is also an input; refusing to overwrite it"},
+		{encodeArgs("--in", records, "--in", shardLink, "--out", sharded, "--shard-records", "10"), "--out " + sharded + ": shard 2, " + shardIn + ", is also an input (" + shardLink + "); refusing to overwrite it"},
+		{encodeArgs("--in", records, "--out", sharded, "--shard-records", "10", "--skip-bad", "--rejects", shardRejects), "--out " + sharded + " and --rejects " + shardRejects + ": shard 1 is the rejects file"},
 	} {
 		wantRun(t, runIO(t, nil, c.args...), 2, "protoavro: "+c.want)
 	}
@@ -808,6 +904,11 @@ func TestOutputIsAnInput(t *testing.T) {
 		if got, _ := os.ReadFile(f); !bytes.Equal(got, data) {
 			t.Errorf("%s was changed", f)
 		}
+	}
+	// Sharded, an input named as --out is no shard.
+	wantRun(t, runIO(t, nil, encodeArgs("--in", plainIn, "--out", plainIn, "--shard-records", "600")...), 0, ", 2 shards)")
+	if got, _ := os.ReadFile(plainIn); !bytes.Equal(got, sample) {
+		t.Errorf("%s was changed", plainIn)
 	}
 	// A character device is no file of its own: /dev/null may be both.
 	wantRun(t, runIO(t, nil, "fromjson", "--schema", schema, "/dev/null", "--out", "/dev/null"), 0, "wrote 0 records")

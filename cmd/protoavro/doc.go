@@ -83,7 +83,10 @@
 // none) and the mapping options, so decode needs no .proto files.
 // --shard-records and --shard-size split the output into complete
 // container files named after --out. Sizes take a binary suffix K, M or G
-// (--shard-size 2G; 1K = 1024).
+// (--shard-size 2G; 1K = 1024). A run replaces the shards of an earlier
+// run of the same --out: after its own are in place it removes the
+// container files at the shard names past its last one (other files there
+// are kept, with a warning).
 //
 // For bytes fields named like OTLP's trace_id and span_id, a JSON line
 // whose IDs are hex (as OTLP/JSON writes them; protojson reads bytes as

@@ -99,6 +99,8 @@ Flags:
                          each a complete container file named by --out with
                          its number: a %d verb in it (out-%03d.avro), or
                          else "-NNNNN" before the extension (out-00000.avro).
+                         The shards of an earlier run numbered past this
+                         run's last one are removed.
   --shard-size BYTES     Start a new shard once one reaches BYTES, with an
                          optional suffix K, M or G (1K = 1024), e.g. 128M
                          or 2G; a shard may pass it by the blocks that
@@ -157,6 +159,10 @@ type streamFlags struct {
 	out     string
 	skipBad bool
 	rejects string
+	// shards, when set (by encode, whose shard flags decide what --out
+	// names), is called by parse after the flags are parsed, for the
+	// output's shard set.
+	shards func() (*shardSet, error)
 }
 
 // register defines the flags in fs.
@@ -187,7 +193,22 @@ func (f *streamFlags) parse(fs *flag.FlagSet, args []string) (protos, inputs []s
 		return nil, nil, err
 	}
 	read := append(slices.Clone(inputs), f.types.descriptorSets...)
-	if err := checkPaths(read, fileRole{"--out", f.out}, fileRole{"--rejects", f.rejects}); err != nil {
+	read = append(read, f.types.protoPaths(protos)...)
+	out := fileRole{"--out", f.out}
+	if f.shards != nil {
+		shards, err := f.shards()
+		if err != nil {
+			return nil, nil, err
+		}
+		if shards.sharded {
+			// --out is a pattern, not a file: its shards are checked.
+			if err := shards.checkFiles(read, f.rejects); err != nil {
+				return nil, nil, err
+			}
+			out.path = ""
+		}
+	}
+	if err := checkPaths(read, out, fileRole{"--rejects", f.rejects}); err != nil {
 		return nil, nil, err
 	}
 	if f.rejects == "-" && (f.out == "" || f.out == "-") {
@@ -224,18 +245,17 @@ func runEncode(args []string, std stdio) error {
 	fs.Var(&shardSize, "shard-size", "bytes per shard")
 	fs.Var(&descriptors, "descriptors", "embedded descriptors")
 	sf.register(fs)
+	e := &encoder{std: std}
+	// The shard flags decide what --out names, which parse checks
+	// against the inputs.
+	sf.shards = func() (s *shardSet, err error) {
+		sharded := shardRecords.n > 0 || shardSize.n > 0
+		e.shards, err = newShardSet(sf.out, sharded, int64(shardRecords.n), int64(shardSize.n), std)
+		return e.shards, err
+	}
 	protos, inputs, err := sf.parse(fs, args)
 	if err != nil {
 		return err
-	}
-	sharded := shardRecords.n > 0 || shardSize.n > 0
-	if sharded && (sf.out == "" || sf.out == "-") {
-		return usage.Errorf("--shard-records and --shard-size need --out FILE")
-	}
-	if sharded && strings.Contains(sf.out, "%") {
-		if a, b := fmt.Sprintf(sf.out, 0), fmt.Sprintf(sf.out, 1); strings.Contains(a, "%!") || a == b {
-			return usage.Errorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", sf.out)
-		}
 	}
 	if err := checkTerminal(sf.out, std, "Avro"); err != nil {
 		return err
@@ -245,12 +265,7 @@ func runEncode(args []string, std stdio) error {
 		return err
 	}
 	start := time.Now()
-	e := &encoder{
-		std:     std,
-		md:      md,
-		skip:    sf.skipBad,
-		several: len(inputs) > 1,
-	}
+	e.md, e.skip, e.several = md, sf.skipBad, len(inputs) > 1
 	if sf.format.set {
 		e.format = &sf.format.f
 	}
@@ -278,7 +293,6 @@ func runEncode(args []string, std stdio) error {
 	}
 	e.otlp = hexIDFields(md)
 	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID})
-	e.shards = &shardSet{pattern: sf.out, sharded: sharded, records: int64(shardRecords.n), size: int64(shardSize.n), std: std}
 	defer e.shards.abort()
 	defer e.closeWriter() // stops the workers after an error
 	if err := e.openShard(); err != nil {
@@ -303,14 +317,31 @@ func runEncode(args []string, std stdio) error {
 	if err := e.shards.commit(); err != nil {
 		return err
 	}
-	shards := ""
-	if sharded {
+	shards, stale := "", ""
+	if e.shards.sharded {
 		shards = ", " + plural(int64(len(e.shards.done)), "shard")
 	}
-	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s\n",
+	if n := len(e.shards.stale); n > 0 {
+		stale = fmt.Sprintf("; removed %s of an earlier run (%s)", plural(int64(n), "shard"), listNames(e.shards.stale))
+	}
+	for _, k := range e.shards.kept {
+		if _, err := fmt.Fprintf(std.err, "protoavro: warning: kept %s: it is named like a shard of --out %s, past this run's last one\n", k, sf.out); err != nil {
+			return fmt.Errorf("write a warning to standard error: %w", err)
+		}
+	}
+	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s%s\n",
 		plural(e.records, "record"), formatBytes(e.bytesIn), formatBytes(e.bytesOut),
 		plural(e.blocks, "block"), e.opts.Compression, shards, formatDuration(time.Since(start)),
-		e.skipped, skipNote(e.firstBad, sf.rejects))
+		e.skipped, skipNote(e.firstBad, sf.rejects), stale)
+}
+
+// listNames lists paths for a summary: all of them up to three, else the
+// first and the last.
+func listNames(paths []string) string {
+	if len(paths) <= 3 {
+		return strings.Join(paths, ", ")
+	}
+	return paths[0] + " ... " + paths[len(paths)-1]
 }
 
 // summary prints the summary line of a command; a failed write is the
@@ -334,73 +365,6 @@ func totalSize(paths []string) int64 {
 		n += st.Size()
 	}
 	return n
-}
-
-// shardSet is the output of encode: one file, or shards named by a pattern.
-type shardSet struct {
-	pattern string
-	sharded bool
-	// records and size are the limits of one shard, 0 for none.
-	records, size int64
-	std           stdio
-	cur           *output
-	done          []*output
-}
-
-// name returns the file name of shard i.
-func (s *shardSet) name(i int) string {
-	if !s.sharded {
-		return s.pattern
-	}
-	if strings.Contains(s.pattern, "%") {
-		return fmt.Sprintf(s.pattern, i)
-	}
-	ext := filepath.Ext(s.pattern)
-	return fmt.Sprintf("%s-%05d%s", strings.TrimSuffix(s.pattern, ext), i, ext)
-}
-
-// next opens the next shard.
-func (s *shardSet) next() (*output, error) {
-	out, err := createOutput(s.name(len(s.done)), "--out", s.std)
-	if err != nil {
-		return nil, err
-	}
-	s.cur = out
-	return out, nil
-}
-
-// finish finishes the current shard; it is renamed by commit.
-func (s *shardSet) finish() error {
-	if s.cur == nil {
-		return nil
-	}
-	out := s.cur
-	s.cur = nil
-	if err := out.finish(); err != nil {
-		return err
-	}
-	s.done = append(s.done, out)
-	return nil
-}
-
-// commit renames every finished shard to its name.
-func (s *shardSet) commit() error {
-	for _, out := range s.done {
-		if err := out.commit(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// abort removes the shards not committed.
-func (s *shardSet) abort() {
-	if s.cur != nil {
-		s.cur.abort()
-	}
-	for _, out := range s.done {
-		out.abort()
-	}
 }
 
 // fileRole is a file that a command writes, with the flag that names it.

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"os"
+	"path/filepath"
 
 	"github.com/protoavro/protoavro/internal/protoload"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -64,4 +66,26 @@ func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor
 // descriptor sets. Every error it returns is a [usage.Error].
 func (t *typeFlags) load(positional []string) (*protoload.Types, error) {
 	return protoload.Load(context.Background(), t.input(positional))
+}
+
+// protoPaths returns the files that the positional .proto arguments may
+// name (as paths, and in each import path; those that exist), for the
+// checks against outputs. Their imports are not looked for.
+func (t *typeFlags) protoPaths(protos []string) []string {
+	dirs := t.importPaths
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	var paths []string
+	for _, p := range protos {
+		for _, path := range append([]string{p}, dirs...) {
+			if path != p {
+				path = filepath.Join(path, p)
+			}
+			if _, err := os.Stat(path); err == nil {
+				paths = append(paths, path)
+			}
+		}
+	}
+	return paths
 }
