@@ -6,7 +6,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -358,10 +357,10 @@ func runCount(args []string, std stdio) error {
 		if err != nil {
 			return err
 		}
+		// The blocks as stored, through the loop of the other commands, so
+		// that a damaged file gets their error.
 		for err == nil {
-			if err = c.interrupted(); err == nil {
-				_, err = c.or.NextRaw()
-			}
+			_, err = c.nextBlock(true)
 		}
 		c.close()
 		n := c.or.Records()
@@ -375,8 +374,8 @@ func runCount(args []string, std stdio) error {
 		if werr != nil {
 			return werr
 		}
-		if !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: %w (%s before it)", c.in.name, err, plural(n, "record"))
+		if err != io.EOF {
+			return err // the count before the damage is printed
 		}
 	}
 	if len(files) > 1 {
