@@ -857,6 +857,9 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 			return nil, incompatible(w, "enum "+string(v.enum.desc.FullName()))
 		}
 		ed := v.enum.desc
+		if n := simpleName(w.Name); n != string(ed.Name()) && n != simpleName(v.enum.avroName) {
+			return nil, fmt.Errorf("%w: writer enum %s cannot be read as enum %s", ErrIncompatible, w.Name, ed.FullName())
+		}
 		numbers := make([]int32, len(w.Symbols))
 		def := v.enum.numbers[0]
 		if d, ok := rc.enumDefaults[ed.FullName()]; ok {

@@ -388,3 +388,28 @@ func TestResolveNullListItem(t *testing.T) {
 		}
 	}
 }
+
+// A writer enum whose name is not the reader enum's does not resolve, as
+// Avro's rules say (both enums, their unqualified names equal) and as the
+// records' names are checked: reading it matched the symbols by name and
+// turned every symbol the reader lacks into its default, silently.
+func TestResolveEnumNameMismatch(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p; enum Color { RED = 0; GREEN = 1; } message M { Color c = 1; }`, "p.M")
+	for _, c := range []struct {
+		enum string
+		ok   bool
+	}{
+		{`{"type":"enum","name":"Color","symbols":["GREEN","RED"]}`, true},
+		{`{"type":"enum","name":"other.ns.Color","symbols":["GREEN","RED"]}`, true},
+		{`{"type":"enum","name":"Shade","symbols":["DARK","GREEN"]}`, false},
+	} {
+		writer := `{"type":"record","name":"M","fields":[{"name":"c","type":` + c.enum + `}]}`
+		_, err := resolveText(t, Options{}, md, writer)
+		if c.ok && err != nil {
+			t.Errorf("%s: %v", c.enum, err)
+		}
+		if !c.ok && !errors.Is(err, ErrIncompatible) {
+			t.Errorf("%s: Resolve = %v, want ErrIncompatible", c.enum, err)
+		}
+	}
+}
