@@ -2,8 +2,10 @@ package serde
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
@@ -27,19 +29,31 @@ type SerializerOptions struct {
 	// incompatible one with ErrIncompatible. The new schemas of one subject
 	// are checked and registered one at a time.
 	Check bool
+	// IDTTL, when positive, is how long the schema ID of a (subject, schema)
+	// pair is used without asking the registry again. The first record
+	// after it registers the schema again (with LookupOnly: looks it up
+	// again; with Check: runs the gate first if the subject no longer holds
+	// it), so a version deleted from the registry is registered anew (or,
+	// with LookupOnly, its records fail with ErrUnknownID or
+	// ErrUnknownSubject) within one IDTTL. If the registry is down then
+	// (ErrRegistryUnavailable), the ID is kept for another IDTTL. 0 (the
+	// default) keeps each ID for the life of the serializer, as Confluent's
+	// Java client does.
+	IDTTL time.Duration
 }
 
 // Serializer writes protobuf messages as Confluent-framed Avro records (Avro
 // out). The schema ID of each (subject, schema) pair is obtained from the
-// registry once and then cached: records cost no registry call. It is safe for
-// concurrent use.
+// registry once and then cached (for SerializerOptions.IDTTL when that is
+// set): records cost no registry call. It is safe for concurrent use.
 type Serializer struct {
 	reg  *Registry
 	opts SerializerOptions
-	ids  onceCache[subjectSchema, uint32]
+	now  func() time.Time
+	ids  onceCache[subjectSchema, idEntry]
 	// byCodec is the per-record path: the ID of a codec on a topic, found
 	// without building the subject name.
-	byCodec onceCache[topicCodec, uint32]
+	byCodec onceCache[topicCodec, idEntry]
 	// gates hold the check and registration of a new schema under a
 	// subject (subject → chan struct{} of capacity 1): two schemas new to a
 	// subject at once are checked one after the other, the second against
@@ -57,9 +71,28 @@ type subjectSchema struct {
 	schema  *protoavro.Schema
 }
 
+// idEntry is a cached schema ID and when it expires (zero: never).
+type idEntry struct {
+	id      uint32
+	expires time.Time
+}
+
 // NewSerializer returns a serializer on reg.
 func NewSerializer(reg *Registry, opts SerializerOptions) *Serializer {
-	return &Serializer{reg: reg, opts: opts}
+	return &Serializer{reg: reg, opts: opts, now: time.Now}
+}
+
+// stale reports whether e has expired.
+func (s *Serializer) stale(e idEntry) bool {
+	return !e.expires.IsZero() && !s.now().Before(e.expires)
+}
+
+// entry returns a cache entry of id that expires after IDTTL.
+func (s *Serializer) entry(id uint32) idEntry {
+	if s.opts.IDTTL <= 0 {
+		return idEntry{id: id}
+	}
+	return idEntry{id: id, expires: s.now().Add(s.opts.IDTTL)}
 }
 
 // Codec returns the codec of md under the serializer's mapping options.
@@ -71,51 +104,77 @@ func (s *Serializer) Codec(md protoreflect.MessageDescriptor) (*protoavro.Codec,
 // registering it (or looking it up) on first use.
 func (s *Serializer) ID(ctx context.Context, topic string, codec *protoavro.Codec) (uint32, error) {
 	k := topicCodec{topic, codec}
-	if id, ok := s.byCodec.peek(k); ok {
-		return id, nil
+	e, ok := s.byCodec.peek(k)
+	if ok && !s.stale(e) {
+		return e.id, nil
 	}
-	return s.byCodec.get(ctx, k, func() (uint32, error) {
+	if ok {
+		s.byCodec.drop(k, s.stale)
+	}
+	e, err := s.byCodec.get(ctx, k, func() (idEntry, error) {
 		sch := codec.Schema()
 		return s.subjectID(ctx, s.opts.Strategy.Subject(topic, sch.FullName(), s.opts.Key), sch)
 	})
+	return e.id, err
 }
 
 // subjectID returns the schema ID of sch under subject, registering it (or
-// looking it up) on first use.
-func (s *Serializer) subjectID(ctx context.Context, subject string, sch *protoavro.Schema) (uint32, error) {
-	return s.ids.get(ctx, subjectSchema{subject, sch}, func() (uint32, error) {
-		text, err := sch.JSON()
+// looking it up) on first use and again once its entry expired.
+func (s *Serializer) subjectID(ctx context.Context, subject string, sch *protoavro.Schema) (idEntry, error) {
+	k := subjectSchema{subject, sch}
+	prev, had := s.ids.peek(k)
+	if had && !s.stale(prev) {
+		return prev, nil
+	}
+	if had {
+		s.ids.drop(k, s.stale)
+	}
+	return s.ids.get(ctx, k, func() (idEntry, error) {
+		id, err := s.register(ctx, subject, sch)
+		if err != nil {
+			if had && errors.Is(err, ErrRegistryUnavailable) {
+				return s.entry(prev.id), nil // asked again after another IDTTL
+			}
+			return idEntry{}, err
+		}
+		return s.entry(id), nil
+	})
+}
+
+// register registers sch under subject (or looks it up, or checks and
+// registers it, as the options say) and returns its ID.
+func (s *Serializer) register(ctx context.Context, subject string, sch *protoavro.Schema) (uint32, error) {
+	text, err := sch.JSON()
+	if err != nil {
+		return 0, err
+	}
+	rs := Schema{Type: TypeAvro, Text: string(text)}
+	if s.opts.LookupOnly {
+		id, _, err := s.reg.Lookup(ctx, subject, rs)
+		return uint32(id), err
+	}
+	if s.opts.Check {
+		g, _ := s.gates.LoadOrStore(subject, make(chan struct{}, 1))
+		gate := g.(chan struct{})
+		select {
+		case gate <- struct{}{}:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+		defer func() { <-gate }()
+		if id, _, err := s.reg.Lookup(ctx, subject, rs); err == nil {
+			return uint32(id), nil
+		}
+		rep, err := s.reg.Check(ctx, subject, string(text))
 		if err != nil {
 			return 0, err
 		}
-		rs := Schema{Type: TypeAvro, Text: string(text)}
-		if s.opts.LookupOnly {
-			id, _, err := s.reg.Lookup(ctx, subject, rs)
-			return uint32(id), err
+		if err := rep.Err(); err != nil {
+			return 0, err
 		}
-		if s.opts.Check {
-			g, _ := s.gates.LoadOrStore(subject, make(chan struct{}, 1))
-			gate := g.(chan struct{})
-			select {
-			case gate <- struct{}{}:
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
-			defer func() { <-gate }()
-			if id, _, err := s.reg.Lookup(ctx, subject, rs); err == nil {
-				return uint32(id), nil
-			}
-			rep, err := s.reg.Check(ctx, subject, string(text))
-			if err != nil {
-				return 0, err
-			}
-			if err := rep.Err(); err != nil {
-				return 0, err
-			}
-		}
-		id, _, err := s.reg.Register(ctx, subject, rs)
-		return uint32(id), err
-	})
+	}
+	id, _, err := s.reg.Register(ctx, subject, rs)
+	return uint32(id), err
 }
 
 // Encode appends the framed Avro record of m, for topic, to dst.

@@ -77,3 +77,27 @@ func (c *onceCache[K, V]) peek(k K) (V, bool) {
 	var zero V
 	return zero, false
 }
+
+// drop removes k's cached value if stale reports it stale, so the next get
+// calls its function again. A value another caller has just put in its place
+// is kept, and a call under way is not disturbed: concurrent callers that
+// found one stale value make one new call.
+func (c *onceCache[K, V]) drop(k K, stale func(V) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.ready.Load()
+	if old == nil {
+		return
+	}
+	v, ok := (*old)[k]
+	if !ok || !stale(v) {
+		return
+	}
+	// A value in ready is a finished call's, still in m (get deletes only
+	// failed ones): drop both.
+	delete(c.m, k)
+	next := make(map[K]V, len(*old))
+	maps.Copy(next, *old)
+	delete(next, k)
+	c.ready.Store(&next)
+}

@@ -7,3 +7,6 @@ func SetClock(r *Registry, now func() time.Time) { r.misses.now = now }
 
 // UnknownIDs returns the number of unknown IDs r remembers.
 func UnknownIDs(r *Registry) int { return r.misses.len() }
+
+// SetSerializerClock makes s's ID cache read the time from now.
+func SetSerializerClock(s *Serializer, now func() time.Time) { s.now = now }
