@@ -886,6 +886,12 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 	if wt0 != rt && !avroschema.Promotes(wt0, rt) {
 		return nil, incompatible(w, rt.String())
 	}
+	if (v.kind == vUint64Dec || v.kind == vFixed64Dec) && w.Logical == "decimal" && w.Scale != 0 {
+		// The unscaled integer of another scale is another number: 1.23 of
+		// decimal(20,2) is 123 unscaled. Avro's rules match decimals only
+		// of the same scale.
+		return nil, fmt.Errorf("%w: writer decimal(%d,%d) cannot be read as decimal(20,0): its scale differs", ErrIncompatible, w.Precision, w.Scale)
+	}
 	if d := fastScalar(wt0, v, own, wt); d != nil {
 		return d, nil
 	}

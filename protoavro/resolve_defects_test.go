@@ -413,3 +413,53 @@ func TestResolveEnumNameMismatch(t *testing.T) {
 		}
 	}
 }
+
+// A writer decimal of another scale is not read as a uint64 of the
+// decimal(20,0) mapping: its unscaled integer is another number (1.23 of
+// decimal(20,2) is 123 unscaled), so Avro's rules match decimals only of the
+// same scale. It was read as the unscaled integer, 100 times the value.
+// Another precision of scale 0 reads; so does plain bytes, whose value is
+// taken as the reader's decimal. (In a writer union, the branch fails when
+// data uses it, as other branches the reader cannot take.)
+func TestResolveDecimalScale(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		import "google/protobuf/wrappers.proto";
+		message M { uint64 u = 1; repeated fixed64 fs = 2; google.protobuf.UInt64Value w = 3; }`, "p.M")
+	o := Options{Uint64: Uint64AsDecimal}
+	record := func(u, fs, w string) string {
+		return `{"type":"record","name":"M","fields":[{"name":"u","type":` + u +
+			`},{"name":"fs","type":{"type":"array","items":` + fs +
+			`}},{"name":"w","type":` + w + `}]}`
+	}
+	dec := func(p, s int) string {
+		return fmt.Sprintf(`{"type":"bytes","logicalType":"decimal","precision":%d,"scale":%d}`, p, s)
+	}
+	for _, c := range []struct{ name, u, fs, w, field string }{
+		{"scalar", dec(20, 2), dec(20, 0), dec(20, 0), "p.M.u"},
+		{"repeated", dec(20, 0), dec(20, 3), dec(20, 0), "p.M.fs"},
+		{"wrapper", dec(20, 0), dec(20, 0), dec(18, 1), "p.M.w"},
+	} {
+		_, err := resolveText(t, o, md, record(c.u, c.fs, c.w))
+		if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "scale") {
+			t.Errorf("%s: Resolve: %v, want ErrIncompatible naming %s and the scale", c.name, err, c.field)
+		}
+	}
+	// 123 as decimal(10,0), as plain bytes, and as decimal(20,0).
+	datum := appendLong(nil, 1)
+	datum = append(datum, 123)
+	datum = appendLong(datum, 1) // one item
+	datum = appendLong(datum, 1)
+	datum = append(datum, 123)
+	datum = appendLong(datum, 0)
+	datum = appendLong(datum, 1) // the union's second branch
+	datum = appendLong(datum, 1)
+	datum = append(datum, 123)
+	m, err := resolveDatumWith(t, o, md, record(dec(10, 0), `"bytes"`, `["null",`+dec(20, 0)+`]`), datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := md.Fields()
+	if u, fs, w := m.Get(f.ByName("u")).Uint(), m.Get(f.ByName("fs")).List(), m.Get(f.ByName("w")).Message(); u != 123 || fs.Len() != 1 || fs.Get(0).Uint() != 123 || w.Get(w.Descriptor().Fields().ByName("value")).Uint() != 123 {
+		t.Errorf("read %v, want u, fs and w 123", m)
+	}
+}
