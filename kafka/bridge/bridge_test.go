@@ -89,10 +89,7 @@ func verify(t testing.TB, de *serde.Deserializer, md protoreflect.MessageDescrip
 func setup(t testing.TB, partitions int32) ([]string, *kgo.Client, *serde.Registry, protoreflect.MessageDescriptor, uint32) {
 	_, brokers := kafkatest.Cluster(t, partitions, "in", "out", "dlq")
 	_, reg := kafkatest.Registry(t)
-	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := kafkatest.RegisterPerson(t, reg, "in-value", "v2")
 	return brokers, kafkatest.Client(t, brokers), reg, kafkatest.Person(t, "v2"), id
 }
 
@@ -364,10 +361,7 @@ func newRegistryFixture(t *testing.T, admin serde.RegistryOptions, recs func(md 
 	_, f.brokers = kafkatest.Cluster(t, 1, "in", "out", "dlq")
 	t.Cleanup(f.fake.Close)
 	f.reg = f.client(t, admin)
-	id, err := serde.NewProtoEncoder(f.reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := kafkatest.RegisterPerson(t, f.reg, "in-value", "v2")
 	f.recs = recs(f.md, id)
 	kafkatest.Produce(t, kafkatest.Client(t, f.brokers), f.recs)
 	return f
@@ -394,13 +388,6 @@ func (f *registryFixture) run(reg *serde.Registry, dlq string, n int) (ctx conte
 	return ctx, sum, err
 }
 
-// unavailable makes the registry answer 503 to everything.
-func unavailable(w http.ResponseWriter, _ *http.Request) bool {
-	w.WriteHeader(http.StatusServiceUnavailable)
-	w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
-	return true
-}
-
 // TestRegistryOutage: a registry that answers 503 for longer than the bound
 // on finishing a batch after a stop is retried until it is back; the bridge
 // neither stops nor dead-letters, and every record comes out once.
@@ -413,7 +400,7 @@ func TestRegistryOutage(t *testing.T) {
 	var refused atomic.Int64
 	f.fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		refused.Add(1)
-		return unavailable(w, r)
+		return kafkatest.Unavailable(w, r)
 	})
 	go func() {
 		time.Sleep(3500 * time.Millisecond) // longer than the batch timeout
@@ -460,7 +447,7 @@ func TestStopDuringOutage(t *testing.T) {
 		bad := &kgo.Record{Topic: "in", Value: []byte("plain text")}
 		return append([]*kgo.Record{bad}, inputs(t, "in", md, id, 0, n)...)
 	})
-	f.fake.Intercept(unavailable)
+	f.fake.Intercept(kafkatest.Unavailable)
 	ctx, _, err := f.run(f.client(t, serde.RegistryOptions{}), "", n+1)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatalf("the bridge returned only when its context ended: %v", err)

@@ -53,10 +53,7 @@ func runAsync(ctx context.Context, cfg bridge.Config) <-chan commitResult {
 func newCommitFixture(t *testing.T, ctx context.Context, err *kerr.Error, count int, cfg bridge.Config) *commitFixture {
 	c, brokers := kafkatest.Cluster(t, 2, "in", "out")
 	_, reg := kafkatest.Registry(t)
-	id, rerr := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
+	id := kafkatest.RegisterPerson(t, reg, "in-value", "v2")
 	md := kafkatest.Person(t, "v2")
 	cl := kafkatest.Client(t, brokers)
 	f := &commitFixture{
@@ -225,10 +222,7 @@ func TestFetchErrors(t *testing.T) {
 func TestDataLoss(t *testing.T) {
 	c, brokers := kafkatest.Cluster(t, 1, "in", "out")
 	_, reg := kafkatest.Registry(t)
-	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := kafkatest.RegisterPerson(t, reg, "in-value", "v2")
 	md := kafkatest.Person(t, "v2")
 	cl := kafkatest.Client(t, brokers)
 	kafkatest.Produce(t, cl, inputs(t, "in", md, id, 0, 50))

@@ -206,16 +206,7 @@ func TestSerializerDeletedVersion(t *testing.T) {
 		ser := serde.NewSerializer(reg, serde.SerializerOptions{IDTTL: ttl})
 		serde.SetSerializerClock(ser, clock)
 		id := mustEncode(t, ser, "people")
-		var down atomic.Bool
-		down.Store(true)
-		fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
-			if !down.Load() {
-				return false
-			}
-			w.WriteHeader(http.StatusServiceUnavailable)
-			w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
-			return true
-		})
+		down := kafkatest.RegistryDown(fake)
 		now.Add(int64(ttl))
 		before := calls.Load()
 		if got := mustEncode(t, ser, "people"); got != id {

@@ -242,11 +242,7 @@ func TestRegistryDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
-		return true
-	})
+	fake.Intercept(kafkatest.Unavailable)
 	reg2, _ := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
 	de2, _ := serde.NewDeserializer(reg2, md, protoavro.Options{})
 	got := dynamicpb.NewMessage(md)
@@ -261,10 +257,7 @@ func TestRegistryDown(t *testing.T) {
 
 func TestWrongSchemaType(t *testing.T) {
 	_, reg := kafkatest.Registry(t)
-	id, err := serde.NewProtoEncoder(reg).Register(ctx, "p-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := kafkatest.RegisterPerson(t, reg, "p-value", "v2")
 	md := kafkatest.Person(t, "v2")
 	de, _ := serde.NewDeserializer(reg, md, protoavro.Options{})
 	if err := de.Decode(ctx, serde.AppendHeader(nil, id), dynamicpb.NewMessage(md)); !errors.Is(err, serde.ErrWrongSchemaType) {
@@ -396,16 +389,7 @@ func TestUnknownIDCached(t *testing.T) {
 
 	// A registry that is down is no miss: every ask is a request, and once
 	// it is back the ID is unknown (or known) by its answer.
-	var down atomic.Bool
-	down.Store(true)
-	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
-		if !down.Load() {
-			return false
-		}
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
-		return true
-	})
+	down := kafkatest.RegistryDown(fake)
 	for i := range 5 {
 		before := calls.Load()
 		if _, err := reg.SchemaByID(ctx, 5555); !errors.Is(err, serde.ErrRegistryUnavailable) {

@@ -208,10 +208,7 @@ func TestSecondInterrupt(t *testing.T) {
 	_, brokers := kafkatest.Cluster(t, 1, "in", "out")
 	_, reg := kafkatest.Registry(t)
 	md := kafkatest.Person(t, "v2")
-	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := kafkatest.RegisterPerson(t, reg, "in-value", "v2")
 	enc := serde.NewProtoEncoder(reg)
 	var recs []*kgo.Record
 	for i, w := range kafkatest.PersonWires(t, md, 0, 10) {

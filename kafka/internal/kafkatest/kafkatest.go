@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,6 +57,25 @@ func Registry(t testing.TB) (*srfake.Registry, *serde.Registry) {
 	return r, cl
 }
 
+// Unavailable answers a registry request as a registry whose store is down
+// (503, error code 50003), for srfake's Intercept.
+func Unavailable(w http.ResponseWriter, _ *http.Request) bool {
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write([]byte(`{"error_code":50003,"message":"store unavailable"}`))
+	return true
+}
+
+// RegistryDown makes fake answer every request with [Unavailable] while the
+// switch it returns is on; it starts on.
+func RegistryDown(fake *srfake.Registry) *atomic.Bool {
+	var down atomic.Bool
+	down.Store(true)
+	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		return down.Load() && Unavailable(w, r)
+	})
+	return &down
+}
+
 // RepoRoot returns the main repository's root directory.
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
@@ -69,6 +90,17 @@ func EvolutionSource(t testing.TB, version string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// RegisterPerson registers the evolution test proto of version ("v1" or
+// "v2") under subject in reg and returns its schema ID.
+func RegisterPerson(t testing.TB, reg *serde.Registry, subject, version string) uint32 {
+	t.Helper()
+	id, err := serde.NewProtoEncoder(reg).Register(context.Background(), subject, EvolutionSource(t, version), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // Person compiles the evolution Person message of version ("v1" or "v2").
