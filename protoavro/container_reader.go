@@ -79,6 +79,8 @@ type ContainerError struct {
 	Err error
 }
 
+// Error describes the error and where it is, as "protoavro: container
+// header at byte N: ..." or "protoavro: container block B at byte N: ...".
 func (e *ContainerError) Error() string {
 	return "protoavro: " + (&ocf.Error{Offset: e.Offset, Block: e.Block, Err: e.Err}).Error()
 }

@@ -138,6 +138,8 @@ type RecordError struct {
 	Err error
 }
 
+// Error describes the error as "protoavro: record I (input byte N): ...",
+// or "protoavro: record I: ..." where Offset is -1.
 func (e *RecordError) Error() string {
 	msg := strings.TrimPrefix(e.Err.Error(), "protoavro: ")
 	if e.Offset >= 0 {
