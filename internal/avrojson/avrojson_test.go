@@ -421,3 +421,54 @@ func TestNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestUnionDefaultAnyBranch: the specification (from Avro 1.12; AVRO-3649)
+// lets a union field's default match any branch, and the schema parser
+// (twmb/avro) accepts such defaults; a missing field takes the default in
+// the first branch it matches, as twmb/avro's schema resolution fills it.
+// AppendDatum tried the first branch only and refused the datum ("want
+// null, got a number").
+func TestUnionDefaultAnyBranch(t *testing.T) {
+	const reader = `{"type":"record","name":"R","fields":[
+		{"name":"a","type":["null","int"],"default":3},
+		{"name":"b","type":["int","long"],"default":2147483648},
+		{"name":"c","type":["null","bytes","string"],"default":"\u00e9"},
+		{"name":"d","type":["string","null"],"default":null},
+		{"name":"e","type":["null",{"type":"record","name":"S","fields":[{"name":"x","type":"int"}]},
+			{"type":"record","name":"T","fields":[{"name":"y","type":["null","long"],"default":5}]}],"default":{}},
+		{"name":"f","type":{"type":"array","items":["null","double"]},"default":[null,1.5]},
+		{"name":"g","type":["int","null"],"default":4}
+	]}`
+	s := mustParse(t, reader)
+	got, err := AppendBinary(nil, s, []byte(`{}`))
+	if err != nil {
+		t.Fatalf("AppendBinary({}): %v", err)
+	}
+	// What twmb/avro's resolution fills in when a writer has none of the
+	// fields.
+	w, err := twmb.Parse(`{"type":"record","name":"R","fields":[]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := twmb.Parse(reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := twmb.Resolve(w, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if _, err := res.Decode(nil, &v, twmb.TaggedUnions()); err != nil {
+		t.Fatal(err)
+	}
+	want, err := r.Encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		js, _, _ := AppendJSON(nil, s, got)
+		wantJS, _, _ := AppendJSON(nil, s, want)
+		t.Errorf("AppendBinary({}) = %x\n%s\nwant %x\n%s", got, js, want, wantJS)
+	}
+}
