@@ -330,6 +330,8 @@ func FuzzAppendJSON(f *testing.F) {
 	f.Add(`{"type":"array","items":"null"}`, []byte{0xfe, 0xff, 0xff, 0xff, 0x0f})
 	f.Add(`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, bytes.Repeat([]byte{2}, 1100))
 	f.Add(`{"type":"map","values":{"type":"fixed","name":"F","size":0}}`, []byte{0x7f, 0, 0})
+	f.Add(`{"type":"array","items":["float","double"]}`, []byte{4, 0, 0, 0, 0, 0x80, 2, 0, 0, 0, 0, 0, 0, 0, 0x80, 0})
+	f.Add(`{"type":"map","values":["int","long","string","bytes"]}`, []byte{4, 2, 0xff, 6, 2, 0x61, 2, 0, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, schema string, data []byte) {
 		s, err := avroschema.Parse([]byte(schema))
 		if err != nil {
@@ -371,6 +373,12 @@ func FuzzAppendDatum(f *testing.F) {
 	f.Add(`"double"`, `1e400`)
 	f.Add(`"int"`, `2147483648`)
 	f.Add(`"string"`, `"\ud800"`)
+	f.Add(`{"type":"array","items":"float"}`, `[-0.0,-0,1e-46,3.4028236e38,16777217,1.0000000596046448]`)
+	f.Add(`{"type":"array","items":"long"}`, `[9007199254740993,-9223372036854775808,1.0,1e2,-0]`)
+	f.Add(`{"type":"map","values":"bytes"}`, `{"":"","\u0000":"\u0000\u00ff","é😀":"\u007f\u0080","a":"x","a":"y"}`)
+	f.Add(`{"type":"record","name":"a.R","fields":[{"name":"u","type":["int","long","string","bytes",{"type":"record","name":"A","fields":[]},{"type":"record","name":"b.A","fields":[]}]}]}`, `{"u":{"b.A":{}}}`)
+	f.Add(`{"type":"record","name":"R","fields":[{"name":"x","type":"int"},{"name":"u","type":["null","int","string"],"default":"d"}]}`, `{"x":1,"x":2}`)
+	f.Add(`["null",{"type":"long","logicalType":"timestamp-millis"},{"type":"fixed","name":"D","size":2,"logicalType":"decimal","precision":4}]`, `{"D":"\u0000\u00ff"}`)
 	f.Fuzz(func(t *testing.T, schema, text string) {
 		s, err := avroschema.Parse([]byte(schema))
 		if err != nil {
