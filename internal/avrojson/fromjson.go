@@ -257,14 +257,34 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 }
 
 // union encodes v as a union value: null for a null branch, else an object
-// with one key naming the branch. A default is the first branch's value.
+// with one key naming the branch. A default, untagged, is a value of the
+// first branch it matches (the specification from Avro 1.12 lets it match
+// any branch; before, only the first), as twmb/avro's resolution, and so
+// the schema parser, take it.
 func (e *encoder) union(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
 	if len(s.Branches) == 0 {
 		return dst, jsonErr("empty union")
 	}
 	if isDefault {
-		dst = append(dst, 0)
-		return e.value(dst, s.Branches[0], v, true, depth+1)
+		// A branch that does not match leaves nothing behind but the work
+		// it took: its values from defaults stay counted, which bounds the
+		// branches tried in nested defaults.
+		empty := e.empty
+		var first error
+		for i, b := range s.Branches {
+			out, err := e.value(binary.AppendVarint(dst, int64(i)), b, v, true, depth+1)
+			if err == nil {
+				return out, nil
+			}
+			if !errors.Is(err, ErrJSON) {
+				return dst, err
+			}
+			if first == nil {
+				first = err
+			}
+			e.empty = empty
+		}
+		return dst, first
 	}
 	if v == nil {
 		for i, b := range s.Branches {

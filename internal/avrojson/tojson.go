@@ -272,7 +272,9 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 
 // appendFloat appends f as a JSON number with the fewest digits that give
 // back f at the given bit size, or as the string "NaN", "Infinity" or
-// "-Infinity", as Apache Avro Java's JSON encoder writes them.
+// "-Infinity", as Apache Avro Java's JSON encoder writes them. -0 is
+// written -0.0: readers that take -0 for an integer (Java Avro's
+// JsonDecoder, Python's json) would read +0.
 func appendFloat(dst []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -281,6 +283,8 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 		return append(dst, `"Infinity"`...)
 	case math.IsInf(f, -1):
 		return append(dst, `"-Infinity"`...)
+	case f == 0 && math.Signbit(f):
+		return append(dst, "-0.0"...)
 	}
 	abs := math.Abs(f)
 	format := byte('f')

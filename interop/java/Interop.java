@@ -9,11 +9,19 @@
 //                            {"output"} or {"output", "error"} per job
 //   datums SCHEMA INPUT      reads single binary datums (INPUT lines: NAME HEX) with
 //                            GenericDatumReader and SCHEMA; prints {"name", "consumed", "record"}
+//   tojson SCHEMA INPUT      reads single binary datums (INPUT lines: NAME HEX) with
+//                            GenericDatumReader and writes them with GenericDatumWriter to a
+//                            JsonEncoder, as avro-tools tojson does; prints {"name", "json"}
+//                            or {"name", "error"}
+//   fromjson SCHEMA INPUT    reads JSON datums (INPUT lines: NAME JSON) with a JsonDecoder
+//                            and GenericDatumReader, as avro-tools fromjson does; prints
+//                            {"name", "hex"} of their binary encoding or {"name", "error"}
 //   version                  prints Avro's and Java's versions
 //
 // Records are interop JSON (interop/value_test.go describes it).
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.InputStreamReader;
@@ -38,7 +46,10 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.io.JsonEncoder;
 import org.codehaus.jackson.JsonNode;
 import org.codehaus.jackson.map.ObjectMapper;
 
@@ -56,6 +67,12 @@ public class Interop {
         break;
       case "datums":
         datums(args[1], args[2]);
+        break;
+      case "tojson":
+        toJSON(args[1], args[2]);
+        break;
+      case "fromjson":
+        fromJSON(args[1], args[2]);
         break;
       case "version":
         out.println(Schema.class.getPackage().getImplementationVersion() + " (" + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ")");
@@ -111,14 +128,59 @@ public class Interop {
     Schema s = new Schema.Parser().parse(new File(schemaFile));
     for (String line : lines(input)) {
       String[] f = line.split(" ");
-      byte[] b = new byte[f[1].length() / 2];
-      for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(f[1].substring(2 * i, 2 * i + 2), 16);
-      BinaryDecoder d = DecoderFactory.get().binaryDecoder(b, null);
+      BinaryDecoder d = DecoderFactory.get().binaryDecoder(hex(f[1]), null);
       Object v = new GenericDatumReader<Object>(s, s).read(null, d);
       StringBuilder sb = new StringBuilder("{\"name\":").append(str(f[0])).append(",\"consumed\":").append(d.isEnd()).append(",\"record\":");
       toInterop(sb, s, v);
       out.println(sb.append('}'));
     }
+  }
+
+  static void toJSON(String schemaFile, String input) throws Exception {
+    Schema s = new Schema.Parser().parse(new File(schemaFile));
+    for (String line : lines(input)) {
+      String[] f = line.split(" ");
+      StringBuilder sb = new StringBuilder("{\"name\":").append(str(f[0]));
+      try {
+        BinaryDecoder d = DecoderFactory.get().binaryDecoder(hex(f[1]), null);
+        Object v = new GenericDatumReader<Object>(s).read(null, d);
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        JsonEncoder e = EncoderFactory.get().jsonEncoder(s, b);
+        new GenericDatumWriter<Object>(s).write(v, e);
+        e.flush();
+        sb.append(",\"json\":").append(str(b.toString("UTF-8")));
+      } catch (Exception e) {
+        sb.append(",\"error\":").append(str(e.toString()));
+      }
+      out.println(sb.append('}'));
+    }
+  }
+
+  static void fromJSON(String schemaFile, String input) throws Exception {
+    Schema s = new Schema.Parser().parse(new File(schemaFile));
+    for (String line : lines(input)) {
+      int sp = line.indexOf(' ');
+      StringBuilder sb = new StringBuilder("{\"name\":").append(str(line.substring(0, sp)));
+      try {
+        Object v = new GenericDatumReader<Object>(s).read(null, DecoderFactory.get().jsonDecoder(s, line.substring(sp + 1)));
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        BinaryEncoder e = EncoderFactory.get().binaryEncoder(b, null);
+        new GenericDatumWriter<Object>(s).write(v, e);
+        e.flush();
+        StringBuilder h = new StringBuilder();
+        for (byte x : b.toByteArray()) h.append(String.format("%02x", x & 0xff));
+        sb.append(",\"hex\":\"").append(h).append('"');
+      } catch (Exception e) {
+        sb.append(",\"error\":").append(str(e.toString()));
+      }
+      out.println(sb.append('}'));
+    }
+  }
+
+  static byte[] hex(String h) {
+    byte[] b = new byte[h.length() / 2];
+    for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(h.substring(2 * i, 2 * i + 2), 16);
+    return b;
   }
 
   static List<String> lines(String path) throws Exception {
