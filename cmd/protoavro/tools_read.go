@@ -99,10 +99,10 @@ func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
 	return nil
 }
 
-// eachRecord calls fn with the encoding of every record of the file, block
-// by block, and the block it is in. Records are delimited by decoding them
+// eachRecord calls fn with the JSON of every record of the file, block by
+// block (valid until fn returns). Records are delimited by decoding them
 // against the schema, so a malformed record is an error.
-func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
+func (c *container) eachRecord(fn func(js []byte) error) error {
 	var scratch []byte
 	for {
 		b, err := c.nextBlock(false)
@@ -122,7 +122,7 @@ func (c *container) eachRecord(fn func(b ocf.Block, rec []byte) error) error {
 			if err != nil {
 				return c.recordError(b, i, len(b.Data)-len(data), err)
 			}
-			if err := fn(b, data[:n]); err != nil {
+			if err := fn(scratch); err != nil {
 				return err
 			}
 			data = data[n:]
@@ -187,11 +187,11 @@ func runToJSON(args []string, std stdio) error {
 		}
 		err = c.parseSchema()
 		if err == nil {
-			err = c.eachRecord(func(_ ocf.Block, rec []byte) error {
-				line, _, _ = c.conv.AppendJSON(line[:0], rec)
+			err = c.eachRecord(func(js []byte) error {
+				line = append(line[:0], js...)
 				if *pretty {
 					ind.Reset()
-					_ = json.Indent(&ind, line, "", "  ")
+					_ = json.Indent(&ind, js, "", "  ")
 					line = append(line[:0], ind.Bytes()...)
 				}
 				line = append(line, '\n')
