@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 )
 
 // deterministic is how the command marshals what protojson reads.
@@ -311,4 +312,28 @@ func indexOf(mds []protoreflect.MessageDescriptor, md protoreflect.MessageDescri
 		}
 	}
 	return 0
+}
+
+// TestJSONNameConflict checks messages whose fields share a JSON name,
+// which proto2 and editions with json_format LEGACY_BEST_EFFORT allow:
+// protojson reads the name as the first such field (and the other's
+// name as its own), so a key names the first field, and the name twice
+// is a duplicate field.
+func TestJSONNameConflict(t *testing.T) {
+	for _, src := range []string{
+		`syntax = "proto2"; package p;
+		message M { optional int32 foo_bar = 1; optional int32 fooBar = 2; optional int32 z = 3; }`,
+		`edition = "2023"; package p;
+		message M { option features.json_format = LEGACY_BEST_EFFORT; int32 foo_bar = 1; int32 fooBar = 2; int32 z = 3; }`,
+	} {
+		md := testcompile.Sources(t, map[string]string{"m.proto": src}, "m.proto")[0].Messages().Get(0)
+		p := Compile(md, Options{})
+		for _, text := range []string{`{"fooBar":1}`, `{"z":3,"fooBar":1}`, `{"foo_bar":5,"fooBar":1}`,
+			`{"fooBar":1,"fooBar":2}`, `{"z":3,"foo_bar":1}`, `{"fooBar":1,"foo_bar":2}`} {
+			checkWire(t, p, md, []byte(text))
+		}
+		for _, wire := range [][]byte{{0x08, 1}, {0x10, 1}, {0x10, 2, 0x18, 3}} {
+			checkJSON(t, p, md, wire)
+		}
+	}
 }
