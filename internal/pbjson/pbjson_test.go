@@ -337,3 +337,23 @@ func TestJSONNameConflict(t *testing.T) {
 		}
 	}
 }
+
+// TestWireForms checks AppendJSON on valid wire forms that deterministic
+// proto.Marshal does not write, against proto.Unmarshal and protojson.
+func TestWireForms(t *testing.T) {
+	md := testutil.FindMessage(kitchen(t).ParentFile(), "protoavro.test.kitchen.Scalars")
+	p := Compile(md, Options{})
+	for _, wire := range wireForms {
+		checkJSON(t, p, md, wire)
+	}
+}
+
+// wireForms are wire bytes of a protoavro.test.kitchen.Scalars in forms
+// that deterministic proto.Marshal does not write.
+var wireForms = [][]byte{
+	{0x72, 0x80, 0x00},       // string_field "", its length a 2-byte varint
+	{0x7a, 0x80, 0x80, 0x00}, // bytes_field empty, a 3-byte length
+	{0x18, 0x80, 0x00},       // int32_field 0 in 2 bytes
+	{0x98, 0x80, 0x00, 0x01}, // a 3-byte tag: int32_field 1
+	{0x72, 0x81, 0x00, 'a'},  // string_field "a", a 2-byte length
+}

@@ -200,7 +200,9 @@ func bytesValue(raw []byte) []byte {
 func isZero(k *kindInfo, raw []byte) bool {
 	switch k.wireType {
 	case protowire.BytesType:
-		return len(raw) == 1 // a zero length
+		// A zero length, which may take more than one byte.
+		l, _ := varint(raw)
+		return l == 0
 	case protowire.Fixed32Type:
 		return raw[0]|raw[1]|raw[2]|raw[3] == 0
 	case protowire.Fixed64Type:
