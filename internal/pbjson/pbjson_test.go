@@ -357,3 +357,24 @@ var wireForms = [][]byte{
 	{0x98, 0x80, 0x00, 0x01}, // a 3-byte tag: int32_field 1
 	{0x72, 0x81, 0x00, 'a'},  // string_field "a", a 2-byte length
 }
+
+// TestMapEntryDefaults checks AppendJSON on map entries without a key or
+// value: proto.Unmarshal gives them the field's default, which for an
+// enum is its first value, not always 0 in proto2.
+func TestMapEntryDefaults(t *testing.T) {
+	src := `syntax = "proto2"; package p;
+	enum E { B = 1; A = 0; }
+	enum F { Z = 0; Y = 1; }
+	message M { map<string, E> e = 1; map<int32, F> f = 2; map<bool, string> s = 3; }`
+	md := testcompile.Sources(t, map[string]string{"m.proto": src}, "m.proto")[0].Messages().Get(0)
+	p := Compile(md, Options{})
+	for _, wire := range [][]byte{
+		{0x0a, 0x03, 0x0a, 0x01, 'k'}, // e: key "k", no value
+		{0x0a, 0x00},                  // e: no key, no value
+		{0x0a, 0x02, 0x10, 0x00},      // e: no key, value A
+		{0x12, 0x02, 0x08, 0x05},      // f: key 5, no value
+		{0x1a, 0x00},                  // s: no key, no value
+	} {
+		checkJSON(t, p, md, wire)
+	}
+}

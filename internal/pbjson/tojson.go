@@ -469,6 +469,11 @@ func (e *wireEnc) mapField(f *fieldPlan, dst, run []byte, depth int, first *bool
 		case f.val.class == classMessage:
 			dst, ok = e.messageValue(f.val, dst, me.value, depth)
 		case me.value == nil:
+			if f.val.class == classEnum && f.val.fd.Default().Enum() != 0 {
+				// proto.Unmarshal gives the enum's first value (proto2
+				// enums need not start at 0).
+				return dst, false
+			}
 			dst, ok = e.scalar(f.val, dst, zeroValue(f.val.wireType))
 		default:
 			dst, ok = e.scalar(f.val, dst, me.value)
