@@ -343,7 +343,7 @@ func (d *jsonDec) message(mp *msgPlan, dst []byte, depth int) ([]byte, bool) {
 		// Keys usually come in the order of the fields: try the next one
 		// before the map.
 		idx := next
-		if idx >= len(mp.fields) || mp.fields[idx].fd.JSONName() != string(key) {
+		if idx >= len(mp.fields) || !mp.fields[idx].ownsName || mp.fields[idx].fd.JSONName() != string(key) {
 			var found bool
 			if idx, found = mp.byName[string(key)]; !found {
 				return dst, false

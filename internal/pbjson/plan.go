@@ -94,6 +94,9 @@ type fieldPlan struct {
 	key, val   *fieldPlan
 	// name is the field's JSON name as a JSON string followed by ':'.
 	name []byte
+	// ownsName says that the JSON name is this field's (not an earlier
+	// field's of the same JSON name).
+	ownsName bool
 	// tag is the field's tag, its wireType, as wire bytes; ltag the tag
 	// with the bytes wire type (for packed lists and messages).
 	tag, ltag []byte
@@ -156,7 +159,12 @@ func compileMessage(md protoreflect.MessageDescriptor, c map[protoreflect.FullNa
 		f.name = appendString(nil, fd.JSONName())
 		f.name = append(f.name, ':')
 		mp.fields = append(mp.fields, f)
-		mp.byName[fd.JSONName()] = i
+		// Names may clash (proto2, editions' LEGACY_BEST_EFFORT): as
+		// protojson (Fields.ByJSONName), the first field has the name.
+		if _, ok := mp.byName[fd.JSONName()]; !ok {
+			mp.byName[fd.JSONName()] = i
+			f.ownsName = true
+		}
 		if fd.Cardinality() == protoreflect.Required {
 			mp.required = append(mp.required, i)
 		}

@@ -200,7 +200,9 @@ func bytesValue(raw []byte) []byte {
 func isZero(k *kindInfo, raw []byte) bool {
 	switch k.wireType {
 	case protowire.BytesType:
-		return len(raw) == 1 // a zero length
+		// A zero length, which may take more than one byte.
+		l, _ := varint(raw)
+		return l == 0
 	case protowire.Fixed32Type:
 		return raw[0]|raw[1]|raw[2]|raw[3] == 0
 	case protowire.Fixed64Type:
@@ -467,6 +469,11 @@ func (e *wireEnc) mapField(f *fieldPlan, dst, run []byte, depth int, first *bool
 		case f.val.class == classMessage:
 			dst, ok = e.messageValue(f.val, dst, me.value, depth)
 		case me.value == nil:
+			if f.val.class == classEnum && f.val.fd.Default().Enum() != 0 {
+				// proto.Unmarshal gives the enum's first value (proto2
+				// enums need not start at 0).
+				return dst, false
+			}
 			dst, ok = e.scalar(f.val, dst, zeroValue(f.val.wireType))
 		default:
 			dst, ok = e.scalar(f.val, dst, me.value)
