@@ -12,7 +12,8 @@
 // protojson does: they return ok false, and the caller uses protojson
 // (with proto.Unmarshal or proto.Marshal), which then also says what is
 // wrong with bad input. They decline every input that protojson or
-// proto.Unmarshal rejects, and rarer valid forms too: escaped object keys,
+// proto.Unmarshal rejects, and rarer valid forms too: numbers in strings
+// with escapes,
 // numbers with fractions or exponents for integer fields, surrogate pairs
 // in strings, non-canonical wire encodings (a field split or repeated,
 // unknown fields), types with proto2 groups or extensions.

@@ -316,7 +316,9 @@ func (e *wireEnc) scalar(f *fieldPlan, dst, raw []byte) ([]byte, bool) {
 			return append(dst, name...), true
 		}
 		if f.closed {
-			return dst, false // proto.Unmarshal keeps it as an unknown field
+			// A generated message keeps it as an unknown field, which
+			// protojson does not print (dynamicpb keeps the number).
+			return dst, false
 		}
 		return strconv.AppendInt(dst, int64(n), 10), true
 	}
