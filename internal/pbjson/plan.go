@@ -13,10 +13,9 @@
 // (with proto.Unmarshal or proto.Marshal), which then also says what is
 // wrong with bad input. They decline every input that protojson or
 // proto.Unmarshal rejects, and rarer valid forms too: numbers in strings
-// with escapes,
-// numbers with fractions or exponents for integer fields, surrogate pairs
-// in strings, non-canonical wire encodings (a field split or repeated,
-// unknown fields), types with proto2 groups or extensions.
+// with escapes, numbers with fractions or exponents for integer fields,
+// surrogate pairs in strings, non-canonical wire encodings (a field split
+// or repeated, unknown fields), types with proto2 groups or extensions.
 // Well-known types (google.protobuf.*) inside a message are handed to
 // protojson as they are met, so their JSON forms are exactly protojson's.
 package pbjson
