@@ -42,6 +42,8 @@ type decRecord struct {
 	// as a zero-size item, since its output (the reader's nested
 	// messages) is not bounded by the input.
 	zeroSize bool
+	// err is why the record does not resolve (see readerCompiler.fail).
+	err error
 }
 
 type decField struct {
@@ -173,6 +175,9 @@ func enumDefaults(s *Schema) map[protoreflect.FullName]int32 {
 func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, error) {
 	k := recordKey{w, p}
 	if r, ok := rc.records[k]; ok {
+		if r.err != nil {
+			return nil, cloneCompileError(r.err)
+		}
 		return r, nil
 	}
 	if n := simpleName(w.Name); n != p.name && n != simpleName(p.avroName) {
@@ -198,7 +203,7 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 		}
 		var err error
 		if df.dec, err = rc.field(wf.Type, f); err != nil {
-			return nil, inCompiledField(err, string(p.desc.FullName())+"."+f.name)
+			return nil, rc.fail(r, wf.Name, inCompiledField(err, string(p.desc.FullName())+"."+f.name))
 		}
 		df.dropIfDefault = f.dropWire
 		r.fields[i] = df
@@ -228,10 +233,25 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 	// has none.
 	for i := range p.fields {
 		if !seen[i] && p.fields[i].mode == modeRequired {
-			return nil, fmt.Errorf("%w: required field %s is missing from writer record %s", ErrIncompatible, p.fields[i].fd.FullName(), w.Name)
+			return nil, rc.fail(r, "", fmt.Errorf("%w: required field %s is missing from writer record %s", ErrIncompatible, p.fields[i].fd.FullName(), w.Name))
 		}
 	}
 	return r, nil
+}
+
+// fail marks the memoized record r as not resolving, for err, and returns
+// err. Later uses of r get the error too, when compiled; programs that took
+// r while it was being compiled (a recursive record reached through a
+// union, whose branches fail only when data uses them) fail when they read
+// it, at the writer field named field.
+func (rc *readerCompiler) fail(r *decRecord, field string, err error) error {
+	r.err = cloneCompileError(err)
+	runErr := cloneCompileError(err)
+	r.fields = []decField{{name: field, dec: func(st *decState, dst []byte, _ uint64) ([]byte, error) {
+		return dst, &DataError{Offset: st.r.pos, Err: runErr}
+	}}}
+	r.order, r.split, r.keep = nil, 0, 0
+	return err
 }
 
 // fieldIndex returns the index of p's field named name, or -1: through an
@@ -287,6 +307,15 @@ func (e *fieldCompileError) Error() string {
 }
 
 func (e *fieldCompileError) Unwrap() error { return e.err }
+
+// cloneCompileError returns a copy of err whose path later calls of
+// inCompiledField extend without changing err's.
+func cloneCompileError(err error) error {
+	if fe, ok := err.(*fieldCompileError); ok {
+		return &fieldCompileError{path: slices.Clone(fe.path), err: fe.err}
+	}
+	return err
+}
 
 // inCompiledField adds the field name to the path of a compile error.
 func inCompiledField(err error, name string) error {

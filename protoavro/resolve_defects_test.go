@@ -463,3 +463,61 @@ func TestResolveDecimalScale(t *testing.T) {
 		t.Errorf("read %v, want u, fs and w 123", m)
 	}
 }
+
+// A writer record that does not resolve is refused wherever it is used: a
+// union branch defers the refusal to the data that uses the branch, but the
+// record's half-compiled program stayed memoized, so a later plain use of
+// the same record resolved without error and reading it panicked (a field
+// with neither decoder nor skip program). Now the plain use is
+// ErrIncompatible when the resolver is compiled, naming its path, and the
+// union branch fails when data uses it, also in a recursive record that
+// refers to itself through a union while it is being compiled.
+func TestResolveFailedRecordNotReused(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		message R { int32 x = 1; R next = 2; }
+		message M { R a = 1; R b = 2; }`, "p.M")
+	r := `{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]},{"name":"x","type":"string"}]}`
+	// b a plain R after the union of a.
+	_, err := resolveText(t, Options{}, md, `{"type":"record","name":"M","fields":[{"name":"a","type":["null",`+r+`]},{"name":"b","type":"R"}]}`)
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "p.M.b") || !strings.Contains(err.Error(), "p.R.x") {
+		t.Errorf("Resolve: %v, want ErrIncompatible naming p.M.b and p.R.x", err)
+	}
+	// Both unions: each fails when data uses it.
+	res, err := resolveText(t, Options{}, md, `{"type":"record","name":"M","fields":[{"name":"a","type":["null",`+r+`]},{"name":"b","type":["null","R"]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, datum := range [][]byte{
+		{2, 0, 2, 'x', 0},  // a: R{next: null, x: "x"}, b: null
+		{0, 2, 2, 0, 0, 0}, // a: null, b: R{next: R{next: null, x: ""}, x: ""}
+	} {
+		m := dynamicpb.NewMessage(md)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("Unmarshal(%x) panicked: %v", datum, p)
+				}
+			}()
+			err = res.Unmarshal(datum, m)
+		}()
+		var de *DataError
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || !strings.HasPrefix(de.Path, "M.") {
+			t.Errorf("Unmarshal(%x): %v, want ErrIncompatible with the field path", datum, err)
+		}
+	}
+	// B, compiled while A was, holds A, which fails after B is done; a
+	// plain B resolves and fails when its data holds an A.
+	md = compileMessage(t, `syntax = "proto3"; package p;
+		message A { B b = 1; int32 bad = 2; } message B { A a = 1; } message M { A a = 1; B c = 2; }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[{"name":"a","type":["null",{"type":"record","name":"A","fields":[
+		{"name":"b","type":{"type":"record","name":"B","fields":[{"name":"a","type":["null","A"]}]}},{"name":"bad","type":"string"}]}]},
+		{"name":"c","type":"B"}]}`
+	if _, err := resolveDatum(t, md, writer, []byte{0, 0}); err != nil {
+		t.Errorf("c without an A: %v", err)
+	}
+	_, err = resolveDatum(t, md, writer, []byte{0, 2, 0, 0}) // c: B{a: A{b: B{a: null}, bad: ""}}
+	var de *DataError
+	if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || de.Path != "M.c.a.bad" {
+		t.Errorf("c holding an A: %v, want ErrIncompatible at M.c.a.bad", err)
+	}
+}
