@@ -229,11 +229,12 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 			r.split = r.order[r.keep-1] + 1
 		}
 	}
-	// Reader fields the writer lacks take their defaults; a required field
-	// has none.
+	// Reader fields the writer lacks take their defaults: those of the
+	// reader's schema, which some fields lack (a required field, the key
+	// and value of a map entry record).
 	for i := range p.fields {
-		if !seen[i] && p.fields[i].mode == modeRequired {
-			return nil, rc.fail(r, "", fmt.Errorf("%w: required field %s is missing from writer record %s", ErrIncompatible, p.fields[i].fd.FullName(), w.Name))
+		if !seen[i] && p.fields[i].def == nil {
+			return nil, rc.fail(r, "", fmt.Errorf("%w: field %s, which has no default, is missing from writer record %s", ErrIncompatible, p.fields[i].fd.FullName(), w.Name))
 		}
 	}
 	return r, nil

@@ -521,3 +521,48 @@ func TestResolveFailedRecordNotReused(t *testing.T) {
 		t.Errorf("c holding an A: %v, want ErrIncompatible at M.c.a.bad", err)
 	}
 }
+
+// A reader field without a default in the reader's schema, missing from
+// the writer record, does not resolve (Avro: "if the reader's record
+// schema has a field with no default value, and writer's schema does not
+// have a field with the same name, an error is signalled"). The key and
+// value of a map entry record (MapAsEntryArray) have no default, but only
+// required fields were checked: an entry record without its value read as
+// entries of empty values, one without its key as entries of key 0.
+func TestResolveEntryFieldWithoutDefault(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p; message M { map<int32, string> im = 1; }`, "p.M")
+	o := Options{MapKeys: MapAsEntryArray}
+	entry := func(fields string) string {
+		return `{"type":"record","name":"M","fields":[{"name":"im","type":{"type":"array","items":{"type":"record","name":"ImEntry","fields":[` + fields + `]}}}]}`
+	}
+	for _, c := range []struct{ fields, missing string }{
+		{`{"name":"key","type":"int"}`, "value"},
+		{`{"name":"value","type":"string"}`, "key"},
+	} {
+		_, err := resolveText(t, o, md, entry(c.fields))
+		if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "p.M.im") || !strings.Contains(err.Error(), "ImEntry."+c.missing) {
+			t.Errorf("entry without %s: Resolve: %v, want ErrIncompatible naming p.M.im and the field", c.missing, err)
+		}
+	}
+	// With both, and another field, it reads.
+	m, err := resolveDatumWith(t, o, md, entry(`{"name":"extra","type":"long"},{"name":"value","type":"string"},{"name":"key","type":"int"}`),
+		[]byte{2, 6, 2, 'v', 4, 0})
+	if im := m.Get(md.Fields().ByName("im")).Map(); err != nil || im.Len() != 1 || im.Get(protoreflect.ValueOfInt32(2).MapKey()).String() != "v" {
+		t.Errorf("got %v, %v, want {2: v}", m, err)
+	}
+}
+
+// A Java-profile field whose proto2 default has no JSON form (inf, nan)
+// gets no Avro default, as ProtobufData writes it; a writer without the
+// field does not resolve, as in Java's resolution.
+func TestResolveJavaFieldWithoutDefault(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto2"; package p; message M { optional int32 n = 1; optional float f = 2 [default = inf]; }`, "p.M")
+	o := Options{Profile: JavaProfile}
+	if d := mustSchema(t, o, md).root.Deref().Fields[1].Default; d != nil {
+		t.Fatalf("test premise: f has the default %s", d)
+	}
+	_, err := resolveText(t, o, md, `{"type":"record","name":"M","fields":[{"name":"n","type":"int"}]}`)
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "p.M.f") {
+		t.Errorf("Resolve: %v, want ErrIncompatible naming p.M.f", err)
+	}
+}
