@@ -333,10 +333,12 @@ func simpleName(full string) string { return full[strings.LastIndexByte(full, '.
 // field compiles the writer type of a field against the reader field.
 func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, error) {
 	w = w.Deref()
-	if w.Type == avroschema.Union && (f.mode == modeList || f.mode == modeMap || f.mode == modeEntries) {
-		// A writer's optional array or map (["null", array]): its branches
-		// resolve against the list or map, as value resolves the unions of
-		// single values.
+	if w.Type == avroschema.Union && f.mode != modeImplicit && f.mode != modeRequired {
+		// A writer's optional value, array or map (["null", T]): its
+		// branches resolve against the field, a null leaving a nullable
+		// field unset and, as other Avro writers commonly declare optional
+		// arrays and maps, a list or map empty. A field that cannot be null
+		// takes the union as value does: a null fails.
 		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.field(bt, f) }, ""), nil
 	}
 	if w.Type == avroschema.Null && f.mode == modeNullable {
@@ -348,14 +350,10 @@ func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, err
 		if w.Type != avroschema.Array {
 			return nil, incompatible(w, "an array")
 		}
-		var item valueDec
-		var err error
-		if u := w.Items.Deref(); u.Type == avroschema.Union {
-			// A repeated field has no place for a null item: dropping it
-			// would lose it and move the items after it.
-			item = rc.union(u, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, f.num, &f.val) },
-				"a null item cannot be read into a repeated field")
-		} else if item, err = rc.value(w.Items, f.num, &f.val); err != nil {
+		// A null item fails (see value): dropping it would lose it and
+		// move the items after it.
+		item, err := rc.value(w.Items, f.num, &f.val)
+		if err != nil {
 			return nil, err
 		}
 		return listDec(f.tag, item, f.packedOut, rc.minSize(w.Items)), nil
@@ -714,7 +712,11 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 	w = w.Deref()
 	defTag := protowire.EncodeTag(num, v.wt)
 	if w.Type == avroschema.Union {
-		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) }, ""), nil
+		// The value has no null (a nullable field's unions are resolved by
+		// field): a null branch fails when data uses it, as a writer null
+		// does when the resolver is compiled.
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) },
+			"a null cannot be read as "+v.kind.String()+", which has no null here"), nil
 	}
 	switch v.kind {
 	case vMessage:

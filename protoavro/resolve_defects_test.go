@@ -566,3 +566,54 @@ func TestResolveJavaFieldWithoutDefault(t *testing.T) {
 		t.Errorf("Resolve: %v, want ErrIncompatible naming p.M.f", err)
 	}
 }
+
+// A writer union's null branch resolves as a writer null does (Avro: the
+// branch the data selects is resolved against the reader's type): it leaves
+// a nullable field unset, and, as the union of a writer's optional array or
+// map, a list or map empty; a value that cannot be null (a proto3 scalar,
+// a required field, a Java-profile field, a map value) fails when data uses
+// it, as a writer "null" field is refused. It was read as the field's
+// default: 0, the map entry's zero value, the proto2 default.
+func TestResolveNullBranchIntoValueWithoutNull(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		message E { int32 v = 1; }
+		message M { int32 k = 1; map<string, int32> mv = 2; map<string, E> me = 3; optional int32 o = 4; E e = 5; }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[{"name":"k","type":["null","int"]},
+		{"name":"mv","type":{"type":"map","values":["null","int"]}},
+		{"name":"me","type":{"type":"map","values":["null",{"type":"record","name":"E","fields":[{"name":"v","type":"int"}]}]}},
+		{"name":"o","type":["int","null"]},{"name":"e","type":["null","E"]}]}`
+	var de *DataError
+	for _, c := range []struct {
+		datum []byte
+		path  string
+	}{
+		{[]byte{2, 14, 0, 0, 2, 0}, ""},                        // k: 7, o: null, e: null
+		{[]byte{0, 0, 0, 2, 0}, "M.k"},                         // k: null
+		{[]byte{2, 2, 2, 2, 'a', 0, 0, 0, 2, 0}, "M.mv.\"a\""}, // mv: {a: null}
+		{[]byte{2, 2, 0, 2, 2, 'b', 0, 0, 2, 0}, "M.me.\"b\""}, // me: {b: null}
+	} {
+		m, err := resolveDatum(t, md, writer, c.datum)
+		if c.path == "" {
+			if err != nil || m.Get(md.Fields().ByName("k")).Int() != 7 || m.Has(md.Fields().ByName("o")) || m.Has(md.Fields().ByName("e")) {
+				t.Errorf("%x: read %v, %v, want k 7 and o, e unset", c.datum, m, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || de.Path != c.path {
+			t.Errorf("%x: read %v, %v, want ErrIncompatible at %s", c.datum, m, err, c.path)
+		}
+	}
+	// A required field, and a Java-profile field with a proto2 default.
+	md = compileMessage(t, `syntax = "proto2"; package p; message M { required int32 r = 1; optional int32 d = 2 [default = 5]; }`, "p.M")
+	writer = `{"type":"record","name":"M","fields":[{"name":"r","type":["null","int"]},{"name":"d","type":["null","int"]}]}`
+	for _, c := range []struct {
+		o     Options
+		datum []byte
+		path  string
+	}{{Options{}, []byte{0, 0}, "M.r"}, {Options{Profile: JavaProfile}, []byte{2, 2, 0}, "M.d"}} {
+		m, err := resolveDatumWith(t, c.o, md, writer, c.datum)
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || de.Path != c.path {
+			t.Errorf("%v %x: read %v, %v, want ErrIncompatible at %s", c.o.Profile, c.datum, m, err, c.path)
+		}
+	}
+}
