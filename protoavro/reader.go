@@ -79,7 +79,9 @@ type decState struct {
 
 // fieldOrder returns the indexes of the fields that emit output in the
 // order proto.Marshal writes fields (by number, oneof members last, grouped
-// by oneof), or nil when writer order already is that order.
+// by oneof), or nil when writer order already is that order. The members of
+// one oneof keep writer order: proto.Marshal writes one, and when the data
+// sets several the last in it wins, as when the output is not reordered.
 func fieldOrder(fields []decField) []int {
 	var idx []int
 	for i := range fields {
@@ -94,7 +96,7 @@ func fieldOrder(fields []decField) []int {
 		if a.oneof != b.oneof {
 			return a.oneof < b.oneof
 		}
-		return a.num < b.num
+		return a.oneof < 0 && a.num < b.num
 	}
 	sorted := true
 	for j := 1; j < len(idx); j++ {

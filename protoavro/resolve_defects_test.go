@@ -617,3 +617,36 @@ func TestResolveNullBranchIntoValueWithoutNull(t *testing.T) {
 		}
 	}
 }
+
+// Two members of one oneof set in a writer's record (two nullable fields
+// of a foreign writer, which the reader joined in a oneof): the last in the
+// data wins, as proto.Unmarshal and Java's ProtobufDatumReader take them.
+// Resolver.Unmarshal did so, but TranscodeToProto (and ContainerReader,
+// which reads through it) put the members in field-number order, so the
+// same datum read as the other member.
+func TestResolveOneofLastMemberWins(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p; message M { int64 n = 3; oneof o { int32 a = 2; string b = 1; } }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[{"name":"a","type":["null","int"]},{"name":"b","type":["null","string"]},{"name":"n","type":"long"}]}`
+	datum := []byte{2, 2, 2, 2, 'z', 8} // a: 1, b: "z", n: 4
+	r, err := resolveText(t, Options{}, md, writer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dynamicpb.NewMessage(md)
+	if err := r.Unmarshal(datum, m); err != nil {
+		t.Fatal(err)
+	}
+	wire, err := r.TranscodeToProto(nil, datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaWire := dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(wire, viaWire); err != nil {
+		t.Fatal(err)
+	}
+	for how, got := range map[string]*dynamicpb.Message{"Unmarshal": m, "TranscodeToProto": viaWire} {
+		if b := md.Fields().ByName("b"); !got.Has(b) || got.Get(b).String() != "z" || got.Get(md.Fields().ByName("n")).Int() != 4 {
+			t.Errorf("%s: %v, want b: z (the last member in the data) and n: 4", how, got)
+		}
+	}
+}
