@@ -42,6 +42,8 @@ type decRecord struct {
 	// as a zero-size item, since its output (the reader's nested
 	// messages) is not bounded by the input.
 	zeroSize bool
+	// err is why the record does not resolve (see readerCompiler.fail).
+	err error
 }
 
 type decField struct {
@@ -77,7 +79,9 @@ type decState struct {
 
 // fieldOrder returns the indexes of the fields that emit output in the
 // order proto.Marshal writes fields (by number, oneof members last, grouped
-// by oneof), or nil when writer order already is that order.
+// by oneof), or nil when writer order already is that order. The members of
+// one oneof keep writer order: proto.Marshal writes one, and when the data
+// sets several the last in it wins, as when the output is not reordered.
 func fieldOrder(fields []decField) []int {
 	var idx []int
 	for i := range fields {
@@ -92,7 +96,7 @@ func fieldOrder(fields []decField) []int {
 		if a.oneof != b.oneof {
 			return a.oneof < b.oneof
 		}
-		return a.num < b.num
+		return a.oneof < 0 && a.num < b.num
 	}
 	sorted := true
 	for j := 1; j < len(idx); j++ {
@@ -173,6 +177,9 @@ func enumDefaults(s *Schema) map[protoreflect.FullName]int32 {
 func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, error) {
 	k := recordKey{w, p}
 	if r, ok := rc.records[k]; ok {
+		if r.err != nil {
+			return nil, cloneCompileError(r.err)
+		}
 		return r, nil
 	}
 	if n := simpleName(w.Name); n != p.name && n != simpleName(p.avroName) {
@@ -198,7 +205,7 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 		}
 		var err error
 		if df.dec, err = rc.field(wf.Type, f); err != nil {
-			return nil, inCompiledField(err, string(p.desc.FullName())+"."+f.name)
+			return nil, rc.fail(r, wf.Name, inCompiledField(err, string(p.desc.FullName())+"."+f.name))
 		}
 		df.dropIfDefault = f.dropWire
 		r.fields[i] = df
@@ -224,14 +231,30 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 			r.split = r.order[r.keep-1] + 1
 		}
 	}
-	// Reader fields the writer lacks take their defaults; a required field
-	// has none.
+	// Reader fields the writer lacks take their defaults: those of the
+	// reader's schema, which some fields lack (a required field, the key
+	// and value of a map entry record).
 	for i := range p.fields {
-		if !seen[i] && p.fields[i].mode == modeRequired {
-			return nil, fmt.Errorf("%w: required field %s is missing from writer record %s", ErrIncompatible, p.fields[i].fd.FullName(), w.Name)
+		if !seen[i] && p.fields[i].def == nil {
+			return nil, rc.fail(r, "", fmt.Errorf("%w: field %s, which has no default, is missing from writer record %s", ErrIncompatible, p.fields[i].fd.FullName(), w.Name))
 		}
 	}
 	return r, nil
+}
+
+// fail marks the memoized record r as not resolving, for err, and returns
+// err. Later uses of r get the error too, when compiled; programs that took
+// r while it was being compiled (a recursive record reached through a
+// union, whose branches fail only when data uses them) fail when they read
+// it, at the writer field named field.
+func (rc *readerCompiler) fail(r *decRecord, field string, err error) error {
+	r.err = cloneCompileError(err)
+	runErr := cloneCompileError(err)
+	r.fields = []decField{{name: field, dec: func(st *decState, dst []byte, _ uint64) ([]byte, error) {
+		return dst, &DataError{Offset: st.r.pos, Err: runErr}
+	}}}
+	r.order, r.split, r.keep = nil, 0, 0
+	return err
 }
 
 // fieldIndex returns the index of p's field named name, or -1: through an
@@ -288,6 +311,15 @@ func (e *fieldCompileError) Error() string {
 
 func (e *fieldCompileError) Unwrap() error { return e.err }
 
+// cloneCompileError returns a copy of err whose path later calls of
+// inCompiledField extend without changing err's.
+func cloneCompileError(err error) error {
+	if fe, ok := err.(*fieldCompileError); ok {
+		return &fieldCompileError{path: slices.Clone(fe.path), err: fe.err}
+	}
+	return err
+}
+
 // inCompiledField adds the field name to the path of a compile error.
 func inCompiledField(err error, name string) error {
 	if fe, ok := err.(*fieldCompileError); ok {
@@ -303,10 +335,12 @@ func simpleName(full string) string { return full[strings.LastIndexByte(full, '.
 // field compiles the writer type of a field against the reader field.
 func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, error) {
 	w = w.Deref()
-	if w.Type == avroschema.Union && (f.mode == modeList || f.mode == modeMap || f.mode == modeEntries) {
-		// A writer's optional array or map (["null", array]): its branches
-		// resolve against the list or map, as value resolves the unions of
-		// single values.
+	if w.Type == avroschema.Union && f.mode != modeImplicit && f.mode != modeRequired {
+		// A writer's optional value, array or map (["null", T]): its
+		// branches resolve against the field, a null leaving a nullable
+		// field unset and, as other Avro writers commonly declare optional
+		// arrays and maps, a list or map empty. A field that cannot be null
+		// takes the union as value does: a null fails.
 		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.field(bt, f) }, ""), nil
 	}
 	if w.Type == avroschema.Null && f.mode == modeNullable {
@@ -318,14 +352,10 @@ func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, err
 		if w.Type != avroschema.Array {
 			return nil, incompatible(w, "an array")
 		}
-		var item valueDec
-		var err error
-		if u := w.Items.Deref(); u.Type == avroschema.Union {
-			// A repeated field has no place for a null item: dropping it
-			// would lose it and move the items after it.
-			item = rc.union(u, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, f.num, &f.val) },
-				"a null item cannot be read into a repeated field")
-		} else if item, err = rc.value(w.Items, f.num, &f.val); err != nil {
+		// A null item fails (see value): dropping it would lose it and
+		// move the items after it.
+		item, err := rc.value(w.Items, f.num, &f.val)
+		if err != nil {
 			return nil, err
 		}
 		return listDec(f.tag, item, f.packedOut, rc.minSize(w.Items)), nil
@@ -684,7 +714,11 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 	w = w.Deref()
 	defTag := protowire.EncodeTag(num, v.wt)
 	if w.Type == avroschema.Union {
-		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) }, ""), nil
+		// The value has no null (a nullable field's unions are resolved by
+		// field): a null branch fails when data uses it, as a writer null
+		// does when the resolver is compiled.
+		return rc.union(w, func(bt *avroschema.Node) (valueDec, error) { return rc.value(bt, num, v) },
+			"a null cannot be read as "+v.kind.String()+", which has no null here"), nil
 	}
 	switch v.kind {
 	case vMessage:

@@ -463,3 +463,190 @@ func TestResolveDecimalScale(t *testing.T) {
 		t.Errorf("read %v, want u, fs and w 123", m)
 	}
 }
+
+// A writer record that does not resolve is refused wherever it is used: a
+// union branch defers the refusal to the data that uses the branch, but the
+// record's half-compiled program stayed memoized, so a later plain use of
+// the same record resolved without error and reading it panicked (a field
+// with neither decoder nor skip program). Now the plain use is
+// ErrIncompatible when the resolver is compiled, naming its path, and the
+// union branch fails when data uses it, also in a recursive record that
+// refers to itself through a union while it is being compiled.
+func TestResolveFailedRecordNotReused(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		message R { int32 x = 1; R next = 2; }
+		message M { R a = 1; R b = 2; }`, "p.M")
+	r := `{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]},{"name":"x","type":"string"}]}`
+	// b a plain R after the union of a.
+	_, err := resolveText(t, Options{}, md, `{"type":"record","name":"M","fields":[{"name":"a","type":["null",`+r+`]},{"name":"b","type":"R"}]}`)
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "p.M.b") || !strings.Contains(err.Error(), "p.R.x") {
+		t.Errorf("Resolve: %v, want ErrIncompatible naming p.M.b and p.R.x", err)
+	}
+	// Both unions: each fails when data uses it.
+	res, err := resolveText(t, Options{}, md, `{"type":"record","name":"M","fields":[{"name":"a","type":["null",`+r+`]},{"name":"b","type":["null","R"]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, datum := range [][]byte{
+		{2, 0, 2, 'x', 0},  // a: R{next: null, x: "x"}, b: null
+		{0, 2, 2, 0, 0, 0}, // a: null, b: R{next: R{next: null, x: ""}, x: ""}
+	} {
+		m := dynamicpb.NewMessage(md)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("Unmarshal(%x) panicked: %v", datum, p)
+				}
+			}()
+			err = res.Unmarshal(datum, m)
+		}()
+		var de *DataError
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || !strings.HasPrefix(de.Path, "M.") {
+			t.Errorf("Unmarshal(%x): %v, want ErrIncompatible with the field path", datum, err)
+		}
+	}
+	// B, compiled while A was, holds A, which fails after B is done; a
+	// plain B resolves and fails when its data holds an A.
+	md = compileMessage(t, `syntax = "proto3"; package p;
+		message A { B b = 1; int32 bad = 2; } message B { A a = 1; } message M { A a = 1; B c = 2; }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[{"name":"a","type":["null",{"type":"record","name":"A","fields":[
+		{"name":"b","type":{"type":"record","name":"B","fields":[{"name":"a","type":["null","A"]}]}},{"name":"bad","type":"string"}]}]},
+		{"name":"c","type":"B"}]}`
+	if _, err := resolveDatum(t, md, writer, []byte{0, 0}); err != nil {
+		t.Errorf("c without an A: %v", err)
+	}
+	_, err = resolveDatum(t, md, writer, []byte{0, 2, 0, 0}) // c: B{a: A{b: B{a: null}, bad: ""}}
+	var de *DataError
+	if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || de.Path != "M.c.a.bad" {
+		t.Errorf("c holding an A: %v, want ErrIncompatible at M.c.a.bad", err)
+	}
+}
+
+// A reader field without a default in the reader's schema, missing from
+// the writer record, does not resolve (Avro: "if the reader's record
+// schema has a field with no default value, and writer's schema does not
+// have a field with the same name, an error is signalled"). The key and
+// value of a map entry record (MapAsEntryArray) have no default, but only
+// required fields were checked: an entry record without its value read as
+// entries of empty values, one without its key as entries of key 0.
+func TestResolveEntryFieldWithoutDefault(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p; message M { map<int32, string> im = 1; }`, "p.M")
+	o := Options{MapKeys: MapAsEntryArray}
+	entry := func(fields string) string {
+		return `{"type":"record","name":"M","fields":[{"name":"im","type":{"type":"array","items":{"type":"record","name":"ImEntry","fields":[` + fields + `]}}}]}`
+	}
+	for _, c := range []struct{ fields, missing string }{
+		{`{"name":"key","type":"int"}`, "value"},
+		{`{"name":"value","type":"string"}`, "key"},
+	} {
+		_, err := resolveText(t, o, md, entry(c.fields))
+		if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "p.M.im") || !strings.Contains(err.Error(), "ImEntry."+c.missing) {
+			t.Errorf("entry without %s: Resolve: %v, want ErrIncompatible naming p.M.im and the field", c.missing, err)
+		}
+	}
+	// With both, and another field, it reads.
+	m, err := resolveDatumWith(t, o, md, entry(`{"name":"extra","type":"long"},{"name":"value","type":"string"},{"name":"key","type":"int"}`),
+		[]byte{2, 6, 2, 'v', 4, 0})
+	if im := m.Get(md.Fields().ByName("im")).Map(); err != nil || im.Len() != 1 || im.Get(protoreflect.ValueOfInt32(2).MapKey()).String() != "v" {
+		t.Errorf("got %v, %v, want {2: v}", m, err)
+	}
+}
+
+// A Java-profile field whose proto2 default has no JSON form (inf, nan)
+// gets no Avro default, as ProtobufData writes it; a writer without the
+// field does not resolve, as in Java's resolution.
+func TestResolveJavaFieldWithoutDefault(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto2"; package p; message M { optional int32 n = 1; optional float f = 2 [default = inf]; }`, "p.M")
+	o := Options{Profile: JavaProfile}
+	if d := mustSchema(t, o, md).root.Deref().Fields[1].Default; d != nil {
+		t.Fatalf("test premise: f has the default %s", d)
+	}
+	_, err := resolveText(t, o, md, `{"type":"record","name":"M","fields":[{"name":"n","type":"int"}]}`)
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "p.M.f") {
+		t.Errorf("Resolve: %v, want ErrIncompatible naming p.M.f", err)
+	}
+}
+
+// A writer union's null branch resolves as a writer null does (Avro: the
+// branch the data selects is resolved against the reader's type): it leaves
+// a nullable field unset, and, as the union of a writer's optional array or
+// map, a list or map empty; a value that cannot be null (a proto3 scalar,
+// a required field, a Java-profile field, a map value) fails when data uses
+// it, as a writer "null" field is refused. It was read as the field's
+// default: 0, the map entry's zero value, the proto2 default.
+func TestResolveNullBranchIntoValueWithoutNull(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		message E { int32 v = 1; }
+		message M { int32 k = 1; map<string, int32> mv = 2; map<string, E> me = 3; optional int32 o = 4; E e = 5; }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[{"name":"k","type":["null","int"]},
+		{"name":"mv","type":{"type":"map","values":["null","int"]}},
+		{"name":"me","type":{"type":"map","values":["null",{"type":"record","name":"E","fields":[{"name":"v","type":"int"}]}]}},
+		{"name":"o","type":["int","null"]},{"name":"e","type":["null","E"]}]}`
+	var de *DataError
+	for _, c := range []struct {
+		datum []byte
+		path  string
+	}{
+		{[]byte{2, 14, 0, 0, 2, 0}, ""},                        // k: 7, o: null, e: null
+		{[]byte{0, 0, 0, 2, 0}, "M.k"},                         // k: null
+		{[]byte{2, 2, 2, 2, 'a', 0, 0, 0, 2, 0}, "M.mv.\"a\""}, // mv: {a: null}
+		{[]byte{2, 2, 0, 2, 2, 'b', 0, 0, 2, 0}, "M.me.\"b\""}, // me: {b: null}
+	} {
+		m, err := resolveDatum(t, md, writer, c.datum)
+		if c.path == "" {
+			if err != nil || m.Get(md.Fields().ByName("k")).Int() != 7 || m.Has(md.Fields().ByName("o")) || m.Has(md.Fields().ByName("e")) {
+				t.Errorf("%x: read %v, %v, want k 7 and o, e unset", c.datum, m, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || de.Path != c.path {
+			t.Errorf("%x: read %v, %v, want ErrIncompatible at %s", c.datum, m, err, c.path)
+		}
+	}
+	// A required field, and a Java-profile field with a proto2 default.
+	md = compileMessage(t, `syntax = "proto2"; package p; message M { required int32 r = 1; optional int32 d = 2 [default = 5]; }`, "p.M")
+	writer = `{"type":"record","name":"M","fields":[{"name":"r","type":["null","int"]},{"name":"d","type":["null","int"]}]}`
+	for _, c := range []struct {
+		o     Options
+		datum []byte
+		path  string
+	}{{Options{}, []byte{0, 0}, "M.r"}, {Options{Profile: JavaProfile}, []byte{2, 2, 0}, "M.d"}} {
+		m, err := resolveDatumWith(t, c.o, md, writer, c.datum)
+		if !errors.Is(err, ErrIncompatible) || !errors.As(err, &de) || de.Path != c.path {
+			t.Errorf("%v %x: read %v, %v, want ErrIncompatible at %s", c.o.Profile, c.datum, m, err, c.path)
+		}
+	}
+}
+
+// Two members of one oneof set in a writer's record (two nullable fields
+// of a foreign writer, which the reader joined in a oneof): the last in the
+// data wins, as proto.Unmarshal and Java's ProtobufDatumReader take them.
+// Resolver.Unmarshal did so, but TranscodeToProto (and ContainerReader,
+// which reads through it) put the members in field-number order, so the
+// same datum read as the other member.
+func TestResolveOneofLastMemberWins(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p; message M { int64 n = 3; oneof o { int32 a = 2; string b = 1; } }`, "p.M")
+	writer := `{"type":"record","name":"M","fields":[{"name":"a","type":["null","int"]},{"name":"b","type":["null","string"]},{"name":"n","type":"long"}]}`
+	datum := []byte{2, 2, 2, 2, 'z', 8} // a: 1, b: "z", n: 4
+	r, err := resolveText(t, Options{}, md, writer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dynamicpb.NewMessage(md)
+	if err := r.Unmarshal(datum, m); err != nil {
+		t.Fatal(err)
+	}
+	wire, err := r.TranscodeToProto(nil, datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaWire := dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(wire, viaWire); err != nil {
+		t.Fatal(err)
+	}
+	for how, got := range map[string]*dynamicpb.Message{"Unmarshal": m, "TranscodeToProto": viaWire} {
+		if b := md.Fields().ByName("b"); !got.Has(b) || got.Get(b).String() != "z" || got.Get(md.Fields().ByName("n")).Int() != 4 {
+			t.Errorf("%s: %v, want b: z (the last member in the data) and n: 4", how, got)
+		}
+	}
+}
