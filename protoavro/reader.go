@@ -1105,12 +1105,14 @@ func decimalUint64(b []byte, off int) (uint64, error) {
 }
 
 // timestampDec reads a long (in the writer's timestamp unit, or the
-// reader's when the writer has no logical type) into a Timestamp message.
+// reader's when the writer has no logical type) into a Timestamp message. A
+// writer date is midnight UTC of the day; a time of day is no instant.
 func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
 	if w.Type != avroschema.Long && w.Type != avroschema.Int {
 		return nil, incompatible(w, "a timestamp long")
 	}
 	prec := v.tsPrec
+	days := false
 	switch w.Logical {
 	case "timestamp-millis", "local-timestamp-millis":
 		prec = TimestampMillis
@@ -1118,6 +1120,10 @@ func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, er
 		prec = TimestampMicros
 	case "timestamp-nanos", "local-timestamp-nanos":
 		prec = TimestampNanos
+	case "date":
+		days = w.Type == avroschema.Int
+	case "time-millis", "time-micros":
+		return nil, fmt.Errorf("%w: writer %s %s, a time of day, cannot be read as a Timestamp", ErrIncompatible, w.Type, w.Logical)
 	}
 	isInt := w.Type == avroschema.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
@@ -1134,6 +1140,9 @@ func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, er
 			return dst, err
 		}
 		secs, nanos := splitTimestamp(x, prec)
+		if days {
+			secs, nanos = x*86400, 0 // |x| < 2^31: no overflow
+		}
 		if tag == 0 {
 			tag = defTag
 		}

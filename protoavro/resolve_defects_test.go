@@ -650,3 +650,52 @@ func TestResolveOneofLastMemberWins(t *testing.T) {
 		}
 	}
 }
+
+// A writer date is read into a Timestamp as midnight UTC of the day; it was
+// read as a count of the reader's unit (19000 days as 19000 µs, 1970-01-01
+// plus 19 ms). A time of day (time-millis, time-micros) is no instant: it is
+// refused rather than read as one.
+func TestResolveDateIntoTimestamp(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package p;
+		import "google/protobuf/timestamp.proto";
+		message M { google.protobuf.Timestamp t = 1; repeated google.protobuf.Timestamp ts = 2; google.protobuf.Timestamp u = 3; }`, "p.M")
+	record := func(t, ts, u string) string {
+		return `{"type":"record","name":"M","fields":[{"name":"t","type":` + t +
+			`},{"name":"ts","type":{"type":"array","items":` + ts +
+			`}},{"name":"u","type":["null",` + u + `]}]}`
+	}
+	const date = `{"type":"int","logicalType":"date"}`
+	for _, prec := range []TimestampPrecision{TimestampMillis, TimestampMicros, TimestampNanos} {
+		datum := appendLong(nil, 19000) // 2022-01-08
+		datum = appendLong(datum, 1)    // one item
+		datum = appendLong(datum, -1)   // 1969-12-31
+		datum = appendLong(datum, 0)
+		datum = appendLong(datum, 1) // the union's date
+		datum = appendLong(datum, 0) // 1970-01-01
+		m, err := resolveDatumWith(t, Options{Timestamps: prec}, md, record(date, date, date), datum)
+		if err != nil {
+			t.Fatalf("%v: %v", prec, err)
+		}
+		f := md.Fields()
+		secs := func(v protoreflect.Message) int64 { return v.Get(v.Descriptor().Fields().ByName("seconds")).Int() }
+		if got, ts := secs(m.Get(f.ByName("t")).Message()), m.Get(f.ByName("ts")).List(); got != 19000*86400 || ts.Len() != 1 || secs(ts.Get(0).Message()) != -86400 || !m.Has(f.ByName("u")) || secs(m.Get(f.ByName("u")).Message()) != 0 {
+			t.Errorf("%v: read %v, want t 2022-01-08, ts [1969-12-31], u 1970-01-01", prec, m)
+		}
+	}
+	for _, c := range []struct{ name, t, ts, u, field string }{
+		{"time-millis", `{"type":"int","logicalType":"time-millis"}`, date, date, "field p.M.t:"},
+		{"time-micros item", date, `{"type":"long","logicalType":"time-micros"}`, date, "field p.M.ts:"},
+		{"time-millis in a union", date, date, `{"type":"int","logicalType":"time-millis"}`, "M.u at byte"},
+	} {
+		r, err := resolveText(t, Options{}, md, record(c.t, c.ts, c.u))
+		if c.name == "time-millis in a union" && err == nil {
+			// A writer union branch fails when data uses it.
+			m := dynamicpb.NewMessage(md)
+			datum := appendLong(appendLong(appendLong(appendLong(nil, 0), 0), 1), 5)
+			err = r.Unmarshal(datum, m)
+		}
+		if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "time of day") {
+			t.Errorf("%s: %v, want ErrIncompatible naming %s and a time of day", c.name, err, c.field)
+		}
+	}
+}
