@@ -28,8 +28,9 @@ Write JSON values in the JSON encoding of the Avro specification (what
 tojson and avro-tools tojson print: unions as {"type": value}, bytes as
 code points 0-255), one after another (JSON Lines, or indented), to an Avro
 Object Container File with the schema of FILE.avsc. A record field missing
-from the JSON takes its default. The input, which may be a glob pattern
-that matches one file, defaults to standard input.
+from the JSON takes its default; an object with a key twice is refused
+(JSON readers keep different ones of them). The input, which may be a glob
+pattern that matches one file, defaults to standard input.
 
 Flags:
   --schema FILE          The Avro schema (.avsc) of the records. Required.

@@ -3,6 +3,7 @@ package avrojson
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -117,6 +118,12 @@ func TestJSONErrors(t *testing.T) {
 		{strings.Replace(`{`+base+`,"u":null}`, `"i":1`, `"i":2147483648`, 1), "not a 32-bit integer"},
 		{strings.Replace(`{`+base+`,"u":null}`, `"f":1`, `"f":"1"`, 1), "want a number"},
 		{`{` + base + `,"u":null} {}`, "data after"},
+		// A key twice: implementations keep different ones (Java the
+		// first, encoding/json the last), so the datum is ambiguous.
+		{`{` + base + `,"u":null,"i":3}`, `key "i" twice`},
+		{strings.Replace(`{`+base+`,"u":null}`, `"m":{}`, `"m":{"k":{"string":"a"},"k":null}`, 1), `key "k" twice`},
+		{`{` + base + `,"u":{"int":1,"int":2}}`, `key "int" twice`},
+		{`{` + base + `,"u":{"ns.All":{` + base + `,"u":null,"n":null}}}`, `key "n" twice`},
 		{`{`, "JSON value"},
 	} {
 		_, err := AppendBinary(nil, s, []byte(c.in))
@@ -484,4 +491,97 @@ func TestUnionDefaultAnyBranch(t *testing.T) {
 		wantJS, _, _ := AppendJSON(nil, s, want)
 		t.Errorf("AppendBinary({}) = %x\n%s\nwant %x\n%s", got, js, want, wantJS)
 	}
+}
+
+// dupKeyOracle is duplicateKey by encoding/json's tokens: the first key
+// an object of text has twice, or "" and false.
+func dupKeyOracle(text []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	type open struct {
+		keys   map[string]bool // nil for an array
+		hasKey bool
+	}
+	var stack []open
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, open{keys: map[string]bool{}})
+				continue
+			case '[':
+				stack = append(stack, open{})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		case string:
+			if n := len(stack) - 1; n >= 0 && stack[n].keys != nil && !stack[n].hasKey {
+				if stack[n].keys[t] {
+					return t, true
+				}
+				stack[n].keys[t], stack[n].hasKey = true, true
+				continue
+			}
+		}
+		if n := len(stack) - 1; n >= 0 {
+			stack[n].hasKey = false
+		}
+	}
+}
+
+var dupKeySeeds = []string{
+	`{"a":1,"b":2}`,
+	`{"a":1,"a":2}`,
+	`{"a":1,"\u0061":2}`,
+	`{"a\"b":1,"a\u0022b":2}`,
+	`{"x\\":1,"x\\\\":2,"x\\":3}`,
+	`{"a":{"a":1},"b":{"a":2}}`,
+	`{"a":{"b":1},"b":2}`,
+	`[{"a":1},{"a":1}]`,
+	`{"a":"b","b":"a","s":"{\"a\":1,\"a\":2}"}`,
+	`{"a":[{"k":1,"k":2}]}`,
+	`{"m":{"é":1,"\u00e9":2}}`,
+	`"{\"a\":1,\"a\":2}"`,
+	`{"":1,"":2}`,
+	` { "a" : 1 , "a" : 2 } `,
+}
+
+func TestDuplicateKey(t *testing.T) {
+	var wide bytes.Buffer // past the linear comparison: keys k0..k99, then k57
+	wide.WriteByte('{')
+	for i := range 100 {
+		fmt.Fprintf(&wide, `"k%d":%d,`, i, i)
+	}
+	wide.WriteString(`"k57":0}`)
+	for _, text := range append(dupKeySeeds, wide.String(), strings.Replace(wide.String(), `"k57":0}`, `"k100":0}`, 1)) {
+		key, off, ok := duplicateKey([]byte(text))
+		want, wantOK := dupKeyOracle([]byte(text))
+		if key != want || ok != wantOK {
+			t.Errorf("duplicateKey(%s) = %q, %v; want %q, %v", text, key, ok, want, wantOK)
+		}
+		if ok && (off >= len(text) || text[off] != '"') {
+			t.Errorf("duplicateKey(%s): offset %d is not a key's quote", text, off)
+		}
+	}
+}
+
+// FuzzDuplicateKey: on valid JSON, duplicateKey finds what the tokens of
+// encoding/json show.
+func FuzzDuplicateKey(f *testing.F) {
+	for _, s := range dupKeySeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if !json.Valid(text) {
+			return
+		}
+		key, _, ok := duplicateKey(text)
+		if want, wantOK := dupKeyOracle(text); key != want || ok != wantOK {
+			t.Fatalf("duplicateKey(%q) = %q, %v; want %q, %v", text, key, ok, want, wantOK)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -19,7 +20,7 @@ import (
 // AppendDatum parses text, one JSON value in the specification's JSON
 // encoding of the schema, and appends the datum's binary encoding to dst.
 // A record field missing from the JSON takes its default; a field without
-// a default must be present. It also returns the zero-size values written
+// a default must be present. An object with a key twice is refused. It also returns the zero-size values written
 // inside the datum, as [Limits.MaxEmptyItems] counts them (at most
 // MaxEmptyItems): a writer of container blocks bounds their sum per block
 // as readers do (limits.BlockEmpty). On error it returns dst unchanged and
@@ -34,12 +35,91 @@ func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return dst, 0, &Error{Offset: -1, Err: errors.Join(ErrJSON, errors.New("data after the JSON value"))}
 	}
+	if key, off, ok := duplicateKey(text); ok {
+		// JSON readers keep different ones (Java Avro the first,
+		// encoding/json the last): the datum would be ambiguous.
+		return dst, 0, &Error{Offset: -1, Err: fmt.Errorf("%w: key %q twice in an object (at byte %d of the JSON)", ErrJSON, key, off)}
+	}
 	e := encoder{c: c, lim: c.lim}
 	out, err := e.value(dst, c.root, v, false, 0)
 	if err != nil {
 		return dst, 0, err
 	}
 	return out, e.empty.n, nil
+}
+
+// duplicateKey returns the first key that an object of text, valid JSON,
+// has twice, and the byte offset of its second occurrence. Keys are
+// compared as written, and unescaped only when written with escapes.
+func duplicateKey(text []byte) (string, int, bool) {
+	type object struct {
+		start int                 // its first key in keys
+		set   map[string]struct{} // its keys, once it has many
+	}
+	const linear = 32 // keys compared one by one before set is built
+	var (
+		stack     []object // nil set and start -1 for an array
+		keys      [][]byte
+		expectKey bool
+	)
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			stack = append(stack, object{start: len(keys)})
+			expectKey = true
+		case '[':
+			stack = append(stack, object{start: -1})
+			expectKey = false
+		case '}', ']':
+			if top := stack[len(stack)-1]; top.start >= 0 {
+				keys = keys[:top.start]
+			}
+			stack = stack[:len(stack)-1]
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1].start >= 0
+		case '"':
+			j := i + 1
+			escaped := false
+			for text[j] != '"' {
+				if text[j] == '\\' {
+					escaped = true
+					j++
+				}
+				j++
+			}
+			if expectKey {
+				key := text[i+1 : j]
+				if escaped {
+					var k string
+					_ = json.Unmarshal(text[i:j+1], &k) // valid: decoded before
+					key = []byte(k)
+				}
+				o := &stack[len(stack)-1]
+				if o.set == nil && len(keys)-o.start >= linear {
+					o.set = make(map[string]struct{}, 2*linear)
+					for _, k := range keys[o.start:] {
+						o.set[string(k)] = struct{}{}
+					}
+				}
+				if o.set != nil {
+					if _, dup := o.set[string(key)]; dup {
+						return string(key), i, true
+					}
+					o.set[string(key)] = struct{}{}
+				} else {
+					for _, k := range keys[o.start:] {
+						if bytes.Equal(k, key) {
+							return string(key), i, true
+						}
+					}
+				}
+				keys = append(keys, key)
+				expectKey = false
+			}
+			i = j
+		}
+	}
+	return "", 0, false
 }
 
 // AppendBinary is [Schema.AppendDatum] of s compiled with the default
