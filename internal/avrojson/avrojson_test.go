@@ -548,6 +548,8 @@ var dupKeySeeds = []string{
 	`"{\"a\":1,\"a\":2}"`,
 	`{"":1,"":2}`,
 	` { "a" : 1 , "a" : 2 } `,
+	"{\"\xff\":1,\"\xfe\":2}", // both decode to U+FFFD
+	"{\"\xff\":1,\"\ufffd\":2}",
 }
 
 func TestDuplicateKey(t *testing.T) {

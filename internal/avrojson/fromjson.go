@@ -20,11 +20,12 @@ import (
 // AppendDatum parses text, one JSON value in the specification's JSON
 // encoding of the schema, and appends the datum's binary encoding to dst.
 // A record field missing from the JSON takes its default; a field without
-// a default must be present. An object with a key twice is refused. It also returns the zero-size values written
-// inside the datum, as [Limits.MaxEmptyItems] counts them (at most
-// MaxEmptyItems): a writer of container blocks bounds their sum per block
-// as readers do (limits.BlockEmpty). On error it returns dst unchanged and
-// an *[Error] naming the path of the offending value.
+// a default must be present. An object with a key twice is refused. It
+// also returns the zero-size values written inside the datum, as
+// [Limits.MaxEmptyItems] counts them (at most MaxEmptyItems): a writer of
+// container blocks bounds their sum per block as readers do
+// (limits.BlockEmpty). On error it returns dst unchanged and an *[Error]
+// naming the path of the offending value.
 func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
@@ -50,7 +51,8 @@ func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 
 // duplicateKey returns the first key that an object of text, valid JSON,
 // has twice, and the byte offset of its second occurrence. Keys are
-// compared as written, and unescaped only when written with escapes.
+// compared as decoded: as written, unless written with escapes or invalid
+// UTF-8 (which decodes to U+FFFD).
 func duplicateKey(text []byte) (string, int, bool) {
 	type object struct {
 		start int                 // its first key in keys
@@ -89,7 +91,7 @@ func duplicateKey(text []byte) (string, int, bool) {
 			}
 			if expectKey {
 				key := text[i+1 : j]
-				if escaped {
+				if escaped || !utf8.Valid(key) {
 					var k string
 					_ = json.Unmarshal(text[i:j+1], &k) // valid: decoded before
 					key = []byte(k)
