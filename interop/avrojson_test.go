@@ -93,6 +93,7 @@ func TestJavaAvroJSON(t *testing.T) {
 	}
 	// ours is the datum as protoavro prints it, by name.
 	ours := map[string][]byte{}
+	nonFinite := 0
 	var bins, texts strings.Builder
 	for _, d := range avroJSONDatums {
 		bin, _, err := conv.AppendDatum(nil, []byte(d.json))
@@ -105,7 +106,9 @@ func TestJavaAvroJSON(t *testing.T) {
 		}
 		ours[d.name] = js
 		fmt.Fprintf(&bins, "%s %x\n", d.name, bin)
-		if !d.nonFinite {
+		if d.nonFinite {
+			nonFinite++
+		} else {
 			fmt.Fprintf(&texts, "%s %s\n", d.name, js)
 		}
 	}
@@ -156,5 +159,5 @@ func TestJavaAvroJSON(t *testing.T) {
 		})
 	}
 	summary(t, "Java Avro %s JsonEncoder and JsonDecoder agree with protoavro's tojson and fromjson on %d datums (%d with NaN or infinities, which its JsonDecoder cannot read)",
-		j.version, len(avroJSONDatums), 1)
+		j.version, len(avroJSONDatums), nonFinite)
 }
