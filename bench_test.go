@@ -46,6 +46,7 @@ func BenchmarkAVRO2147(b *testing.B) {
 	}
 	buf := make([]byte, 0, 256)
 	var w []byte
+	walker := newWireWalker(md)
 
 	// Each case is one operation on the datum, run in b.Loop with allocations
 	// reported; the operations that append reuse buf.
@@ -76,6 +77,11 @@ func BenchmarkAVRO2147(b *testing.B) {
 		{"Unmarshal", func() error { return codec.Unmarshal(data, &avro2147pb.Foo{}) }},
 		{"TranscodeToAvro", func() error { buf, err = codec.TranscodeToAvro(buf[:0], wire); return err }},
 		{"TranscodeToProto", func() error { buf, err = codec.TranscodeToProto(buf[:0], data); return err }},
+
+		// Floors: a bare descriptor-driven walk over the protobuf bytes that
+		// produces nothing, and a plain copy of them.
+		{"Walk", walker.walkOp(wire)},
+		{"Copy", func() error { buf = append(buf[:0], wire...); return nil }},
 
 		// MarshalUncached: schema and codec derived for every datum, as
 		// Apache Avro Java did before the AVRO-2147 fix.
@@ -275,6 +281,7 @@ func BenchmarkOTLPTraces(b *testing.B) {
 		b.Fatal(err)
 	}
 	buf := make([]byte, 0, 2*max(len(wire), len(data)))
+	walker := newWireWalker(msg.ProtoReflect().Descriptor())
 	for _, bc := range []struct {
 		name string
 		op   func() error
@@ -285,6 +292,8 @@ func BenchmarkOTLPTraces(b *testing.B) {
 		{"Unmarshal", func() error { return codec.Unmarshal(data, &tracepb.TracesData{}) }},
 		{"TranscodeToAvro", func() error { buf, err = codec.TranscodeToAvro(buf[:0], wire); return err }},
 		{"TranscodeToProto", func() error { buf, err = codec.TranscodeToProto(buf[:0], data); return err }},
+		{"Walk", walker.walkOp(wire)},
+		{"Copy", func() error { buf = append(buf[:0], wire...); return nil }},
 	} {
 		runOp(b, bc.name, len(wire), bc.op)
 	}
