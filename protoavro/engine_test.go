@@ -17,8 +17,8 @@ import (
 	"github.com/protoavro/protoavro/internal/testutil"
 )
 
-// engineVariants are the preset and its variations that issue 9 asks the
-// round trips of: recursion depths 1, 2 and 5 with both carriers.
+// engineVariants are the preset and its variations whose round trips are
+// tested: recursion depths 1, 2 and 5 with both carriers.
 func engineVariants() []struct {
 	name string
 	opts Options

@@ -89,7 +89,7 @@ func benchRun(b *testing.B, args []string) {
 }
 
 // BenchmarkFormats measures encode and decode of the same records as
-// length-delimited protobuf and as JSON Lines, in process (issue 10: JSON
+// length-delimited protobuf and as JSON Lines, in process (the goal: JSON
 // Lines within 3× of delimited, both directions):
 //
 //	go test -run '^$' -bench Formats -benchmem -count 6 ./cmd/protoavro | tee formats.txt
