@@ -107,6 +107,12 @@ type Config struct {
 	// Summary.FetchWarnings) or an offset commit the group refused because
 	// it had moved on (at-least-once; see Summary.CommitWarnings).
 	Log io.Writer
+	// KafkaOpts are extra franz-go client options (TLS, SASL, a client ID,
+	// a rack, ...), appended after the bridge's own, so that one of them
+	// given here overrides the bridge's. Options that change what the
+	// bridge relies on (the consumed topics, the group, offset commits,
+	// isolation level, transactions) break its delivery guarantees.
+	KafkaOpts []kgo.Opt
 }
 
 // Summary reports what a bridge did.
@@ -234,6 +240,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.SessionTimeout > 0 {
 		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout), kgo.HeartbeatInterval(cfg.SessionTimeout/5))
 	}
+
+	opts = append(opts, cfg.KafkaOpts...)
 
 	stopProgress := b.progress()
 	var err error
