@@ -184,7 +184,7 @@ func (b *bridge) inCodec(ctx context.Context, w *worker, value []byte) (*protoav
 			if !errors.As(err, &re) && !errors.Is(err, serde.ErrBadIndexes) && ctx.Err() == nil {
 				// The registry answered, and the schema it gave does not
 				// compile, or has no Avro form.
-				err = &schemaError{fmt.Errorf("schema %d: %w", id, err)}
+				err = &schemaError{err}
 			}
 			return nil, nil, err
 		}
