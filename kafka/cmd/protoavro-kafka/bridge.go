@@ -47,8 +47,11 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (*in == "") == (*inRegex == "") || *out == "" {
-		return usage.Errorf("--out and one of --in and --in-regex are required")
+	if *in == "" && *inRegex == "" || *out == "" {
+		return usage.Errorf("--in and --out are required (--in-regex in place of --in)")
+	}
+	if *in != "" && *inRegex != "" {
+		return usage.Errorf("--in and --in-regex exclude each other")
 	}
 	var logger *slog.Logger
 	switch *logFmt {

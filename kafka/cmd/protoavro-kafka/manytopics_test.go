@@ -288,3 +288,22 @@ func scrapeURL(t *testing.T, url string) map[string]float64 {
 	}
 	return got
 }
+
+// TestBridgeFlagErrors: the flags of many topics, metrics and logs refuse
+// what they cannot use with a usage error.
+func TestBridgeFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--in", "a", "--in-regex", "^b$", "--out", "o"}, "--in and --in-regex exclude each other"},
+		{[]string{"--in-regex", "^b$"}, "--in and --out are required"},
+		{[]string{"--in", "a", "--out", "o", "--log-format", "xml"}, `--log-format "xml": want text or json`},
+		{[]string{"--in", "a", "--out", "o", "--metrics-addr", "9464"}, `--metrics-addr "9464"`},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"bridge", "--pass-through"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
