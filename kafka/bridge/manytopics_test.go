@@ -127,3 +127,26 @@ func TestOutputTopicRead(t *testing.T) {
 		t.Errorf("bad regular expression: %v", err)
 	}
 }
+
+// TestMissingTopic: an output or dead-letter topic that does not exist
+// stops the bridge with an error naming it, nothing committed.
+func TestMissingTopic(t *testing.T) {
+	_, brokers := kafkatest.Cluster(t, 1, "in", "out")
+	_, reg := kafkatest.Registry(t)
+	id := kafkatest.RegisterPerson(t, reg, "in-value", "v2")
+	md := kafkatest.Person(t, "v2")
+	recs := append(inputs(t, "in", md, id, 0, 5), &kgo.Record{Topic: "in", Value: []byte("plain text")})
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, tc := range []struct{ output, dlq, missing string }{
+		{"{topic}-missing", "out", "in-missing"},
+		{"out", "no-such-dlq", "no-such-dlq"},
+	} {
+		sum, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: tc.output,
+			DeadLetter: tc.dlq, Registry: reg, MaxRecords: int64(len(recs))})
+		if err == nil || !strings.Contains(err.Error(), `producing to topic "`+tc.missing+`"`) || sum.Records != 0 {
+			t.Errorf("output %s, dead letters %s: %v, %v; want a stop naming %s", tc.output, tc.dlq, sum, err, tc.missing)
+		}
+	}
+}
