@@ -26,3 +26,13 @@ func FetchErr(ctx context.Context, cfg Config, fs kgo.Fetches) (int64, error) {
 	err := b.fetchErr(ctx, fs)
 	return b.warnings.Load(), err
 }
+
+// ConvertPanicking converts a record with a bridge missing its state, so
+// that the conversion panics, and returns the error's dead-letter class and
+// the error.
+func ConvertPanicking() (class string, err error) {
+	b := &bridge{}
+	var o kgo.Record
+	err = b.convertSafely(context.Background(), &kgo.Record{Topic: "in"}, &o, &worker{})
+	return errorClass(err), err
+}

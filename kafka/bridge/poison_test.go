@@ -187,3 +187,12 @@ func TestRegistryWaitProgress(t *testing.T) {
 	de, _ := serde.NewDeserializer(f.reg, f.md, protoavro.Options{})
 	verify(t, de, f.md, f.recs, kafkatest.ConsumeAll(t, f.brokers, "out", n, time.Minute))
 }
+
+// TestConversionPanic: a conversion that panics returns an error of class
+// internal, to be dead-lettered, instead of crashing the bridge.
+func TestConversionPanic(t *testing.T) {
+	class, err := bridge.ConvertPanicking()
+	if err == nil || class != "internal" || !strings.HasPrefix(err.Error(), "bridge: internal error: ") {
+		t.Fatalf("%v, class %q; want an internal error", err, class)
+	}
+}
