@@ -48,7 +48,7 @@ func BenchmarkBridge(b *testing.B) {
 		for k := range 2 {
 			m := (i + k) % 2
 			cfg := bridge.Config{
-				Brokers: brokers, Group: fmt.Sprintf("%s-%d", modes[m], i), Input: "in", Output: "out",
+				Brokers: brokers, Group: fmt.Sprintf("%s-%d", modes[m], i), Inputs: []string{"in"}, Output: "out",
 				Registry: reg, MaxRecords: n, PassThrough: m == 0,
 			}
 			start, startCPU := time.Now(), cpuTime(b)

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -110,7 +112,7 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 	var progress strings.Builder
 	sum, err := bridge.Run(ctx, bridge.Config{
-		Brokers: brokers, Group: "g", Input: "in", Output: "out", DeadLetter: "dlq",
+		Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", DeadLetter: "dlq",
 		Registry: reg, MaxRecords: n + 3, Progress: &syncWriter{w: &progress}, ProgressEvery: 200 * time.Millisecond,
 	})
 	if err != nil {
@@ -139,6 +141,9 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("dead-letter classes %v, want %v", classes, want)
 	}
 }
+
+// textLogger returns a logger writing slog's text format to w.
+func textLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
 
 type syncWriter struct {
 	mu sync.Mutex
@@ -169,7 +174,7 @@ func twoInstances(t *testing.T, eos bool) {
 		go func() {
 			defer wg.Done()
 			sums[k], errs[k] = bridge.Run(ctx, bridge.Config{
-				Brokers: brokers, Group: "shared", Input: "in", Output: "out", Registry: reg,
+				Brokers: brokers, Group: "shared", Inputs: []string{"in"}, Output: "out", Registry: reg,
 				BatchSize: 500, SessionTimeout: 3 * time.Second,
 				ExactlyOnce: eos,
 			})
@@ -222,7 +227,7 @@ func TestEvolution(t *testing.T) {
 		}
 		mds[k] = kafkatest.PersonFrom(t, src)
 		kafkatest.Produce(t, cl, inputs(t, "in", mds[k], id, k*n, n))
-		if _, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, Check: true, MaxRecords: n}); err != nil {
+		if _, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", Registry: reg, Check: true, MaxRecords: n}); err != nil {
 			t.Fatalf("phase %d: %v", k, err)
 		}
 	}
@@ -310,7 +315,7 @@ func TestStopWithoutDeadLetter(t *testing.T) {
 	kafkatest.Produce(t, cl, append(append(recs[:1500:1500], bad), recs[1500:]...))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cfg := bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, MaxRecords: n + 1}
+	cfg := bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", Registry: reg, MaxRecords: n + 1}
 	sum, err := bridge.Run(ctx, cfg)
 	if !errors.Is(err, serde.ErrBadMagic) || !strings.Contains(err.Error(), "in[0] offset 1500 (no dead-letter topic)") {
 		t.Fatalf("run without a dead-letter topic: %v", err)
@@ -383,7 +388,7 @@ func (f *registryFixture) client(t *testing.T, opts serde.RegistryOptions) *serd
 func (f *registryFixture) run(reg *serde.Registry, dlq string, n int) (ctx context.Context, sum bridge.Summary, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	sum, err = bridge.Run(ctx, bridge.Config{Brokers: f.brokers, Group: "g", Input: "in", Output: "out", DeadLetter: dlq,
+	sum, err = bridge.Run(ctx, bridge.Config{Brokers: f.brokers, Group: "g", Inputs: []string{"in"}, Output: "out", DeadLetter: dlq,
 		Registry: reg, MaxRecords: int64(n)})
 	return ctx, sum, err
 }
@@ -478,7 +483,7 @@ func TestLagAfterRebalance(t *testing.T) {
 	run := func(k int) {
 		defer wg.Done()
 		sums[k], errs[k] = bridge.Run(ctx, bridge.Config{
-			Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg,
+			Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", Registry: reg,
 			BatchSize: 50, SessionTimeout: 3 * time.Second,
 			OnCommit: func(s bridge.Summary) {
 				total[k].Store(s.Records)

@@ -62,8 +62,8 @@ func newCommitFixture(t *testing.T, ctx context.Context, err *kerr.Error, count 
 		refused: c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetCommit}, Group: "g", Err: err, Count: count}),
 		syncs:   c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.SyncGroup}, Group: "g", Observe: true, Count: -1}),
 	}
-	cfg.Brokers, cfg.Group, cfg.Input, cfg.Output, cfg.Registry = brokers, "g", "in", "out", reg
-	cfg.Log = &syncWriter{w: &f.log}
+	cfg.Brokers, cfg.Group, cfg.Inputs, cfg.Output, cfg.Registry = brokers, "g", []string{"in"}, "out", reg
+	cfg.Logger = textLogger(&syncWriter{w: &f.log})
 	f.produce(0, 50)
 	f.done = runAsync(ctx, cfg)
 	return f
@@ -118,7 +118,7 @@ func TestCommitRefused(t *testing.T) {
 			}
 			log := f.log.String()
 			if res.sum.CommitWarnings != 2 || res.sum.Records == 0 || !strings.Contains(res.sum.String(), "2 commit warnings") ||
-				strings.Count(log, "committing offsets") != 2 || strings.Count(log, refusal.Message) != 2 || !strings.Contains(log, "(continuing") {
+				strings.Count(log, "committing offsets") != 2 || strings.Count(log, refusal.Message) != 2 || !strings.Contains(log, "continuing after an error") {
 				t.Errorf("summary %v, log %q; want both refusals logged and counted, and later commits", res.sum, log)
 			}
 		})
@@ -195,7 +195,7 @@ func TestFetchErrors(t *testing.T) {
 	} {
 		var log strings.Builder
 		fs := kgo.Fetches{{Topics: []kgo.FetchTopic{{Topic: "in", Partitions: []kgo.FetchPartition{{Partition: 2, Err: tc.err}}}}}}
-		warnings, err := bridge.FetchErr(context.Background(), bridge.Config{Log: &log}, fs)
+		warnings, err := bridge.FetchErr(context.Background(), bridge.Config{Logger: textLogger(&log)}, fs)
 		if tc.fatal {
 			if err == nil || !errors.Is(err, tc.err) || !strings.Contains(err.Error(), "in[2]") || warnings != 0 {
 				t.Errorf("%s: %v (%d warnings), want it fatal, naming in[2]", tc.name, err, warnings)
@@ -245,8 +245,8 @@ func TestDataLoss(t *testing.T) {
 	defer cancel()
 	var log strings.Builder
 	done := runAsync(ctx, bridge.Config{
-		Brokers: brokers, Group: "g", Input: "in", Output: "out",
-		Registry: reg, MaxRecords: 150, Log: &syncWriter{w: &log},
+		Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out",
+		Registry: reg, MaxRecords: 150, Logger: textLogger(&syncWriter{w: &log}),
 	})
 	if err := lost.Wait(ctx, 1); err != nil {
 		t.Fatalf("the fetch at offset 50 was never answered out of range: %v", err)
@@ -355,8 +355,8 @@ func inputRecreated(t *testing.T, inFlight bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var log strings.Builder
-	done := runAsync(ctx, bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out",
-		Registry: breg, Log: &syncWriter{w: &log}, OnCommit: func(bridge.Summary) { once.Do(func() { close(committed) }) }})
+	done := runAsync(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out",
+		Registry: breg, Logger: textLogger(&syncWriter{w: &log}), OnCommit: func(bridge.Summary) { once.Do(func() { close(committed) }) }})
 	wait := committed
 	if inFlight {
 		wait = held

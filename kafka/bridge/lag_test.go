@@ -32,7 +32,7 @@ func TestLagOpenTransaction(t *testing.T) {
 	// The lag at the batch's commit, while the bridge runs.
 	var last bridge.Summary
 	if _, err := bridge.Run(ctx, bridge.Config{
-		Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, MaxRecords: 20,
+		Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", Registry: reg, MaxRecords: 20,
 		OnCommit: func(s bridge.Summary) { last = s },
 	}); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestLagAtStop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sum, err := bridge.Run(ctx, bridge.Config{
-		Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, MaxRecords: 20, BatchSize: 20,
+		Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", Registry: reg, MaxRecords: 20, BatchSize: 20,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func lagTrailingMarkers(t *testing.T, eos bool) {
 	bctx, stop := context.WithCancel(ctx)
 	defer stop()
 	sum, err := bridge.Run(bctx, bridge.Config{
-		Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, ExactlyOnce: eos,
+		Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", Registry: reg, ExactlyOnce: eos,
 		OnCommit: func(s bridge.Summary) {
 			if s.Records >= 20 && s.Lag == 0 {
 				stop()

@@ -55,7 +55,7 @@ func outputTooLarge(t *testing.T, eos bool) {
 	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cfg := bridge.Config{Brokers: brokers, Group: "g", Input: "in", Output: "out", Registry: reg, Type: md, MaxRecords: 5, ExactlyOnce: eos}
+	cfg := bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"in"}, Output: "out", Registry: reg, Type: md, MaxRecords: 5, ExactlyOnce: eos}
 	sum, err := bridge.Run(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), "in[0] offset 2") || sum.Records != 0 {
 		t.Fatalf("run without a dead-letter topic: %v, %v; want an error naming offset 2", sum, err)

@@ -1,0 +1,269 @@
+// metrics.go holds what a bridge shows a monitoring system: Metrics, its
+// figures in Prometheus' text format, and the /healthz and /readyz probes.
+
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// maxTopicLabels bounds the topics the metrics name; the records of
+// further topics are counted under the topic label "_other".
+const maxTopicLabels = 1000
+
+// Metrics collects the figures of a bridge (Config.Metrics) and serves
+// them, with health probes, from Handler. The figures, in Prometheus' text
+// format:
+//
+//	protoavro_bridge_records_in_total{topic}       input records committed, by input topic
+//	protoavro_bridge_records_out_total{topic}      records converted and committed, by output topic
+//	protoavro_bridge_dead_lettered_total{class}    records dead-lettered, by class (HeaderClass)
+//	protoavro_bridge_lag_records{topic,partition}  records behind the end of the partition (Summary.Lag)
+//	protoavro_bridge_registry_lookups_total{outcome}  schema lookups through the registry client
+//	protoavro_bridge_batch_seconds                 time from a batch's poll to its commit
+//	protoavro_bridge_registry_waiting              1 while the bridge waits for a registry that is down
+//
+// and the Go runtime's and the process's standard figures. A registry
+// lookup is one the conversion workers could not answer from the schema
+// of the record before; the registry client answers repeated ones from its
+// cache. Its outcome is ok, unavailable (retried), refused (credentials),
+// not-found, bad-schema, canceled or error. Labels are bounded: topic
+// names (at most 1000 topics), classes and outcomes of the lists above.
+//
+// A Metrics serves one bridge at a time. Its methods are safe for
+// concurrent use.
+type Metrics struct {
+	reg                   *prometheus.Registry
+	recordsIn, recordsOut *prometheus.CounterVec
+	dead, lookups         *prometheus.CounterVec
+	lag                   *prometheus.GaugeVec
+	batch                 prometheus.Histogram
+	waiting               prometheus.Gauge
+
+	mu      sync.Mutex
+	topics  map[string]bool // the topic labels in use
+	state   string          // "", "running" or "stopped"
+	stopErr string
+	brokers bool // the brokers answered since the run started
+	waitReg bool
+}
+
+// NewMetrics returns an empty Metrics.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		recordsIn: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_records_in_total",
+			Help: "Input records committed, by input topic."}, []string{"topic"}),
+		recordsOut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_records_out_total",
+			Help: "Records converted and committed, by output topic."}, []string{"topic"}),
+		dead: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_dead_lettered_total",
+			Help: "Records dead-lettered, by error class."}, []string{"class"}),
+		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_registry_lookups_total",
+			Help: "Schema lookups through the registry client, by outcome."}, []string{"outcome"}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "protoavro_bridge_lag_records",
+			Help: "Records behind the end of the partition at the last fetch."}, []string{"topic", "partition"}),
+		batch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "protoavro_bridge_batch_seconds",
+			Help: "Time from a batch's poll to its commit.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}),
+		waiting: prometheus.NewGauge(prometheus.GaugeOpts{Name: "protoavro_bridge_registry_waiting",
+			Help: "1 while the bridge waits for a schema registry that is down."}),
+		topics: map[string]bool{},
+	}
+	m.reg.MustRegister(m.recordsIn, m.recordsOut, m.dead, m.lookups, m.lag, m.batch, m.waiting,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the figures at /metrics (Prometheus' text format), and the
+// probes: /healthz answers 200 while a bridge runs and 503 before it starts
+// and after it stopped (with the error it stopped with); /readyz answers
+// 200 while a bridge runs, its brokers have answered, and it is not
+// waiting for a schema registry that is down, and 503 with the reason
+// otherwise.
+func (m *Metrics) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		m.mu.Lock()
+		state, stopErr := m.state, m.stopErr
+		m.mu.Unlock()
+		switch {
+		case state == "running":
+			probe(w, http.StatusOK, "ok")
+		case state == "":
+			probe(w, http.StatusServiceUnavailable, "not started")
+		case stopErr != "":
+			probe(w, http.StatusServiceUnavailable, "stopped: "+stopErr)
+		default:
+			probe(w, http.StatusServiceUnavailable, "stopped")
+		}
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		m.mu.Lock()
+		state, brokers, waiting := m.state, m.brokers, m.waitReg
+		m.mu.Unlock()
+		switch {
+		case state != "running":
+			probe(w, http.StatusServiceUnavailable, "not running")
+		case !brokers:
+			probe(w, http.StatusServiceUnavailable, "waiting on the brokers")
+		case waiting:
+			probe(w, http.StatusServiceUnavailable, "waiting on the schema registry")
+		default:
+			probe(w, http.StatusOK, "ready")
+		}
+	})
+	return mux
+}
+
+func probe(w http.ResponseWriter, code int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	fmt.Fprintln(w, text)
+}
+
+// topicLabel returns the label of topic: itself, escaped, for the first
+// maxTopicLabels topics.
+func (m *Metrics) topicLabel(topic string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.topics[topic] {
+		if len(m.topics) >= maxTopicLabels {
+			return "_other"
+		}
+		m.topics[topic] = true
+	}
+	return safetext.Escape(topic, 256)
+}
+
+// The methods below are the bridge's; each does nothing on a nil Metrics.
+
+func (m *Metrics) started() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.state, m.stopErr, m.brokers, m.waitReg = "running", "", false, false
+	m.mu.Unlock()
+}
+
+func (m *Metrics) stopped(err error) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.state = "stopped"
+	if err != nil {
+		m.stopErr = safeErr(err)
+	}
+	m.mu.Unlock()
+}
+
+// watchBrokers pings the brokers of cl until they answer (readiness), and
+// returns a function that stops it.
+func (m *Metrics) watchBrokers(ctx context.Context, cl *kgo.Client) (stop func()) {
+	if m == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			if cl.Ping(ctx) == nil {
+				m.mu.Lock()
+				m.brokers = true
+				m.mu.Unlock()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	})
+	return func() { cancel(); wg.Wait() }
+}
+
+func (m *Metrics) committed(t *tally, elapsed time.Duration) {
+	if m == nil {
+		return
+	}
+	for topic, n := range t.in {
+		m.recordsIn.WithLabelValues(m.topicLabel(topic)).Add(float64(n))
+	}
+	for topic, n := range t.out {
+		m.recordsOut.WithLabelValues(m.topicLabel(topic)).Add(float64(n))
+	}
+	for class, n := range t.dead {
+		m.dead.WithLabelValues(class).Add(float64(n))
+	}
+	m.batch.Observe(elapsed.Seconds())
+}
+
+func (m *Metrics) setLag(topic string, partition int32, lag int64) {
+	if m == nil {
+		return
+	}
+	m.lag.WithLabelValues(m.topicLabel(topic), strconv.Itoa(int(partition))).Set(float64(lag))
+}
+
+func (m *Metrics) forgetLag(topic string, partition int32) {
+	if m == nil {
+		return
+	}
+	m.lag.DeleteLabelValues(m.topicLabel(topic), strconv.Itoa(int(partition)))
+}
+
+func (m *Metrics) setWaiting(waiting bool) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.waitReg = waiting
+	m.mu.Unlock()
+	if waiting {
+		m.waiting.Set(1)
+	} else {
+		m.waiting.Set(0)
+	}
+}
+
+// registryLookup counts a schema lookup with its outcome.
+func (m *Metrics) registryLookup(err error) {
+	if m == nil {
+		return
+	}
+	m.lookups.WithLabelValues(lookupOutcome(err)).Inc()
+}
+
+func lookupOutcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, serde.ErrRegistryUnavailable):
+		return "unavailable"
+	case errors.Is(err, serde.ErrRegistryAccess):
+		return "refused"
+	case errors.Is(err, serde.ErrUnknownID), errors.Is(err, serde.ErrUnknownSubject):
+		return "not-found"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "canceled"
+	case errors.Is(err, serde.ErrRegistry):
+		return "error"
+	}
+	return "bad-schema"
+}

@@ -1,0 +1,309 @@
+package main
+
+// The bridge command over many topics, killed and restarted; its metrics
+// endpoint and JSON logs.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// lockedBuffer is a bytes.Buffer safe to read while a process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestKillRestartManyTopics: two input topics matched by a regular
+// expression (a third it does not match is left alone), 10,000 records
+// each, bridged to their {topic}-avro topics by a bridge killed with
+// SIGKILL five times and restarted: every record arrives in its own output
+// topic, equal field by field; with exactly-once, each once.
+func TestKillRestartManyTopics(t *testing.T) { kafkatest.BothSemantics(t, killRestartManyTopics) }
+
+func killRestartManyTopics(t *testing.T, eos bool) {
+	const n, kills = 10_000, 5
+	topics := []string{"in-a", "in-b"}
+	_, brokers := kafkatest.Cluster(t, 3, "in-a", "in-b", "in-c", "in-a-avro", "in-b-avro", "in-c-avro")
+	fake, reg := kafkatest.Registry(t)
+	md := kafkatest.Person(t, "v2")
+	enc := serde.NewProtoEncoder(reg)
+	id, err := enc.Register(context.Background(), "in-a-value", kafkatest.EvolutionSource(t, "v2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Topic k holds the records k*n to (k+1)*n-1; in-c the first n again.
+	wires := kafkatest.PersonWires(t, md, 0, 2*n)
+	var recs []*kgo.Record
+	for i := range 2 * n {
+		recs = append(recs, &kgo.Record{Topic: topics[i/n], Key: fmt.Appendf(nil, "key-%d", i), Value: enc.Append(nil, id, md, wires[i])})
+		if i < n {
+			recs = append(recs, &kgo.Record{Topic: "in-c", Key: fmt.Appendf(nil, "key-%d", i), Value: enc.Append(nil, id, md, wires[i])})
+		}
+	}
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
+	outs := []*collector{collect(t, brokers, "in-a-avro"), collect(t, brokers, "in-b-avro"), collect(t, brokers, "in-c-avro")}
+	counts := func() (records, unique int) {
+		for _, c := range outs {
+			r, u := c.counts()
+			records, unique = records+r, unique+u
+		}
+		return records, unique
+	}
+
+	args := []string{"bridge", "--brokers", strings.Join(brokers, ","), "--registry", fake.URL(),
+		"--group", "g", "--instance-id", "bridge-1", "--in-regex", "^in-[ab]$", "--out", "{topic}-avro",
+		"--batch", "200", "--session-timeout", "2s", "--progress", "0"}
+	if eos {
+		args = append(args, "--exactly-once", "--transaction-timeout", "3s")
+	}
+	start := func() (*commandRun, *lockedBuffer) {
+		var buf lockedBuffer
+		return startCommand(t, &buf, args...), &buf
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k := range kills {
+		_, before := counts()
+		step := 500 + rng.IntN(1500)
+		cmd, buf := start()
+		waitFor(t, 2*time.Minute, fmt.Sprintf("kill %d: output past %d", k, before+step), func() bool {
+			_, u := counts()
+			return u >= before+step
+		})
+		cmd.kill()
+		for _, c := range outs {
+			settle(c)
+		}
+		r, u := counts()
+		t.Logf("kill -9 %d: %d records out (%d distinct) so far; output %q", k+1, r, u, lastLine(buf.String()))
+		if u >= 2*n {
+			t.Fatalf("kill %d came after the end of the stream", k+1)
+		}
+	}
+	cmd, buf := start()
+	waitFor(t, 3*time.Minute, "all records out", func() bool { _, u := counts(); return u >= 2*n })
+	time.Sleep(500 * time.Millisecond) // anything more would be a duplicate
+	if err := cmd.stop(); err != nil {
+		t.Fatalf("bridge after SIGTERM: %v\n%s", err, buf)
+	}
+	if r, _ := outs[2].counts(); r != 0 {
+		t.Fatalf("%d records from in-c, which the expression does not match", r)
+	}
+	de, _ := serde.NewDeserializer(reg, md, protoavroOptions)
+	for k, c := range outs[:2] {
+		c.mu.Lock()
+		total, unique := len(c.recs), len(c.keys)
+		if unique != n || eos && total != n {
+			c.mu.Unlock()
+			t.Fatalf("%s: %d records out, %d distinct, want %d (eos %v)", topics[k], total, unique, n, eos)
+		}
+		kafkatest.Parallel(t, total, func(j int) error {
+			r := c.recs[j]
+			i, err := strconv.Atoi(strings.TrimPrefix(string(r.Key), "key-"))
+			if err != nil || i/n != k {
+				return fmt.Errorf("%s: record key %q", r.Topic, r.Key)
+			}
+			return kafkatest.CheckPerson(context.Background(), de, md, r.Value, i, wires[i], j%97 == 0)
+		})
+		c.mu.Unlock()
+	}
+}
+
+// commandRun is a protoavro-kafka process.
+type commandRun struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	exited chan error
+}
+
+// startCommand starts protoavro-kafka with args, its stdout and stderr to
+// out; the test's end kills it if it still runs.
+func startCommand(t *testing.T, out io.Writer, args ...string) *commandRun {
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &commandRun{t: t, cmd: cmd, exited: make(chan error, 1)}
+	go func() { c.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		select {
+		case err := <-c.exited:
+			c.exited <- err
+		default:
+			_ = cmd.Process.Kill()
+			<-c.exited
+		}
+	})
+	return c
+}
+
+// kill kills the process with SIGKILL and waits for it.
+func (c *commandRun) kill() {
+	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	err := <-c.exited
+	c.exited <- err
+}
+
+// stop stops the process with SIGTERM and returns its exit error.
+func (c *commandRun) stop() error {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-c.exited:
+		c.exited <- err
+		return err
+	case <-time.After(2 * time.Minute):
+		c.t.Fatal("the bridge did not stop within 2 minutes of SIGTERM")
+		return nil
+	}
+}
+
+// TestBridgeMetricsAndJSONLog: the bridge command with --metrics-addr on
+// an ephemeral loopback port and --log-format json, over a list of input
+// topics: the endpoint, scraped while the bridge runs once every record is
+// out, counts the records in and out by topic as the test sent them, the
+// probes answer, and each log line on stderr is a JSON object.
+func TestBridgeMetricsAndJSONLog(t *testing.T) {
+	const n = 400
+	_, brokers := kafkatest.Cluster(t, 2, "a", "b", "a.avro", "b.avro")
+	fake, reg := kafkatest.Registry(t)
+	md := kafkatest.Person(t, "v2")
+	id := kafkatest.RegisterPerson(t, reg, "a-value", "v2")
+	enc := serde.NewProtoEncoder(reg)
+	var recs []*kgo.Record
+	for i, w := range kafkatest.PersonWires(t, md, 0, n) {
+		recs = append(recs, &kgo.Record{Topic: []string{"a", "b"}[i%4/3], Key: fmt.Appendf(nil, "%d", i), Value: enc.Append(nil, id, md, w)})
+	}
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs) // 3/4 to a, 1/4 to b
+	out := []*collector{collect(t, brokers, "a.avro"), collect(t, brokers, "b.avro")}
+	var stderr lockedBuffer
+	cmd := startCommand(t, &stderr, "bridge", "--brokers", brokers[0], "--registry", fake.URL(), "--group", "g",
+		"--in", "a,b", "--out", "{topic}.avro", "--progress", "0", "--metrics-addr", "127.0.0.1:0", "--log-format", "json")
+	waitFor(t, 2*time.Minute, "all records out", func() bool {
+		a, _ := out[0].counts()
+		b, _ := out[1].counts()
+		return a+b >= n
+	})
+	m := regexp.MustCompile(`metrics and health probes at (http://127\.0\.0\.1:\d+)/metrics`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics address on stderr:\n%s", stderr.String())
+	}
+	want := map[string]float64{
+		`protoavro_bridge_records_in_total{topic="a"}`:       3 * n / 4,
+		`protoavro_bridge_records_in_total{topic="b"}`:       n / 4,
+		`protoavro_bridge_records_out_total{topic="a.avro"}`: 3 * n / 4,
+		`protoavro_bridge_records_out_total{topic="b.avro"}`: n / 4,
+	}
+	// The commit follows the output's acknowledgement: wait for the
+	// figures to catch up.
+	var got map[string]float64
+	waitFor(t, time.Minute, "the figures of every record", func() bool {
+		got = scrapeURL(t, m[1]+"/metrics")
+		for k, v := range want {
+			if got[k] != v {
+				return false
+			}
+		}
+		return true
+	})
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		waitFor(t, time.Minute, probe, func() bool {
+			resp, err := http.Get(m[1] + probe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
+	}
+	if err := cmd.stop(); err != nil {
+		t.Fatalf("bridge after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	logged := 0
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["msg"] == nil || rec["level"] == nil {
+			t.Errorf("log line %q: %v", line, err)
+		}
+		logged++
+	}
+	if logged < 2 || !strings.Contains(stderr.String(), `"msg":"bridge starting"`) || !strings.Contains(stderr.String(), `"msg":"bridge stopped"`) {
+		t.Errorf("%d JSON log lines, want the start and the stop:\n%s", logged, stderr.String())
+	}
+}
+
+// scrapeURL reads a Prometheus text-format page: the value of each series.
+func scrapeURL(t *testing.T, url string) map[string]float64 {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		got[line[:i]] = v
+	}
+	return got
+}
+
+// TestBridgeFlagErrors: the flags of many topics, metrics and logs refuse
+// what they cannot use with a usage error.
+func TestBridgeFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--in", "a", "--in-regex", "^b$", "--out", "o"}, "--in and --in-regex exclude each other"},
+		{[]string{"--in-regex", "^b$"}, "--in and --out are required"},
+		{[]string{"--in", "a", "--out", "o", "--log-format", "xml"}, `--log-format "xml": want text or json`},
+		{[]string{"--in", "a", "--out", "o", "--metrics-addr", "9464"}, `--metrics-addr "9464"`},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"bridge", "--pass-through"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
