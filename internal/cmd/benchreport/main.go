@@ -130,7 +130,7 @@ var sections = []section{
 	{
 		file:  "workers.txt",
 		title: "Batch: two workers against one",
-		about: "`protoavro encode` and `protoavro decode` of 1,000,000 AVRO-2147 records with zstd, `--workers 1` " +
+		about: "`protoavro encode` and `protoavro decode` of varied AVRO-2147 records (their count is in the command) with zstd, `--workers 1` " +
 			"and `--workers 2`, run as processes one after the other; scripts/bench checks that decoding gives back the input's " +
 			"bytes with either count. `cpu-ns/op` is user and system CPU time, `maxrss-KB` the peak resident set.",
 		benches: []string{"CLI/encode/workers=1", "CLI/encode/workers=2", "CLI/decode/workers=1", "CLI/decode/workers=2"},
@@ -156,8 +156,8 @@ var sections = []section{
 	{
 		file:  "beam.txt",
 		title: "Beam: `protoavro-beam` on prism against `protoavro encode`",
-		about: "The same 1,000,000 AVRO-2147 records (length-delimited, deflate) converted by `protoavro encode` and " +
-			"by the Beam pipeline on the prism runner, as processes one after the other (`beam/scripts/bench`).",
+		about: "The same AVRO-2147 records (length-delimited; their count is in the command; snappy) converted by `protoavro encode` and " +
+			"by the Beam pipeline on the prism runner in one process, as processes one after the other.",
 		benches: []string{"CLI/encode", "Beam/prism"},
 		metrics: []string{"ns/op", "cpu-ns/op", "maxrss-KB"},
 		ratios: []ratio{
