@@ -132,6 +132,11 @@ type Field struct {
 	Type    *Node
 	// Default is the JSON text of the field's default, nil when it has none.
 	Default json.RawMessage
+	// Order is the field's sort order as written: "ascending",
+	// "descending", "ignore", or "" when not written (ascending).
+	Order string
+	// Props are the field's other attributes, sorted by key.
+	Props []Prop
 }
 
 // Prop is an attribute of a schema outside the ones the model names.
