@@ -223,10 +223,10 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 			return dst, err
 		}
 		if n, ok := v.(json.Number); ok {
-			// A number written beyond the type's range would be written
-			// as an infinity, a value the text does not hold ("Infinity"
-			// spells one). Numbers too small round to zero, as they read
-			// everywhere.
+			// A number beyond the type's range would become an
+			// infinity, a value the text does not hold (the string
+			// "Infinity" spells one). Numbers too small become zero, as
+			// every JSON reader reads them.
 			max := math.MaxFloat64
 			if s.Type == avroschema.Float {
 				max = math.MaxFloat32
