@@ -69,9 +69,10 @@ func hostileMsg(t testing.TB, name string) protoreflect.MessageDescriptor {
 	return md
 }
 
-// budget runs f and fails t if it takes more than 10 s (more under the race
-// detector) or allocates more than maxAlloc bytes; it returns f's error,
-// which must be short and safe to print.
+// budget runs f and fails t if it allocates more than maxAlloc bytes, the
+// measure of the work it did, or takes more than 2 minutes (10 under the
+// race detector: a guard against hangs, far above any normal run, not a
+// speed goal); it returns f's error, which must be short and safe to print.
 func budget(t *testing.T, maxAlloc uint64, f func() error) error {
 	t.Helper()
 	runtime.GC()
@@ -81,9 +82,9 @@ func budget(t *testing.T, maxAlloc uint64, f func() error) error {
 	err := f()
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
-	limit := 10 * time.Second // a guard against hangs, not a speed goal
+	limit := 2 * time.Minute
 	if raceEnabled {
-		limit *= 10
+		limit *= 5
 	}
 	if elapsed > limit {
 		t.Errorf("took %v, over %v", elapsed, limit)
@@ -715,8 +716,13 @@ func TestHostileTruncations(t *testing.T) {
 					t.Fatalf("prefix %d of %d: %d records, error %v", cut, len(file), n, err)
 				}
 			}
-			if worst > 2*time.Second || worstAlloc > 256*mib {
-				t.Fatalf("worst prefix: %v, %d MiB", worst, worstAlloc>>20)
+			// The work a prefix costs, counted as the bytes it allocates
+			// (under 1 MiB for these files of about 13 KB): a prefix that
+			// made a reader decompress or buffer beyond the bytes it holds
+			// would allocate for it. Its time is logged, not asserted: a
+			// loaded machine takes seconds for what takes milliseconds.
+			if worstAlloc > 16*mib {
+				t.Fatalf("worst prefix allocated %d KiB (and took %v)", worstAlloc>>10, worst)
 			}
 			t.Logf("%d prefixes; worst %v, %d KiB", len(file), worst, worstAlloc>>10)
 		})

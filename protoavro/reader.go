@@ -1159,23 +1159,6 @@ func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, er
 	}, nil
 }
 
-// logicalSignature lists the logical types of a schema's primitives in
-// order: with the canonical form (which strips them), it tells whether two
-// schemas read the same.
-func logicalSignature(n *avroschema.Node) string {
-	var sb strings.Builder
-	n.Walk(func(t *avroschema.Node) {
-		if t.Type.Primitive() {
-			sb.WriteString(t.Logical)
-			if t.Logical == "decimal" {
-				fmt.Fprintf(&sb, "(%d,%d)", t.Precision, t.Scale)
-			}
-			sb.WriteByte(';')
-		}
-	})
-	return sb.String()
-}
-
 // unionIndexError formats a bad union branch index and the branch count.
 const unionIndexError = "union index %d of %d branches"
 

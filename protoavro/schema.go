@@ -115,9 +115,10 @@ func ParseSchemaWith(text []byte, refs ...[]byte) (*Schema, error) {
 }
 
 // readsAs reports whether data written with s reads as data written with
-// other: the same canonical form and the same logical types.
+// other: the same canonical form and the same logical types, decimal
+// parameters included (avroschema.Encoding).
 func (s *Schema) readsAs(other *Schema) bool {
-	return s.canonical == other.canonical && logicalSignature(s.root) == logicalSignature(other.root)
+	return s.canonical == other.canonical && avroschema.Diff(s.root, other.root, avroschema.Encoding) == nil
 }
 
 // newSchema wraps a schema tree and computes its canonical form and fingerprints.

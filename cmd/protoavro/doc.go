@@ -145,7 +145,7 @@
 // 0-255, NaN and infinities as "NaN", "Infinity", "-Infinity".
 //
 //	protoavro tojson [--pretty] FILE.avro...
-//	protoavro fromjson --schema FILE.avsc [--codec NAME] [--out FILE] [FILE.json]
+//	protoavro fromjson --schema FILE.avsc [--codec NAME] [--max-value-size SIZE] [--out FILE] [FILE.json]
 //	protoavro getschema FILE.avro
 //	protoavro getmeta [--key KEY] FILE.avro
 //	protoavro count FILE.avro...
@@ -155,11 +155,15 @@
 // count sums the block headers without decompressing or decoding records.
 // cat copies a selection of records (skip --offset, keep an evenly spread
 // --sample fraction, stop after --limit) to a new container file; concat
-// copies whole files. Both need files with one schema (the same Parsing
-// Canonical Form) and the same metadata outside avro.*, and copy blocks
-// they take whole as they are stored when the codec does not change.
-// fromjson reads JSON values one after another (JSON Lines or indented);
-// missing record fields take their defaults. A damaged file, a record that
+// copies whole files. Both need files with one schema (compared whole, as
+// avro-tools compares them: logical types, decimal precision and scale,
+// names, sizes, symbols, defaults, not only Parsing Canonical Form) and the
+// same metadata outside avro.*, and copy blocks they take whole as they are
+// stored when the codec does not change.
+// fromjson reads JSON values one after another (JSON Lines or indented),
+// each at most --max-value-size (64 MiB), refused before it is read whole;
+// numbers beyond their type's range are refused; missing record fields take
+// their defaults. A damaged file, a record that
 // does not match the schema, or files with different schemas exit with
 // status 1, the error naming the file, record index and byte offset.
 //

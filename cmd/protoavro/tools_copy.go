@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -73,8 +74,13 @@ const copyUsageTail = `  --codec NAME           Block codec of the output: null,
                          Written under a temporary name, renamed on success.
   -h, --help             Print this help.
 
-The files must have the same schema (the same Parsing Canonical Form) and
-the same metadata other than avro.*; the output takes the first file's. A
+The files must have the same schema and the same metadata other than
+avro.*; the output takes the first file's. Schemas are compared whole, as
+avro-tools compares them: types, names, logical types with precision and
+scale, fixed sizes, enum symbols, fields in order with their names,
+defaults and orders, and other attributes (not docs or aliases). The error
+names the first difference, such as "Foo.ts: logicalType timestamp-millis
+vs timestamp-micros". A
 summary goes to standard error. Exit status is 0 on success, 1 for a
 damaged file or files with different schemas, and 2 for a bad command line
 or a file that cannot be opened.
@@ -190,9 +196,9 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 			if c, err = openContainer(path, std); err != nil {
 				return err
 			}
-			err = sameKind(first, c)
+			err = c.parseSchema()
 			if err == nil {
-				err = c.parseSchema()
+				err = sameKind(first, c)
 			}
 		}
 		if err == nil {
@@ -229,19 +235,14 @@ func userMetadata(meta map[string][]byte) map[string][]byte {
 	return m
 }
 
-// sameKind checks that c has the schema and metadata of first.
+// sameKind checks that c has the schema and metadata of first, both with
+// their schemas parsed. The schemas are compared whole, as avro-tools
+// compares them (avroschema.Full): the same canonical form with another
+// logical type, decimal scale or default would mean other values.
 func sameKind(first, c *container) error {
-	a, err := protoavro.ParseSchema(first.or.Header().Schema)
-	if err != nil {
-		return fmt.Errorf("%s: %w", first.in.name, err)
-	}
-	b, err := protoavro.ParseSchema(c.or.Header().Schema)
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.in.name, err)
-	}
-	if a.Canonical() != b.Canonical() {
-		return fmt.Errorf("%s: its schema differs from the schema of %s (CRC-64-AVRO %016x, not %016x): files with different schemas cannot be concatenated",
-			c.in.name, first.in.name, b.Fingerprint(), a.Fingerprint())
+	if d := avroschema.Diff(first.schema, c.schema, avroschema.Full); d != nil {
+		return fmt.Errorf("%s: its schema differs from the schema of %s at %s (%s vs %s): files with different schemas cannot be concatenated",
+			c.in.name, first.in.name, d, first.in.name, c.in.name)
 	}
 	ma, mb := userMetadata(first.or.Header().Metadata), userMetadata(c.or.Header().Metadata)
 	for _, k := range slices.Sorted(maps.Keys(ma)) {

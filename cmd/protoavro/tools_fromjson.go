@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +21,8 @@ var fromjsonCommand = &command{
 	run:     runFromJSON,
 }
 
-const fromjsonUsage = `Usage: protoavro fromjson --schema FILE.avsc [--codec NAME] [--out FILE|-] [FILE.json|-]
+const fromjsonUsage = `Usage: protoavro fromjson --schema FILE.avsc [--codec NAME] [--max-value-size SIZE]
+                         [--out FILE|-] [FILE.json|-]
 
 Write JSON values in the JSON encoding of the Avro specification (what
 tojson and avro-tools tojson print: unions as {"type": value}, bytes as
@@ -36,16 +36,25 @@ Flags:
   --schema FILE          The Avro schema (.avsc) of the records. Required.
   --codec NAME           Block codec: null, deflate, snappy or zstd.
                          Default null.
+  --max-value-size SIZE  Largest JSON value, with the white space before
+                         it: a larger one is refused before it is read
+                         whole. Bytes, or with a suffix K, M or G (1K =
+                         1024); at most 1G. Default 64M.
   --out FILE             Output file; "-" (the default) is standard output.
                          Written under a temporary name, renamed on success.
   -h, --help             Print this help.
 
 A value that does not match the schema stops the command with an error
 naming its index (from 0), its byte offset in the input and the path of the
-offending field. A summary goes to standard error. Exit status is 0 on
-success, 1 for a value that does not match the schema or input that is not
-JSON, and 2 for a bad command line, a missing file or a schema that does
-not parse.
+offending field. Numbers must fit their type: an int or long out of its
+range, or a float or double beyond the largest finite value (1e309 for a
+double, 3.5e38 for a float), is refused rather than written as another
+value or as an infinity ("Infinity" and "NaN" are written as strings);
+numbers too small to represent are written as zero. A summary goes to
+standard error. Exit status is 0 on success, 1 for a value that does not
+match the schema, input that is not JSON or a value over
+--max-value-size, and 2 for a bad command line, a missing file or a
+schema that does not parse.
 `
 
 // fromjsonBlockSize is the size of the blocks fromjson writes, before
@@ -56,6 +65,8 @@ func runFromJSON(args []string, std stdio) error {
 	fs := newFlagSet("fromjson")
 	codec, outPath := copyFlags(fs)
 	schemaPath := fs.String("schema", "", "schema file")
+	maxValue := sizeFlag{min: 1 << 10, max: 1 << 30}
+	fs.Var(&maxValue, "max-value-size", "largest JSON value")
 	files, err := parseFiles(fs, args, "fromjson")
 	if err != nil {
 		return err
@@ -98,7 +109,7 @@ func runFromJSON(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bufio.NewReaderSize(in.r, 64<<10))
+	values := avrojson.NewValueReader(in.r, maxValue.n)
 	conv := avrojson.Limits{}.Compile(schema)
 	var (
 		block        []byte
@@ -115,19 +126,20 @@ func runFromJSON(args []string, std stdio) error {
 		if err := interrupted(done); err != nil {
 			return err
 		}
-		off := dec.InputOffset()
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		raw, at, err := values.Next()
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			var se *json.SyntaxError
-			if errors.As(err, &se) {
+			switch {
+			case errors.As(err, &se):
 				return fmt.Errorf("%s: value %d: not JSON at byte %d: %w", in.name, index, se.Offset, err)
+			case errors.Is(err, ocf.ErrLimit):
+				return fmt.Errorf("%s: value %d: %w (--max-value-size)", in.name, index, err)
 			}
-			return fmt.Errorf("%s: value %d after byte %d: not JSON: %w", in.name, index, off, err)
+			return fmt.Errorf("%s: value %d after byte %d: not JSON: %w", in.name, index, at, err)
 		}
-		at := dec.InputOffset() - int64(len(raw))
 		next, e, err := conv.AppendDatum(block, raw)
 		if err != nil {
 			return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, at, err)

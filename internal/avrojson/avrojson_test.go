@@ -115,7 +115,7 @@ func TestJSONErrors(t *testing.T) {
 		{strings.Replace(`{`+base+`,"u":null}`, `"fx":"abcd"`, `"fx":"abc"`, 1), "fixed ns.F4 has 4 bytes, got 3"},
 		{strings.Replace(`{`+base+`,"u":null}`, `"by":""`, `"by":"Ā"`, 1), "code points 0-255"},
 		{strings.Replace(`{`+base+`,"u":null}`, `"e":"RED"`, `"e":"BLUE"`, 1), "not a symbol"},
-		{strings.Replace(`{`+base+`,"u":null}`, `"i":1`, `"i":2147483648`, 1), "not a 32-bit integer"},
+		{strings.Replace(`{`+base+`,"u":null}`, `"i":1`, `"i":2147483648`, 1), "outside the range of int"},
 		{strings.Replace(`{`+base+`,"u":null}`, `"f":1`, `"f":"1"`, 1), "want a number"},
 		{`{` + base + `,"u":null} {}`, "data after"},
 		// A key twice: implementations keep different ones (Java the
@@ -391,6 +391,14 @@ func FuzzAppendDatum(f *testing.F) {
 	f.Add(`{"type":"record","name":"a.R","fields":[{"name":"u","type":["int","long","string","bytes",{"type":"record","name":"A","fields":[]},{"type":"record","name":"b.A","fields":[]}]}]}`, `{"u":{"b.A":{}}}`)
 	f.Add(`{"type":"record","name":"R","fields":[{"name":"x","type":"int"},{"name":"u","type":["null","int","string"],"default":"d"}]}`, `{"x":1,"x":2}`)
 	f.Add(`["null",{"type":"long","logicalType":"timestamp-millis"},{"type":"fixed","name":"D","size":2,"logicalType":"decimal","precision":4}]`, `{"D":"\u0000\u00ff"}`)
+	// Numbers beyond their type's range.
+	f.Add(`"double"`, `1e309`)
+	f.Add(`"double"`, `-1`+strings.Repeat("0", 400))
+	f.Add(`"float"`, `3.5e38`)
+	f.Add(`["null","float"]`, `{"float":-1e39}`)
+	f.Add(`"long"`, `9223372036854775808`)
+	f.Add(`"int"`, `1`+strings.Repeat("0", 400))
+	f.Add(`{"type":"record","name":"R","fields":[{"name":"d","type":"double"},{"name":"f","type":"float"}]}`, `{"d":1e-400,"f":1e-50}`)
 	f.Fuzz(func(t *testing.T, schema, text string) {
 		s, err := avroschema.Parse([]byte(schema))
 		if err != nil {
@@ -408,6 +416,11 @@ func FuzzAppendDatum(f *testing.F) {
 		js, n, err := c.AppendJSON(nil, bin)
 		if err != nil || n != len(bin) {
 			t.Fatalf("AppendJSON of AppendDatum's output %x: %d of %d bytes, %v", bin, n, len(bin), err)
+		}
+		// An infinity is written only where the text spells one: a
+		// number beyond the range of its type is refused.
+		if !strings.Contains(text, "Infinity") && !strings.Contains(text, `\u`) && strings.Contains(string(js), `Infinity"`) {
+			t.Fatalf("%s gave an infinity: %s", text, js)
 		}
 		again, _, err := c.AppendDatum(nil, js)
 		if err != nil || !bytes.Equal(again, bin) {

@@ -210,14 +210,30 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 			bits = 32
 		}
 		i, err := strconv.ParseInt(string(n), 10, bits)
+		if errors.Is(err, strconv.ErrRange) {
+			return dst, jsonErr("%s is outside the range of %s (%d to %d)", shownNumber(n), s.Type, int64(-1)<<(bits-1), uint64(1)<<(bits-1)-1)
+		}
 		if err != nil {
-			return dst, jsonErr("%s is not a %d-bit integer", n, bits)
+			return dst, jsonErr("%s is not a %d-bit integer", shownNumber(n), bits)
 		}
 		return binary.AppendVarint(dst, i), nil
 	case avroschema.Float, avroschema.Double:
 		f, err := number(v)
 		if err != nil {
 			return dst, err
+		}
+		if n, ok := v.(json.Number); ok {
+			// A number beyond the type's range would become an
+			// infinity, a value the text does not hold (the string
+			// "Infinity" spells one). Numbers too small become zero, as
+			// every JSON reader reads them.
+			max := math.MaxFloat64
+			if s.Type == avroschema.Float {
+				max = math.MaxFloat32
+			}
+			if math.IsInf(f, 0) || s.Type == avroschema.Float && math.IsInf(float64(float32(f)), 0) {
+				return dst, jsonErr("%s is outside the range of %s (±%g)", shownNumber(n), s.Type, max)
+			}
 		}
 		if s.Type == avroschema.Float {
 			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(f))), nil
@@ -403,7 +419,7 @@ func number(v any) (float64, error) {
 	case json.Number:
 		f, err := strconv.ParseFloat(string(t), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, jsonErr("%s is not a number", t)
+			return 0, jsonErr("%s is not a number", shownNumber(t))
 		}
 		return f, nil
 	case string:
@@ -412,6 +428,16 @@ func number(v any) (float64, error) {
 		}
 	}
 	return 0, jsonErr("want a number, \"NaN\", \"Infinity\" or \"-Infinity\", got %s", kind(v))
+}
+
+// shownNumber shortens a number of the input for an error message: JSON
+// puts no bound on its digits.
+func shownNumber(n json.Number) string {
+	const max = 40
+	if len(n) <= max {
+		return string(n)
+	}
+	return fmt.Sprintf("%s… (a number of %d characters)", n[:max], len(n))
 }
 
 func parseDefault(raw json.RawMessage) (any, error) {

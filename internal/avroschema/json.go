@@ -51,6 +51,11 @@ func (n *Node) appendJSON(buf *bytes.Buffer, ns string) {
 				buf.WriteString(`,"default":`)
 				buf.Write(f.Default)
 			}
+			if f.Order != "" {
+				buf.WriteString(`,"order":`)
+				writeString(buf, f.Order)
+			}
+			appendProps(buf, f.Props)
 			buf.WriteByte('}')
 		}
 		buf.WriteByte(']')

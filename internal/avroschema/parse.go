@@ -566,7 +566,10 @@ func (c *converter) node(s *twmb.SchemaNode, ns string) (*Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			f := Field{Name: sf.Name, Doc: sf.Doc, Type: t}
+			f := Field{Name: sf.Name, Doc: sf.Doc, Type: t, Order: sf.Order}
+			if err := c.fieldProps(&f, sf.Props); err != nil {
+				return nil, err
+			}
 			if len(sf.Aliases) > 0 {
 				f.Aliases = slices.Clone(sf.Aliases)
 			}
@@ -599,6 +602,16 @@ func (c *converter) props(n *Node, props map[string]any) error {
 		}
 		n.Props = append(n.Props, Prop{Key: k, Value: raw})
 	}
+	return nil
+}
+
+// fieldProps keeps the other attributes of a field, sorted by key.
+func (c *converter) fieldProps(f *Field, props map[string]any) error {
+	var n Node
+	if err := c.props(&n, props); err != nil {
+		return fmt.Errorf("field %s: %w", Truncate(f.Name, 200), err)
+	}
+	f.Props = n.Props
 	return nil
 }
 

@@ -1,11 +1,12 @@
 // Package avroschema is protoavro's model of an Avro schema: a plain tree of
 // nodes that protoavro derives from protobuf descriptors, prints as JSON and
-// as Parsing Canonical Form, fingerprints, and parses from the untrusted
-// schema text of container files and registries.
+// as Parsing Canonical Form, fingerprints, compares (Diff), and parses from
+// the untrusted schema text of container files and registries.
 //
 // The model holds what protoavro needs and no more: every type of the Avro
 // 1.12 specification, names as full names, logical types with their decimal
-// parameters, docs, defaults and other attributes as raw JSON. References to
+// parameters, docs, defaults, field sort orders and other attributes (of
+// types and of fields) as raw JSON. References to
 // named types defined earlier in the tree are nodes of their own whose Def
 // points at the definition, so a tree can be walked without a name table and
 // recursive types are finite graphs.
@@ -132,6 +133,11 @@ type Field struct {
 	Type    *Node
 	// Default is the JSON text of the field's default, nil when it has none.
 	Default json.RawMessage
+	// Order is the field's sort order as written: "ascending",
+	// "descending", "ignore", or "" when not written (ascending).
+	Order string
+	// Props are the field's other attributes, sorted by key.
+	Props []Prop
 }
 
 // Prop is an attribute of a schema outside the ones the model names.

@@ -306,6 +306,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"type":"record","name":"R","fields":[{"name":"a","type":["null","R"]}]}`))
 	f.Add([]byte(`[[[[["int"]]]]]`))
 	f.Add([]byte(nestedDefaults(30))) // took 3^30 steps
+	f.Add([]byte(`{"type":"record","name":"a.R","fields":[{"name":"f","type":{"type":"fixed","name":"D","size":8,"logicalType":"decimal","precision":18,"scale":2},"order":"descending","x.f":[1,{"k":null}],"logicalType":"uuid"},{"name":"g","type":"int","default":1,"order":"ignore"}]}`))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		n, err := Parse(text)
 		checkParse(t, n, err)
@@ -314,7 +315,7 @@ func FuzzParse(f *testing.F) {
 
 // checkParse checks the result of parsing untrusted text: an error wraps
 // ErrInvalid and is short and safe to print; a schema's JSON parses alone
-// to the same canonical form.
+// to the same canonical form, and to the same schema whole (Diff).
 func checkParse(t *testing.T, n *Node, err error) {
 	t.Helper()
 	if err != nil {
@@ -332,6 +333,9 @@ func checkParse(t *testing.T, n *Node, err error) {
 	}
 	if again.Canonical() != n.Canonical() {
 		t.Fatalf("canonical form changed: %s vs %s", n.Canonical(), again.Canonical())
+	}
+	if d := Diff(n, again, Full); d != nil {
+		t.Fatalf("our JSON of a parsed schema parses to another schema: %s\n%s", d, n.JSON())
 	}
 }
 

@@ -16,6 +16,9 @@
 //   fromjson SCHEMA INPUT    reads JSON datums (INPUT lines: NAME JSON) with a JsonDecoder
 //                            and GenericDatumReader, as avro-tools fromjson does; prints
 //                            {"name", "hex"} of their binary encoding or {"name", "error"}
+//   equal A B [A B]...       parses each pair of schema files (.avsc) and prints one line
+//                            per pair: whether Schema.equals holds, as avro-tools cat and
+//                            concat compare the schemas of their files ("true" or "false")
 //   version                  prints Avro's and Java's versions
 //
 // Records are interop JSON (interop/value_test.go describes it).
@@ -73,6 +76,13 @@ public class Interop {
         break;
       case "fromjson":
         fromJSON(args[1], args[2]);
+        break;
+      case "equal":
+        for (int i = 1; i + 1 < args.length; i += 2) {
+          Schema a = new Schema.Parser().parse(new File(args[i]));
+          Schema b = new Schema.Parser().parse(new File(args[i + 1]));
+          out.println(a.equals(b));
+        }
         break;
       case "version":
         out.println(Schema.class.getPackage().getImplementationVersion() + " (" + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ")");

@@ -180,8 +180,9 @@ func twoInstances(t *testing.T, eos bool) {
 			})
 		}()
 	}
-	// Produce while both run, so that both have joined when most records come.
-	time.Sleep(time.Second)
+	// Produce once both have joined and have partitions, so that both
+	// convert records.
+	waitAssigned(t, cl, "shared", 2)
 	in := inputs(t, "in", md, id, 0, n)
 	kafkatest.Produce(t, cl, in)
 	out := kafkatest.ConsumeAll(t, brokers, "out", n, 2*time.Minute)
@@ -330,7 +331,9 @@ func TestStopWithoutDeadLetter(t *testing.T) {
 	out := kafkatest.ConsumeAll(t, brokers, "out", n, time.Minute)
 	// Wait for anything more: records produced by the failed run, before
 	// the bad record, come again.
-	out = append(out, kafkatest.ConsumeAll(t, brokers, "out", 2*n, 2*time.Second)[len(out):]...)
+	if more := kafkatest.ConsumeAll(t, brokers, "out", 2*n, 2*time.Second); len(more) > len(out) {
+		out = append(out, more[len(out):]...)
+	}
 	first := map[int]*kgo.Record{}
 	for _, r := range out {
 		if i := index(t, r); first[i] == nil {
@@ -408,7 +411,12 @@ func TestRegistryOutage(t *testing.T) {
 		return kafkatest.Unavailable(w, r)
 	})
 	go func() {
-		time.Sleep(3500 * time.Millisecond) // longer than the batch timeout
+		// The outage lasts from the first refusal (however long the
+		// bridge takes to ask), longer than the batch timeout.
+		for wait := time.Now().Add(2 * time.Minute); refused.Load() == 0 && time.Now().Before(wait); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(3500 * time.Millisecond)
 		f.fake.ClearInterceptors()
 	}()
 	if _, sum, err := f.run(f.client(t, serde.RegistryOptions{}), "dlq", n); err != nil || sum.Records != n || sum.DeadLettered != 0 {

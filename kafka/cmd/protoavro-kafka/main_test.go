@@ -216,8 +216,14 @@ func TestSecondInterrupt(t *testing.T) {
 	}
 	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
 	// A registry that takes requests and never answers.
-	hung := make(chan struct{})
+	hung, asked := make(chan struct{}), make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/schemas/ids/") { // the schema of a record it read
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+		}
 		select {
 		case <-hung:
 		case <-r.Context().Done():
@@ -234,7 +240,13 @@ func TestSecondInterrupt(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	time.Sleep(3 * time.Second) // it has the records, and waits for the registry
+	select { // it has the records, and waits for the registry
+	case <-asked:
+	case err := <-exited:
+		t.Fatalf("the bridge exited before asking the registry: %v\n%s", err, buf.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the bridge never asked the registry\n%s", buf.String())
+	}
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case err := <-exited:
@@ -248,7 +260,7 @@ func TestSecondInterrupt(t *testing.T) {
 		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
 			t.Errorf("after the second interrupt: %v, want death by SIGINT\n%s", err, buf.String())
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(time.Minute):
 		cmd.Process.Kill()
 		t.Fatalf("the bridge ignored a second interrupt\n%s", buf.String())
 	}
