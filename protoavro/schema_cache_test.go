@@ -83,14 +83,6 @@ func fieldNamed(t *testing.T, rec *avroschema.Node, name string) *avroschema.Fie
 	return nil
 }
 
-func unwrapNullable(t *testing.T, s *avroschema.Node) *avroschema.Node {
-	t.Helper()
-	if s.Type != avroschema.Union || len(s.Branches) != 2 || s.Branches[0].Type != avroschema.Null {
-		t.Fatalf("%s is not [null, T]", s.JSON())
-	}
-	return s.Branches[1]
-}
-
 // TestCacheDistinguishesDescriptorVersions loads two versions of one message
 // (same full name, different shape) and checks that neither gets the other's
 // schema, in the same cache, in either order.

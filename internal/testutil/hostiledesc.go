@@ -28,6 +28,9 @@ const (
 	Mesh
 	// Wide is one message M0 with n int64 fields.
 	Wide
+	// Star is M0 with n-1 fields of types M1 … M(n-1), each with one
+	// int64 field: many types, nested two deep.
+	Star
 	// MapChain is Chain through map<int64, M(i+1)> fields (int64 keys, so
 	// that MapAsEntryArray maps them as arrays of entry records).
 	MapChain
@@ -74,6 +77,19 @@ func HostileFile(shape HostileShape, n int) *descriptorpb.FileDescriptorProto {
 		case Mesh:
 			for j, d := range []int{1, 2, 7} {
 				m.Field = append(m.Field, msgField(fmt.Sprintf("m%d", j), int32(j+1), (i+d)%n))
+			}
+		case Star:
+			if i == 0 {
+				for j := 1; j < n; j++ {
+					m.Field = append(m.Field, msgField(fmt.Sprintf("m%d", j), int32(j), j))
+				}
+			} else {
+				m.Field = append(m.Field, &descriptorpb.FieldDescriptorProto{
+					Name:   proto.String("x"),
+					Number: proto.Int32(1),
+					Label:  descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+					Type:   descriptorpb.FieldDescriptorProto_TYPE_INT64.Enum(),
+				})
 			}
 		case MapChain:
 			if i+1 < n {
