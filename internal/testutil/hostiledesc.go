@@ -31,6 +31,9 @@ const (
 	// Star is M0 with n-1 fields of types M1 … M(n-1), each with one
 	// int64 field: many types, nested two deep.
 	Star
+	// Wheel is Star whose M1 … M(n-1) have a field of type M0 too: every
+	// message's schema holds all n, nested at most three deep.
+	Wheel
 	// MapChain is Chain through map<int64, M(i+1)> fields (int64 keys, so
 	// that MapAsEntryArray maps them as arrays of entry records).
 	MapChain
@@ -78,7 +81,7 @@ func HostileFile(shape HostileShape, n int) *descriptorpb.FileDescriptorProto {
 			for j, d := range []int{1, 2, 7} {
 				m.Field = append(m.Field, msgField(fmt.Sprintf("m%d", j), int32(j+1), (i+d)%n))
 			}
-		case Star:
+		case Star, Wheel:
 			if i == 0 {
 				for j := 1; j < n; j++ {
 					m.Field = append(m.Field, msgField(fmt.Sprintf("m%d", j), int32(j), j))
@@ -90,6 +93,9 @@ func HostileFile(shape HostileShape, n int) *descriptorpb.FileDescriptorProto {
 					Label:  descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
 					Type:   descriptorpb.FieldDescriptorProto_TYPE_INT64.Enum(),
 				})
+				if shape == Wheel {
+					m.Field = append(m.Field, msgField("hub", 2, 0))
+				}
 			}
 		case MapChain:
 			if i+1 < n {

@@ -105,7 +105,11 @@ func (p *ProtoDecoder) Codec(ctx context.Context, id uint32, indexes []int) (*pr
 		if err != nil {
 			return nil, fmt.Errorf("schema %d: %w", id, err)
 		}
-		return p.opts.Codec(md)
+		c, err := p.opts.Codec(md)
+		if err != nil {
+			return nil, fmt.Errorf("schema %d: %w", id, err)
+		}
+		return c, nil
 	})
 }
 
