@@ -40,3 +40,26 @@ func TestProtoInSchemaLimits(t *testing.T) {
 		t.Logf("%s: %v", c.subject, err)
 	}
 }
+
+// TestProtoInDeepSource registers protobuf schema text whose option
+// aggregate nests 30,000 deep: the decoder refuses it with ErrBadSchema
+// naming the file, the line and the limit, before it reaches the compiler.
+func TestProtoInDeepSource(t *testing.T) {
+	_, reg := kafkatest.Registry(t)
+	text := `syntax = "proto2";
+import "google/protobuf/descriptor.proto";
+message Agg { optional Agg a = 1; }
+extend google.protobuf.MessageOptions { optional Agg agg = 50000; }
+message M {
+  option (agg) = {` + strings.Repeat(" a {", 30_000) + strings.Repeat("}", 30_000) + `};
+}
+`
+	id, err := serde.NewProtoEncoder(reg).Register(ctx, "deep-value", text, nil)
+	if err == nil {
+		_, err = serde.NewProtoDecoder(reg, protoavro.Options{}).Decode(ctx, serde.AppendProtoHeader(nil, id, []int{1}))
+	}
+	t.Logf("%v", err)
+	if !errors.Is(err, serde.ErrBadSchema) || !strings.Contains(err.Error(), ".proto:6: ") || !strings.Contains(err.Error(), "more than 100 levels") {
+		t.Fatalf("err = %v, want ErrBadSchema naming the line and the limit", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
+
+	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -157,6 +159,9 @@ func Compile(ctx context.Context, main string, sources map[string]string) (proto
 		if fdp != nil {
 			protos[name] = fdp
 		} else {
+			if err := protoload.Prescan(name, []byte(s)); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrBadSchema, err)
+			}
 			texts[name] = s
 		}
 	}
