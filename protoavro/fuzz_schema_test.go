@@ -162,7 +162,9 @@ func fuzzGraph(nb byte, fields []byte) (protoreflect.MessageDescriptor, error) {
 	}
 	opt := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()
 	rep := descriptorpb.FieldDescriptorProto_LABEL_REPEATED.Enum()
-	scalar := func(t descriptorpb.FieldDescriptorProto_Type) *descriptorpb.FieldDescriptorProto_Type { return t.Enum() }
+	scalar := func(t descriptorpb.FieldDescriptorProto_Type) *descriptorpb.FieldDescriptorProto_Type {
+		return t.Enum()
+	}
 	msgType := descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum()
 	for i := 0; i+1 < len(fields); i += 2 {
 		owner := msgs[(i/2)%n]
