@@ -1,6 +1,7 @@
 package protoavro
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -53,7 +54,18 @@ type pblock struct {
 	errStart, errEnd int
 	skip             Skipped
 	rest             []byte
+	// large is set by a worker on a block that decompresses to more than
+	// largeBlock bytes: the reader's goroutine decodes it, when its turn
+	// comes, so that one such block at a time is held decompressed.
+	large bool
 }
+
+// largeBlock is the decompressed size of a block above which it is
+// decoded by the reader's goroutine rather than a worker, and its buffers
+// are not kept for reuse: blocks in flight take at most about
+// (Workers+1) × largeBlock, plus one large block, not (Workers+1) × 64 MiB
+// (a deflate bomb of a few KB per block).
+const largeBlock = 8 << 20
 
 // newParallelReader starts the workers of cr. They use only what does not
 // change while reading (the decoder program and the ocf reader's
@@ -62,21 +74,36 @@ type pblock struct {
 func newParallelReader(cr *ContainerReader, workers int) *parallelReader {
 	or, dec := cr.or, cr.dec
 	p := &parallelReader{pool: pool.New(workers, func(pb *pblock) *pblock {
-		decodeBlock(or, dec, pb)
+		decodeBlock(or, dec, pb, largeBlock)
 		return pb
 	})}
 	runtime.AddCleanup(cr, func(o *pool.Ordered[*pblock, *pblock]) { o.Close() }, p.pool)
 	return p
 }
 
-// decodeBlock decompresses pb's block and decodes its records, on a worker.
-// On an error it sets what Resync skips as the sequential reader's Resync
-// skips it.
-func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock) {
+// decodeBlock decompresses pb's block and decodes its records, on a worker
+// (within bytes of decompressed data: a larger block is marked large and
+// left) or on the reader's goroutine (within 0: any size the reader
+// accepts). On an error it sets what Resync skips as the sequential
+// reader's Resync skips it.
+func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
 	pb.wire, pb.starts, pb.ends, pb.err, pb.recErr = pb.wire[:0], pb.starts[:0], pb.ends[:0], nil, false
-	pb.skip, pb.rest = Skipped{}, nil
+	pb.skip, pb.rest, pb.large = Skipped{}, nil, false
 	var err error
-	if pb.data, err = or.Decompress(pb.data[:0], pb.b); err != nil {
+	if within > 0 && within < or.MaxBlockDataSize() {
+		// A block within the bound is decompressed once; one that
+		// exceeds it costs at most within bytes more, once. Damaged
+		// data is decompressed again by or, for its error.
+		pb.data, err = or.Header().Codec.Decompress(pb.data[:0], pb.b.Data, within)
+		if errors.Is(err, ocf.ErrLimit) {
+			pb.large = true
+			return
+		}
+	}
+	if err != nil || within <= 0 || within >= or.MaxBlockDataSize() {
+		pb.data, err = or.Decompress(pb.data[:0], pb.b)
+	}
+	if err != nil {
 		// The block alone, as compressed (ocf.Reader.Resync of a block
 		// whose framing was sound).
 		pb.err, pb.skip, pb.rest = containerError(err), Skipped{Blocks: 1, Bytes: int64(len(pb.raw))}, pb.raw
@@ -89,6 +116,9 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock) {
 		pb.skip, pb.rest = Skipped{Records: pb.b.Count, Blocks: 1, Bytes: int64(len(data))}, data
 		return
 	}
+	// The records' wire takes about as much as their Avro: room for that
+	// from the start spares a large block the copies of growing.
+	pb.wire = slices.Grow(pb.wire, len(data)+len(data)/8)
 	pos, guess := 0, 1
 	for i := int64(0); i < pb.b.Count; i++ {
 		start := pos
@@ -229,11 +259,18 @@ func (p *parallelReader) nextBlock(cr *ContainerReader) error {
 				// blocks in flight behind it.
 				return p.fail(cr, pb)
 			}
+			if pb.large || cap(pb.data) > largeBlock {
+				// Not kept for reuse: a later block this large is rare.
+				pb.raw, pb.data, pb.wire = nil, nil, nil
+			}
 			p.free = append(p.free, pb)
 			p.cur = nil
 		}
 		p.fill(cr)
 		pb, ok := p.pool.Next()
+		if ok && pb.large {
+			decodeBlock(cr.or, cr.dec, pb, 0)
+		}
 		if !ok {
 			if p.readErr == io.EOF {
 				p.close()

@@ -155,7 +155,7 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 		if o, err = ParseOptions(string(cr.meta[MetaOptions])); err != nil {
 			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, boundedError(err, 300)))
 		}
-		o.Cache, o.AnyResolver = opts.Options.Cache, opts.Options.AnyResolver
+		o.Cache, o.AnyResolver, o.Limits = opts.Options.Cache, opts.Options.AnyResolver, opts.Options.Limits
 		if opts.Options.UnknownEnums != UnknownEnumError {
 			o.UnknownEnums = opts.Options.UnknownEnums
 		}

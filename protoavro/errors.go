@@ -29,6 +29,10 @@ var (
 	// the class of every schema parsed in this module, such as a container
 	// header's or a schema registry's.
 	ErrInvalidSchema = avroschema.ErrInvalid
+	// ErrSchemaLimit reports descriptors whose schema would exceed
+	// [Options.Limits]: nesting, types or fields. The message names the
+	// limit and the path of types where it was reached.
+	ErrSchemaLimit = errors.New("protoavro: schema limit exceeded")
 	// ErrUnsupported reports a descriptor feature the selected profile cannot map.
 	ErrUnsupported = errors.New("protoavro: unsupported")
 	// ErrWrongType reports a message whose type is not the codec's.

@@ -1,6 +1,7 @@
 package protoavro
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -140,7 +141,7 @@ func ParseProfile(s string) (Profile, error) {
 // the default profile with its default choices, using the package-wide cache.
 //
 // Options are small values: copy them freely. Two Options that differ only in
-// Cache, UnknownEnums or AnyResolver derive identical schemas.
+// Cache, UnknownEnums, AnyResolver or Limits derive identical schemas.
 type Options struct {
 	// Profile selects the overall mapping. The remaining mapping options
 	// apply to the default profile only; the Java profile ignores them.
@@ -187,6 +188,58 @@ type Options struct {
 	// lives as long as the program. Use a private [Cache] for descriptors
 	// created at run time that should be released together.
 	Cache *Cache
+
+	// Limits bound the work of deriving a schema from descriptors, which
+	// may be untrusted. It does not change the schema: a descriptor within
+	// the limits gets the same schema whatever they are, and one beyond
+	// them none.
+	Limits SchemaLimits
+}
+
+// SchemaLimits bound the derivation of a schema (by [Options.Schema] and
+// everything that derives one: codecs, container readers and writers,
+// the Kafka serde, the command-line tools), so that a hostile descriptor
+// (from a container file's header, a schema registry, a code generator's
+// request, a .proto file) is refused with an error wrapping
+// [ErrSchemaLimit], in time and memory linear in the limits, rather than
+// exhausting the stack or memory. A zero field takes its default; a
+// schema the cache already holds is returned whatever the limits.
+// docs/limits.md gives the cost of the defaults.
+type SchemaLimits struct {
+	// MaxDepth bounds the nesting of records (map entries included), the
+	// top-level record being at depth 1. Zero means [DefaultSchemaDepth].
+	MaxDepth int
+	// MaxTypes bounds the records and enums the schema defines (a record
+	// per level of a recursive type under RecursionDepth). Zero means
+	// [DefaultSchemaTypes].
+	MaxTypes int
+	// MaxFields bounds the fields of all those records together. Zero
+	// means [DefaultSchemaFields].
+	MaxFields int
+}
+
+// The default [SchemaLimits]. DefaultSchemaDepth is the deepest nesting
+// whose schema JSON stays within the 256 levels [ParseSchema] accepts,
+// so that a schema derived within it can be read back from a container
+// file or a registry.
+const (
+	DefaultSchemaDepth  = 63
+	DefaultSchemaTypes  = 10_000
+	DefaultSchemaFields = 100_000
+)
+
+// resolved returns l with each zero field set to its default.
+func (l SchemaLimits) resolved() SchemaLimits {
+	if l.MaxDepth == 0 {
+		l.MaxDepth = DefaultSchemaDepth
+	}
+	if l.MaxTypes == 0 {
+		l.MaxTypes = DefaultSchemaTypes
+	}
+	if l.MaxFields == 0 {
+		l.MaxFields = DefaultSchemaFields
+	}
+	return l
 }
 
 // AnyResolver resolves the type URLs of google.protobuf.Any messages; a
@@ -259,17 +312,20 @@ func (o Options) validate() error {
 	if o.RecursionDepth < 0 || o.RecursionDepth > MaxRecursionDepth {
 		return fmt.Errorf("%w: recursion depth %d outside [0, %d]", ErrInvalidOptions, o.RecursionDepth, MaxRecursionDepth)
 	}
+	if l := o.Limits; l.MaxDepth < 0 || l.MaxTypes < 0 || l.MaxFields < 0 {
+		return fmt.Errorf("%w: negative schema limits %+v", ErrInvalidOptions, l)
+	}
 	return nil
 }
 
 // mapping returns o reduced to what the schema depends on: no cache, no
-// unknown-enum policy, no resolver, and the Java profile's ignored options
+// unknown-enum policy, no resolver, no limits, and the Java profile's ignored options
 // cleared.
 func (o Options) mapping() Options {
 	if o.Profile == JavaProfile {
 		return Options{Profile: JavaProfile}
 	}
-	o.Cache, o.UnknownEnums, o.AnyResolver = nil, 0, nil
+	o.Cache, o.UnknownEnums, o.AnyResolver, o.Limits = nil, 0, nil, SchemaLimits{}
 	if o.RecursionDepth == 0 {
 		o.RecursionCarrier = 0
 	}
@@ -351,17 +407,24 @@ func (o Options) cache() *Cache {
 }
 
 // Schema returns the Avro schema of messages described by md, deriving it on
-// first use and memoizing it, with every nested record and enum, in the
-// options' cache. Later calls with the same descriptor and mapping options
-// return the same *Schema without allocating.
+// first use and memoizing it in the options' cache. Later calls with the
+// same descriptor and mapping options return the same *Schema without
+// allocating. A descriptor beyond o.Limits is refused with an error
+// wrapping [ErrSchemaLimit].
 func (o Options) Schema(md protoreflect.MessageDescriptor) (*Schema, error) {
+	return o.SchemaContext(context.Background(), md)
+}
+
+// SchemaContext is [Options.Schema] with a context: a derivation in
+// progress stops soon after ctx is done, with an error wrapping ctx.Err().
+func (o Options) SchemaContext(ctx context.Context, md protoreflect.MessageDescriptor) (*Schema, error) {
 	if md == nil {
 		return nil, fmt.Errorf("%w: nil message descriptor", ErrInvalidOptions)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	return o.cache().schema(md, o)
+	return o.cache().schema(ctx, md, o)
 }
 
 // SchemaOf is shorthand for Options{}.Schema(md): the default profile and the

@@ -1,6 +1,7 @@
 package protoavro
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -170,6 +171,13 @@ type planner struct {
 	// index of their strongly connected component, when recursion is bounded.
 	cycles map[protoreflect.MessageDescriptor]int
 	all    []*msgPlan // every plan compiled, in order
+	// The budget (plan_limits.go): the limits, the records being compiled
+	// (outermost first), the records and fields compiled so far, and the
+	// context that cancels the compilation (nil for none).
+	lim             SchemaLimits
+	path            []protoreflect.MessageDescriptor
+	records, fields int
+	ctx             context.Context
 }
 
 // planKey identifies the plan of a message type at a level of recursion.
@@ -184,15 +192,18 @@ type where struct {
 	level int
 }
 
-// compilePlan compiles the plan of md under the mapping options o. It
-// returns every plan it compiled too: the records of md's tree.
-func compilePlan(md protoreflect.MessageDescriptor, o Options) (*msgPlan, []*msgPlan, error) {
+// compilePlan compiles the plan of md under the mapping options o, within
+// o.Limits; ctx (nil for none) cancels it. It returns every plan it
+// compiled too: the records of md's tree.
+func compilePlan(ctx context.Context, md protoreflect.MessageDescriptor, o Options) (*msgPlan, []*msgPlan, error) {
 	o.Cache = nil
 	p := &planner{
 		opts:    o,
 		msgs:    map[planKey]*msgPlan{},
 		entries: map[planKey]*msgPlan{},
 		enums:   map[protoreflect.EnumDescriptor]*enumTable{},
+		lim:     o.Limits.resolved(),
+		ctx:     ctx,
 	}
 	if o.RecursionDepth > 0 && !p.java() {
 		p.cycles = findCycles(md, p.expands)
@@ -227,6 +238,9 @@ func (p *planner) enum(ed protoreflect.EnumDescriptor) (*enumTable, error) {
 	if t, ok := p.enums[ed]; ok {
 		return t, nil
 	}
+	if err := p.enterEnum(ed); err != nil {
+		return nil, err
+	}
 	name, err := p.typeName(ed)
 	if err != nil {
 		return nil, err
@@ -241,11 +255,15 @@ func (p *planner) message(md protoreflect.MessageDescriptor, level int) (*msgPla
 	if m, ok := p.msgs[k]; ok {
 		return m, nil
 	}
+	fds := md.Fields()
+	if err := p.enter(md, fds.Len()); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	name, err := p.recordName(md, level)
 	if err != nil {
 		return nil, err
 	}
-	fds := md.Fields()
 	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, level: level, fields: make([]fieldPlan, fds.Len()), nOneofs: md.Oneofs().Len()}
 	p.msgs[k] = m
 	p.all = append(p.all, m)
@@ -344,6 +362,10 @@ func (p *planner) entryMessage(md protoreflect.MessageDescriptor, at where) (*ms
 	if m, ok := p.entries[k]; ok {
 		return m, nil
 	}
+	if err := p.enter(md, 2); err != nil {
+		return nil, err
+	}
+	defer p.leave()
 	name, err := p.recordName(md, at.level)
 	if err != nil {
 		return nil, err
@@ -658,8 +680,9 @@ func isDynamic(md protoreflect.MessageDescriptor) bool { return dynamicNames[md.
 
 // findCycles returns the message types reachable from root that lie on a
 // cycle of message fields (through map values too), each with the index of
-// its strongly connected component (Tarjan's algorithm). Only the types
-// expands accepts are followed.
+// its strongly connected component (Tarjan's algorithm, with a stack of its
+// own rather than recursion: the chain of types may be as long as the
+// descriptors are large). Only the types expands accepts are followed.
 func findCycles(root protoreflect.MessageDescriptor, expands func(protoreflect.MessageDescriptor) bool) map[protoreflect.MessageDescriptor]int {
 	type node struct {
 		index, low int
@@ -669,41 +692,67 @@ func findCycles(root protoreflect.MessageDescriptor, expands func(protoreflect.M
 	var stack []protoreflect.MessageDescriptor
 	out := map[protoreflect.MessageDescriptor]int{}
 	next, comp := 0, 0
-	edges := func(md protoreflect.MessageDescriptor) []protoreflect.MessageDescriptor {
-		var es []protoreflect.MessageDescriptor
-		fds := md.Fields()
-		for i := range fds.Len() {
-			fd := fds.Get(i)
-			if fd.IsMap() {
-				fd = fd.MapValue()
-			}
-			if t := fd.Message(); t != nil && expands(t) {
-				es = append(es, t)
-			}
-		}
-		return es
+	// frame is a type being visited: its fields are looked at in order,
+	// from field on; self says whether one of them was the type itself.
+	type frame struct {
+		md    protoreflect.MessageDescriptor
+		n     *node
+		field int
+		self  bool
 	}
-	var visit func(md protoreflect.MessageDescriptor)
-	visit = func(md protoreflect.MessageDescriptor) {
+	var frames []frame
+	push := func(md protoreflect.MessageDescriptor) {
 		n := &node{index: next, low: next, onStack: true}
 		nodes[md] = n
 		next++
 		stack = append(stack, md)
-		self := false
-		for _, t := range edges(md) {
-			if t == md {
-				self = true
+		frames = append(frames, frame{md: md, n: n})
+	}
+	if !expands(root) {
+		return out
+	}
+	push(root)
+	for len(frames) > 0 {
+		f := &frames[len(frames)-1]
+		fds := f.md.Fields()
+		descended := false
+		for f.field < fds.Len() {
+			fd := fds.Get(f.field)
+			f.field++
+			if fd.IsMap() {
+				fd = fd.MapValue()
+			}
+			t := fd.Message()
+			if t == nil || !expands(t) {
+				continue
+			}
+			if t == f.md {
+				f.self = true
 			}
 			switch c := nodes[t]; {
 			case c == nil:
-				visit(t)
-				n.low = min(n.low, nodes[t].low)
+				push(t)
+				descended = true
 			case c.onStack:
-				n.low = min(n.low, c.index)
+				f.n.low = min(f.n.low, c.index)
+			}
+			if descended {
+				break
 			}
 		}
+		if descended {
+			continue
+		}
+		// Every field of f.md is done: pop it, close its component if it
+		// is the component's root, and pass its low link to its parent.
+		md, n, self := f.md, f.n, f.self
+		frames = frames[:len(frames)-1]
+		if len(frames) > 0 {
+			parent := frames[len(frames)-1].n
+			parent.low = min(parent.low, n.low)
+		}
 		if n.low != n.index {
-			return
+			continue
 		}
 		var members []protoreflect.MessageDescriptor
 		for {
@@ -721,9 +770,6 @@ func findCycles(root protoreflect.MessageDescriptor, expands func(protoreflect.M
 			}
 			comp++
 		}
-	}
-	if expands(root) {
-		visit(root)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package protoavro
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -77,14 +78,48 @@ func (s *Schema) String() string { return s.canonical }
 func (s *Schema) MarshalJSON() ([]byte, error) { return s.root.JSON(), nil }
 
 // JSON returns the full schema as indented JSON (the content of an .avsc
-// file), ending with a newline.
+// file), ending with a newline. A schema nested deeper than [ParseSchema]
+// accepts (derived with raised [SchemaLimits]) is written without
+// indentation, which would grow with the square of its depth.
 func (s *Schema) JSON() ([]byte, error) {
+	compact := s.root.JSON()
+	if jsonDeeperThan(compact, avroschema.DefaultLimits.MaxDepth) {
+		return append(compact, '\n'), nil
+	}
 	var buf bytes.Buffer
-	if err := json.Indent(&buf, s.root.JSON(), "", "  "); err != nil {
+	if err := json.Indent(&buf, compact, "", "  "); err != nil {
 		return nil, fmt.Errorf("protoavro: indent schema of %s: %w", s.FullName(), err)
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
+}
+
+// jsonDeeperThan reports whether JSON text nests objects and arrays more
+// than max levels deep.
+func jsonDeeperThan(text []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range text {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // ParseSchema parses Avro schema JSON text, such as the writer schema of a
@@ -143,40 +178,31 @@ func newSchema(md protoreflect.MessageDescriptor, o Options, p *msgPlan, root *a
 type builder struct {
 	opts    Options
 	cache   *Cache
-	stack   *derivation
 	defined map[string]namedDef
 	named   []namedDef
+	// adoptWork bounds the named types that adopt may look through, in
+	// all, to a small multiple of the plan's records: a cached schema
+	// that does not fit is found out only by looking, and the schemas of a
+	// cycle's records each hold the whole cycle.
+	adoptWork int
 }
 
-// derivation is the chain of standalone derivations in progress, used to stop
-// mutual recursion from deriving the same message over and over.
-type derivation struct {
-	desc protoreflect.MessageDescriptor
-	next *derivation
-}
-
-func (d *derivation) contains(md protoreflect.MessageDescriptor) bool {
-	for ; d != nil; d = d.next {
-		if d.desc == md {
-			return true
-		}
-	}
-	return false
-}
-
-// derive compiles the plan of md and builds its standalone schema. It does
-// not consult or fill the top-level cache entry of md itself; nested
-// messages go through the cache.
-func derive(md protoreflect.MessageDescriptor, o Options, c *Cache, stack *derivation) (*Schema, error) {
-	p, plans, err := compilePlan(md, o)
+// derive compiles the plan of md and builds its standalone schema, in time
+// and memory linear in the plan. It does not consult or fill the cache
+// entry of md itself; nested messages of generated code whose standalone
+// schemas the cache holds are adopted from it, the others are built in place (deriving each
+// nested message's own schema too would make the work quadratic in the
+// nesting: a chain of n messages would derive n schemas of up to n records).
+func derive(ctx context.Context, md protoreflect.MessageDescriptor, o Options, c *Cache) (*Schema, error) {
+	p, plans, err := compilePlan(ctx, md, o)
 	if err != nil {
 		return nil, err
 	}
 	b := &builder{
-		opts:    o,
-		cache:   c,
-		stack:   &derivation{desc: md, next: stack},
-		defined: make(map[string]namedDef),
+		opts:      o,
+		cache:     c,
+		defined:   make(map[string]namedDef),
+		adoptWork: 2*len(plans) + 64,
 	}
 	rec, err := b.record(p)
 	if err != nil {
@@ -247,8 +273,11 @@ func (b *builder) adopt(s *Schema) (bool, error) {
 }
 
 // messageRecord returns the record of a message used inside this tree: a
-// reference if it is already defined, a cached standalone subtree when one
-// fits, or a record built in place.
+// reference if it is already defined, the cache's standalone schema of the
+// message when it holds one that fits (for the types of generated code: a
+// descriptor built at run time is looked up through a weak pointer, and
+// the runtime's cost of making one grows with the descriptors of a file
+// already so looked up), or a record built in place.
 func (b *builder) messageRecord(p *msgPlan) (*avroschema.Node, error) {
 	if ref, ok, err := b.lookup(p.avroName, p.desc); ok || err != nil {
 		return ref, err
@@ -256,14 +285,8 @@ func (b *builder) messageRecord(p *msgPlan) (*avroschema.Node, error) {
 	if p.level > 0 {
 		return b.record(p) // deeper levels of a cycle are never standalone
 	}
-	s := b.cache.load(p.desc, b.opts)
-	if s == nil && !b.stack.contains(p.desc) {
-		var err error
-		if s, err = b.cache.derive(p.desc, b.opts, b.stack); err != nil {
-			return nil, err
-		}
-	}
-	if s != nil {
+	if s := b.cache.loadRegistered(p.desc, b.opts); s != nil && len(s.named) <= b.adoptWork {
+		b.adoptWork -= len(s.named)
 		ok, err := b.adopt(s)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package protoavro
 
 import (
+	"context"
 	"reflect"
 	"runtime"
 	"sync"
@@ -14,8 +15,10 @@ import (
 )
 
 // Cache memoizes derived schemas per message descriptor and mapping options,
-// with every nested record and enum, so that each is derived once. It is safe
-// for concurrent use; lookups of derived schemas of registered types take no
+// and enum schemas, so that each is derived once. A message type of
+// generated code whose schema the cache holds is reused, as the same
+// records, by the schemas derived later that nest it; other nested
+// messages are built in place. It is safe for concurrent use; lookups of derived schemas of registered types take no
 // lock and do not allocate.
 //
 // Entries are keyed by descriptor identity, not by name: two descriptors with
@@ -154,18 +157,28 @@ func (c *Cache) load(md protoreflect.MessageDescriptor, o Options) *Schema {
 	return s
 }
 
-// schema returns the cached schema of md under o, deriving it on a miss.
-func (c *Cache) schema(md protoreflect.MessageDescriptor, o Options) (*Schema, error) {
+// loadRegistered is load for the descriptors the cache holds strongly,
+// those of generated code: nil for the others.
+func (c *Cache) loadRegistered(md protoreflect.MessageDescriptor, o Options) *Schema {
+	if e, ok := c.messages.Load(md); ok {
+		return e.(*cacheEntry).load(o.variant())
+	}
+	return nil
+}
+
+// schema returns the cached schema of md under o, deriving it on a miss;
+// ctx (nil for none) cancels the derivation.
+func (c *Cache) schema(ctx context.Context, md protoreflect.MessageDescriptor, o Options) (*Schema, error) {
 	if s := c.load(md, o); s != nil {
 		return s, nil
 	}
-	return c.derive(md, o, nil)
+	return c.derive(ctx, md, o)
 }
 
 // derive builds the schema of md under o and publishes it. When two
 // goroutines derive the same schema at once, both get the first one published.
-func (c *Cache) derive(md protoreflect.MessageDescriptor, o Options, stack *derivation) (*Schema, error) {
-	s, err := derive(md, o, c, stack)
+func (c *Cache) derive(ctx context.Context, md protoreflect.MessageDescriptor, o Options) (*Schema, error) {
+	s, err := derive(ctx, md, o, c)
 	if err != nil {
 		return nil, err
 	}

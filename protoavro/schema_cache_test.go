@@ -35,37 +35,52 @@ func TestCacheReturnsSameSchema(t *testing.T) {
 	}
 }
 
-// TestCacheReusesNestedSchemas shows that records and enums derived for one
-// message are reused, as the same objects, by every later message holding them.
+// TestCacheReusesNestedSchemas shows that the records of a generated
+// message type whose schema the cache holds are reused, as the same
+// objects, by every later schema nesting it, and that named types they
+// define are referred to by name.
 func TestCacheReusesNestedSchemas(t *testing.T) {
-	fd := testcompile.Sources(t, map[string]string{"test.proto": largeEnumProto}, "test.proto")[0]
 	o := Options{Cache: NewCache()}
-	holder := mustSchema(t, o, testutil.FindMessage(fd, "cachetest.Holder"))
-	withBig := o.Cache.load(testutil.FindMessage(fd, "cachetest.WithBig"), o)
-	if withBig == nil {
-		t.Fatal("nested message WithBig was not cached while deriving Holder")
+	field := mustSchema(t, o, (&descriptorpb.FieldDescriptorProto{}).ProtoReflect().Descriptor())
+	msg := mustSchema(t, o, (&descriptorpb.DescriptorProto{}).ProtoReflect().Descriptor())
+	if items := fieldNamed(t, msg.root, "field").Type.Items; items != field.root {
+		t.Error("DescriptorProto does not reuse the cached FieldDescriptorProto record")
 	}
-	nested := unwrapNullable(t, holder.root.Fields[0].Type)
-	if nested != withBig.root {
-		t.Error("Holder does not reuse the cached WithBig record")
+	file := mustSchema(t, o, (&descriptorpb.FileDescriptorProto{}).ProtoReflect().Descriptor())
+	if items := fieldNamed(t, file.root, "message_type").Type.Items; items != msg.root {
+		t.Error("FileDescriptorProto does not reuse the cached DescriptorProto record")
 	}
-	other := mustSchema(t, o, testutil.FindMessage(fd, "cachetest.Other"))
-	if unwrapNullable(t, other.root.Fields[0].Type) != withBig.root {
-		t.Error("Other does not reuse the cached WithBig record")
-	}
-	// Other.y uses enum Big again: WithBig defined it, so y refers to it by name.
-	ref := unwrapNullable(t, other.root.Fields[1].Type)
-	if !ref.IsRef() || ref.Def != withBig.root.Fields[0].Type.Branches[1] {
-		t.Errorf("Other.y is %s, want a reference to the enum defined in WithBig", other.root.Fields[1].Type.JSON())
+	// FileDescriptorProto.extension: DescriptorProto's records define
+	// FieldDescriptorProto, so the field refers to it by name.
+	if ref := fieldNamed(t, file.root, "extension").Type.Items; !ref.IsRef() || ref.Def != field.root {
+		t.Errorf("FileDescriptorProto.extension is %s, want a reference to the record of FieldDescriptorProto", ref.JSON())
 	}
 }
 
-func unwrapNullable(t *testing.T, s *avroschema.Node) *avroschema.Node {
-	t.Helper()
-	if s.Type != avroschema.Union || len(s.Branches) != 2 || s.Branches[0].Type != avroschema.Null {
-		t.Fatalf("%s is not [null, T]", s.JSON())
+// TestCacheBuildsUncachedNested shows that deriving a schema does not
+// derive the schemas of the messages it nests (which would make the work
+// quadratic in the nesting): they are built in place.
+func TestCacheBuildsUncachedNested(t *testing.T) {
+	fd := testcompile.Sources(t, map[string]string{"test.proto": largeEnumProto}, "test.proto")[0]
+	o := Options{Cache: NewCache()}
+	mustSchema(t, o, testutil.FindMessage(fd, "cachetest.Holder"))
+	if o.Cache.load(testutil.FindMessage(fd, "cachetest.WithBig"), o) != nil {
+		t.Error("nested message WithBig was derived on its own while deriving Holder")
 	}
-	return s.Branches[1]
+	if n := o.Cache.Len(); n != 1 {
+		t.Errorf("cache holds %d messages, want 1", n)
+	}
+}
+
+func fieldNamed(t *testing.T, rec *avroschema.Node, name string) *avroschema.Field {
+	t.Helper()
+	for i := range rec.Fields {
+		if rec.Fields[i].Name == name {
+			return &rec.Fields[i]
+		}
+	}
+	t.Fatalf("%s has no field %s", rec.Name, name)
+	return nil
 }
 
 // TestCacheDistinguishesDescriptorVersions loads two versions of one message

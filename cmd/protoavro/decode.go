@@ -107,10 +107,10 @@ func runDecode(args []string, std stdio) error {
 			return err
 		}
 	}
-	ropts := protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache()}}
+	ropts := protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache(), Limits: sf.mapping.limits}}
 	explicit := sf.types.message != "" || len(protos) > 0 || len(sf.types.descriptorSets) > 0 || len(sf.types.importPaths) > 0
 	if explicit {
-		md, err := sf.types.resolve(protos)
+		md, err := sf.types.resolve(std.ctx, protos)
 		if err != nil {
 			return err
 		}

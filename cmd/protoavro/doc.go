@@ -38,7 +38,9 @@
 // encode and decode also take the other mapping flags: --preset engine (the
 // options of protoavro.EngineReady; later flags override it), --timestamps,
 // --uint64, --map-keys, --recursion-depth, --recursion-carrier, --dynamic and
-// --unknown-enums ("protoavro schema -h" describes them).
+// --unknown-enums ("protoavro schema -h" describes them), and
+// --schema-limits, which raises the bounds on deriving a schema from
+// descriptors (docs/limits.md).
 //
 // With --out-dir DIR, schema writes the schema of every message of the
 // .proto files given (or of the descriptor sets, or of one protobuf package

@@ -260,7 +260,7 @@ func runEncode(args []string, std stdio) error {
 	if err := checkTerminal(sf.out, std, "Avro"); err != nil {
 		return err
 	}
-	md, err := sf.types.resolve(protos)
+	md, err := sf.types.resolve(std.ctx, protos)
 	if err != nil {
 		return err
 	}

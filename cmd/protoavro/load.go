@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -57,15 +58,38 @@ func (t *typeFlags) input(positional []string) protoload.Input {
 // resolve loads the .proto files named by positional and the descriptor
 // sets, then returns the descriptor of the -m message. Every error it returns
 // is a [usage.Error]: no -m, no input, a file that is missing or does not
-// parse, or an unknown message name (with suggestions).
-func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor, error) {
-	return protoload.Resolve(context.Background(), t.input(positional))
+// parse, or an unknown message name (with suggestions). ctx (an interrupt)
+// stops the compilation.
+func (t *typeFlags) resolve(ctx context.Context, positional []string) (protoreflect.MessageDescriptor, error) {
+	return untilDone(ctx, func() (protoreflect.MessageDescriptor, error) { return protoload.Resolve(ctx, t.input(positional)) })
 }
 
 // load compiles the .proto files named by positional and reads the
 // descriptor sets. Every error it returns is a [usage.Error].
-func (t *typeFlags) load(positional []string) (*protoload.Types, error) {
-	return protoload.Load(context.Background(), t.input(positional))
+func (t *typeFlags) load(ctx context.Context, positional []string) (*protoload.Types, error) {
+	return untilDone(ctx, func() (*protoload.Types, error) { return protoload.Load(ctx, t.input(positional)) })
+}
+
+// untilDone returns what fn returns, or ctx's error as soon as ctx is done
+// (an interrupt): building descriptors from a large descriptor set does not
+// look at ctx, and the process is about to end anyway, abandoning fn.
+func untilDone[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := fn()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("loading the message types: %w", ctx.Err())
+	}
 }
 
 // protoPaths returns the files that the positional .proto arguments may

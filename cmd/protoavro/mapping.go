@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/protoavro/protoavro/internal/usage"
@@ -33,6 +34,10 @@ const mappingFlagsUsage = `  --profile NAME         Mapping profile: "default" (
                          records ("record", the default) or JSON text ("json").
   --unknown-enums POLICY Enum numbers with no symbol: "error" (the default) or
                          "default" (write the first symbol instead).
+  --schema-limits L      Raise the bounds on deriving a schema from
+                         descriptors, "depth=N,types=N,fields=N" (any of
+                         them): records nested (default 63), records and
+                         enums (10000), fields (100000). docs/limits.md.
 `
 
 // mappingFlags are the flags that choose protoavro.Options. Each flag is a
@@ -40,6 +45,9 @@ const mappingFlagsUsage = `  --profile NAME         Mapping profile: "default" (
 // preset when there is one.
 type mappingFlags struct {
 	set map[string]string // option key -> value, in ParseOptions' form
+	// limits are --schema-limits: not a mapping option (they change no
+	// schema), and so not counted by given.
+	limits protoavro.SchemaLimits
 }
 
 // mappingFlagNames maps each flag to the ParseOptions key it sets, with
@@ -68,6 +76,34 @@ func (m *mappingFlags) register(fs *flag.FlagSet) {
 			return nil
 		})
 	}
+	fs.Func("schema-limits", "schema limits: depth=N,types=N,fields=N", func(v string) (err error) {
+		m.limits, err = parseSchemaLimits(v)
+		return err
+	})
+}
+
+// parseSchemaLimits parses --schema-limits: comma-separated depth=N,
+// types=N and fields=N, each a positive integer.
+func parseSchemaLimits(v string) (protoavro.SchemaLimits, error) {
+	var l protoavro.SchemaLimits
+	for _, kv := range strings.Split(v, ",") {
+		k, num, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		n, err := strconv.Atoi(num)
+		if err != nil || n <= 0 {
+			return l, fmt.Errorf("want depth=N,types=N,fields=N with positive integers, not %q", kv)
+		}
+		switch k {
+		case "depth":
+			l.MaxDepth = n
+		case "types":
+			l.MaxTypes = n
+		case "fields":
+			l.MaxFields = n
+		default:
+			return l, fmt.Errorf("want depth=N,types=N,fields=N, not %q", kv)
+		}
+	}
+	return l, nil
 }
 
 // given reports whether any mapping flag was given.
@@ -90,5 +126,6 @@ func (m *mappingFlags) options(base string) (protoavro.Options, error) {
 		return o, usage.Errorf("%v", err)
 	}
 	o.Cache = protoavro.NewCache()
+	o.Limits = m.limits
 	return o, nil
 }

@@ -47,7 +47,7 @@ func runSchema(args []string, std stdio) error {
 	if tree.active() {
 		return tree.run(&types, positional, &mapping, std)
 	}
-	md, err := types.resolve(positional)
+	md, err := types.resolve(std.ctx, positional)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func runSchema(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	s, err := opts.Schema(md)
+	s, err := opts.SchemaContext(std.ctx, md)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ package main
 // of a package, into a directory, and the canonical form and fingerprint.
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -73,7 +74,7 @@ func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappin
 	if err != nil {
 		return err
 	}
-	mds, err := st.messages(types, positional)
+	mds, err := st.messages(std.ctx, types, positional)
 	if err != nil {
 		return err
 	}
@@ -112,15 +113,15 @@ func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappin
 // messages returns the messages the flags select: the -m message, those of
 // --package, or those of the .proto files given (of the descriptor sets,
 // when no .proto file is given).
-func (st *schemaTree) messages(types *typeFlags, positional []string) ([]protoreflect.MessageDescriptor, error) {
+func (st *schemaTree) messages(ctx context.Context, types *typeFlags, positional []string) ([]protoreflect.MessageDescriptor, error) {
 	if types.message != "" {
-		md, err := types.resolve(positional)
+		md, err := types.resolve(ctx, positional)
 		if err != nil {
 			return nil, err
 		}
 		return []protoreflect.MessageDescriptor{md}, nil
 	}
-	ts, err := types.load(positional)
+	ts, err := types.load(ctx, positional)
 	if err != nil {
 		return nil, err
 	}

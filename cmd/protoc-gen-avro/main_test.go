@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/protoavro/protoavro/internal/protofiles"
@@ -209,5 +211,48 @@ func TestRunErrors(t *testing.T) {
 	var resp pluginpb.CodeGeneratorResponse
 	if err := proto.Unmarshal(out.Bytes(), &resp); err != nil || len(resp.File) != 2 || resp.GetSupportedFeatures()&uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL) == 0 {
 		t.Errorf("response: %v, %d files", err, len(resp.File))
+	}
+}
+
+// TestHostileRequests runs the plugin on requests of hostile descriptors:
+// each gets an error response naming the limit, not a crash, within a
+// budget of allocation.
+func TestHostileRequests(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		fdp  *descriptorpb.FileDescriptorProto
+		want string
+	}{
+		{"chain of 20,000", testutil.HostileFile(testutil.Chain, 20_000), "Limits.MaxDepth), at hostile.M0 > hostile.M1 > hostile.M2 > (58 more)"},
+		{"ring of 20,000", testutil.HostileFile(testutil.Ring, 20_000), "Limits.MaxDepth)"},
+		{"1,000 mutually recursive", testutil.HostileFile(testutil.Mesh, 1_000), "Limits.MaxDepth)"},
+		{"200,000 fields", testutil.HostileFile(testutil.Wide, 200_000), "Limits.MaxFields)"},
+		{"wheel of 2,000", testutil.HostileFile(testutil.Wheel, 2_000), "more than 16777216 bytes together"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{c.fdp.GetName()}, ProtoFile: []*descriptorpb.FileDescriptorProto{c.fdp}}
+			in, err := proto.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			err = run(bytes.NewReader(in), &out)
+			runtime.ReadMemStats(&after)
+			alloc := after.TotalAlloc - before.TotalAlloc
+			var resp pluginpb.CodeGeneratorResponse
+			if err != nil || proto.Unmarshal(out.Bytes(), &resp) != nil {
+				t.Fatalf("run: %v", err)
+			}
+			t.Logf("%s: request of %d bytes, %.1f MiB allocated: %.300s", c.name, len(in), float64(alloc)/(1<<20), resp.GetError())
+			if !strings.Contains(resp.GetError(), c.want) || !strings.Contains(resp.GetError(), "schema limit exceeded") || len(resp.File) != 0 {
+				t.Errorf("error %q, %d files; want one naming %q", resp.GetError(), len(resp.File), c.want)
+			}
+			if alloc > 1<<30 {
+				t.Errorf("allocated %d bytes, want at most 1 GiB", alloc)
+			}
+		})
 	}
 }

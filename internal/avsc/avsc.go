@@ -48,15 +48,26 @@ func Messages(files []protoreflect.FileDescriptor) []protoreflect.MessageDescrip
 // Schemas derives the schema of every message of mds with opts.
 func Schemas(mds []protoreflect.MessageDescriptor, opts protoavro.Options) ([]File, error) {
 	out := make([]File, 0, len(mds))
+	total := 0
 	for _, md := range mds {
 		s, err := opts.Schema(md)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", md.FullName(), err)
 		}
+		// Each schema is within opts.Limits, but every message of a
+		// cycle of n messages holds all n: bound them together too.
+		if total += len(s.Canonical()); total > MaxTotal {
+			return nil, fmt.Errorf("%s: %w: the schemas of the %d messages so far take more than %d bytes together (in canonical form)",
+				md.FullName(), protoavro.ErrSchemaLimit, len(out)+1, MaxTotal)
+		}
 		out = append(out, File{Name: string(md.FullName()) + ".avsc", Message: md, Schema: s})
 	}
 	return out, nil
 }
+
+// MaxTotal bounds the schemas Schemas returns together: the sum of the
+// sizes of their canonical forms.
+const MaxTotal = 16 << 20
 
 // ParseParameter parses a protoc plugin parameter, comma-separated
 // key=value pairs (--avro_opt=profile=java,timestamps=millis), into mapping

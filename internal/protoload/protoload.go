@@ -257,11 +257,12 @@ func (c *errorCollector) summary() error {
 }
 
 // boundedAccessor opens a .proto source for protocompile, which reads it
-// whole: one larger than limits.ProtoSource is refused.
+// whole: one larger than limits.ProtoSource, or nested deeper than
+// MaxSourceNesting (Prescan), is refused.
 func boundedAccessor(path string) (io.ReadCloser, error) {
 	data, err := limits.ReadFile(path, limits.ProtoSource)
 	if err != nil {
 		return nil, err
 	}
-	return io.NopCloser(bytes.NewReader(data)), nil
+	return io.NopCloser(bytes.NewReader(data)), Prescan(path, data)
 }

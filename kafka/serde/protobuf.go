@@ -10,6 +10,8 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
+
+	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -105,7 +107,11 @@ func (p *ProtoDecoder) Codec(ctx context.Context, id uint32, indexes []int) (*pr
 		if err != nil {
 			return nil, fmt.Errorf("schema %d: %w", id, err)
 		}
-		return p.opts.Codec(md)
+		c, err := p.opts.Codec(md)
+		if err != nil {
+			return nil, fmt.Errorf("schema %d: %w", id, err)
+		}
+		return c, nil
 	})
 }
 
@@ -153,6 +159,9 @@ func Compile(ctx context.Context, main string, sources map[string]string) (proto
 		if fdp != nil {
 			protos[name] = fdp
 		} else {
+			if err := protoload.Prescan(name, []byte(s)); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrBadSchema, err)
+			}
 			texts[name] = s
 		}
 	}

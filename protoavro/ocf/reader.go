@@ -483,6 +483,10 @@ func (or *Reader) Resync(w io.Writer) (int64, error) {
 	}
 }
 
+// MaxBlockDataSize returns the most bytes a block may decompress to
+// (ReaderOptions.MaxBlockDataSize).
+func (or *Reader) MaxBlockDataSize() int { return or.opts.MaxBlockDataSize }
+
 // Decompress appends the data of b, a block from [Reader.NextRaw] of this
 // reader, decompressed to dst, within ReaderOptions.MaxBlockDataSize. It
 // may be called from several goroutines at once, on copies of the blocks'
