@@ -101,6 +101,10 @@ type Config struct {
 	// OnCommit, when set, is called after each committed batch with the
 	// running totals.
 	OnCommit func(Summary)
+	// KafkaOpts are extra franz-go client options (TLS, SASL, a client ID,
+	// a rack, ...), applied after the bridge's own, so they may override
+	// them.
+	KafkaOpts []kgo.Opt
 	// Log, when set, receives a line for each error the bridge continues
 	// after: an informational fetch error (data loss the client reset past,
 	// a group session lost and rejoined, a retriable broker error; see
@@ -234,6 +238,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.SessionTimeout > 0 {
 		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout), kgo.HeartbeatInterval(cfg.SessionTimeout/5))
 	}
+	opts = append(opts, cfg.KafkaOpts...)
 
 	stopProgress := b.progress()
 	var err error
