@@ -193,9 +193,9 @@ func TestRegistryPasswordInURL(t *testing.T) {
 func TestRedactURLs(t *testing.T) {
 	for in, want := range map[string]string{
 		`unable to GET "http://alice:S3CRETPW@host:8081/schemas/ids/1": refused`: `unable to GET "http://xxxxx@host:8081/schemas/ids/1": refused`,
-		"https://a:b@c@d/x and http://e:f@g":                                      "https://xxxxx@d/x and http://xxxxx@g",
-		"no url: alice@example.com":                                               "no url: alice@example.com",
-		"http://host/path@x":                                                      "http://host/path@x",
+		"https://a:b@c@d/x and http://e:f@g":                                     "https://xxxxx@d/x and http://xxxxx@g",
+		"no url: alice@example.com":                                              "no url: alice@example.com",
+		"http://host/path@x":                                                     "http://host/path@x",
 	} {
 		if got := serde.RedactURLs(in); got != want {
 			t.Errorf("RedactURLs(%q) = %q, want %q", in, got, want)
