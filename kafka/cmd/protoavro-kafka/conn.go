@@ -28,13 +28,13 @@ type connFlags struct {
 	registry, registryUser, registryPassword, registryPasswordFile, registryTokenFile string
 	registryTLS                                                                       kafkaconf.TLS
 	// brokers (bridge)
-	brokers, clientID, protocol            string
-	useTLS                                 bool
-	tls                                    kafkaconf.TLS
+	brokers, clientID, protocol           string
+	useTLS                                bool
+	tls                                   kafkaconf.TLS
 	saslMechanism, saslUser, saslPassFile string
-	oauthFile, oauthCommand                string
-	unknownIDTTL                           time.Duration
-	hasBrokers                             bool
+	oauthFile, oauthCommand               string
+	unknownIDTTL                          time.Duration
+	hasBrokers                            bool
 }
 
 const (

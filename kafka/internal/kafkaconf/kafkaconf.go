@@ -90,7 +90,9 @@ type TLS struct {
 }
 
 // set reports whether any file or name is given.
-func (t TLS) set() bool { return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.ServerName != "" }
+func (t TLS) set() bool {
+	return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.ServerName != ""
+}
 
 // SASL is the brokers' SASL authentication.
 type SASL struct {
