@@ -165,7 +165,7 @@ func ParseProperties(name, text string) (Config, error) {
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 		set, ok := propertyKeys[key]
 		if !ok {
-			return Config{}, fmt.Errorf("%w: %s:%d: unknown key %q%s", ErrConfig, name, n, safetext.Escape(key, 128), unknownHint(key))
+			return Config{}, fmt.Errorf("%w: %s:%d: unknown key \"%s\"%s", ErrConfig, name, n, safetext.Escape(key, 128), unknownHint(key))
 		}
 		if prev, ok := seen[key]; ok {
 			return Config{}, fmt.Errorf("%w: %s:%d: %s given twice (first on line %d)", ErrConfig, name, n, key, prev)
