@@ -33,6 +33,7 @@ import (
 	"syscall"
 
 	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/serde"
 )
 
 // topUsage is the usage text of the program as a whole. A command-line
@@ -87,6 +88,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err := cmd(ctx, args[1:], stdout, stderr)
+	if err != nil {
+		// No message shows the credentials of a URL it quotes.
+		err = redacted{err}
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -101,6 +106,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "protoavro-kafka %s: %v\n", name, err)
 	return 1
 }
+
+// redacted is an error whose text has the user information of URLs
+// replaced (serde.RedactURLs).
+type redacted struct{ error }
+
+func (r redacted) Error() string { return serde.RedactURLs(r.error.Error()) }
+func (r redacted) Unwrap() error { return r.error }
 
 // stringList is a repeatable flag.
 type stringList []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -425,5 +426,27 @@ func TestMutualTLSBridge(t *testing.T) {
 		if !seen[i] {
 			t.Errorf("record %d of kcat's is not in the output", i)
 		}
+	}
+}
+
+// TestRegistryURLPassword: register and check against a registry URL
+// holding a password, while nothing listens there: the error says the
+// registry is unavailable, on one line, without the password.
+func TestRegistryURLPassword(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
+	for _, cmd := range []string{"register", "check"} {
+		code, stdout, stderr := runCLI(t, cmd, filepath.Join(dir, "person.proto"), "-I", dir, "-m", person,
+			"--registry", "http://alice:"+registryPass+"@"+addr, "--topic", "people")
+		checkNoSecret(t, cmd, stdout, stderr)
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1\n%s%s", cmd, code, stdout, stderr)
+		}
+		oneLine(t, cmd, stderr, "schema registry unavailable", "http://"+addr)
 	}
 }
