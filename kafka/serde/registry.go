@@ -310,10 +310,10 @@ func (r *Registry) references(ctx context.Context, refs []Reference, visit func(
 			seen[ref.Name] = true
 			s, err := r.SchemaByVersion(ctx, ref.Subject, ref.Version)
 			if err != nil {
-				return fmt.Errorf("reference %q: %w", ref.Name, err)
+				return fmt.Errorf("reference \"%s\": %w", safetext.Escape(ref.Name, 256), err)
 			}
 			if err := walk(s.References, depth+1); err != nil {
-				return fmt.Errorf("reference %q: %w", ref.Name, err)
+				return fmt.Errorf("reference \"%s\": %w", safetext.Escape(ref.Name, 256), err)
 			}
 			visit(ref, s)
 		}
