@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/protoavro/protoavro/internal/safetext"
@@ -209,8 +210,13 @@ func kafkaOpts(ctx context.Context, cfg *kafkaconf.Config) ([]kgo.Opt, error) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %v", pingTimeout)
 		}
-		return nil, &connError{msg: fmt.Sprintf("connecting to brokers %s with %s: %s", strings.Join(cfg.Brokers, ","), cfg.Describe(),
-			safetext.Escape(serde.RedactURLs(err.Error()), 512)), err: err}
+		detail := safetext.Escape(serde.RedactURLs(err.Error()), 512)
+		if cfg.SASL.Mechanism != "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {
+			// Brokers that refuse a SASL login may close the connection
+			// instead of answering.
+			detail = "the broker closed the connection while authenticating (a wrong user or password, or a mechanism it does not take): " + detail
+		}
+		return nil, &connError{msg: fmt.Sprintf("connecting to brokers %s with %s: %s", strings.Join(cfg.Brokers, ","), cfg.Describe(), detail), err: err}
 	}
 	return opts, nil
 }

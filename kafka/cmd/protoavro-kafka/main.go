@@ -17,7 +17,17 @@
 // Avro schema of a message type (or, with --proto, takes the .proto itself),
 // runs the local compatibility gate and registers it; check runs the gate only
 // and exits 1 when the schema is incompatible; dev starts an in-process Kafka
-// broker and schema registry on loopback for trying things out. See
+// broker and schema registry on loopback for trying things out.
+//
+// Flags and files come in any order. bridge, register and check connect
+// with TLS and SASL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, AWS_MSK_IAM)
+// and to a registry over TLS with basic or bearer auth, set by flags
+// (--tls-ca, --sasl-mechanism, --registry-ca, ...) or a properties file in
+// librdkafka's vocabulary (--config FILE: bootstrap.servers,
+// security.protocol, sasl.username, ssl.ca.location, schema.registry.url,
+// basic.auth.user.info, ...), with secrets from files or the environment
+// (PROTOAVRO_SASL_PASSWORD, PROTOAVRO_REGISTRY_PASSWORD,
+// PROTOAVRO_REGISTRY_TOKEN, PROTOAVRO_OAUTH_TOKEN, AWS_*). See
 // docs/kafka.md in the repository.
 package main
 
@@ -45,6 +55,12 @@ Commands:
   register  derive a message type's Avro schema, check it, register it
   check     run the local compatibility gate on a message type's Avro schema
   dev       run a Kafka broker and a schema registry in-process on 127.0.0.1
+
+Flags and files come in any order. bridge, register and check take
+--config FILE, a properties file in librdkafka's vocabulary (security.protocol,
+sasl.mechanism, ssl.ca.location, schema.registry.url, basic.auth.user.info, ...),
+and TLS and SASL flags; secrets come from files or the environment
+(PROTOAVRO_SASL_PASSWORD, PROTOAVRO_REGISTRY_PASSWORD, PROTOAVRO_REGISTRY_TOKEN).
 
 Run protoavro-kafka COMMAND -h for a command's flags.
 `

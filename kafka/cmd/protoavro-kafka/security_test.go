@@ -259,7 +259,7 @@ func TestSecureBridge(t *testing.T) {
 			if code != 1 {
 				t.Fatalf("bridge with a wrong %s password: exit %d, want 1\n%s%s", u.mech, code, stdout, stderr)
 			}
-			oneLine(t, "wrong password", stderr, "SASL "+u.mech, u.user, s.brokers[0])
+			oneLine(t, "wrong password", stderr, "SASL "+u.mech, u.user, s.brokers[0], "while authenticating")
 		})
 	}
 }
