@@ -281,6 +281,9 @@ func (b *bridge) convert(ctx context.Context, r, o *kgo.Record, w *worker) error
 	}
 	v, err := codec.TranscodeToAvro(serde.AppendHeader(w.dst(len(wire)+16), id), wire)
 	if err != nil {
+		if b.pdec == nil {
+			err = serde.FramedHint(r.Value, err)
+		}
 		return err
 	}
 	o.Value = w.keep(v)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -70,13 +71,26 @@ type RegistryError struct {
 	What string
 	// Class is the error class.
 	Class error
-	// Err is the client's error.
+	// Auth describes the credentials sent ("basic auth as user alice",
+	// "a bearer token", "no credentials") when the registry refused them
+	// (ErrRegistryAccess); otherwise empty. It never holds a secret.
+	Auth string
+	// Err is the client's error. Its text may quote the registry's answer
+	// and URL as they came; Error shows it redacted, escaped and cut.
 	Err error
 }
 
-// Error formats the error as "serde: registry OP WHAT: CLASS: DETAIL".
+// Error formats the error as "serde: registry OP WHAT: CLASS: DETAIL". The
+// detail, which quotes the registry's answer, has the user information of
+// URLs replaced ([RedactURLs]), control and format characters escaped, and
+// is cut to 512 bytes: whatever the registry answers, the message is one
+// line of bounded length that holds no password of a URL.
 func (e *RegistryError) Error() string {
-	return fmt.Sprintf("serde: registry %s %s: %v: %v", e.Op, e.What, e.Class, e.Err)
+	auth := ""
+	if e.Auth != "" {
+		auth = " (" + e.Auth + ")"
+	}
+	return fmt.Sprintf("serde: registry %s %s: %v%s: %s", e.Op, safetext.Escape(e.What, 256), e.Class, auth, safeText(e.Err.Error()))
 }
 
 // Unwrap returns the class and the client's error.
@@ -87,7 +101,8 @@ func (e *RegistryError) Temporary() bool { return e.Class == ErrRegistryUnavaila
 
 // classify wraps an error of the sr client in a *RegistryError of the right
 // class. The caller's own cancellation is passed through unchanged.
-func classify(ctx context.Context, op, what string, err error) error {
+// auth describes the credentials the client sent (RegistryError.Auth).
+func classify(ctx context.Context, op, what, auth string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -96,7 +111,9 @@ func classify(ctx context.Context, op, what string, err error) error {
 	}
 	class := ErrRegistryUnavailable // network errors, timeouts, 5xx
 	var re *sr.ResponseError
-	if errors.As(err, &re) {
+	if errors.Is(err, errResponseTooLarge) {
+		class = ErrRegistry
+	} else if errors.As(err, &re) {
 		switch {
 		case re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests || re.StatusCode == http.StatusRequestTimeout:
 			class = ErrRegistryUnavailable
@@ -110,5 +127,9 @@ func classify(ctx context.Context, op, what string, err error) error {
 			class = ErrRegistry
 		}
 	}
-	return &RegistryError{Op: op, What: what, Class: class, Err: err}
+	e := &RegistryError{Op: op, What: what, Class: class, Err: err}
+	if class == ErrRegistryAccess {
+		e.Auth = auth
+	}
+	return e
 }

@@ -82,3 +82,16 @@ func ParseIndexes(rest []byte) (indexes []int, msg []byte, err error) {
 	}
 	return indexes, rest[off:], nil
 }
+
+// FramedHint returns err, an error of reading value as raw protobuf of one
+// message type, with a hint when value looks Confluent-framed: byte 0 is
+// the magic byte 0, which no protobuf message starts with (field number 0
+// is invalid), followed by a 4-byte schema ID. Other errors are returned
+// as they are.
+func FramedHint(value []byte, err error) error {
+	if err == nil || len(value) < 5 || value[0] != 0 {
+		return err
+	}
+	return fmt.Errorf("%w (byte 0 is 0x00, Confluent's magic byte, and bytes 1-4 read as schema ID %d: this looks like a Confluent-framed record, which is read without a fixed message type, not as raw protobuf)",
+		err, binary.BigEndian.Uint32(value[1:5]))
+}

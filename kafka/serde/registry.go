@@ -2,12 +2,14 @@ package serde
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/twmb/franz-go/pkg/sr"
 )
 
@@ -63,14 +65,28 @@ type Registry struct {
 	misses missCache
 	// refs caches referenced schemas by subject and version.
 	refs onceCache[Reference, Schema]
+	// auth describes the credentials sent, for RegistryError.Auth.
+	auth string
 }
 
 // RegistryOptions configure a Registry.
 type RegistryOptions struct {
-	// HTTPClient is the HTTP client; nil means one with a 10 s timeout.
+	// HTTPClient is the HTTP client; nil means one with a 10 s timeout. The
+	// Registry uses a copy whose transport bounds every answer
+	// ([MaxRegistryResponse]).
 	HTTPClient *http.Client
+	// TLS, when set, is the TLS configuration of https registry URLs (CA
+	// certificates, a client certificate). It needs HTTPClient's transport
+	// to be nil or an *http.Transport.
+	TLS *tls.Config
 	// Username and Password, when set, are sent as basic authentication.
+	// A registry URL may hold them too ("https://user:password@host", as
+	// Confluent's basic.auth.credentials.source=URL): they are taken out of
+	// the URL, sent the same way, and never appear in an error message.
 	Username, Password string
+	// BearerToken, when set, is sent as "Authorization: Bearer TOKEN"
+	// instead of basic authentication.
+	BearerToken string
 	// UnknownIDTTL is how long an unknown schema ID is answered as unknown
 	// without asking the registry again; 0 means DefaultUnknownIDTTL, a
 	// negative value asks every time.
@@ -80,23 +96,57 @@ type RegistryOptions struct {
 // NewRegistry returns a client of the registry at the given base URLs (tried
 // in order).
 func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: defaultTimeout}
+	hc := http.Client{Timeout: defaultTimeout}
+	if opts.HTTPClient != nil {
+		hc = *opts.HTTPClient
 	}
-	o := []sr.ClientOpt{sr.URLs(urls...), sr.HTTPClient(hc), sr.UserAgent("protoavro-kafka")}
-	if opts.Username != "" {
-		o = append(o, sr.BasicAuth(opts.Username, opts.Password))
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	if opts.TLS != nil {
+		t, ok := rt.(*http.Transport)
+		if !ok {
+			return nil, fmt.Errorf("%w: RegistryOptions.TLS needs an *http.Transport, not %T", ErrRegistry, rt)
+		}
+		t = t.Clone()
+		t.TLSClientConfig = opts.TLS.Clone()
+		rt = t
+	}
+	hc.Transport = &limitedTransport{rt: rt}
+
+	user, password := opts.Username, opts.Password
+	clean := make([]string, len(urls))
+	for i, raw := range urls {
+		u, ui, err := splitUserinfo(raw)
+		if err != nil {
+			return nil, err
+		}
+		clean[i] = u
+		if ui != nil && user == "" && opts.BearerToken == "" {
+			user = ui.Username()
+			password, _ = ui.Password()
+		}
+	}
+	o := []sr.ClientOpt{sr.URLs(clean...), sr.HTTPClient(&hc), sr.UserAgent("protoavro-kafka")}
+	auth := "no credentials"
+	switch {
+	case opts.BearerToken != "":
+		o = append(o, sr.BearerToken(opts.BearerToken))
+		auth = "a bearer token"
+	case user != "":
+		o = append(o, sr.BasicAuth(user, password))
+		auth = "basic auth as user " + strconv.Quote(safetext.Escape(user, 128))
 	}
 	cl, err := sr.NewClient(o...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRegistry, err)
+		return nil, fmt.Errorf("%w: %s", ErrRegistry, safeText(err.Error()))
 	}
 	ttl := opts.UnknownIDTTL
 	if ttl == 0 {
 		ttl = DefaultUnknownIDTTL
 	}
-	return &Registry{cl: cl, misses: missCache{ttl: ttl, now: time.Now}}, nil
+	return &Registry{cl: cl, auth: auth, misses: missCache{ttl: ttl, now: time.Now}}, nil
 }
 
 func fromSR(id int, s sr.Schema) Schema {
@@ -141,7 +191,7 @@ func (r *Registry) SchemaByID(ctx context.Context, id int) (Schema, error) {
 		}
 		s, err := r.cl.SchemaByID(ctx, id)
 		if err != nil {
-			err = classify(ctx, "schema by ID", strconv.Itoa(id), err)
+			err = classify(ctx, "schema by ID", strconv.Itoa(id), r.auth, err)
 			if errors.Is(err, ErrUnknownID) {
 				r.misses.put(id, err)
 			}
@@ -157,7 +207,7 @@ func (r *Registry) SchemaByVersion(ctx context.Context, subject string, version 
 	fetch := func() (Schema, error) {
 		s, err := r.cl.SchemaByVersion(ctx, subject, version)
 		if err != nil {
-			return Schema{}, classify(ctx, "schema by version", fmt.Sprintf("%s/%d", subject, version), err)
+			return Schema{}, classify(ctx, "schema by version", fmt.Sprintf("%s/%d", subject, version), r.auth, err)
 		}
 		return fromSR(s.ID, s.Schema), nil
 	}
@@ -171,7 +221,7 @@ func (r *Registry) SchemaByVersion(ctx context.Context, subject string, version 
 func (r *Registry) Versions(ctx context.Context, subject string) ([]SubjectVersion, error) {
 	vs, err := r.cl.SubjectVersions(ctx, subject)
 	if err != nil {
-		return nil, classify(ctx, "versions of", subject, err)
+		return nil, classify(ctx, "versions of", subject, r.auth, err)
 	}
 	out := make([]SubjectVersion, 0, len(vs))
 	for _, v := range vs {
@@ -189,7 +239,7 @@ func (r *Registry) Versions(ctx context.Context, subject string) ([]SubjectVersi
 func (r *Registry) Register(ctx context.Context, subject string, s Schema) (id, version int, err error) {
 	ss, err := r.cl.CreateSchema(ctx, subject, toSR(s))
 	if err != nil {
-		return 0, 0, classify(ctx, "register under", subject, err)
+		return 0, 0, classify(ctx, "register under", subject, r.auth, err)
 	}
 	s.ID = ss.ID
 	r.misses.forget(ss.ID)
@@ -202,7 +252,7 @@ func (r *Registry) Register(ctx context.Context, subject string, s Schema) (id, 
 func (r *Registry) Lookup(ctx context.Context, subject string, s Schema) (id, version int, err error) {
 	ss, err := r.cl.LookupSchema(ctx, subject, toSR(s))
 	if err != nil {
-		return 0, 0, classify(ctx, "look up under", subject, err)
+		return 0, 0, classify(ctx, "look up under", subject, r.auth, err)
 	}
 	return ss.ID, ss.Version, nil
 }
@@ -215,7 +265,7 @@ func (r *Registry) Compatibility(ctx context.Context, subject string) (Level, er
 		return 0, fmt.Errorf("%w: compatibility of %s: %d answers", ErrRegistry, subject, len(res))
 	}
 	if res[0].Err != nil {
-		return 0, classify(ctx, "compatibility of", subject, res[0].Err)
+		return 0, classify(ctx, "compatibility of", subject, r.auth, res[0].Err)
 	}
 	return ParseLevel(res[0].Level.String())
 }
@@ -233,7 +283,7 @@ func (r *Registry) SetCompatibility(ctx context.Context, subject string, l Level
 	}
 	for _, res := range r.cl.SetCompatibility(ctx, sr.SetCompatibility{Level: lvl}, subjects...) {
 		if res.Err != nil {
-			return classify(ctx, "set compatibility of", subject, res.Err)
+			return classify(ctx, "set compatibility of", subject, r.auth, res.Err)
 		}
 	}
 	return nil
@@ -260,10 +310,10 @@ func (r *Registry) references(ctx context.Context, refs []Reference, visit func(
 			seen[ref.Name] = true
 			s, err := r.SchemaByVersion(ctx, ref.Subject, ref.Version)
 			if err != nil {
-				return fmt.Errorf("reference %q: %w", ref.Name, err)
+				return fmt.Errorf("reference \"%s\": %w", safetext.Escape(ref.Name, 256), err)
 			}
 			if err := walk(s.References, depth+1); err != nil {
-				return fmt.Errorf("reference %q: %w", ref.Name, err)
+				return fmt.Errorf("reference \"%s\": %w", safetext.Escape(ref.Name, 256), err)
 			}
 			visit(ref, s)
 		}

@@ -17,11 +17,10 @@ import (
 )
 
 func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bridge", "--brokers H:P --group G --in TOPIC[,TOPIC...] | --in-regex RE --out TOPIC [-I DIR]... [--descriptor-set FILE]... [-m TYPE] [FILE.proto...] [flags]", stderr)
+	fs := newFlags("bridge", "--brokers H:P --group G --in TOPIC[,TOPIC...] | --in-regex RE --out TOPIC [-I DIR]... [--descriptor-set FILE]... [-m TYPE] [FILE.proto...] (flags and files in any order)", stderr)
 	var (
-		reg      registryFlags
+		conn     connFlags
 		typ      typeFlags
-		brokers  = fs.String("brokers", "127.0.0.1:9092", "seed `BROKERS`, comma-separated host:port")
 		group    = fs.String("group", "protoavro-bridge", "consumer `GROUP`")
 		instance = fs.String("instance-id", "", "static group membership `ID` (a restart takes the partitions back at once)")
 		in       = fs.String("in", "", "input `TOPICS` (protobuf), comma-separated")
@@ -42,9 +41,11 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		logFmt   = fs.String("log-format", "text", "log `FORMAT` on stderr: text or json")
 		ttl      = fs.Duration("unknown-id-ttl", serde.DefaultUnknownIDTTL, "how long (`DURATION`) a schema ID the registry does not know is remembered as unknown: its records are dead-lettered without asking again (0: ask for every record)")
 	)
-	reg.register(fs)
+	conn.registerBrokers(fs)
+	conn.registerRegistry(fs)
 	typ.register(fs)
-	if err := parse(fs, args); err != nil {
+	files, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
 	if *in == "" && *inRegex == "" || *out == "" {
@@ -66,9 +67,9 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *ttl < 0:
 		return usage.Errorf("--unknown-id-ttl %v: must not be negative (0 asks the registry for every record)", *ttl)
 	case *ttl == 0:
-		reg.unknownIDTTL = -1 // serde: remember nothing
+		conn.unknownIDTTL = -1 // serde: remember nothing
 	default:
-		reg.unknownIDTTL = *ttl
+		conn.unknownIDTTL = *ttl
 	}
 	st, err := serde.ParseStrategy(*strategy)
 	if err != nil {
@@ -78,8 +79,12 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	cc, err := conn.resolve(fs, stderr)
+	if err != nil {
+		return err
+	}
 	cfg := bridge.Config{
-		Brokers: strings.Split(*brokers, ","), Group: *group, InstanceID: *instance,
+		Brokers: cc.Brokers, Group: *group, InstanceID: *instance,
 		Inputs: strings.Split(*in, ","), Output: *out, DeadLetter: *dlq,
 		Options: opts, Strategy: st, Check: *check,
 		ExactlyOnce: *eos, TransactionalID: *txnID, TransactionTimeout: *txnTime, PassThrough: *passthru,
@@ -92,17 +97,20 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *every > 0 {
 		cfg.Progress, cfg.ProgressEvery = stderr, *every
 	}
-	if typ.selected(fs.NArg()) {
-		md, err := typ.load(ctx, fs.Args())
+	if typ.selected(len(files)) {
+		md, err := typ.load(ctx, files)
 		if err != nil {
 			return err
 		}
 		cfg.Type = md
 	}
 	if !*passthru {
-		if cfg.Registry, err = reg.client(); err != nil {
+		if cfg.Registry, err = conn.registryClient(&cc); err != nil {
 			return err
 		}
+	}
+	if cfg.KafkaOpts, err = kafkaOpts(ctx, &cc); err != nil {
+		return err
 	}
 	if *metrics != "" {
 		cfg.Metrics = bridge.NewMetrics()
@@ -120,7 +128,7 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *inRegex != "" {
 		inputs = "/" + *inRegex + "/"
 	}
-	fmt.Fprintf(stderr, "protoavro-kafka: bridging %s → %s (group %s, %s)\n", inputs, *out, *group, mode)
+	fmt.Fprintf(stderr, "protoavro-kafka: bridging %s → %s (group %s, %s, brokers %s, %s)\n", inputs, *out, *group, mode, strings.Join(cc.Brokers, ","), cc.Describe())
 	sum, err := bridge.Run(ctx, cfg)
 	fmt.Fprintf(stdout, "protoavro-kafka: summary: %s\n", sum)
 	return err

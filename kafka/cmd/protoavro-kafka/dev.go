@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
@@ -23,8 +24,12 @@ func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rport := fs.Int("registry-port", 8081, "registry `PORT` on 127.0.0.1")
 	topics := fs.String("topics", "", "`TOPICS` to create, comma-separated (others are created for clients that ask for auto-creation, as kcat does; the bridge does not)")
 	parts := fs.Int("partitions", 4, "`N` partitions per topic")
-	if err := parse(fs, args); err != nil {
+	rest, err := parse(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return usage.Errorf("unexpected argument %q", rest[0])
 	}
 	opts := []kfake.Opt{kfake.Ports(*kport), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(*parts)}
 	if *topics != "" {

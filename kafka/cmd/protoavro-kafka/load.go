@@ -3,13 +3,9 @@ package main
 import (
 	"context"
 	"flag"
-	"os"
-	"strings"
-	"time"
 
 	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/internal/usage"
-	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -59,29 +55,4 @@ func (t *typeFlags) load(ctx context.Context, files []string) (protoreflect.Mess
 		DescriptorSets: t.descriptorSets,
 		Message:        t.message,
 	})
-}
-
-// registryFlags name the schema registry.
-type registryFlags struct {
-	url, user, password string
-	// unknownIDTTL is RegistryOptions.UnknownIDTTL (0: the default), set
-	// by the bridge's --unknown-id-ttl.
-	unknownIDTTL time.Duration
-}
-
-func (r *registryFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&r.url, "registry", "http://127.0.0.1:8081", "schema registry `URL` (comma-separated for several)")
-	fs.StringVar(&r.user, "registry-user", "", "basic-auth `USER` of the registry")
-	// The environment is read in client, not given as the flag's default,
-	// which the usage text would print.
-	fs.StringVar(&r.password, "registry-password", "", "basic-auth `PASSWORD` (default $PROTOAVRO_REGISTRY_PASSWORD)")
-}
-
-func (r *registryFlags) client() (*serde.Registry, error) {
-	password := r.password
-	if password == "" {
-		password = os.Getenv("PROTOAVRO_REGISTRY_PASSWORD")
-	}
-	return serde.NewRegistry(serde.RegistryOptions{Username: r.user, Password: password, UnknownIDTTL: r.unknownIDTTL},
-		strings.Split(r.url, ",")...)
 }

@@ -17,7 +17,17 @@
 // Avro schema of a message type (or, with --proto, takes the .proto itself),
 // runs the local compatibility gate and registers it; check runs the gate only
 // and exits 1 when the schema is incompatible; dev starts an in-process Kafka
-// broker and schema registry on loopback for trying things out. See
+// broker and schema registry on loopback for trying things out.
+//
+// Flags and files come in any order. bridge, register and check connect
+// with TLS and SASL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, AWS_MSK_IAM)
+// and to a registry over TLS with basic or bearer auth, set by flags
+// (--tls-ca, --sasl-mechanism, --registry-ca, ...) or a properties file in
+// librdkafka's vocabulary (--config FILE: bootstrap.servers,
+// security.protocol, sasl.username, ssl.ca.location, schema.registry.url,
+// basic.auth.user.info, ...), with secrets from files or the environment
+// (PROTOAVRO_SASL_PASSWORD, PROTOAVRO_REGISTRY_PASSWORD,
+// PROTOAVRO_REGISTRY_TOKEN, PROTOAVRO_OAUTH_TOKEN, AWS_*). See
 // docs/kafka.md in the repository.
 package main
 
@@ -33,6 +43,7 @@ import (
 	"syscall"
 
 	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/serde"
 )
 
 // topUsage is the usage text of the program as a whole. A command-line
@@ -44,6 +55,12 @@ Commands:
   register  derive a message type's Avro schema, check it, register it
   check     run the local compatibility gate on a message type's Avro schema
   dev       run a Kafka broker and a schema registry in-process on 127.0.0.1
+
+Flags and files come in any order. bridge, register and check take
+--config FILE, a properties file in librdkafka's vocabulary (security.protocol,
+sasl.mechanism, ssl.ca.location, schema.registry.url, basic.auth.user.info, ...),
+and TLS and SASL flags; secrets come from files or the environment
+(PROTOAVRO_SASL_PASSWORD, PROTOAVRO_REGISTRY_PASSWORD, PROTOAVRO_REGISTRY_TOKEN).
 
 Run protoavro-kafka COMMAND -h for a command's flags.
 `
@@ -87,6 +104,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err := cmd(ctx, args[1:], stdout, stderr)
+	if err != nil {
+		// No message shows the credentials of a URL it quotes.
+		err = redacted{err}
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -101,6 +122,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "protoavro-kafka %s: %v\n", name, err)
 	return 1
 }
+
+// redacted is an error whose text has the user information of URLs
+// replaced (serde.RedactURLs).
+type redacted struct{ error }
+
+func (r redacted) Error() string { return serde.RedactURLs(r.error.Error()) }
+func (r redacted) Unwrap() error { return r.error }
 
 // stringList is a repeatable flag.
 type stringList []string
@@ -122,13 +150,76 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args, turning flag errors into usage errors.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// parse parses args with fs and returns the positional arguments. Flags
+// and files come in any order, as in the protoavro command: parsing resumes
+// after each positional argument. Everything after "--" is positional. A
+// protoc-style "-IDIR" is read as "-I DIR". Flag errors are usage errors;
+// -h and --help return flag.ErrHelp.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = splitImportFlags(fs, args)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usage.Wrap(err)
 		}
-		return usage.Wrap(err)
+		rest := fs.Args()
+		consumed := args[:len(args)-len(rest)]
+		if n := len(consumed); n > 0 && consumed[n-1] == "--" && (n < 2 || !takesValue(fs, consumed[n-2])) {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return nil
+}
+
+// takesValue reports whether arg is a flag of fs, written without
+// "=value", that takes the next argument as its value.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok || name == "" || name == "-" {
+		return false
+	}
+	name = strings.TrimPrefix(name, "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
+}
+
+// splitImportFlags rewrites "-IDIR" into "-I", "DIR" when fs has -I,
+// leaving flag values and what follows "--" alone.
+func splitImportFlags(fs *flag.FlagSet, args []string) []string {
+	if fs.Lookup("I") == nil {
+		return args
+	}
+	out := make([]string, 0, len(args)+1)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case takesValue(fs, a):
+			out = append(out, a)
+			if i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		case strings.HasPrefix(a, "-I") && len(a) > 2 && a[2] != '=':
+			out = append(out, "-I", a[2:])
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }

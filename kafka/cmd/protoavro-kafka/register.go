@@ -16,7 +16,7 @@ import (
 
 // schemaFlags are the flags register and check share.
 type schemaFlags struct {
-	reg      registryFlags
+	conn     connFlags
 	typ      typeFlags
 	topic    string
 	subject  string
@@ -29,9 +29,9 @@ type schemaFlags struct {
 // newSchemaFlags returns the flag set of command (register or check) with
 // the flags both have.
 func newSchemaFlags(command string, stderr io.Writer) (*flag.FlagSet, *schemaFlags) {
-	fs := newFlags(command, "--registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...]", stderr)
+	fs := newFlags(command, "--registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...] (flags and files in any order)", stderr)
 	s := &schemaFlags{}
-	s.reg.register(fs)
+	s.conn.registerRegistry(fs)
 	s.typ.register(fs)
 	s.register(fs)
 	return fs, s
@@ -43,6 +43,15 @@ func (s *schemaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.strategy, "strategy", "topic", "subject-name `STRATEGY`: topic, record or topic-record")
 	fs.BoolVar(&s.key, "key", false, "the key's subject (<topic>-key) instead of the value's")
 	fs.StringVar(&s.level, "level", "", "compatibility `LEVEL` to check under (default: the subject's, from the registry)")
+}
+
+// registry returns the registry client of the connection flags.
+func (s *schemaFlags) registry(fs *flag.FlagSet, stderr io.Writer) (*serde.Registry, error) {
+	cfg, err := s.conn.resolve(fs, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return s.conn.registryClient(&cfg)
 }
 
 // avroSchema loads the message type and returns its Avro schema and subject.
@@ -112,14 +121,15 @@ func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, te
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, s := newSchemaFlags("check", stderr)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	_, text, subject, err := s.avroSchema(ctx, fs.Args())
+	files, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	reg, err := s.reg.client()
+	reg, err := s.registry(fs, stderr)
+	if err != nil {
+		return err
+	}
+	_, text, subject, err := s.avroSchema(ctx, files)
 	if err != nil {
 		return err
 	}
@@ -137,15 +147,16 @@ func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs, s := newSchemaFlags("register", stderr)
 	fs.BoolVar(&s.proto, "proto", false, "register the .proto file itself (a PROTOBUF schema, for protobuf producers), with its imports as references")
 	noCheck := fs.Bool("no-check", false, "register without the local compatibility gate")
-	if err := parse(fs, args); err != nil {
+	files, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	reg, err := s.reg.client()
+	reg, err := s.registry(fs, stderr)
 	if err != nil {
 		return err
 	}
 	if s.proto {
-		md, err := s.typ.load(ctx, fs.Args())
+		md, err := s.typ.load(ctx, files)
 		if err != nil {
 			return err
 		}
@@ -160,7 +171,7 @@ func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "registered PROTOBUF %s under %s: id %d\n", md.ParentFile().Path(), subject, id)
 		return nil
 	}
-	_, text, subject, err := s.avroSchema(ctx, fs.Args())
+	_, text, subject, err := s.avroSchema(ctx, files)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,452 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The users of the secure cluster and registry. No output of any test may
+// hold a password.
+var (
+	saslUsers = []struct{ mech, user, pass string }{
+		{"PLAIN", "alice", "PlainPw-7f3a9"},
+		{"SCRAM-SHA-256", "bob", "Scram256Pw-c41e"},
+		{"SCRAM-SHA-512", "carol", "Scram512Pw-9d0b"},
+	}
+	registryUser, registryPass = "ci-registry", "RegistryPw-55e1"
+)
+
+// secrets are every password of the secure setup.
+func secrets() []string {
+	out := []string{registryPass}
+	for _, u := range saslUsers {
+		out = append(out, u.pass)
+	}
+	return out
+}
+
+// checkNoSecret fails if any output holds a password.
+func checkNoSecret(t *testing.T, what string, outputs ...string) {
+	t.Helper()
+	for _, s := range secrets() {
+		for _, o := range outputs {
+			if strings.Contains(o, s) {
+				t.Errorf("%s: output holds a password:\n%s", what, o)
+			}
+		}
+	}
+}
+
+// secure is a kfake cluster with TLS (and SASL or client certificates)
+// and an srfake registry behind TLS with basic auth, on loopback.
+type secure struct {
+	pki      *kafkatest.PKI
+	brokers  []string
+	registry string // https URL
+	md       protoreflect.MessageDescriptor
+	protoDir string // -I of the Person type
+	protoArg string // its file
+}
+
+const secureInput = "raw"
+
+// newSecure starts the cluster (SASL with saslUsers, or, with mtls,
+// client certificates instead) and the registry, and produces n raw Person
+// records to secureInput.
+func newSecure(t *testing.T, mtls bool, n int, topics ...string) *secure {
+	t.Helper()
+	s := &secure{pki: kafkatest.NewPKI(t), md: kafkatest.Person(t, "v2")}
+	s.protoDir = filepath.Join(kafkatest.RepoRoot(), "testdata", "proto")
+	s.protoArg = filepath.Join(s.protoDir, "evolution", "v2", "person.proto")
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(2, append([]string{secureInput}, topics...)...),
+		kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(2), kfake.GroupMinSessionTimeout(500 * time.Millisecond),
+		kfake.TLS(s.pki.ServerTLS(mtls))}
+	if !mtls {
+		opts = append(opts, kfake.EnableSASL())
+		for _, u := range saslUsers {
+			opts = append(opts, kfake.Superuser(u.mech, u.user, u.pass))
+		}
+	}
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	s.brokers = c.ListenAddrs()
+
+	fake := srfake.NewRegistry(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(registryUser+":"+registryPass))))
+	srv := httptest.NewUnstartedServer(fake.Handler())
+	srv.TLS = s.pki.ServerTLS(false)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	s.registry = srv.URL
+
+	var recs []*kgo.Record
+	for i, w := range kafkatest.PersonWires(t, s.md, 0, n) {
+		recs = append(recs, &kgo.Record{Topic: secureInput, Key: []byte(strconv.Itoa(i)), Value: w})
+	}
+	user := 0
+	if mtls {
+		user = -1
+	}
+	kafkatest.Produce(t, s.client(t, user), recs)
+	return s
+}
+
+// client returns a kgo client of the cluster as saslUsers[user] (or with
+// the client certificate when the cluster has no SASL: user < 0).
+func (s *secure) client(t *testing.T, user int, opts ...kgo.Opt) *kgo.Client {
+	opts = append(opts, kgo.DialTLSConfig(s.pki.ClientTLS()))
+	if user >= 0 {
+		u := saslUsers[user]
+		var m sasl.Mechanism
+		switch u.mech {
+		case "PLAIN":
+			m = plain.Auth{User: u.user, Pass: u.pass}.AsMechanism()
+		case "SCRAM-SHA-256":
+			m = scram.Auth{User: u.user, Pass: u.pass}.AsSha256Mechanism()
+		default:
+			m = scram.Auth{User: u.user, Pass: u.pass}.AsSha512Mechanism()
+		}
+		opts = append(opts, kgo.SASL(m))
+	}
+	return kafkatest.Client(t, s.brokers, opts...)
+}
+
+// checkOutput reads n records of topic and checks each decodes to the
+// Person record of its key.
+func (s *secure) checkOutput(t *testing.T, user int, topic string, n int) {
+	t.Helper()
+	cl := s.client(t, user, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	reg, err := serde.NewRegistry(serde.RegistryOptions{TLS: s.pki.ClientTLS(), Username: registryUser, Password: registryPass}, s.registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, err := serde.NewDeserializer(reg, s.md, protoavroOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got := 0
+	for got < n {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%s: %d records of %d", topic, got, n)
+		}
+		for _, r := range fs.Records() {
+			i, _ := strconv.Atoi(string(r.Key))
+			m := newMessage(s.md)
+			if err := de.Decode(ctx, r.Value, m); err != nil {
+				t.Fatalf("%s: record %d: %v", topic, i, err)
+			}
+			if !protoEqual(m, kafkatest.NewPerson(s.md, i)) {
+				t.Fatalf("%s: record %d: %v", topic, i, m)
+			}
+			got++
+		}
+	}
+}
+
+// decodeAll reads n records from cl and returns which Person records (by
+// the number they were made from) they decode to.
+func (s *secure) decodeAll(t *testing.T, cl *kgo.Client, n int) map[int]bool {
+	t.Helper()
+	reg, err := serde.NewRegistry(serde.RegistryOptions{TLS: s.pki.ClientTLS(), Username: registryUser, Password: registryPass}, s.registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, err := serde.NewDeserializer(reg, s.md, protoavroOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for i := range n {
+		want[string(kafkatest.Wire(t, kafkatest.NewPerson(s.md, i)))] = i
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	seen := map[int]bool{}
+	for got := 0; got < n; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%d records of %d", got, n)
+		}
+		for _, r := range fs.Records() {
+			m := newMessage(s.md)
+			if err := de.Decode(ctx, r.Value, m); err != nil {
+				t.Fatalf("record at offset %d: %v", r.Offset, err)
+			}
+			i, ok := want[string(kafkatest.Wire(t, m))]
+			if !ok {
+				t.Fatalf("record at offset %d is none of the records sent: %v", r.Offset, m)
+			}
+			seen[i] = true
+			got++
+		}
+	}
+	return seen
+}
+
+// bridgeArgs are the bridge's arguments for topic out, the type file
+// first and flags after it (any order is accepted).
+func (s *secure) bridgeArgs(out string, n int, extra ...string) []string {
+	args := []string{"bridge", s.protoArg, "-I", s.protoDir, "-m", person,
+		"--in", secureInput, "--out", out, "--group", "g-" + out, "--max-records", strconv.Itoa(n), "--progress", "0"}
+	return append(args, extra...)
+}
+
+// oneLine fails unless stderr is one line holding each of want.
+func oneLine(t *testing.T, what, stderr string, want ...string) {
+	t.Helper()
+	if strings.Count(stderr, "\n") != 1 {
+		t.Errorf("%s: want one line on stderr, got:\n%s", what, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("%s: stderr does not say %q:\n%s", what, w, stderr)
+		}
+	}
+}
+
+// TestSecureBridge runs the bridge against a TLS broker with each SASL
+// mechanism kfake has and a TLS registry with basic auth, passwords from
+// the environment, and then with a wrong password.
+func TestSecureBridge(t *testing.T) {
+	const n = 200
+	s := newSecure(t, false, n, "avro-plain", "avro-scram-sha-256", "avro-scram-sha-512")
+	t.Setenv("PROTOAVRO_REGISTRY_PASSWORD", registryPass)
+	for i, u := range saslUsers {
+		t.Run(u.mech, func(t *testing.T) {
+			out := "avro-" + strings.ToLower(u.mech)
+			conn := []string{"--brokers", s.brokers[0], "--tls-ca", s.pki.CAFile, "--sasl-mechanism", u.mech, "--sasl-user", u.user,
+				"--registry", s.registry, "--registry-ca", s.pki.CAFile, "--registry-user", registryUser}
+			t.Setenv("PROTOAVRO_SASL_PASSWORD", u.pass)
+			code, stdout, stderr := runCLI(t, s.bridgeArgs(out, n, conn...)...)
+			checkNoSecret(t, u.mech, stdout, stderr)
+			if code != 0 {
+				t.Fatalf("bridge with %s: exit %d\n%s%s", u.mech, code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "SASL_SSL, SASL "+u.mech+` as user "`+u.user+`"`) {
+				t.Errorf("the start line does not say how it connects:\n%s", stderr)
+			}
+			s.checkOutput(t, i, out, n)
+
+			t.Setenv("PROTOAVRO_SASL_PASSWORD", u.pass+"-wrong")
+			code, stdout, stderr = runCLI(t, s.bridgeArgs(out+"-x", n, conn...)...)
+			checkNoSecret(t, u.mech+" wrong password", stdout, stderr)
+			if code != 1 {
+				t.Fatalf("bridge with a wrong %s password: exit %d, want 1\n%s%s", u.mech, code, stdout, stderr)
+			}
+			oneLine(t, "wrong password", stderr, "SASL "+u.mech, u.user, s.brokers[0], "while authenticating")
+		})
+	}
+}
+
+// TestSecureRegisterCheck runs register and check against the TLS
+// registry with basic auth: flags with the password from a file, a
+// properties file, and a wrong password.
+func TestSecureRegisterCheck(t *testing.T) {
+	s := newSecure(t, false, 0)
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "registry-password")
+	props := filepath.Join(dir, "registry.properties")
+	wrongProps := filepath.Join(dir, "wrong.properties")
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(pwFile, registryPass+"\n")
+	registryProps := func(pass string) string {
+		return fmt.Sprintf("# the registry, as Confluent's serializers name it\nschema.registry.url=%s\nbasic.auth.credentials.source=USER_INFO\nbasic.auth.user.info=%s:%s\nschema.registry.ssl.ca.location=%s\n",
+			s.registry, registryUser, pass, s.pki.CAFile)
+	}
+	write(props, registryProps(registryPass))
+	write(wrongProps, registryProps(registryPass+"-wrong"))
+	typ := []string{"-I", s.protoDir, "-m", person, s.protoArg}
+	flags := []string{"--registry", s.registry, "--registry-ca", s.pki.CAFile, "--registry-user", registryUser, "--registry-password-file", pwFile}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"flags", append(append([]string{"register", "--topic", "flags"}, typ...), flags...)},
+		{"properties", append([]string{"register", s.protoArg, "--config", props, "--topic", "props"}, typ[:4]...)},
+		{"check", append([]string{"check", "--config", props, "--topic", "props"}, typ...)},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		checkNoSecret(t, tc.name, stdout, stderr)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", tc.name, code, stdout, stderr)
+		}
+	}
+	for _, cmd := range []string{"register", "check"} {
+		code, stdout, stderr := runCLI(t, append([]string{cmd, "--config", wrongProps, "--topic", "props"}, typ...)...)
+		checkNoSecret(t, cmd+" wrong password", stdout, stderr)
+		if code != 1 {
+			t.Fatalf("%s with a wrong registry password: exit %d, want 1\n%s%s", cmd, code, stdout, stderr)
+		}
+		oneLine(t, cmd+" wrong password", stderr, "access refused", `basic auth as user "`+registryUser+`"`)
+	}
+	// A password on the command line works, with a warning.
+	code, stdout, stderr := runCLI(t, append(append([]string{"check", "--topic", "flags", "--registry-password", registryPass}, typ...), flags[:6]...)...)
+	if code != 0 || !strings.Contains(stderr, "visible to other users") {
+		t.Fatalf("--registry-password: exit %d, want 0 and a warning\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPropertiesFileBridge configures the bridge with one properties file
+// in librdkafka's vocabulary: SASL_SSL with SCRAM-SHA-512, the registry
+// over TLS with basic auth; and then with the brokers' part of it (the
+// file kcat -F reads) and the registry's flags.
+func TestPropertiesFileBridge(t *testing.T) {
+	const n = 50
+	s := newSecure(t, false, n, "avro-props", "avro-split")
+	u := saslUsers[2] // SCRAM-SHA-512
+	dir := t.TempDir()
+	brokerProps := fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_SSL\nsasl.mechanisms=%s\nsasl.username=%s\nsasl.password=%s\nssl.ca.location=%s\n",
+		s.brokers[0], u.mech, u.user, u.pass, s.pki.CAFile)
+	full := brokerProps + fmt.Sprintf("schema.registry.url=%s\nbasic.auth.user.info=%s:%s\nschema.registry.ssl.ca.location=%s\n",
+		s.registry, registryUser, registryPass, s.pki.CAFile)
+	brokerFile, fullFile := filepath.Join(dir, "kafka.properties"), filepath.Join(dir, "client.properties")
+	for path, text := range map[string]string{brokerFile: brokerProps, fullFile: full} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, s.bridgeArgs("avro-props", n, "--config", fullFile)...)
+	checkNoSecret(t, "bridge --config", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("bridge --config: exit %d\n%s%s", code, stdout, stderr)
+	}
+	s.checkOutput(t, 2, "avro-props", n)
+
+	t.Setenv("PROTOAVRO_REGISTRY_PASSWORD", registryPass)
+	code, stdout, stderr = runCLI(t, s.bridgeArgs("avro-split", n, "--config", brokerFile, "--registry", s.registry,
+		"--registry-ca", s.pki.CAFile, "--registry-user", registryUser)...)
+	checkNoSecret(t, "bridge --config with registry flags", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("bridge --config with registry flags: exit %d\n%s%s", code, stdout, stderr)
+	}
+	s.checkOutput(t, 2, "avro-split", n)
+
+	// A key the file does not know is refused, named with its line.
+	bad := filepath.Join(dir, "bad.properties")
+	if err := os.WriteFile(bad, []byte(brokerProps+"sasl.kerberos.service.name=kafka\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, s.bridgeArgs("avro-bad", n, "--config", bad)...)
+	checkNoSecret(t, "unknown key", stdout, stderr)
+	if code != 2 || !strings.Contains(stderr, `bad.properties:7: unknown key "sasl.kerberos.service.name"`) {
+		t.Fatalf("unknown key: exit %d, want 2 naming the key and line\n%s", code, stderr)
+	}
+}
+
+// TestMutualTLSBridge runs the bridge against a broker that requires a
+// client certificate: with --tls-cert and --tls-key it runs; without, it
+// stops with one line. kcat (librdkafka) produces to the same broker with a
+// properties file (-F) that the bridge then reads too (--config).
+//
+// kcat does not run against kfake with SASL: kfake serves SaslHandshake
+// from version 1 only, and librdkafka enables SASL only when the broker
+// has version 0 of it (every real broker has).
+func TestMutualTLSBridge(t *testing.T) {
+	const n = 50
+	s := newSecure(t, true, n, "avro-mtls", "from-kcat", "avro-kcat")
+	t.Setenv("PROTOAVRO_REGISTRY_PASSWORD", registryPass)
+	reg := []string{"--registry", s.registry, "--registry-ca", s.pki.CAFile, "--registry-cert", s.pki.ClientCertFile,
+		"--registry-key", s.pki.ClientKeyFile, "--registry-user", registryUser}
+	tlsFlags := []string{"--brokers", s.brokers[0], "--tls-ca", s.pki.CAFile}
+	code, stdout, stderr := runCLI(t, s.bridgeArgs("avro-mtls", n, append(append(tlsFlags, "--tls-cert", s.pki.ClientCertFile, "--tls-key", s.pki.ClientKeyFile), reg...)...)...)
+	checkNoSecret(t, "mTLS", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("bridge with a client certificate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	s.checkOutput(t, -1, "avro-mtls", n)
+
+	code, stdout, stderr = runCLI(t, s.bridgeArgs("avro-nocert", n, append(tlsFlags, reg...)...)...)
+	if code != 1 {
+		t.Fatalf("bridge without a client certificate: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	oneLine(t, "no client certificate", stderr, "connecting to brokers", "SSL")
+
+	kcat := needTool(t, "kcat")
+	dir := t.TempDir()
+	props := filepath.Join(dir, "kafka.properties")
+	text := fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SSL\nssl.ca.location=%s\nssl.certificate.location=%s\nssl.key.location=%s\n",
+		s.brokers[0], s.pki.CAFile, s.pki.ClientCertFile, s.pki.ClientKeyFile)
+	if err := os.WriteFile(props, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i := range n {
+		f := filepath.Join(dir, fmt.Sprintf("rec%02d.bin", i))
+		if err := os.WriteFile(f, kafkatest.Wire(t, kafkatest.NewPerson(s.md, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	// kcat -P with files sends each file as one message, all with one key;
+	// records are told apart by their content below.
+	out, err := exec.Command(kcat, append([]string{"-F", props, "-P", "-t", "from-kcat", "-k", "kcat"}, files...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kcat -F -P over mutual TLS: %v\n%s", err, out)
+	}
+	args := s.bridgeArgs("avro-kcat", n, append([]string{"--config", props}, reg...)...)
+	args[slices.Index(args, "--in")+1] = "from-kcat"
+	code, stdout, stderr = runCLI(t, args...)
+	checkNoSecret(t, "bridge of kcat's records", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("bridge --config of kcat's records: exit %d\n%s%s", code, stdout, stderr)
+	}
+	recs := s.client(t, -1, kgo.ConsumeTopics("avro-kcat"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	seen := s.decodeAll(t, recs, n)
+	for i := range n {
+		if !seen[i] {
+			t.Errorf("record %d of kcat's is not in the output", i)
+		}
+	}
+}
+
+// TestRegistryURLPassword: register and check against a registry URL
+// holding a password, while nothing listens there: the error says the
+// registry is unavailable, on one line, without the password.
+func TestRegistryURLPassword(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
+	for _, cmd := range []string{"register", "check"} {
+		code, stdout, stderr := runCLI(t, cmd, filepath.Join(dir, "person.proto"), "-I", dir, "-m", person,
+			"--registry", "http://alice:"+registryPass+"@"+addr, "--topic", "people")
+		checkNoSecret(t, cmd, stdout, stderr)
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1\n%s%s", cmd, code, stdout, stderr)
+		}
+		oneLine(t, cmd, stderr, "schema registry unavailable", "http://"+addr)
+	}
+}

@@ -1,0 +1,287 @@
+package kafkaconf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/sasl"
+)
+
+const secret = "Tops3cret-Value"
+
+// noEnv is an empty environment.
+func noEnv(string) string { return "" }
+
+// env returns an environment of the given variables.
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestParseProperties(t *testing.T) {
+	text := `# a client.properties file
+bootstrap.servers = b1:9093, b2:9093
+security.protocol=sasl_ssl
+sasl.mechanisms=SCRAM-SHA-512
+sasl.username=alice
+sasl.password=` + secret + `
+ssl.ca.location=/etc/ca.pem
+! a Java-style comment
+client.id=protoavro
+schema.registry.url=https://reg:8081,https://reg2:8081
+basic.auth.credentials.source=USER_INFO
+basic.auth.user.info=reg-user:` + secret + `:with-colon
+schema.registry.ssl.ca.location=/etc/reg-ca.pem
+`
+	c, err := ParseProperties("client.properties", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Brokers, " "); got != "b1:9093 b2:9093" {
+		t.Errorf("brokers %q", got)
+	}
+	if c.SecurityProtocol != SASLSSL || c.SASL.Mechanism != MechScram512 || c.SASL.Username != "alice" || string(c.SASL.Password) != secret ||
+		c.TLS.CAFile != "/etc/ca.pem" || c.ClientID != "protoavro" {
+		t.Errorf("brokers' settings: %+v", c)
+	}
+	r := c.Registry
+	if len(r.URLs) != 2 || r.Username != "reg-user" || string(r.Password) != secret+":with-colon" || r.TLS.CAFile != "/etc/reg-ca.pem" {
+		t.Errorf("registry settings: %+v", r)
+	}
+	// Printing the configuration shows no secret.
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if out := fmt.Sprintf(verb, c); strings.Contains(out, secret) {
+			t.Errorf("%s of the Config holds the password: %s", verb, out)
+		}
+	}
+	if d := c.Describe(); d != `SASL_SSL, SASL SCRAM-SHA-512 as user "alice"` {
+		t.Errorf("Describe: %q", d)
+	}
+
+	c, err = ParseProperties("p", "sasl.username=u\nsasl.password="+secret+"\nbasic.auth.credentials.source=SASL_INHERIT\n")
+	if err != nil || c.Registry.Username != "u" || string(c.Registry.Password) != secret {
+		t.Errorf("SASL_INHERIT: %+v, %v", c.Registry, err)
+	}
+}
+
+func TestParsePropertiesErrors(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"bootstrap.servers=b:1\nsasl.kerberos.service.name=kafka\n", `p:2: unknown key "sasl.kerberos.service.name"`},
+		{"ssl.key.password=" + secret + "\n", "encrypted keys are not read"},
+		{"ssl.truststore.location=/x.jks\n", "Java key stores are not read"},
+		{"k\x1b[2J=v\n", `unknown key "k\x1b[2J"`},
+		{"sasl.password=" + secret + "\nsasl.password=" + secret + "x\n", "p:2: sasl.password given twice (first on line 1)"},
+		{secret + "\n", `p:1: no "="`},
+		{"basic.auth.user.info=" + secret + "\n", "p:1: basic.auth.user.info: want USER:PASSWORD"},
+		{"basic.auth.credentials.source=SOMETHING\n", "want USER_INFO, URL or SASL_INHERIT"},
+		{"ssl.endpoint.identification.algorithm=maybe\n", "want https or none"},
+	} {
+		_, err := ParseProperties("p", tc.text)
+		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one saying %q", tc.text, err, tc.want)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("%q: the error shows the secret: %v", tc.text, err)
+		}
+		if strings.ContainsAny(err.Error(), "\x1b\n") {
+			t.Errorf("%q: the error is not escaped: %q", tc.text, err)
+		}
+	}
+}
+
+func TestProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		c    Config
+		want string // the protocol, or an error's text
+	}{
+		{Config{}, Plaintext},
+		{Config{UseTLS: true}, SSL},
+		{Config{TLS: TLS{CAFile: "ca"}}, SSL},
+		{Config{SASL: SASL{Mechanism: MechPlain}}, SASLPlaintext},
+		{Config{UseTLS: true, SASL: SASL{Mechanism: MechPlain}}, SASLSSL},
+		{Config{SecurityProtocol: SSL, SASL: SASL{Mechanism: MechPlain}}, "needs security.protocol SASL_SSL or SASL_PLAINTEXT"},
+		{Config{SecurityProtocol: SASLSSL}, "needs sasl.mechanism"},
+		{Config{SecurityProtocol: Plaintext, TLS: TLS{CAFile: "ca"}}, "TLS files given with security.protocol PLAINTEXT"},
+		{Config{SecurityProtocol: "TLS"}, "want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL"},
+	} {
+		got, err := tc.c.protocol()
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+func TestKafkaOptsSASL(t *testing.T) {
+	ok := []struct {
+		s   SASL
+		env func(string) string
+	}{
+		{SASL{Mechanism: MechPlain, Username: "u", Password: secret}, noEnv},
+		{SASL{Mechanism: MechScram256, Username: "u"}, env(EnvSASLPassword, secret)},
+		{SASL{Mechanism: "scram-sha-512", Username: "u", Password: secret}, noEnv},
+		{SASL{Mechanism: MechOAuthBearer}, env(EnvOAuthToken, secret)},
+		{SASL{Mechanism: MechAWSMSKIAM}, env(EnvAWSAccessKey, "AKIA", EnvAWSSecretKey, secret)},
+	}
+	for _, tc := range ok {
+		c := Config{SecurityProtocol: SASLPlaintext, SASL: tc.s}
+		if _, err := c.KafkaOpts(tc.env); err != nil {
+			t.Errorf("%s: %v", tc.s.Mechanism, err)
+		}
+		m, err := c.SASL.mechanism(tc.env)
+		if err != nil || !strings.EqualFold(m.Name(), tc.s.Mechanism) {
+			t.Errorf("%s: mechanism %v, %v", tc.s.Mechanism, m, err)
+		}
+	}
+	bad := []struct {
+		s    SASL
+		want string
+	}{
+		{SASL{Mechanism: MechPlain, Username: "u"}, "needs a user"},
+		{SASL{Mechanism: MechScram512, Password: secret}, "needs a user"},
+		{SASL{Mechanism: MechOAuthBearer}, "needs one token source"},
+		{SASL{Mechanism: MechOAuthBearer, OAuthTokenFile: "f", OAuthTokenCommand: "c"}, "needs one token source"},
+		{SASL{Mechanism: MechAWSMSKIAM}, "AWS_ACCESS_KEY_ID"},
+		{SASL{Mechanism: "GSSAPI"}, `sasl.mechanism "GSSAPI"`},
+	}
+	for _, tc := range bad {
+		c := Config{SecurityProtocol: SASLSSL, SASL: tc.s}
+		_, err := c.KafkaOpts(noEnv)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("%+v: %v, want an error saying %q", tc.s, err, tc.want)
+		}
+	}
+}
+
+// firstMessage returns the first SASL message of m.
+func firstMessage(t *testing.T, m sasl.Mechanism) (string, error) {
+	t.Helper()
+	_, msg, err := m.Authenticate(context.Background(), "127.0.0.1:9092")
+	return string(msg), err
+}
+
+func TestOAuthToken(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	if err := os.WriteFile(file, []byte("  "+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []SASL{
+		{Mechanism: MechOAuthBearer, OAuthTokenFile: file},
+		{Mechanism: MechOAuthBearer, OAuthTokenCommand: "cat " + file},
+		{Mechanism: MechOAuthBearer, OAuthTokenCommand: "printf '%s' " + secret},
+	} {
+		m, err := s.mechanism(noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := firstMessage(t, m)
+		if err != nil || !strings.Contains(msg, "auth=Bearer "+secret+"\x01") {
+			t.Errorf("%+v: first message %q, %v", s, msg, err)
+		}
+	}
+	// A token read again at each connection: a refreshed file is used.
+	m, _ := (&SASL{Mechanism: MechOAuthBearer, OAuthTokenFile: file}).mechanism(noEnv)
+	if err := os.WriteFile(file, []byte("refreshed"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if msg, _ := firstMessage(t, m); !strings.Contains(msg, "Bearer refreshed") {
+		t.Errorf("after the file changed: %q", msg)
+	}
+	for _, tc := range []struct {
+		s    SASL
+		want string
+	}{
+		{SASL{Mechanism: MechOAuthBearer, OAuthTokenFile: filepath.Join(dir, "missing")}, "token file"},
+		{SASL{Mechanism: MechOAuthBearer, OAuthTokenCommand: "echo " + secret + "; exit 3"}, "token command: exit status 3"},
+		{SASL{Mechanism: MechOAuthBearer, OAuthTokenCommand: "true"}, "token is empty"},
+		{SASL{Mechanism: MechOAuthBearer, OAuthTokenCommand: "head -c 70000 /dev/zero | tr '\\0' x"}, "longer than 65536 bytes"},
+	} {
+		m, err := tc.s.mechanism(noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = firstMessage(t, m)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("%+v: %v, want an error saying %q", tc.s, err, tc.want)
+		}
+	}
+}
+
+func TestRegistryOptions(t *testing.T) {
+	c := Config{Registry: Registry{URLs: []string{"http://r"}, Username: "u"}}
+	o, urls, err := c.RegistryOptions(env(EnvRegistryPassword, secret))
+	if err != nil || o.Username != "u" || o.Password != secret || len(urls) != 1 {
+		t.Errorf("password from the environment: %+v %v", o, err)
+	}
+	o, _, err = (&Config{Registry: Registry{URLs: []string{"http://r"}}}).RegistryOptions(env(EnvRegistryToken, secret))
+	if err != nil || o.BearerToken != secret || o.Username != "" {
+		t.Errorf("token from the environment: %+v %v", o, err)
+	}
+	for _, tc := range []struct {
+		r    Registry
+		want string
+	}{
+		{Registry{}, "no schema registry URL"},
+		{Registry{URLs: []string{"http://r"}, Username: "u"}, "without a password"},
+		{Registry{URLs: []string{"http://r"}, Username: "u", Password: secret, Token: secret}, "give one"},
+		{Registry{URLs: []string{"http://r"}, TLS: TLS{CAFile: "ca"}}, "not https://"},
+		{Registry{URLs: []string{"https://r"}, TLS: TLS{CAFile: "/no/such/ca.pem"}}, "schema.registry.ssl.ca.location"},
+	} {
+		_, _, err := (&Config{Registry: tc.r}).RegistryOptions(noEnv)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("%+v: %v, want an error saying %q", tc.r, err, tc.want)
+		}
+	}
+}
+
+func TestTLSFiles(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "not.pem")
+	os.WriteFile(notPEM, []byte("hello"), 0o600)
+	for _, tc := range []struct {
+		tls  TLS
+		want string
+	}{
+		{TLS{CAFile: filepath.Join(dir, "missing.pem")}, "ssl.ca.location"},
+		{TLS{CAFile: notPEM}, "no PEM certificate"},
+		{TLS{CertFile: notPEM}, "needs both ssl.certificate.location and ssl.key.location"},
+		{TLS{CertFile: notPEM, KeyFile: notPEM}, "ssl.certificate.location " + notPEM},
+	} {
+		_, err := tc.tls.config("ssl")
+		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.tls, err, tc.want)
+		}
+	}
+	c, err := TLS{ServerName: "broker.example", NoHostnameCheck: true}.config("ssl")
+	if err != nil || c.ServerName != "broker.example" || c.VerifyConnection == nil {
+		t.Errorf("server name and no host name check: %+v, %v", c, err)
+	}
+}
+
+func FuzzParseProperties(f *testing.F) {
+	f.Add("bootstrap.servers=a:1\nsasl.password=x\n")
+	f.Add("basic.auth.user.info=u:p\nbasic.auth.credentials.source=SASL_INHERIT\n")
+	f.Add("k=v\n=\n\n#c\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		c, err := ParseProperties("p", text)
+		if err != nil {
+			if !errors.Is(err, ErrConfig) || strings.ContainsAny(err.Error(), "\x1b\r\n") {
+				t.Fatalf("error %q", err)
+			}
+			return
+		}
+		_ = c.Describe()
+	})
+}
