@@ -90,8 +90,8 @@ func brokerProcess(b *testing.B) []string {
 // usage is what the process has spent so far: wall time, CPU time (user
 // and system) and heap allocations.
 type usage struct {
-	wall, cpu time.Duration
-	allocs    uint64
+	wall, cpu     time.Duration
+	allocs, bytes uint64
 }
 
 func now() usage {
@@ -105,11 +105,12 @@ func now() usage {
 		wall:   time.Duration(time.Now().UnixNano()),
 		cpu:    time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
 		allocs: ms.Mallocs,
+		bytes:  ms.TotalAlloc,
 	}
 }
 
 func (u usage) sub(v usage) usage {
-	return usage{wall: u.wall - v.wall, cpu: u.cpu - v.cpu, allocs: u.allocs - v.allocs}
+	return usage{wall: u.wall - v.wall, cpu: u.cpu - v.cpu, allocs: u.allocs - v.allocs, bytes: u.bytes - v.bytes}
 }
 
 // firstFetch is a kgo hook that takes the usage when the first batch of
@@ -142,8 +143,8 @@ func (f *firstFetch) OnFetchBatchRead(kgo.BrokerMetadata, string, int32, kgo.Fet
 // group and closes; a garbage collection runs between runs, untimed.
 //
 // It reports, for each mode, records per second of that timed part, CPU time
-// (user and system, of the whole process) per record and heap allocations
-// per record, and the ratio of the bridge's records per second to the
+// (user and system, of the whole process) per record, heap allocations
+// and heap bytes allocated per record, and the ratio of the bridge's records per second to the
 // pass-through's. With -cpuprofile, the pprof label mode (pprof -tagfocus
 // mode=bridge) tells the two apart.
 func BenchmarkBridge(b *testing.B) {
@@ -197,6 +198,7 @@ func BenchmarkBridge(b *testing.B) {
 		spent[m].wall += d.wall
 		spent[m].cpu += d.cpu
 		spent[m].allocs += d.allocs
+		spent[m].bytes += d.bytes
 		records[m] += sum.Records
 	}
 	b.ResetTimer()
@@ -216,6 +218,7 @@ func BenchmarkBridge(b *testing.B) {
 		b.ReportMetric(rate[m], mode+"-records/s")
 		b.ReportMetric(float64(spent[m].cpu.Nanoseconds())/1e3/float64(records[m]), mode+"-cpu-µs/record")
 		b.ReportMetric(float64(spent[m].allocs)/float64(records[m]), mode+"-allocs/record")
+		b.ReportMetric(float64(spent[m].bytes)/float64(records[m]), mode+"-B/record")
 	}
 	b.ReportMetric(rate[1]/rate[0], "ratio")
 	b.ReportMetric(0, "ns/op")
