@@ -40,12 +40,12 @@ type chunkResult struct {
 }
 
 // convertAll converts a batch on the pool, in chunks, and hands the output
-// records (with their inputs) to emit in the input's order as soon as each
+// records of each chunk (with their inputs) to emit in the input's order as soon as each
 // chunk is done, so that producing overlaps converting; it counts the
 // dead letters in t. After an error, the records of the chunks before the
 // failing one have been emitted, and the work on the chunks after it is
 // abandoned (its retries end).
-func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(o, in *kgo.Record), t *tally) error {
+func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(chunkResult), t *tally) error {
 	ctx, abandon := context.WithCancel(ctx)
 	defer abandon()
 	var stop atomic.Bool
@@ -53,9 +53,7 @@ func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emi
 		if r.err != nil {
 			return r.err
 		}
-		for i := range r.outs {
-			emit(&r.outs[i], r.recs[i])
-		}
+		emit(r)
 		for class, n := range r.dead {
 			t.dead[class] += n
 		}
@@ -111,11 +109,14 @@ func (b *bridge) convertChunk(j chunkJob) chunkResult {
 
 // worker is the state of one conversion goroutine: the block the values of
 // converted records are appended to, so that a record costs no allocation of
-// its own (a block lives as long as any record in it, at most until its batch
-// is produced), and the schemas and topics of the record before, which the
-// next one most likely shares, so that a record costs no cache lookup either.
+// its own, and the schemas and topics of the record before, which the next
+// one most likely shares, so that a record costs no cache lookup either. A
+// full block is retired; once the batch that filled it is produced (every
+// record acknowledged), it is free to be filled again (recycle), so that a
+// steady stream of records allocates no blocks either.
 type worker struct {
-	buf []byte
+	buf           []byte
+	retired, free [][]byte
 
 	inID     uint32
 	indexes  []int
@@ -129,8 +130,7 @@ type worker struct {
 
 // reset forgets the worker's schemas and topics.
 func (w *worker) reset() {
-	buf := w.buf
-	*w = worker{buf: buf}
+	*w = worker{buf: w.buf, retired: w.retired, free: w.free}
 }
 
 const arenaBlock = 64 << 10
@@ -138,9 +138,25 @@ const arenaBlock = 64 << 10
 // dst returns an empty slice to append a value of about size bytes to.
 func (w *worker) dst(size int) []byte {
 	if cap(w.buf)-len(w.buf) < size {
-		w.buf = make([]byte, 0, max(arenaBlock, size))
+		if cap(w.buf) == arenaBlock {
+			w.retired = append(w.retired, w.buf)
+		}
+		if n := len(w.free); n > 0 && size <= arenaBlock {
+			w.buf, w.free = w.free[n-1][:0], w.free[:n-1]
+		} else {
+			w.buf = make([]byte, 0, max(arenaBlock, size))
+		}
 	}
 	return w.buf[len(w.buf):len(w.buf)]
+}
+
+// recycle frees the blocks retired so far to be filled again. It is called
+// when no record whose value is in them is in flight or still to be
+// produced: between batches, with no conversion running.
+func (w *worker) recycle() {
+	w.free = append(w.free, w.retired...)
+	clear(w.retired)
+	w.retired = w.retired[:0]
 }
 
 // keep takes v, appended to the last dst, out of the block. A v that grew
