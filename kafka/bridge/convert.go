@@ -83,7 +83,7 @@ func (b *bridge) convertChunk(j chunkJob) chunkResult {
 	}
 	w := <-b.workers // the pool runs as many chunks at once as there are workers
 	defer func() { b.workers <- w }()
-	res.outs = make([]kgo.Record, len(j.recs))
+	res.outs = w.records(len(j.recs))
 	for i, r := range j.recs {
 		err := b.convertRetrying(j.ctx, j.runCtx, r, &res.outs[i], w)
 		if err == nil {
@@ -117,6 +117,9 @@ func (b *bridge) convertChunk(j chunkJob) chunkResult {
 type worker struct {
 	buf           []byte
 	retired, free [][]byte
+	// recs are the output records of chunks, kept like the blocks: in use
+	// until their batch is produced, then free.
+	recsUsed, recsFree [][]kgo.Record
 
 	inID     uint32
 	indexes  []int
@@ -130,7 +133,7 @@ type worker struct {
 
 // reset forgets the worker's schemas and topics.
 func (w *worker) reset() {
-	*w = worker{buf: w.buf, retired: w.retired, free: w.free}
+	*w = worker{buf: w.buf, retired: w.retired, free: w.free, recsUsed: w.recsUsed, recsFree: w.recsFree}
 }
 
 const arenaBlock = 64 << 10
@@ -150,13 +153,33 @@ func (w *worker) dst(size int) []byte {
 	return w.buf[len(w.buf):len(w.buf)]
 }
 
-// recycle frees the blocks retired so far to be filled again. It is called
-// when no record whose value is in them is in flight or still to be
-// produced: between batches, with no conversion running.
+// records returns n output records of a chunk, in use until recycle.
+func (w *worker) records(n int) []kgo.Record {
+	var rs []kgo.Record
+	if k := len(w.recsFree); k > 0 && cap(w.recsFree[k-1]) >= n {
+		rs, w.recsFree = w.recsFree[k-1][:n], w.recsFree[:k-1]
+	} else {
+		rs = make([]kgo.Record, n, max(n, chunkRecords))
+	}
+	w.recsUsed = append(w.recsUsed, rs)
+	return rs
+}
+
+// recycle frees the blocks retired so far to be filled again, and the
+// output records handed out. It is called when no record whose value is in
+// them is in flight or still to be produced: between batches, with no
+// conversion running.
 func (w *worker) recycle() {
 	w.free = append(w.free, w.retired...)
 	clear(w.retired)
 	w.retired = w.retired[:0]
+	for _, rs := range w.recsUsed {
+		// The records' keys, values and headers are not kept alive.
+		clear(rs[:cap(rs)])
+		w.recsFree = append(w.recsFree, rs)
+	}
+	clear(w.recsUsed)
+	w.recsUsed = w.recsUsed[:0]
 }
 
 // keep takes v, appended to the last dst, out of the block. A v that grew
