@@ -54,6 +54,7 @@ type bridge struct {
 	// state of each of its goroutines, taken by the one running a chunk.
 	conv    *pool.Ordered[chunkJob, chunkResult]
 	workers chan *worker
+	all     []*worker // the workers, for recycling their blocks between batches
 
 	records, dead  atomic.Int64
 	warnings       atomic.Int64 // fetch warnings
@@ -119,7 +120,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	workers := runtime.GOMAXPROCS(0)
 	b.workers = make(chan *worker, workers)
 	for range workers {
-		b.workers <- &worker{}
+		w := &worker{}
+		b.all = append(b.all, w)
+		b.workers <- w
 	}
 	b.conv = pool.New(workers, b.convertChunk)
 	defer b.conv.Close()

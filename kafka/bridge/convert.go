@@ -40,12 +40,12 @@ type chunkResult struct {
 }
 
 // convertAll converts a batch on the pool, in chunks, and hands the output
-// records (with their inputs) to emit in the input's order as soon as each
+// records of each chunk (with their inputs) to emit in the input's order as soon as each
 // chunk is done, so that producing overlaps converting; it counts the
 // dead letters in t. After an error, the records of the chunks before the
 // failing one have been emitted, and the work on the chunks after it is
 // abandoned (its retries end).
-func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(o, in *kgo.Record), t *tally) error {
+func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emit func(chunkResult), t *tally) error {
 	ctx, abandon := context.WithCancel(ctx)
 	defer abandon()
 	var stop atomic.Bool
@@ -53,9 +53,7 @@ func (b *bridge) convertAll(ctx, runCtx context.Context, recs []*kgo.Record, emi
 		if r.err != nil {
 			return r.err
 		}
-		for i := range r.outs {
-			emit(&r.outs[i], r.recs[i])
-		}
+		emit(r)
 		for class, n := range r.dead {
 			t.dead[class] += n
 		}
@@ -85,7 +83,7 @@ func (b *bridge) convertChunk(j chunkJob) chunkResult {
 	}
 	w := <-b.workers // the pool runs as many chunks at once as there are workers
 	defer func() { b.workers <- w }()
-	res.outs = make([]kgo.Record, len(j.recs))
+	res.outs = w.records(len(j.recs))
 	for i, r := range j.recs {
 		err := b.convertRetrying(j.ctx, j.runCtx, r, &res.outs[i], w)
 		if err == nil {
@@ -111,11 +109,17 @@ func (b *bridge) convertChunk(j chunkJob) chunkResult {
 
 // worker is the state of one conversion goroutine: the block the values of
 // converted records are appended to, so that a record costs no allocation of
-// its own (a block lives as long as any record in it, at most until its batch
-// is produced), and the schemas and topics of the record before, which the
-// next one most likely shares, so that a record costs no cache lookup either.
+// its own, and the schemas and topics of the record before, which the next
+// one most likely shares, so that a record costs no cache lookup either. A
+// full block is retired; once the batch that filled it is produced (every
+// record acknowledged), it is free to be filled again (recycle), so that a
+// steady stream of records allocates no blocks either.
 type worker struct {
-	buf []byte
+	buf           []byte
+	retired, free [][]byte
+	// recs are the output records of chunks, kept like the blocks: in use
+	// until their batch is produced, then free.
+	recsUsed, recsFree [][]kgo.Record
 
 	inID     uint32
 	indexes  []int
@@ -129,8 +133,7 @@ type worker struct {
 
 // reset forgets the worker's schemas and topics.
 func (w *worker) reset() {
-	buf := w.buf
-	*w = worker{buf: buf}
+	*w = worker{buf: w.buf, retired: w.retired, free: w.free, recsUsed: w.recsUsed, recsFree: w.recsFree}
 }
 
 const arenaBlock = 64 << 10
@@ -138,9 +141,45 @@ const arenaBlock = 64 << 10
 // dst returns an empty slice to append a value of about size bytes to.
 func (w *worker) dst(size int) []byte {
 	if cap(w.buf)-len(w.buf) < size {
-		w.buf = make([]byte, 0, max(arenaBlock, size))
+		if cap(w.buf) == arenaBlock {
+			w.retired = append(w.retired, w.buf)
+		}
+		if n := len(w.free); n > 0 && size <= arenaBlock {
+			w.buf, w.free = w.free[n-1][:0], w.free[:n-1]
+		} else {
+			w.buf = make([]byte, 0, max(arenaBlock, size))
+		}
 	}
 	return w.buf[len(w.buf):len(w.buf)]
+}
+
+// records returns n output records of a chunk, in use until recycle.
+func (w *worker) records(n int) []kgo.Record {
+	var rs []kgo.Record
+	if k := len(w.recsFree); k > 0 && cap(w.recsFree[k-1]) >= n {
+		rs, w.recsFree = w.recsFree[k-1][:n], w.recsFree[:k-1]
+	} else {
+		rs = make([]kgo.Record, n, max(n, chunkRecords))
+	}
+	w.recsUsed = append(w.recsUsed, rs)
+	return rs
+}
+
+// recycle frees the blocks retired so far to be filled again, and the
+// output records handed out. It is called when no record whose value is in
+// them is in flight or still to be produced: between batches, with no
+// conversion running.
+func (w *worker) recycle() {
+	w.free = append(w.free, w.retired...)
+	clear(w.retired)
+	w.retired = w.retired[:0]
+	for _, rs := range w.recsUsed {
+		// The records' keys, values and headers are not kept alive.
+		clear(rs[:cap(rs)])
+		w.recsFree = append(w.recsFree, rs)
+	}
+	clear(w.recsUsed)
+	w.recsUsed = w.recsUsed[:0]
 }
 
 // keep takes v, appended to the last dst, out of the block. A v that grew

@@ -92,22 +92,23 @@ func (b *bridge) deadLetter(r *kgo.Record, err error, o *kgo.Record) string {
 // refused as too large, after p.wait, and counts them in t; without a
 // dead-letter topic such a record is an error naming it.
 func (b *bridge) deadLetterTooLarge(ctx context.Context, p *producer, cl *kgo.Client, t *tally) error {
-	if len(p.tooLarge) == 0 {
+	ins := p.inputsTooLarge()
+	if len(ins) == 0 {
 		return nil
 	}
 	err := fmt.Errorf("bridge: output record too large to produce: %w", p.tooLargeErr)
 	if b.cfg.DeadLetter == "" {
-		return recordError(p.tooLarge[0], " (no dead-letter topic)", err)
+		return recordError(ins[0], " (no dead-letter topic)", err)
 	}
-	q := &producer{produce: p.produce}
-	dead := make([]kgo.Record, len(p.tooLarge))
-	for i, r := range p.tooLarge {
+	q := newProducer(p.produce, b.cfg.DeadLetter)
+	dead := make([]kgo.Record, len(ins))
+	for i, r := range ins {
 		t.dead[b.deadLetter(r, err, &dead[i])]++
 		if out, err := b.outs.topic(r.Topic); err == nil {
 			t.out[out]--
 		}
-		q.send(ctx, &dead[i], nil)
 	}
+	q.send(ctx, dead)
 	return q.wait(ctx, cl)
 }
 

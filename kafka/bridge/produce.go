@@ -14,51 +14,103 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// producer produces records asynchronously and keeps the first error.
+// producer produces a batch's records asynchronously and keeps the first
+// error. A record costs it no allocation: every record shares one promise
+// (done), and a chunk's records are counted as pending at once.
 type producer struct {
 	produce func(context.Context, *kgo.Record, func(*kgo.Record, error))
-	pending sync.WaitGroup
-	mu      sync.Mutex
-	err     error
-	// tooLarge are the inputs whose output was refused as too large (the
-	// Avro form of a record may be larger than its protobuf form), to be
-	// dead-lettered; tooLargeErr is the first such refusal.
+	// deadLetter is the dead-letter topic: a record refused on it is an
+	// error, never dead-lettered again.
+	deadLetter string
+	done       func(*kgo.Record, error) // p.acknowledged
+	pending    sync.WaitGroup
+	mu         sync.Mutex
+	err        error
+	// chunks are the converted chunks sent, in the input's order: the
+	// inputs of the outputs refused as too large are found in them.
+	chunks []chunkResult
+	// tooLarge are the outputs the broker refused as too large (the Avro
+	// form of a record may be larger than its protobuf form), whose inputs
+	// are to be dead-lettered; tooLargeErr is the first such refusal.
 	tooLarge    []*kgo.Record
 	tooLargeErr error
 }
 
-// send produces o, converted from in; in is nil for a dead letter.
-func (p *producer) send(ctx context.Context, o, in *kgo.Record) {
-	p.pending.Add(1)
-	p.produce(ctx, o, func(o *kgo.Record, err error) {
-		if err != nil {
-			p.mu.Lock()
-			if in != nil && errors.Is(err, kerr.MessageTooLarge) {
-				p.tooLarge = append(p.tooLarge, in)
-				if p.tooLargeErr == nil {
-					p.tooLargeErr = err
-				}
-			} else if p.err == nil {
-				// The topic is named: a missing output or dead-letter
-				// topic says which.
-				p.err = fmt.Errorf("to topic %q: %w", o.Topic, err)
-			}
-			p.mu.Unlock()
-		}
-		p.pending.Done()
-	})
+func newProducer(produce func(context.Context, *kgo.Record, func(*kgo.Record, error)), deadLetter string) *producer {
+	p := &producer{produce: produce, deadLetter: deadLetter}
+	p.done = p.acknowledged
+	return p
 }
 
-// emit returns the function that sends the output records of a batch and
-// counts them in t.
-func (b *bridge) emit(ctx context.Context, p *producer, t *tally) func(o, in *kgo.Record) {
-	return func(o, in *kgo.Record) {
-		if o.Topic == b.cfg.DeadLetter {
-			in = nil
-		} else {
-			t.out[o.Topic]++
+// acknowledged is the promise of every record p sends.
+func (p *producer) acknowledged(o *kgo.Record, err error) {
+	if err != nil {
+		p.mu.Lock()
+		if o.Topic != p.deadLetter && errors.Is(err, kerr.MessageTooLarge) {
+			p.tooLarge = append(p.tooLarge, o)
+			if p.tooLargeErr == nil {
+				p.tooLargeErr = err
+			}
+		} else if p.err == nil {
+			// The topic is named: a missing output or dead-letter
+			// topic says which.
+			p.err = fmt.Errorf("to topic %q: %w", o.Topic, err)
 		}
-		p.send(ctx, o, in)
+		p.mu.Unlock()
+	}
+	p.pending.Done()
+}
+
+// send produces the records of os.
+func (p *producer) send(ctx context.Context, os []kgo.Record) {
+	p.pending.Add(len(os))
+	for i := range os {
+		p.produce(ctx, &os[i], p.done)
+	}
+}
+
+// inputsTooLarge returns the inputs of the outputs refused as too large, in
+// the input's order; it is called after wait.
+func (p *producer) inputsTooLarge() []*kgo.Record {
+	if len(p.tooLarge) == 0 {
+		return nil
+	}
+	refused := make(map[*kgo.Record]bool, len(p.tooLarge))
+	for _, o := range p.tooLarge {
+		refused[o] = true
+	}
+	ins := make([]*kgo.Record, 0, len(p.tooLarge))
+	for _, c := range p.chunks {
+		for i := range c.outs {
+			if refused[&c.outs[i]] {
+				ins = append(ins, c.recs[i])
+			}
+		}
+	}
+	return ins
+}
+
+// emit returns the function that sends the output records of a batch's
+// converted chunks and counts them in t (dead letters not included).
+func (b *bridge) emit(ctx context.Context, p *producer, t *tally) func(chunkResult) {
+	return func(c chunkResult) {
+		p.chunks = append(p.chunks, chunkResult{recs: c.recs, outs: c.outs})
+		// Records of a chunk mostly share their topic: a run of them is
+		// counted at once.
+		topic, n := "", 0
+		for i := range c.outs {
+			if o := c.outs[i].Topic; o != topic {
+				if n > 0 && topic != b.cfg.DeadLetter {
+					t.out[topic] += n
+				}
+				topic, n = o, 0
+			}
+			n++
+		}
+		if n > 0 && topic != b.cfg.DeadLetter {
+			t.out[topic] += n
+		}
+		p.send(ctx, c.outs)
 	}
 }
 

@@ -105,6 +105,11 @@ func (b *bridge) loop(ctx context.Context, poll func(context.Context, int) kgo.F
 		if err != nil {
 			return err
 		}
+		// Every record of the batch is acknowledged (or its transaction
+		// aborted) and no conversion runs: the values' blocks are free.
+		for _, w := range b.all {
+			w.recycle()
+		}
 		if committed {
 			b.committed(t, time.Since(began))
 		}
@@ -146,7 +151,7 @@ func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
 		// Offsets are committed only once every record produced from the
 		// batch is acknowledged; after an error nothing is committed. They
 		// cover the batch's transaction markers too.
-		p := &producer{produce: cl.Produce}
+		p := newProducer(cl.Produce, b.cfg.DeadLetter)
 		err := b.convertAll(bctx, runCtx, data, b.emit(bctx, p, t), t)
 		if werr := p.wait(bctx, cl); err == nil {
 			err = werr

@@ -55,7 +55,7 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 		}
 		// The batch's records and its offsets are committed together, or
 		// the transaction is aborted.
-		p := &producer{produce: sess.Produce}
+		p := newProducer(sess.Produce, b.cfg.DeadLetter)
 		err := b.convertAll(bctx, runCtx, data, b.emit(bctx, p, t), t)
 		if werr := p.wait(bctx, sess.Client()); err == nil {
 			err = werr
