@@ -109,9 +109,6 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	if cfg.KafkaOpts, err = kafkaOpts(ctx, &cc); err != nil {
-		return err
-	}
 	if *metrics != "" {
 		cfg.Metrics = bridge.NewMetrics()
 		stop, err := serveMetrics(*metrics, cfg.Metrics, stderr)
@@ -119,6 +116,10 @@ func cmdBridge(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		defer stop()
+	}
+	// The brokers are checked once the command line is known to be good.
+	if cfg.KafkaOpts, err = kafkaOpts(ctx, &cc); err != nil {
+		return err
 	}
 	mode := "at-least-once"
 	if *eos {
