@@ -100,7 +100,7 @@ func TestSchemaLimitsRaised(t *testing.T) {
 		{"ring of 20,000, recursion bounded", testutil.Ring, 20_000, Options{RecursionDepth: 1}, 1, 20_000 * 1 << 10, true},
 		{"1,000 mutually recursive, recursion bounded", testutil.Mesh, 1_000, Options{RecursionDepth: 2}, 4, 1 << 20, true},
 		{"1,000 mutually recursive, engine-ready", testutil.Mesh, 1_000, EngineReady(), 1, 1 << 20, true},
-		{"100,000 fields", testutil.Wide, 100_000, Options{}, 1, 100_000 * 3 << 9, true},
+		{"100,000 fields", testutil.Wide, 100_000, Options{}, 1, 100_000 * 2 << 10, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

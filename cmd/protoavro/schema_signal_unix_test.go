@@ -5,9 +5,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,7 +21,7 @@ import (
 // TestSchemaSIGTERM runs "protoavro schema" as a process on a cyclic chain
 // of 20,000 messages, as .proto source and as a descriptor set, with the
 // schema limits raised so that it compiles and derives at length, and
-// sends it SIGTERM a second in: the compilation and the derivation look at
+// sends it SIGTERM once it is at work: the compilation and the derivation look at
 // the signal, and the process ends with an error, not a schema. The guard
 // is 30 s; the time from the signal to the end is logged (docs/limits.md
 // quotes it).
@@ -47,10 +49,18 @@ func TestSchemaSIGTERM(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		var err error
-		select {
-		case err = <-done:
-			t.Fatalf("%s: ended before the signal (%v): the input is too small for the test", name, err)
-		case <-time.After(time.Second):
+		// The signal goes once the process is at work: when it has used
+		// 300 ms of CPU (past its start, which under -race and a loaded
+		// machine takes a while), or after a second where /proc is not.
+		for start := time.Now(); cpuTime(cmd.Process.Pid) < 300*time.Millisecond && time.Since(start) < 30*time.Second; {
+			if _, err := os.Stat("/proc/self/stat"); err != nil && time.Since(start) > time.Second {
+				break
+			}
+			select {
+			case err = <-done:
+				t.Fatalf("%s: ended before the signal (%v): the input is too small for the test", name, err)
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 		signalled := time.Now()
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -69,4 +79,22 @@ func TestSchemaSIGTERM(t *testing.T) {
 			t.Errorf("%s: %v, %d bytes of output, stderr %q; want an error naming the cancellation and no schema", name, err, stdout.Len(), stderr.String())
 		}
 	}
+}
+
+// cpuTime returns the CPU time the process pid has used, from
+// /proc/PID/stat (0 where there is none), at the usual 100 ticks a second.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (in parentheses): utime and
+	// stime are the 12th and 13th of them.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
