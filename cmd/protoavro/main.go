@@ -152,6 +152,11 @@ func printHelp(std stdio, text string) int {
 // printError prints the error of a command on standard error and returns
 // the exit status it calls for.
 func printError(std stdio, err error) int {
+	// A step cut short by an interrupt (loading, deriving) reports it as
+	// the interrupt it is, as the conversions do.
+	if std.ctx != nil && std.ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = errInterrupted
+	}
 	fmt.Fprintf(std.err, "protoavro: %s\n", errorLine(err))
 	if usage.Is(err) {
 		return exitUsage
