@@ -62,7 +62,8 @@ func errorClass(err error) string {
 		return classUnknownID
 	case errors.Is(err, kerr.MessageTooLarge):
 		return classTooLarge
-	case errors.As(err, &se), errors.Is(err, serde.ErrIncompatible), errors.Is(err, serde.ErrBadSchema), errors.Is(err, serde.ErrWrongSchemaType):
+	case errors.As(err, &se), errors.Is(err, serde.ErrIncompatible), errors.Is(err, serde.ErrBadSchema), errors.Is(err, serde.ErrWrongSchemaType),
+		errors.Is(err, protoavro.ErrSchemaLimit):
 		return classSchema
 	case errors.Is(err, protoavro.ErrMalformed), errors.Is(err, protoavro.ErrTruncated), errors.Is(err, protoavro.ErrOutOfRange),
 		errors.Is(err, protoavro.ErrUnknownEnum), errors.Is(err, protoavro.ErrMissingRequired), errors.Is(err, protoavro.ErrTooDeep):

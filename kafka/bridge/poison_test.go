@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/kafka/bridge"
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
@@ -29,8 +30,9 @@ var hostile = "\x1b[2J\x1b]0;owned\x07\r\nlevel=ERROR msg=forged \u202e" + strin
 // poisonID is the ID whose schema the test registry answers with
 // protobuf text that does not compile (a field of an unknown type whose
 // name is 200,000 bytes long, which the compiler's error repeats);
-// unknownID is one it does not know.
-const poisonID, unknownID = 9001, 9002
+// unknownID is one it does not know; deepID is a chain of 2,000 nested
+// messages, past the schema derivation's depth limit.
+const poisonID, unknownID, deepID = 9001, 9002, 9003
 
 // plain reports whether s is bounded, printable text: no control or format
 // characters, at most about 1 KiB.
@@ -56,38 +58,51 @@ func poisonFixture(t *testing.T, n int) *registryFixture {
 		return append([]*kgo.Record{good[0],
 			{Topic: "in", Key: []byte("poison"), Value: append(serde.AppendProtoHeader(nil, poisonID, []int{0}), 0x08, 0x01)},
 			{Topic: "in", Key: []byte("unknown"), Value: append(serde.AppendProtoHeader(nil, unknownID, []int{0}), 0x08, 0x01)},
+			{Topic: "in", Key: []byte("deep"), Value: append(serde.AppendProtoHeader(nil, deepID, []int{0}), 0x0a, 0x00)},
 		}, good[1:]...)
 	})
 	body, _ := json.Marshal(map[string]string{"schemaType": "PROTOBUF",
 		"schema": "syntax = \"proto3\";\nmessage M { Unknown" + strings.Repeat("A", 200_000) + " x = 1; }\n"})
+	deep, _ := json.Marshal(map[string]string{"schemaType": "PROTOBUF", "schema": testutil.HostileProto(testutil.Chain, 2000)})
 	f.fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/schemas/ids/9001") {
+		if r.Method != http.MethodGet {
 			return false
 		}
-		w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-		w.Write(body)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/schemas/ids/9001"):
+			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+			w.Write(body)
+		case strings.HasPrefix(r.URL.Path, "/schemas/ids/9003"):
+			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+			w.Write(deep)
+		default:
+			return false
+		}
 		return true
 	})
 	return f
 }
 
-// TestPoisonSchema: a record whose schema does not compile is dead-lettered
-// as a schema error, one whose ID the registry does not know as
-// unknown-id, with the reason escaped and bounded, and the bridge converts
+// TestPoisonSchema: a record whose schema does not compile, or nests
+// deeper than the derivation's limit, is dead-lettered as a schema error,
+// one whose ID the registry does not know as unknown-id, with the reason escaped and bounded, and the bridge converts
 // the records after them.
 func TestPoisonSchema(t *testing.T) {
 	const n = 300
 	f := poisonFixture(t, n)
-	_, sum, err := f.run(f.client(t, serde.RegistryOptions{}), "dlq", n+3)
-	if err != nil || sum.Records != n+3 || sum.DeadLettered != 2 {
-		t.Fatalf("%v, %v; want %d records, 2 dead-lettered", sum, err, n+3)
+	_, sum, err := f.run(f.client(t, serde.RegistryOptions{}), "dlq", n+4)
+	if err != nil || sum.Records != n+4 || sum.DeadLettered != 3 {
+		t.Fatalf("%v, %v; want %d records, 3 dead-lettered", sum, err, n+4)
 	}
-	dead := kafkatest.ConsumeAll(t, f.brokers, "dlq", 2, time.Minute)
-	want := map[string]string{"poison": "schema", "unknown": "unknown-id"}
+	dead := kafkatest.ConsumeAll(t, f.brokers, "dlq", 3, time.Minute)
+	want := map[string]string{"poison": "schema", "unknown": "unknown-id", "deep": "schema"}
 	for _, r := range dead {
 		h := map[string]string{}
 		for _, kv := range r.Headers {
 			h[kv.Key] = string(kv.Value)
+		}
+		if string(r.Key) == "deep" && !strings.Contains(h[bridge.HeaderError], "Limits.MaxDepth") {
+			t.Errorf("deep: error %q does not name the depth limit", h[bridge.HeaderError])
 		}
 		if c := h[bridge.HeaderClass]; c != want[string(r.Key)] {
 			t.Errorf("%s: class %q, want %q (%s)", r.Key, c, want[string(r.Key)], h[bridge.HeaderError])
