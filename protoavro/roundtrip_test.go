@@ -55,7 +55,8 @@ var roundTripVariants = []struct {
 	{"default", Options{}, testutil.DefaultConfig, 10_000, 500},
 	{"map-entries", Options{MapKeys: MapAsEntryArray}, testutil.DefaultConfig, 1_000, 100},
 	{"uint64-decimal", Options{Uint64: Uint64AsDecimal}, testutil.DefaultConfig, 1_000, 100},
-	{"timestamp-nanos", Options{Timestamps: TimestampNanos}, withTimestamps(TimestampNanos), 1_000, 100},
+	{"timestamp-micros", Options{Timestamps: TimestampMicros}, withTimestamps(TimestampMicros), 1_000, 100},
+	{"timestamp-record", Options{Timestamps: TimestampRecord}, withTimestamps(TimestampRecord), 1_000, 100},
 	{"timestamp-millis", Options{Timestamps: TimestampMillis}, withTimestamps(TimestampMillis), 1_000, 100},
 }
 
@@ -384,14 +385,14 @@ func TestRoundTripTimestampTruncation(t *testing.T) {
 }
 
 // TestRoundTripTimestampTruncationRandom: random messages whose Timestamps
-// have any nanos decode, under the default micros, as the same message with
-// every Timestamp truncated to the microsecond.
+// have any nanos decode, under micros, as the same message with every
+// Timestamp truncated to the microsecond.
 func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 	cfg := testutil.DefaultConfig
-	cfg.SubMicros = true
+	cfg.Timestamps, cfg.SubMicros = testutil.Micros, true
 	for _, typ := range []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.WellKnown{}} {
 		md := typ.ProtoReflect().Descriptor()
-		c := mustCodec(t, Options{}, typ)
+		c := mustCodec(t, Options{Timestamps: TimestampMicros}, typ)
 		key := testutil.SeedKey("submicros/" + string(md.FullName()))
 		changed := 0
 		for i := range rtCount(1000, 100) {
