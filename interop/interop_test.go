@@ -132,7 +132,8 @@ var variants = []variant{
 	{"map-entries", protoavro.Options{MapKeys: protoavro.MapAsEntryArray}, []protoreflect.FullName{
 		"protoavro.test.kitchen.Maps", "protoavro.test.kitchen.WellKnown"}},
 	{"timestamp-millis", protoavro.Options{Timestamps: protoavro.TimestampMillis}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
-	{"timestamp-nanos", protoavro.Options{Timestamps: protoavro.TimestampNanos}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
+	{"timestamp-micros", protoavro.Options{Timestamps: protoavro.TimestampMicros}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
+	{"timestamp-record", protoavro.Options{Timestamps: protoavro.TimestampRecord}, []protoreflect.FullName{"protoavro.test.kitchen.WellKnown"}},
 }
 
 // corpusSize is the number of edge-value and random messages per message
