@@ -826,6 +826,7 @@ func checkJavaRoundTrip(c *Codec, m proto.Message) error {
 	}
 	want := cloneExact(m)
 	testutil.ClearDefaults(want.ProtoReflect())
+	nullEmptyValues(want.ProtoReflect())
 	if !proto.Equal(got, want) {
 		return fmt.Errorf("%s\ngot:\n%s", firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""), shortText(got))
 	}
@@ -868,4 +869,19 @@ func TestUint64DecimalMapKeys(t *testing.T) {
 			t.Errorf("key %s is not in the Avro data %x", k, data)
 		}
 	}
+}
+
+// nullEmptyValues sets null_value in every google.protobuf.Value of m that
+// sets no member: the Java profile reads such a Value as JSON null.
+func nullEmptyValues(m protoreflect.Message) {
+	md := m.Descriptor()
+	if md.FullName() == "google.protobuf.Value" && m.WhichOneof(md.Oneofs().Get(0)) == nil {
+		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfEnum(0))
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.IsMap() || fd.IsList() || fd.Message() != nil {
+			testutil.ForEachMessage(fd, v, nullEmptyValues)
+		}
+		return true
+	})
 }
