@@ -84,26 +84,34 @@ const maxPooledBuffer = 1 << 20
 // Avro binary encoding of its record, appending to dst. It builds no message.
 // Unknown fields are dropped (they have no place in the schema).
 func (c *Codec) TranscodeToAvro(dst, wire []byte) ([]byte, error) {
+	out, _, err := c.transcodeToAvro(dst, wire)
+	return out, err
+}
+
+// transcodeToAvro is TranscodeToAvro that also returns the number of values
+// it rounded (see encState.rounded).
+func (c *Codec) transcodeToAvro(dst, wire []byte) ([]byte, int64, error) {
+	if len(wire) > maxWireSize {
+		return dst, 0, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
+	}
 	st := encStatePool.Get().(*encState)
 	st.in = wire
 	st.policy, st.resolver = c.policy, c.opts.AnyResolver
 	st.occ = append(st.occ[:0], occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	st.tbl = st.tbl[:0]
-	st.depth, st.empty = 0, 0
+	st.depth, st.empty, st.rounded = 0, 0, 0
 	n := len(dst)
 	st.limit = n + maxRecordAvroSize
-	if len(wire) > maxWireSize {
-		return dst, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
-	}
 	out, err := st.encodeMessage(dst, c.enc, 0)
+	rounded := st.rounded
 	st.in = nil
 	if cap(st.occ) <= maxPooledBuffer/16 {
 		encStatePool.Put(st)
 	}
 	if err != nil {
-		return dst[:n], inField(err, c.enc.name)
+		return dst[:n], 0, inField(err, c.enc.name)
 	}
-	return out, nil
+	return out, rounded, nil
 }
 
 // maxWireSize is the largest message the 32-bit offsets of the transcoder hold.
@@ -120,31 +128,39 @@ var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 // value the schema cannot hold is a [*DataError] that names the field, with
 // Offset -1.
 func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
+	out, _, err := c.marshalAppend(dst, m)
+	return out, err
+}
+
+// marshalAppend is MarshalAppend that also returns the number of values it
+// rounded (see encState.rounded).
+func (c *Codec) marshalAppend(dst []byte, m proto.Message) ([]byte, int64, error) {
 	p := (*structPlan)(nil)
 	if d := c.seenDirect(m); d != nil {
 		p = d.plan
 	} else {
 		if err := c.check(m); err != nil {
-			return dst, err
+			return dst, 0, err
 		}
 		if isNilPointer(m) { // a typed nil is the empty message, as for proto.Marshal
-			out, err := c.TranscodeToAvro(dst, nil)
-			return out, withoutOffset(err)
+			out, rounded, err := c.transcodeToAvro(dst, nil)
+			return out, rounded, withoutOffset(err)
 		}
 		p = c.direct(m)
 	}
 	if p != nil {
 		st := encStatePool.Get().(*encState)
-		st.depth, st.empty = 0, 0
+		st.depth, st.empty, st.rounded = 0, 0, 0
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
 		st.limit = n + maxRecordAvroSize
 		out, err := st.encodeStruct(dst, p, reflect.ValueOf(m).UnsafePointer())
+		rounded := st.rounded
 		encStatePool.Put(st)
 		if err != nil {
-			return dst[:n], withoutOffset(inField(err, c.enc.name))
+			return dst[:n], 0, withoutOffset(inField(err, c.enc.name))
 		}
-		return out, nil
+		return out, rounded, nil
 	}
 	bp := wirePool.Get().(*[]byte)
 	// AllowPartial: the transcoder reports a missing required field itself,
@@ -155,14 +171,14 @@ func (c *Codec) MarshalAppend(dst []byte, m proto.Message) ([]byte, error) {
 		// content, such as a proto3 string of invalid UTF-8, as the
 		// direct writer reports it.
 		wirePool.Put(bp)
-		return dst, &DataError{Path: c.enc.name, Offset: -1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
+		return dst, 0, &DataError{Path: c.enc.name, Offset: -1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
 	}
-	dst, err = c.TranscodeToAvro(dst, wire)
+	dst, rounded, err := c.transcodeToAvro(dst, wire)
 	if cap(wire) <= maxPooledBuffer {
 		*bp = wire
 		wirePool.Put(bp)
 	}
-	return dst, withoutOffset(err)
+	return dst, rounded, withoutOffset(err)
 }
 
 // withoutOffset marks a DataError of Marshal as having no byte offset: the

@@ -179,8 +179,8 @@ const defaultBlockSize = 256 << 10
 // message type, block by block. Conversion and compression run on worker
 // goroutines; blocks are written in order. Its methods must be called from
 // one goroutine at a time: a call while another runs returns
-// [ErrConcurrentUse] and changes nothing; Records, Blocks and BytesWritten
-// may be called from any goroutine.
+// [ErrConcurrentUse] and changes nothing; Records, Blocks, BytesWritten and
+// Rounded may be called from any goroutine.
 type ContainerWriter struct {
 	guard  callGuard
 	ow     *ocf.Writer
@@ -198,6 +198,9 @@ type ContainerWriter struct {
 	emptyItems bool
 	// Counters of what was written, for any goroutine.
 	records, blocks, written atomic.Int64
+	// rounded counts the values of the records converted that the
+	// mapping rounded (see Rounded).
+	rounded atomic.Int64
 }
 
 // wblock is one block in flight.
@@ -500,7 +503,9 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	b := cw.block()
 	n := len(b.avro)
 	var err error
-	b.avro, err = cw.codec.MarshalAppend(b.avro, m) // refuses records over maxRecordAvroSize
+	var rounded int64
+	b.avro, rounded, err = cw.codec.marshalAppend(b.avro, m) // refuses records over maxRecordAvroSize
+	cw.rounded.Add(rounded)
 	if err != nil {
 		b.avro = b.avro[:n]
 		re := &RecordError{Index: cw.next, Offset: -1, Err: err}
@@ -689,7 +694,9 @@ func (cw *ContainerWriter) process(b *wblock) {
 			wire := b.wire[r.start:r.end]
 			n := len(data)
 			var err error
-			data, err = cw.codec.TranscodeToAvro(data, wire) // refuses records over maxRecordAvroSize
+			var rounded int64
+			data, rounded, err = cw.codec.transcodeToAvro(data, wire) // refuses records over maxRecordAvroSize
+			cw.rounded.Add(rounded)
 			if err != nil {
 				data = data[:n]
 				re := &RecordError{Index: r.index, Offset: r.offset, Record: wire, Err: err}
@@ -843,3 +850,11 @@ func (cw *ContainerWriter) Blocks() int64 { return cw.blocks.Load() }
 // BytesWritten returns the number of bytes written to the underlying
 // writer: the header, and the blocks written so far.
 func (cw *ContainerWriter) BytesWritten() int64 { return cw.written.Load() }
+
+// Rounded returns the number of values of the records converted so far
+// that the mapping options rounded: Timestamps with nanoseconds below the
+// precision of [TimestampMicros] or [TimestampMillis], and TimeOfDays below
+// the microsecond ([Options.GoogleTypes]). It is counted as records are
+// converted, before their blocks are written. The default options round
+// nothing.
+func (cw *ContainerWriter) Rounded() int64 { return cw.rounded.Load() }

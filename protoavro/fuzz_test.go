@@ -393,7 +393,8 @@ func mappingRefuses(err error) bool {
 // what the Avro mapping drops on purpose: unknown fields and extensions
 // (they have no place in the schema), sub-precision digits of timestamps
 // under the default profile, and under the Java profile, which carries no
-// presence, every non-required field set to its default.
+// presence, every non-required field set to its default (and a Value left
+// without a member becomes a null Value).
 func normalizeExpected(m protoreflect.Message, o Options) {
 	m.SetUnknown(nil)
 	java := o.Profile == JavaProfile
@@ -414,6 +415,10 @@ func normalizeExpected(m protoreflect.Message, o Options) {
 		}
 		return true
 	})
+	// The Java profile reads a Value that sets no member as JSON null.
+	if md := m.Descriptor(); java && md.FullName() == "google.protobuf.Value" && m.WhichOneof(md.Oneofs().Get(0)) == nil {
+		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfEnum(0))
+	}
 }
 
 // truncateTimestamp drops the digits of a Timestamp below the precision.

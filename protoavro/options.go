@@ -23,19 +23,29 @@ const (
 	JavaProfile
 )
 
-// TimestampPrecision selects the Avro logical type of google.protobuf.Timestamp
+// TimestampPrecision selects the Avro type of google.protobuf.Timestamp
 // fields under the default profile.
 type TimestampPrecision uint8
 
 const (
-	// TimestampMicros maps Timestamp to long timestamp-micros. Nanoseconds
-	// below a microsecond are truncated toward negative infinity.
-	TimestampMicros TimestampPrecision = iota
-	// TimestampMillis maps Timestamp to long timestamp-millis.
+	// TimestampNanos, the default, maps Timestamp to long timestamp-nanos
+	// (Avro 1.12): every nanosecond is kept. Only instants from
+	// 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z fit
+	// in a long; a Timestamp outside is a [*DataError] naming the field
+	// (TimestampRecord holds every Timestamp).
+	TimestampNanos TimestampPrecision = iota
+	// TimestampMicros maps Timestamp to long timestamp-micros, which
+	// engines load as their timestamp type. It is lossy: nanoseconds below
+	// a microsecond are rounded toward negative infinity (so the long
+	// orders like the instant), and counted ([ContainerWriter.Rounded]).
+	TimestampMicros
+	// TimestampMillis maps Timestamp to long timestamp-millis, rounding
+	// below the millisecond as TimestampMicros does below the microsecond.
 	TimestampMillis
-	// TimestampNanos maps Timestamp to long timestamp-nanos (Avro 1.12). It is
-	// exact, but only instants between the years 1678 and 2262 fit in a long.
-	TimestampNanos
+	// TimestampRecord maps Timestamp to a record of its seconds (long) and
+	// nanos (int), as any message: exact over the whole Timestamp range,
+	// but no timestamp logical type for readers.
+	TimestampRecord
 )
 
 // Uint64Mapping selects how uint64 and fixed64 fields are carried under the
@@ -82,7 +92,7 @@ const (
 // what the Parse functions and ParseOptions accept.
 var (
 	profileNames   = []string{"default", "java"}
-	timestampNames = []string{"micros", "millis", "nanos"}
+	timestampNames = []string{"nanos", "micros", "millis", "record"}
 	uint64Names    = []string{"long", "decimal"}
 	mapKeyNames    = []string{"text", "entries"}
 	enumNames      = []string{"error", "default"}
@@ -111,7 +121,7 @@ func parseChoice[T ~uint8](key, s string, names []string) (T, error) {
 // String returns the profile name used on the command line: "default" or "java".
 func (p Profile) String() string { return choiceName(p, profileNames, "Profile") }
 
-// String returns "micros", "millis" or "nanos".
+// String returns "nanos", "micros", "millis" or "record".
 func (p TimestampPrecision) String() string {
 	return choiceName(p, timestampNames, "TimestampPrecision")
 }
@@ -173,6 +183,24 @@ type Options struct {
 	// that BigQuery loads it as its JSON type, instead of records. Any needs
 	// its packed message's type: see AnyResolver.
 	DynamicAsJSON bool
+
+	// EmptyPlaceholder gives the record of every message without fields
+	// (google.protobuf.Empty, a message whose fields are all reserved) one
+	// field, which Parquet and BigQuery need of a record:
+	// "__dummy_field_in_empty_struct" of type ["null", "string"], always
+	// null — the column Spark's protobuf reader adds with
+	// retain.empty.message.types. Readers skip it: the record reads back as
+	// the empty message.
+	EmptyPlaceholder bool
+
+	// GoogleTypes maps google.type.Date to the Avro logical type date (int),
+	// google.type.TimeOfDay to time-micros (long) and google.type.Decimal
+	// to its decimal string; the other google.type messages stay records.
+	// A partial Date (year, month or day 0), an invalid date or time, a
+	// TimeOfDay of 24:00:00 or a leap second is a [*DataError] naming the
+	// field; a TimeOfDay's nanoseconds below a microsecond are rounded down
+	// and counted, as timestamp-micros rounds them. docs/mapping.md says why.
+	GoogleTypes bool
 
 	// UnknownEnums says what the codecs do with enum numbers that have no
 	// symbol. It does not change the schema.
@@ -257,9 +285,12 @@ const MaxRecursionDepth = 32
 // Apache Arrow: finite schemas (the first record of each recursive type
 // spelled out, deeper subtrees as JSON text), nullable unions only of the form
 // ["null", T], timestamp-micros, uint64 as decimal(20,0), every map as an
-// Avro map (non-string keys as their canonical text), and Struct, Value,
-// ListValue and Any as JSON. docs/mapping.md says what each engine makes of
-// each field kind.
+// Avro map (non-string keys as their canonical text), Struct, Value,
+// ListValue and Any as JSON, a placeholder field in the records of messages
+// without fields, and google.type.Date and TimeOfDay as the date and
+// time-micros logical types. Timestamps below the microsecond are rounded
+// (and counted: [ContainerWriter.Rounded]); everything else round-trips.
+// docs/mapping.md says what each engine makes of each field kind.
 func EngineReady() Options {
 	return Options{
 		Timestamps:       TimestampMicros,
@@ -268,12 +299,14 @@ func EngineReady() Options {
 		RecursionDepth:   1,
 		RecursionCarrier: CarrierJSON,
 		DynamicAsJSON:    true,
+		EmptyPlaceholder: true,
+		GoogleTypes:      true,
 	}
 }
 
 // variantCount is the number of distinct plain mapping variants (no
 // recursion bound, no JSON): index returns one below it for them.
-const variantCount = 1 + 3*2*2
+const variantCount = 1 + 4*2*2
 
 // variant returns the cache key of the mapping-relevant part of o: a dense
 // index below variantCount for the plain variants, which the cache keeps in
@@ -283,8 +316,8 @@ func (o Options) variant() uint64 {
 	if o.Profile == JavaProfile {
 		return 0
 	}
-	v := uint64(1 + int(o.Timestamps) + 3*int(o.Uint64) + 6*int(o.MapKeys))
-	if o.RecursionDepth == 0 && !o.DynamicAsJSON {
+	v := uint64(1 + int(o.Timestamps) + 4*int(o.Uint64) + 8*int(o.MapKeys))
+	if o.RecursionDepth == 0 && !o.DynamicAsJSON && !o.EmptyPlaceholder && !o.GoogleTypes {
 		return v
 	}
 	v |= uint64(o.RecursionDepth) << 8
@@ -294,6 +327,12 @@ func (o Options) variant() uint64 {
 	if o.DynamicAsJSON {
 		v |= 1 << 24
 	}
+	if o.EmptyPlaceholder {
+		v |= 1 << 25
+	}
+	if o.GoogleTypes {
+		v |= 1 << 26
+	}
 	return v
 }
 
@@ -302,7 +341,7 @@ func (o Options) validate() error {
 	for _, c := range [...]struct {
 		v, max uint8
 		s      fmt.Stringer
-	}{{uint8(o.Profile), uint8(JavaProfile), o.Profile}, {uint8(o.Timestamps), uint8(TimestampNanos), o.Timestamps},
+	}{{uint8(o.Profile), uint8(JavaProfile), o.Profile}, {uint8(o.Timestamps), uint8(TimestampRecord), o.Timestamps},
 		{uint8(o.Uint64), uint8(Uint64AsDecimal), o.Uint64}, {uint8(o.MapKeys), uint8(MapAsEntryArray), o.MapKeys},
 		{uint8(o.UnknownEnums), uint8(UnknownEnumDefault), o.UnknownEnums}, {uint8(o.RecursionCarrier), uint8(CarrierJSON), o.RecursionCarrier}} {
 		if c.v > c.max {
@@ -333,9 +372,10 @@ func (o Options) mapping() Options {
 }
 
 // String returns the mapping options in the form MetaOptions holds and
-// [ParseOptions] reads: "profile=default timestamps=micros uint64=long
+// [ParseOptions] reads: "profile=default timestamps=nanos uint64=long
 // mapkeys=text", followed by "recursion=N carrier=C dynamic=json
-// enums=default" for the options set away from their zero value.
+// empty=placeholder googletypes=logical enums=default" for the options set
+// away from their zero value.
 func (o Options) String() string {
 	var sb strings.Builder
 	sb.WriteString("profile=" + o.Profile.String() + " timestamps=" + o.Timestamps.String() +
@@ -346,6 +386,12 @@ func (o Options) String() string {
 	if o.DynamicAsJSON {
 		sb.WriteString(" dynamic=json")
 	}
+	if o.EmptyPlaceholder {
+		sb.WriteString(" empty=placeholder")
+	}
+	if o.GoogleTypes {
+		sb.WriteString(" googletypes=logical")
+	}
 	if o.UnknownEnums != UnknownEnumError {
 		sb.WriteString(" enums=" + o.UnknownEnums.String())
 	}
@@ -354,7 +400,8 @@ func (o Options) String() string {
 
 // ParseOptions reads mapping options in the form [Options.String] writes
 // and MetaOptions holds ("profile=java timestamps=micros uint64=long
-// mapkeys=text recursion=3 carrier=json dynamic=json enums=default"); keys
+// mapkeys=text recursion=3 carrier=json dynamic=json empty=placeholder
+// googletypes=logical enums=default"); keys
 // that are absent keep their defaults. "preset=engine" starts from
 // [EngineReady]; later keys override it.
 func ParseOptions(s string) (Options, error) {
@@ -384,6 +431,14 @@ func ParseOptions(s string) (Options, error) {
 			var d uint8
 			d, err = parseChoice[uint8](k, v, []string{"record", "json"})
 			o.DynamicAsJSON = d == 1
+		case "empty":
+			var d uint8
+			d, err = parseChoice[uint8](k, v, []string{"record", "placeholder"})
+			o.EmptyPlaceholder = d == 1
+		case "googletypes":
+			var d uint8
+			d, err = parseChoice[uint8](k, v, []string{"record", "logical"})
+			o.GoogleTypes = d == 1
 		case "recursion":
 			if o.RecursionDepth, err = strconv.Atoi(v); err != nil || o.RecursionDepth < 0 || o.RecursionDepth > MaxRecursionDepth {
 				err = fmt.Errorf("%w: recursion=%s (want 0 to %d)", ErrInvalidOptions, v, MaxRecursionDepth)

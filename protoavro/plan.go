@@ -61,6 +61,9 @@ const (
 	vWrapper
 	vCarrier // a message below the recursion bound, carried whole
 	vJSON    // Struct, Value, ListValue or Any as protojson text
+
+	vDate      // google.type.Date as int date (Options.GoogleTypes)
+	vTimeOfDay // google.type.TimeOfDay as long time-micros (Options.GoogleTypes)
 )
 
 var valueKindNames = [...]string{
@@ -71,6 +74,7 @@ var valueKindNames = [...]string{
 	vString: "string", vBytes: "bytes", vEnum: "enum", vMessage: "message",
 	vTimestamp: "google.protobuf.Timestamp", vWrapper: "wrapper",
 	vCarrier: "message", vJSON: "message",
+	vDate: "google.type.Date", vTimeOfDay: "google.type.TimeOfDay",
 }
 
 // String returns the protobuf kind of the values, as protoreflect names it.
@@ -144,6 +148,10 @@ type msgPlan struct {
 	// Set by finish, once the fields are compiled:
 	scanInfo []scanInfo // per field, what the scanner checks
 	blank    []int32    // a frame of -1s: 2 per field, 1 per oneof
+	// placeholder records (of messages without fields, under
+	// Options.EmptyPlaceholder) have one field, emptyPlaceholderName, which
+	// the writers write as null and the readers skip.
+	placeholder bool
 	// zeroSize records take no bytes (a message without fields): the
 	// writers count them as the readers do (markZeroSize). Set once the
 	// schema tree is built.
@@ -218,8 +226,27 @@ func (p *planner) expands(md protoreflect.MessageDescriptor) bool {
 	if p.java() {
 		return true
 	}
-	return classifyWellKnown(md) == notWellKnown && !(p.opts.DynamicAsJSON && isDynamic(md))
+	return p.wellKnown(md) == notWellKnown && !(p.opts.DynamicAsJSON && isDynamic(md))
 }
+
+// wellKnown classifies md under the default profile's options: a
+// Timestamp under TimestampRecord maps as any message, and the google.type
+// messages have mappings of their own under GoogleTypes.
+func (p *planner) wellKnown(md protoreflect.MessageDescriptor) wellKnownKind {
+	k := classifyWellKnown(md)
+	if k == wellKnownTimestamp && p.opts.Timestamps == TimestampRecord {
+		return notWellKnown
+	}
+	if k == notWellKnown && p.opts.GoogleTypes {
+		return classifyGoogleType(md)
+	}
+	return k
+}
+
+// emptyPlaceholderName is the field of the records of messages without
+// fields under Options.EmptyPlaceholder: the name of the column Spark's
+// protobuf reader adds to them (retain.empty.message.types).
+const emptyPlaceholderName = "__dummy_field_in_empty_struct"
 
 // childLevel is the level of a record of type md used by a field of the
 // message at: one deeper within a cycle, 0 on entering another.
@@ -265,6 +292,7 @@ func (p *planner) message(md protoreflect.MessageDescriptor, level int) (*msgPla
 		return nil, err
 	}
 	m := &msgPlan{name: string(md.Name()), desc: md, avroName: name, level: level, fields: make([]fieldPlan, fds.Len()), nOneofs: md.Oneofs().Len()}
+	m.placeholder = fds.Len() == 0 && p.opts.EmptyPlaceholder && !p.java()
 	p.msgs[k] = m
 	p.all = append(p.all, m)
 	at := where{md, level}
@@ -430,7 +458,13 @@ func (p *planner) value(fd protoreflect.FieldDescriptor, at where) (valuePlan, e
 		}
 		md := fd.Message()
 		if !java {
-			switch classifyWellKnown(md) {
+			switch p.wellKnown(md) {
+			case googleDate:
+				v.kind, v.fullName = vDate, md.FullName()
+				return v, nil
+			case googleTimeOfDay:
+				v.kind, v.fullName = vTimeOfDay, md.FullName()
+				return v, nil
 			case wellKnownTimestamp:
 				v.kind, v.tsPrec, v.fullName = vTimestamp, p.opts.Timestamps, md.FullName()
 				return v, nil
@@ -481,7 +515,7 @@ func (v *valuePlan) avroType() avroschema.Type {
 	switch v.kind {
 	case vBool:
 		return avroschema.Boolean
-	case vInt32, vSint32, vSfixed32:
+	case vInt32, vSint32, vSfixed32, vDate:
 		return avroschema.Int
 	case vUint32, vFixed32:
 		if v.java32 {
@@ -510,7 +544,7 @@ func (v *valuePlan) avroType() avroschema.Type {
 	case vWrapper:
 		return v.inner.avroType()
 	}
-	return avroschema.Long // 64-bit integers, timestamps
+	return avroschema.Long // 64-bit integers, timestamps, times of day
 }
 
 // logicalType is the Avro logical type of a value, and its decimal precision.
@@ -520,6 +554,10 @@ func (v *valuePlan) logicalType() (string, int) {
 		return "decimal", 20
 	case vTimestamp:
 		return "timestamp-" + v.tsPrec.String(), 0
+	case vDate:
+		return "date", 0
+	case vTimeOfDay:
+		return "time-micros", 0
 	case vWrapper:
 		return v.inner.logicalType()
 	}

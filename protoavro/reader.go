@@ -44,6 +44,11 @@ type decRecord struct {
 	zeroSize bool
 	// err is why the record does not resolve (see readerCompiler.fail).
 	err error
+	// nullKind is the wire encoding of a google.protobuf.Value's null_value
+	// (Java profile, whose mapping does not carry which member of a oneof
+	// is set): a Value record that sets no member reads as JSON null, not as
+	// a Value without a kind, which protojson refuses.
+	nullKind []byte
 }
 
 type decField struct {
@@ -186,6 +191,11 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 		return nil, fmt.Errorf("%w: writer record %s cannot be read as message %s", ErrIncompatible, w.Name, p.desc.FullName())
 	}
 	r := &decRecord{name: p.name, fields: make([]decField, len(w.Fields)), zeroSize: rc.canBeEmpty(w)}
+	if rc.opts.Profile == JavaProfile && p.desc.FullName() == "google.protobuf.Value" {
+		if fd := p.desc.Fields().ByNumber(1); fd != nil && fd.Enum() != nil && fd.ContainingOneof() != nil {
+			r.nullKind = []byte{byte(protowire.EncodeTag(1, protowire.VarintType)), 0}
+		}
+	}
 	rc.records[k] = r
 	seen := make([]bool, len(p.fields))
 	for i := range w.Fields {
@@ -644,6 +654,20 @@ func (st *decState) nested(dst []byte, tag uint64, rec *decRecord) ([]byte, erro
 
 // record reads the fields of one writer record.
 func (st *decState) record(dst []byte, rec *decRecord) ([]byte, error) {
+	if rec.nullKind != nil {
+		n := len(dst)
+		out, err := st.fields(dst, rec)
+		if err == nil && len(out) == n {
+			out = append(out, rec.nullKind...)
+		}
+		return out, err
+	}
+	return st.fields(dst, rec)
+}
+
+// fields reads the fields of one writer record, in the reader's field
+// order unless st.anyOrder.
+func (st *decState) fields(dst []byte, rec *decRecord) ([]byte, error) {
 	if rec.order != nil && !st.anyOrder {
 		return st.recordReordered(dst, rec)
 	}
@@ -737,6 +761,8 @@ func (rc *readerCompiler) value(w *avroschema.Node, num protowire.Number, v *val
 		}, nil
 	case vTimestamp:
 		return timestampDec(w, v, defTag)
+	case vDate, vTimeOfDay:
+		return civilDec(w, v, defTag)
 	case vCarrier, vJSON:
 		return rc.wholeDec(w, v, defTag)
 	case vWrapper:
@@ -1154,6 +1180,62 @@ func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, er
 		}
 		if nanos != 0 {
 			dst = protowire.AppendVarint(protowire.AppendTag(dst, 2, protowire.VarintType), uint64(nanos))
+		}
+		return fixLength(dst, start), nil
+	}, nil
+}
+
+// civilDec reads an int (date) into a google.type.Date, or a long
+// (time-micros) or an int time-millis into a google.type.TimeOfDay.
+func civilDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
+	date := v.kind == vDate
+	per := int64(1) // microseconds per unit of the writer's time of day
+	switch {
+	case date && w.Type == avroschema.Int && (w.Logical == "" || w.Logical == "date"):
+	case !date && w.Type == avroschema.Long && (w.Logical == "" || w.Logical == "time-micros"):
+	case !date && w.Type == avroschema.Int && w.Logical == "time-millis":
+		per = 1000
+	default:
+		return nil, fmt.Errorf("%w: writer %s %s cannot be read as %s", ErrIncompatible, w.Type, w.Logical, v.kind)
+	}
+	isInt := w.Type == avroschema.Int
+	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
+		off := st.r.pos
+		var x int64
+		var err error
+		if isInt {
+			var y int32
+			y, err = st.r.int()
+			x = int64(y)
+		} else {
+			x, err = st.r.long()
+		}
+		if err != nil {
+			return dst, err
+		}
+		var f [4]int64
+		if date {
+			if x < minCivilDays || x > maxCivilDays {
+				return dst, dataErr(ErrOutOfRange, off, "date %d days from 1970-01-01 is outside the years 1 to 9999 of google.type.Date", x)
+			}
+			f[0], f[1], f[2] = civilFromDays(x)
+		} else {
+			if x < 0 || x >= microsPerDay/per {
+				return dst, dataErr(ErrOutOfRange, off, "time of day %d is outside 00:00:00 to 23:59:59.999999", x)
+			}
+			us := x * per
+			f[0], f[1], f[2], f[3] = us/3_600_000_000, us/60_000_000%60, us/1_000_000%60, us%1_000_000*1000
+		}
+		if tag == 0 {
+			tag = defTag
+		}
+		dst = protowire.AppendVarint(dst, tag)
+		start := len(dst)
+		dst = append(dst, 0)
+		for i, x := range f {
+			if x != 0 {
+				dst = protowire.AppendVarint(protowire.AppendTag(dst, protowire.Number(i+1), protowire.VarintType), uint64(x))
+			}
 		}
 		return fixLength(dst, start), nil
 	}, nil

@@ -48,8 +48,26 @@ func (st *decState) decodeStruct(p *structPlan, base unsafe.Pointer) error {
 			return inField(err, p.fields[i].f.name)
 		}
 	}
+	if p.msg.placeholder {
+		if err := st.skipPlaceholder(); err != nil {
+			return inField(err, emptyPlaceholderName)
+		}
+	}
 	st.depth--
 	return nil
+}
+
+// skipPlaceholder skips the value of the placeholder field of a message
+// without fields, ["null", "string"]: a null, or a string however long.
+func (st *decState) skipPlaceholder() error {
+	i, err := st.r.index(2, unionIndexError)
+	if err != nil {
+		return err
+	}
+	if i == 1 {
+		_, err = st.r.bytes()
+	}
+	return err
 }
 
 // decodeStructField decodes one field into the struct of plan p at base;

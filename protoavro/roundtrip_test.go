@@ -55,7 +55,8 @@ var roundTripVariants = []struct {
 	{"default", Options{}, testutil.DefaultConfig, 10_000, 500},
 	{"map-entries", Options{MapKeys: MapAsEntryArray}, testutil.DefaultConfig, 1_000, 100},
 	{"uint64-decimal", Options{Uint64: Uint64AsDecimal}, testutil.DefaultConfig, 1_000, 100},
-	{"timestamp-nanos", Options{Timestamps: TimestampNanos}, withTimestamps(TimestampNanos), 1_000, 100},
+	{"timestamp-micros", Options{Timestamps: TimestampMicros}, withTimestamps(TimestampMicros), 1_000, 100},
+	{"timestamp-record", Options{Timestamps: TimestampRecord}, withTimestamps(TimestampRecord), 1_000, 100},
 	{"timestamp-millis", Options{Timestamps: TimestampMillis}, withTimestamps(TimestampMillis), 1_000, 100},
 }
 
@@ -384,14 +385,14 @@ func TestRoundTripTimestampTruncation(t *testing.T) {
 }
 
 // TestRoundTripTimestampTruncationRandom: random messages whose Timestamps
-// have any nanos decode, under the default micros, as the same message with
-// every Timestamp truncated to the microsecond.
+// have any nanos decode, under micros, as the same message with every
+// Timestamp truncated to the microsecond.
 func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 	cfg := testutil.DefaultConfig
-	cfg.SubMicros = true
+	cfg.Timestamps, cfg.SubMicros = testutil.Micros, true
 	for _, typ := range []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.WellKnown{}} {
 		md := typ.ProtoReflect().Descriptor()
-		c := mustCodec(t, Options{}, typ)
+		c := mustCodec(t, Options{Timestamps: TimestampMicros}, typ)
 		key := testutil.SeedKey("submicros/" + string(md.FullName()))
 		changed := 0
 		for i := range rtCount(1000, 100) {
@@ -825,6 +826,7 @@ func checkJavaRoundTrip(c *Codec, m proto.Message) error {
 	}
 	want := cloneExact(m)
 	testutil.ClearDefaults(want.ProtoReflect())
+	nullEmptyValues(want.ProtoReflect())
 	if !proto.Equal(got, want) {
 		return fmt.Errorf("%s\ngot:\n%s", firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""), shortText(got))
 	}
@@ -867,4 +869,19 @@ func TestUint64DecimalMapKeys(t *testing.T) {
 			t.Errorf("key %s is not in the Avro data %x", k, data)
 		}
 	}
+}
+
+// nullEmptyValues sets null_value in every google.protobuf.Value of m that
+// sets no member: the Java profile reads such a Value as JSON null.
+func nullEmptyValues(m protoreflect.Message) {
+	md := m.Descriptor()
+	if md.FullName() == "google.protobuf.Value" && m.WhichOneof(md.Oneofs().Get(0)) == nil {
+		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfEnum(0))
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.IsMap() || fd.IsList() || fd.Message() != nil {
+			testutil.ForEachMessage(fd, v, nullEmptyValues)
+		}
+		return true
+	})
 }

@@ -321,6 +321,11 @@ func (b *builder) record(p *msgPlan) (*avroschema.Node, error) {
 			rec.Fields[i].Doc = b.doc(f.fd)
 		}
 	}
+	if p.placeholder {
+		rec.Fields = append(rec.Fields, avroschema.Field{Name: emptyPlaceholderName,
+			Type: avroschema.Nullable(avroschema.Prim(avroschema.String)), Default: jsonDefault(nil),
+			Doc: "Always null: the message has no fields, and engines need a column."})
+	}
 	return rec, nil
 }
 

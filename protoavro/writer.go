@@ -109,6 +109,10 @@ type encState struct {
 	// resolver finds the types in Any values written as JSON.
 	resolver AnyResolver
 	whole    []byte // scratch: the merged occurrences of a carried message
+	// rounded counts the values written at a lower precision than the
+	// message holds: Timestamps of timestamp-micros or -millis and
+	// TimeOfDays of time-micros with nanoseconds below that precision.
+	rounded int64
 }
 
 // frame layout for a message with n fields and k oneofs at base:
@@ -165,6 +169,9 @@ func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, e
 	}
 	st.tbl = st.tbl[:base]
 	st.depth--
+	if m.placeholder {
+		dst = append(dst, 0) // the placeholder field's null
+	}
 	if len(dst) > st.limit {
 		off := 0
 		if head >= 0 {
@@ -570,6 +577,8 @@ func (st *encState) encodeValue(dst []byte, v *valuePlan, first, last int32) ([]
 		return st.encodeWrapper(dst, v, first)
 	case vCarrier, vJSON:
 		return st.encodeWhole(dst, v, first)
+	case vDate, vTimeOfDay:
+		return st.encodeCivil(dst, v, first)
 	}
 	if last < 0 {
 		return st.scalarZero(dst, v), nil
@@ -722,7 +731,40 @@ func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byt
 			b = b[vn:]
 		}
 	}
-	out, err := appendTimestamp(dst, v, secs, nanos)
+	out, err := st.appendTimestamp(dst, v, secs, nanos)
+	if de, ok := err.(*DataError); ok {
+		de.Offset = off
+	}
+	return out, err
+}
+
+// encodeCivil writes a google.type.Date or TimeOfDay from its occurrences,
+// merged: the last value of each int32 field wins.
+func (st *encState) encodeCivil(dst []byte, v *valuePlan, head int32) ([]byte, error) {
+	var f [4]int64
+	off := len(st.in)
+	for o := head; o >= 0; o = st.occ[o].next {
+		oc := st.occ[o]
+		off = int(oc.start)
+		b := st.in[oc.start:oc.end]
+		for p := 0; p < len(b); {
+			num, wt, n := consumeTag(b[p:])
+			if n < 0 {
+				return dst, wireErr(n, int(oc.start)+p, "tag")
+			}
+			p += n
+			vn := protowire.ConsumeFieldValue(num, wt, b[p:])
+			if vn < 0 {
+				return dst, wireErr(vn, int(oc.start)+p, "value")
+			}
+			if wt == protowire.VarintType && num >= 1 && num <= 4 {
+				x, _ := protowire.ConsumeVarint(b[p:])
+				f[num-1] = int64(int32(x))
+			}
+			p += vn
+		}
+	}
+	out, err := st.appendCivil(dst, v, &f)
 	if de, ok := err.(*DataError); ok {
 		de.Offset = off
 	}

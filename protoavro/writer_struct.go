@@ -157,8 +157,8 @@ func buildStructPlan(sp *structPlanner, m *msgPlan, mt protoreflect.MessageType,
 	for i := range m.fields {
 		fd := fds.Get(i)
 		f := &m.fields[i]
-		if f.val.kind == vCarrier || f.val.kind == vJSON {
-			return fail() // messages carried whole: the protoreflect path
+		if f.val.kind == vCarrier || f.val.kind == vJSON || f.val.kind == vDate || f.val.kind == vTimeOfDay {
+			return fail() // messages carried whole, google.type values: the protoreflect path
 		}
 		sfd := structField{f: f, fd: fd}
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
@@ -413,6 +413,9 @@ func (st *encState) encodeStruct(dst []byte, p *structPlan, base unsafe.Pointer)
 		}
 	}
 	st.depth--
+	if p.msg.placeholder {
+		dst = append(dst, 0) // the placeholder field's null
+	}
 	if len(dst) > st.limit {
 		return dst, errTooLarge(0)
 	}
@@ -624,9 +627,9 @@ func (st *encState) goMessage(dst []byte, sf *structField, mp unsafe.Pointer) ([
 		return st.encodeStruct(dst, sf.sub, mp)
 	case vTimestamp:
 		if mp == nil {
-			return appendTimestamp(dst, v, 0, 0)
+			return st.appendTimestamp(dst, v, 0, 0)
 		}
-		return appendTimestamp(dst, v, *(*int64)(unsafe.Add(mp, sf.wk[0])), int64(*(*int32)(unsafe.Add(mp, sf.wk[1]))))
+		return st.appendTimestamp(dst, v, *(*int64)(unsafe.Add(mp, sf.wk[0])), int64(*(*int32)(unsafe.Add(mp, sf.wk[1]))))
 	case vWrapper:
 		if mp == nil {
 			return st.scalarZero(dst, v.inner), nil
@@ -656,7 +659,7 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	sub.occ = append(sub.occ, occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	sub.depth, sub.policy, sub.resolver, sub.empty, sub.limit = st.depth, st.policy, st.resolver, st.empty, st.limit
 	out, err := sub.encodeMessage(dst, one, 0)
-	st.empty = sub.empty
+	st.empty, st.rounded = sub.empty, st.rounded+sub.rounded
 	if err != nil {
 		var de *DataError
 		if asDataError(err, &de) {
@@ -666,8 +669,9 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	return out, err
 }
 
-// appendTimestamp writes seconds and nanos in the value's precision.
-func appendTimestamp(dst []byte, v *valuePlan, secs, nanos int64) ([]byte, error) {
+// appendTimestamp writes seconds and nanos in the value's precision,
+// counting a value rounded below it.
+func (st *encState) appendTimestamp(dst []byte, v *valuePlan, secs, nanos int64) ([]byte, error) {
 	if nanos < 0 || nanos > 999_999_999 {
 		return dst, dataErr(ErrOutOfRange, 0, "timestamp nanos %d outside [0, 999999999]", nanos)
 	}
@@ -681,7 +685,10 @@ func appendTimestamp(dst []byte, v *valuePlan, secs, nanos int64) ([]byte, error
 		unit, per = 1_000_000, 1_000
 	}
 	if !timestampFits(secs, nanos/per, unit) {
-		return dst, dataErr(ErrOutOfRange, 0, "timestamp of %d seconds and %d nanos does not fit timestamp-%s", secs, nanos, v.tsPrec)
+		return dst, dataErr(ErrOutOfRange, 0, "timestamp of %d seconds and %d nanos does not fit timestamp-%s (Options.Timestamps %q holds every Timestamp: docs/mapping.md)", secs, nanos, v.tsPrec, TimestampRecord)
+	}
+	if nanos%per != 0 {
+		st.rounded++
 	}
 	return appendLong(dst, secs*unit+nanos/per), nil
 }

@@ -329,10 +329,14 @@ func runEncode(args []string, std stdio) error {
 			return fmt.Errorf("write a warning to standard error: %w", err)
 		}
 	}
-	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s%s\n",
+	rounded := ""
+	if e.rounded > 0 {
+		rounded = fmt.Sprintf("; %s rounded to the precision of the mapping (timestamp-micros, -millis or time-micros)", plural(e.rounded, "value"))
+	}
+	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s%s%s\n",
 		plural(e.records, "record"), formatBytes(e.bytesIn), formatBytes(e.bytesOut),
 		plural(e.blocks, "block"), e.opts.Compression, shards, formatDuration(time.Since(start)),
-		e.skipped, skipNote(e.firstBad, sf.rejects), stale)
+		e.skipped, skipNote(e.firstBad, sf.rejects), rounded, stale)
 }
 
 // listNames lists paths for a summary: all of them up to three, else the
@@ -456,6 +460,8 @@ type encoder struct {
 	rejects *output // nil without --rejects
 	shards  *shardSet
 	skipped int64
+	// rounded counts the values the mapping rounded (ContainerWriter.Rounded).
+	rounded int64
 	// firstBad is the error of the first skipped record.
 	firstBad error
 	// otlp lists the bytes fields named like OTLP trace and span IDs.
@@ -511,6 +517,7 @@ func (e *encoder) endShard() error {
 	}
 	err := e.recordError(e.cw.Close())
 	e.records += e.cw.Records()
+	e.rounded += e.cw.Rounded()
 	e.blocks += e.cw.Blocks()
 	e.bytesOut += e.cw.BytesWritten()
 	e.cw = nil

@@ -17,9 +17,23 @@ const mappingFlagsUsage = `  --profile NAME         Mapping profile: "default" (
   --preset engine        The engine-ready options (BigQuery, Spark, Arrow):
                          --timestamps micros --uint64 decimal --map-keys text
                          --recursion-depth 1 --recursion-carrier json
-                         --dynamic json. Other mapping flags override it.
-  --timestamps UNIT      google.protobuf.Timestamp as timestamp-micros (default),
-                         timestamp-millis or timestamp-nanos: micros|millis|nanos.
+                         --dynamic json --empty-messages placeholder
+                         --google-types logical. Other mapping flags override
+                         it. Timestamps lose their nanoseconds below the
+                         microsecond (the summary counts them).
+  --timestamps UNIT      google.protobuf.Timestamp as timestamp-nanos ("nanos",
+                         the default: every nanosecond kept, instants of the
+                         years 1677 to 2262, others refused), "micros" or
+                         "millis" (rounded down below the unit, counted in the
+                         summary), or "record" (seconds and nanos: exact over
+                         the whole Timestamp range).
+  --empty-messages M     Messages without fields as records without fields
+                         ("record", the default) or with one always-null field
+                         __dummy_field_in_empty_struct ("placeholder"), which
+                         Parquet and BigQuery need.
+  --google-types M       google.type.Date and TimeOfDay as records ("record",
+                         the default) or as the date and time-micros logical
+                         types, and Decimal as its string ("logical").
   --uint64 MAPPING       uint64/fixed64 as "long" (same 64 bits; the default) or
                          "decimal" (decimal(20,0), read right by every engine).
   --map-keys MAPPING     Maps with non-string keys as Avro maps with text keys
@@ -55,7 +69,9 @@ type mappingFlags struct {
 var mappingFlagNames = []struct{ flag, key, want string }{
 	{"profile", "profile", "default or java"},
 	{"preset", "preset", "engine"},
-	{"timestamps", "timestamps", "micros, millis or nanos"},
+	{"timestamps", "timestamps", "nanos, micros, millis or record"},
+	{"empty-messages", "empty", "record or placeholder"},
+	{"google-types", "googletypes", "record or logical"},
 	{"uint64", "uint64", "long or decimal"},
 	{"map-keys", "mapkeys", "text or entries"},
 	{"recursion-depth", "recursion", "an integer from 0 to 32"},

@@ -28,7 +28,7 @@ func TestMappingFlagsReachTheSchema(t *testing.T) {
 	if base.code != 0 {
 		t.Fatalf("schema: exit %d: %s", base.code, base.stderr)
 	}
-	for _, want := range []string{`"timestamp-micros"`, `"protoavro.test.kitchen.Tree"`} {
+	for _, want := range []string{`"timestamp-nanos"`, `"protoavro.test.kitchen.Tree"`} {
 		if !strings.Contains(base.stdout, want) {
 			t.Fatalf("default schema lacks %s", want)
 		}
@@ -39,8 +39,9 @@ func TestMappingFlagsReachTheSchema(t *testing.T) {
 		notWant []string
 	}{
 		{[]string{"--profile", "java"}, []string{`"avro.java.string": "String"`}, nil},
-		{[]string{"--timestamps", "millis"}, []string{`"timestamp-millis"`}, []string{`"timestamp-micros"`}},
-		{[]string{"--timestamps", "nanos"}, []string{`"timestamp-nanos"`}, []string{`"timestamp-micros"`}},
+		{[]string{"--timestamps", "millis"}, []string{`"timestamp-millis"`}, []string{`"timestamp-nanos"`}},
+		{[]string{"--timestamps", "micros"}, []string{`"timestamp-micros"`}, []string{`"timestamp-nanos"`}},
+		{[]string{"--timestamps", "record"}, []string{`"name": "google.protobuf.Timestamp"`}, []string{`"timestamp-nanos"`}},
 		{[]string{"--uint64", "decimal"}, []string{`"logicalType": "decimal"`, `"precision": 20`}, nil},
 		{[]string{"--map-keys", "entries"}, []string{`"protoavro.test.kitchen.Maps.Int32ToStringEntry"`}, nil},
 		{[]string{"--recursion-depth", "2"}, []string{`"protoavro.test.kitchen.Tree_depth1"`}, []string{`Tree_depth2`, `"sqlType"`}},
@@ -124,7 +125,7 @@ func TestMappingFlagsRecorded(t *testing.T) {
 		flags []string
 		want  string
 	}{
-		{[]string{"--preset", "engine"}, "profile=default timestamps=micros uint64=decimal mapkeys=text recursion=1 carrier=json dynamic=json"},
+		{[]string{"--preset", "engine"}, "profile=default timestamps=micros uint64=decimal mapkeys=text recursion=1 carrier=json dynamic=json empty=placeholder googletypes=logical"},
 		{[]string{"--timestamps", "nanos", "--map-keys", "entries", "--recursion-depth", "2", "--recursion-carrier", "bytes", "--unknown-enums", "default"},
 			"profile=default timestamps=nanos uint64=long mapkeys=entries recursion=2 carrier=bytes enums=default"},
 	} {

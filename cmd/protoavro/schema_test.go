@@ -88,7 +88,7 @@ func TestSchema(t *testing.T) {
 		{
 			name: "default profile with docs",
 			args: []string{"schema", "-I", dir, "-m", "shop.Order", "shop/order.proto"},
-			want: []string{`"name": "shop.Order"`, `"doc": "An order placed by a customer."`, `"doc": "Unique order id."`, `"timestamp-micros"`},
+			want: []string{`"name": "shop.Order"`, `"doc": "An order placed by a customer."`, `"doc": "Unique order id."`, `"timestamp-nanos"`},
 		},
 		{
 			name: "interleaved flags and files",

@@ -320,7 +320,7 @@ func TestInspect(t *testing.T) {
 		"file:        "+avroFile+"\n",
 		fmt.Sprintf("size:        %d bytes (", st.Size()),
 		"message:     protoavro.avro2147.Foo\n",
-		"options:     profile=default timestamps=micros uint64=long mapkeys=text\n",
+		"options:     profile=default timestamps=nanos uint64=long mapkeys=text\n",
 		"codec:       zstandard\n",
 		"schema:      protoavro.avro2147.Foo\n",
 		fmt.Sprintf("fingerprint: CRC-64-AVRO %016x\n", s.Fingerprint()),

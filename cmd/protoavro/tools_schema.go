@@ -31,7 +31,7 @@ const schemaTreeUsage = `  --out-dir DIR          Write one schema file per mess
   --fingerprint          Print the CRC-64-AVRO fingerprint of the canonical
                          form, as 16 hex digits.
   --options "K=V ..."    Mapping options, as recorded in container files:
-                         profile=default|java timestamps=micros|millis|nanos
+                         profile=default|java timestamps=nanos|micros|millis|record
                          uint64=long|decimal mapkeys=text|entries (and every
                          other key the library accepts). --profile wins.
 `

@@ -553,7 +553,7 @@ func TestGetSchemaGetMeta(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if r.code != 0 || len(lines) != 5 || lines[0] != "avro.codec\tsnappy" || !strings.HasPrefix(lines[1], "avro.schema\t{") ||
 		!regexp.MustCompile(`^protoavro.descriptors\t\(\d+ bytes, binary\)$`).MatchString(lines[2]) ||
-		lines[3] != "protoavro.message\tprotoavro.avro2147.Foo" || lines[4] != "protoavro.options\tprofile=default timestamps=micros uint64=long mapkeys=text" {
+		lines[3] != "protoavro.message\tprotoavro.avro2147.Foo" || lines[4] != "protoavro.options\tprofile=default timestamps=nanos uint64=long mapkeys=text" {
 		t.Errorf("getmeta: %d %s\n%s", r.code, r.stderr, r.stdout)
 	}
 	data, _ := os.ReadFile(path)

@@ -8,7 +8,7 @@
 //	protoc -I proto --avro_out=schemas --avro_opt=profile=java acme/v1/order.proto
 //
 // The parameter is comma-separated key=value pairs: the mapping options of
-// protoavro.ParseOptions (profile=default|java, timestamps=micros|millis|nanos,
+// protoavro.ParseOptions (profile=default|java, timestamps=nanos|micros|millis|record,
 // uint64=long|decimal, mapkeys=text|entries, and any other the library
 // accepts), and docs=false, which leaves out the "doc" attributes that
 // leading comments give under the default profile.

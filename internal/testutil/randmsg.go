@@ -33,19 +33,21 @@ import (
 // precision asked for.
 
 // Precision is the precision of the Timestamps generated, in the order of
-// protoavro.TimestampPrecision: TimestampMicros, TimestampMillis,
-// TimestampNanos convert to it.
+// protoavro.TimestampPrecision: TimestampNanos, TimestampMicros,
+// TimestampMillis and TimestampRecord convert to it.
 type Precision uint8
 
 const (
+	// Nanos, the zero value, gives any nanos, but only instants that a long
+	// of nanoseconds holds.
+	Nanos Precision = iota
 	// Micros gives nanos that are multiples of 1000 over the whole
 	// Timestamp range, 0001-01-01 to 9999-12-31.
-	Micros Precision = iota
+	Micros
 	// Millis gives nanos that are multiples of 1e6 over the whole range.
 	Millis
-	// Nanos gives any nanos, but only instants that a long of nanoseconds
-	// holds.
-	Nanos
+	// Any gives any nanos over the whole range.
+	Any
 )
 
 // Config configures the random messages.
@@ -508,7 +510,7 @@ func (g *gen) timestamp(m protoreflect.Message) {
 	var secs, nanos int64
 	switch {
 	case g.edgeMode:
-		lo, hi, unit := int64(MinTimestampSeconds), int64(MaxTimestampSeconds), [...]int64{Micros: 1000, Millis: 1e6, Nanos: 1}[g.cfg.Timestamps]
+		lo, hi, unit := int64(MinTimestampSeconds), int64(MaxTimestampSeconds), [...]int64{Micros: 1000, Millis: 1e6, Nanos: 1, Any: 1}[g.cfg.Timestamps]
 		if g.cfg.Timestamps == Nanos {
 			lo, hi = MinNanosSeconds+1, MaxNanosSeconds-1 // whole seconds at both ends
 		}
@@ -543,7 +545,7 @@ func (g *gen) timestamp(m protoreflect.Message) {
 		switch {
 		case g.cfg.Timestamps == Millis:
 			nanos -= nanos % 1_000_000
-		case !g.cfg.SubMicros:
+		case !g.cfg.SubMicros && g.cfg.Timestamps != Any:
 			nanos -= nanos % 1_000
 		}
 	}
