@@ -28,7 +28,7 @@ func ExampleEngineReady() {
 	// Tree_depth1: false
 	// Tree_depth2: false
 	// Tree_depth3: false
-	// profile=default timestamps=micros uint64=decimal mapkeys=text recursion=1 carrier=json dynamic=json
+	// profile=default timestamps=micros uint64=decimal mapkeys=text recursion=1 carrier=json dynamic=json empty=placeholder googletypes=logical
 }
 
 // ExampleParseSchema parses a schema protoavro did not derive, such as a
