@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/anytype"
 	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/internal/usage"
@@ -260,11 +261,12 @@ func runEncode(args []string, std stdio) error {
 	if err := checkTerminal(sf.out, std, "Avro"); err != nil {
 		return err
 	}
-	md, err := sf.types.resolve(protos)
+	md, types, err := sf.types.resolveTypes(protos)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
+	e.resolver = types.Resolver()
 	e.md, e.skip, e.several = md, sf.skipBad, len(inputs) > 1
 	if sf.format.set {
 		e.format = &sf.format.f
@@ -277,6 +279,7 @@ func runEncode(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	mopts.AnyResolver = e.resolver
 	e.opts = protoavro.ContainerOptions{
 		Options:     mopts,
 		Compression: codec.c,
@@ -292,7 +295,7 @@ func runEncode(args []string, std stdio) error {
 		return err
 	}
 	e.otlp = hexIDFields(md)
-	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID})
+	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID, Resolver: e.resolver})
 	defer e.shards.abort()
 	defer e.closeWriter() // stops the workers after an error
 	if err := e.openShard(); err != nil {
@@ -444,6 +447,8 @@ type encoder struct {
 	std  stdio
 	md   protoreflect.MessageDescriptor
 	opts protoavro.ContainerOptions
+	// resolver holds every loaded type: it resolves google.protobuf.Any.
+	resolver *dynamicpb.Types
 	// format is the --format flag's value, nil to sniff each input.
 	format *recordFormat
 	// several says that there are several inputs: errors name the file.
@@ -747,10 +752,14 @@ func (e *encoder) convertLines(b *jsonBatch) {
 		if b.wire, ok = e.json.AppendWire(b.wire, text); !ok {
 			// The fast path declined: protojson reads the line, and says
 			// what is wrong with it.
-			err = protojson.Unmarshal(text, b.m)
+			err = protojson.UnmarshalOptions{Resolver: e.resolver}.Unmarshal(text, b.m)
 			switch {
 			case err != nil:
-				err = protoError(err, e.otlp)
+				if u, ok := anytype.InJSON(text, e.resolver); ok {
+					err = unknownAny(u)
+				} else {
+					err = protoError(err, e.otlp)
+				}
 			case len(e.otlp) > 0:
 				// A hex ID that protojson took for base64 has wrong bytes.
 				err = checkHexIDs(b.m, e.otlp)

@@ -7,12 +7,25 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protoavro/protoavro/internal/anytype"
+	"github.com/protoavro/protoavro/protoavro"
 )
 
 // otlpHint explains the OTLP/JSON caveat: OTLP's JSON encoding writes
 // trace and span IDs as hex, protojson (the protobuf JSON mapping) reads
 // bytes fields as base64.
 const otlpHint = "OTLP/JSON writes trace and span IDs as hex, but the protobuf JSON mapping reads bytes as base64: convert the IDs to base64 first"
+
+// anyHint says what makes the type of a google.protobuf.Any known to a
+// command: errors of the class protoavro.ErrUnknownAnyType end with it.
+const anyHint = "load the .proto file that defines the type (name it, with -I for its imports) or a --descriptor-set that holds it (protoc --include_imports -o)"
+
+// unknownAny is the error of a google.protobuf.Any whose type the loaded
+// files do not hold.
+func unknownAny(u anytype.Unknown) error {
+	return fmt.Errorf("%w: %s", protoavro.ErrUnknownAnyType, u.Describe())
+}
 
 // hexIDFields returns the bytes fields that md reaches whose names end in
 // trace_id or span_id, the IDs of OTLP, whose JSON encoding writes them in

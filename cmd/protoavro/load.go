@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/protoavro/protoavro/internal/protoload"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -59,7 +59,27 @@ func (t *typeFlags) input(positional []string) protoload.Input {
 // is a [usage.Error]: no -m, no input, a file that is missing or does not
 // parse, or an unknown message name (with suggestions).
 func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor, error) {
-	return protoload.Resolve(context.Background(), t.input(positional))
+	md, _, err := t.resolveTypes(positional)
+	return md, err
+}
+
+// resolveTypes is resolve that also returns every loaded type, whose
+// Resolver resolves the google.protobuf.Any values of the records.
+func (t *typeFlags) resolveTypes(positional []string) (protoreflect.MessageDescriptor, *protoload.Types, error) {
+	if t.message == "" {
+		// Resolve's error, before any file is read.
+		_, err := protoload.Resolve(context.Background(), protoload.Input{})
+		return nil, nil, err
+	}
+	ts, err := t.load(positional)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := ts.FindMessage(t.message)
+	if err != nil {
+		return nil, nil, err
+	}
+	return md, ts, nil
 }
 
 // load compiles the .proto files named by positional and reads the

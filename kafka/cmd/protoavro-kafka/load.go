@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/protoavro/protoavro/internal/protoload"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
