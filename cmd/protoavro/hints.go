@@ -19,7 +19,7 @@ const otlpHint = "OTLP/JSON writes trace and span IDs as hex, but the protobuf J
 
 // anyHint says what makes the type of a google.protobuf.Any known to a
 // command: errors of the class protoavro.ErrUnknownAnyType end with it.
-const anyHint = "load the .proto file that defines the type (name it, with -I for its imports) or a --descriptor-set that holds it (protoc --include_imports -o)"
+const anyHint = "load the .proto file that defines the type, with -I for its imports, or a --descriptor-set that holds it, made with protoc --include_imports"
 
 // unknownAny is the error of a google.protobuf.Any whose type the loaded
 // files do not hold.
