@@ -607,6 +607,9 @@ func (e *encoder) encodeInput(path string) error {
 	case sniffed == records.FormatJSONLines:
 		format = formatJSONL
 	}
+	if h := jsonShapeHint(head); h != "" {
+		mark.hint = h
+	}
 	e.inputs = append(e.inputs, mark)
 	if format == formatJSONL {
 		err = e.encodeJSONL(in.r)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protoavro/protoavro/internal/anytype"
+	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -25,6 +28,30 @@ const anyHint = "load the .proto file that defines the type, with -I for its imp
 // files do not hold.
 func unknownAny(u anytype.Unknown) error {
 	return fmt.Errorf("%w: %s", protoavro.ErrUnknownAnyType, u.Describe())
+}
+
+// jsonShapeHint returns the hint for an input whose first bytes (head) are
+// JSON but not JSON Lines: a JSON array of objects, or a JSON document
+// spread over lines (pretty-printed), whose first line is not a whole
+// object. It returns "" for anything else.
+func jsonShapeHint(head []byte) string {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case '[':
+		rest := bytes.TrimLeft(t[1:], " \t\r\n")
+		if len(rest) > 0 && (rest[0] == ']' || records.Sniff(rest) == records.FormatJSONLines) {
+			return "the input looks like a JSON array: encode reads JSON Lines, one object per line (jq -c '.[]' writes them)"
+		}
+	case '{':
+		line, _, complete := bytes.Cut(t, []byte("\n"))
+		if complete && records.Sniff(t) == records.FormatJSONLines && !json.Valid(line) {
+			return "the input looks like a JSON document over several lines: JSON Lines has one object per line (jq -c . writes them)"
+		}
+	}
+	return ""
 }
 
 // hexIDFields returns the bytes fields that md reaches whose names end in
