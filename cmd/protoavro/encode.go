@@ -71,7 +71,7 @@ format. A broken length prefix or a truncated record always stops the
 command: the records after it cannot be found.
 
 Flags:
-` + typeFlagsUsage + `  --in FILE              Input file or glob pattern; "-" is standard input.
+` + typeFlagsUsage + docsUsage + `  --in FILE              Input file or glob pattern; "-" is standard input.
                          May repeat.
   --out FILE             Output file; "-" (the default) is standard output.
                          A file is written under a temporary name in the
@@ -246,6 +246,7 @@ func runEncode(args []string, std stdio) error {
 	fs.Var(&shardSize, "shard-size", "bytes per shard")
 	fs.Var(&descriptors, "descriptors", "embedded descriptors")
 	sf.register(fs)
+	sf.types.registerDocs(fs)
 	e := &encoder{std: std}
 	// The shard flags decide what --out names, which parse checks
 	// against the inputs.

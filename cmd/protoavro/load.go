@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/protoavro/protoavro/protoavro/protoload"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -35,6 +37,29 @@ type typeFlags struct {
 	descriptorSets stringList
 	// message is the -m full message name.
 	message string
+	// noDocs leaves out the comments of the .proto files and descriptor
+	// sets: schemas get no "doc" attributes (--docs=false, --no-docs).
+	noDocs bool
+}
+
+// docsUsage documents the flags of [typeFlags.registerDocs].
+const docsUsage = `  --docs=false, --no-docs
+                         Leave out the "doc" attributes that the comments of
+                         the .proto files (or of descriptor sets made with
+                         --include_source_info) become.
+`
+
+// registerDocs defines --docs (true by default) and --no-docs on fs.
+func (t *typeFlags) registerDocs(fs *flag.FlagSet) {
+	fs.BoolFunc("docs", "keep the comments as doc attributes (true or false)", func(v string) error {
+		keep, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+		t.noDocs = !keep
+		return nil
+	})
+	fs.BoolVar(&t.noDocs, "no-docs", false, "leave out the doc attributes")
 }
 
 // register defines -I, --descriptor-set and -m (alias --message) on fs.
@@ -46,11 +71,12 @@ func (t *typeFlags) register(fs *flag.FlagSet) {
 // source info kept (comments become the doc attributes of schemas).
 func (t *typeFlags) input(positional []string) protoload.Input {
 	return protoload.Input{
-		Protos:         positional,
-		ImportPaths:    t.importPaths,
-		DescriptorSets: t.descriptorSets,
-		Message:        t.message,
-		SourceInfo:     true,
+		Protos:          positional,
+		ImportPaths:     t.importPaths,
+		DescriptorSets:  t.descriptorSets,
+		Message:         t.message,
+		SourceInfo:      !t.noDocs,
+		StripSourceInfo: t.noDocs,
 	}
 }
 

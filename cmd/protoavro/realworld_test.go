@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -130,15 +131,20 @@ func TestCloudLoggingPipelineEngine(t *testing.T) {
 // the types from a descriptor set made by protoc --include_imports.
 func TestCloudLoggingPipelineDescriptorSet(t *testing.T) {
 	t.Parallel()
-	protoc, err := exec.LookPath("protoc")
-	testutil.Need(t, err == nil, "protoc not installed: apt-get install protobuf-compiler")
 	set := filepath.Join(t.TempDir(), "logging.binpb")
-	cmd := exec.Command(protoc, "-I", googleapis, "--include_imports", "-o", set,
+	protocRun(t, "-I", googleapis, "--include_imports", "-o", set,
 		"google/logging/v2/log_entry.proto", "google/cloud/audit/audit_log.proto")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("protoc: %v: %s", err, out)
-	}
 	args := []string{"--descriptor-set", set, "-m", "google.logging.v2.LogEntry"}
 	cloudLoggingPipeline(t, args)
 	cloudLoggingPipeline(t, args, "--preset", "engine")
+}
+
+// protocRun runs protoc with args.
+func protocRun(t *testing.T, args ...string) {
+	t.Helper()
+	protoc, err := exec.LookPath("protoc")
+	testutil.Need(t, err == nil, "protoc not installed: apt-get install protobuf-compiler")
+	if out, err := exec.Command(protoc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("protoc %s: %v: %s", strings.Join(args, " "), err, out)
+	}
 }

@@ -38,7 +38,9 @@ func TestDecodeRefusedByJSON(t *testing.T) {
 		}
 		return b
 	}
-	n := func(v uint64) []byte { return protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), v) }
+	n := func(v uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), v)
+	}
 	msgField := func(num protowire.Number, body []byte) []byte {
 		return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), body)
 	}

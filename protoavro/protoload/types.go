@@ -47,6 +47,10 @@ type Input struct {
 	// SourceInfo keeps the source info of the compiled files (their
 	// comments), as [Compile]'s sourceInfo.
 	SourceInfo bool
+	// StripSourceInfo drops the source info that the files of the
+	// descriptor sets carry (protoc --include_source_info), so that no
+	// loaded file has comments: protoavro derives no "doc" attributes.
+	StripSourceInfo bool
 }
 
 // Resolve loads in as [Load] does and returns the descriptor of
@@ -77,7 +81,7 @@ func Load(ctx context.Context, in Input) (*Types, error) {
 	ts := newTypes()
 	var setFiles *protoregistry.Files
 	for _, name := range in.DescriptorSets {
-		files, err := readDescriptorSet(name)
+		files, err := readDescriptorSet(name, in.StripSourceInfo)
 		if err != nil {
 			return nil, err
 		}
@@ -309,10 +313,10 @@ func levenshtein(a, b string) int {
 }
 
 // readDescriptorSet reads a serialized FileDescriptorSet and builds its
-// files. Standard imports (google/protobuf/*.proto) that the set lacks, as
+// files, without their source info if strip. Standard imports (google/protobuf/*.proto) that the set lacks, as
 // in the output of protoc -o without --include_imports, are supplied from
 // the copies built into the program.
-func readDescriptorSet(name string) (*protoregistry.Files, error) {
+func readDescriptorSet(name string, strip bool) (*protoregistry.Files, error) {
 	data, err := limits.ReadFile(name, limits.DescriptorSet)
 	if err != nil {
 		return nil, usage.Errorf("--descriptor-set: %w", err)
@@ -320,6 +324,11 @@ func readDescriptorSet(name string) (*protoregistry.Files, error) {
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(data, &set); err != nil {
 		return nil, usage.Errorf("--descriptor-set %s: not a serialized FileDescriptorSet: %w", name, err)
+	}
+	if strip {
+		for _, f := range set.GetFile() {
+			f.SourceCodeInfo = nil
+		}
 	}
 	files, err := buildSet(&set)
 	if err != nil {
