@@ -2,8 +2,11 @@ package testutil
 
 import (
 	"context"
+	"math"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -63,7 +66,9 @@ func (rt RealWorldType) Load(t testing.TB, root string) (protoreflect.MessageDes
 // google.protobuf.Any packs a message of anyType (random at the top, empty
 // deeper, so that nesting ends) found in types, each google.protobuf.Value
 // has a kind (a null one where RandMessage set none), and each FieldMask
-// path is one protojson can name. Timestamps are as cfg says.
+// path is one protojson can name; a Value's number is finite and strings
+// are valid UTF-8 (map entries whose are not are dropped). Timestamps are
+// as cfg says.
 func RealWorldMessage(t testing.TB, md protoreflect.MessageDescriptor, types *dynamicpb.Types, anyType protoreflect.FullName, key uint64, i int, cfg Config) proto.Message {
 	t.Helper()
 	m := RandMessage(md, true, key, i, cfg)
@@ -89,8 +94,15 @@ func (f *fixer) message(m protoreflect.Message, depth int) {
 		f.any(m, depth)
 		return
 	case "google.protobuf.Value":
-		if od := m.Descriptor().Oneofs().ByName("kind"); m.WhichOneof(od) == nil {
-			m.Set(m.Descriptor().Fields().ByName("null_value"), protoreflect.ValueOfEnum(0))
+		md := m.Descriptor()
+		if fd := md.Fields().ByName("number_value"); m.Has(fd) {
+			// JSON has no NaN or infinity.
+			if v := m.Get(fd).Float(); math.IsNaN(v) || math.IsInf(v, 0) {
+				m.Set(fd, protoreflect.ValueOfFloat64(float64(f.i)))
+			}
+		}
+		if m.WhichOneof(md.Oneofs().ByName("kind")) == nil {
+			m.Set(md.Fields().ByName("null_value"), protoreflect.ValueOfEnum(0))
 			return
 		}
 	case "google.protobuf.FieldMask":
@@ -102,6 +114,29 @@ func (f *fixer) message(m protoreflect.Message, depth int) {
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
+		case fd.Kind() == protoreflect.StringKind && !fd.IsList() && !fd.IsMap():
+			// protojson writes valid UTF-8 only (proto2 strings may hold
+			// any bytes).
+			if !utf8.ValidString(v.String()) {
+				m.Set(fd, protoreflect.ValueOfString(strings.ToValidUTF8(v.String(), "?")))
+			}
+		case fd.Kind() == protoreflect.StringKind && fd.IsList():
+			for j := range v.List().Len() {
+				if s := v.List().Get(j).String(); !utf8.ValidString(s) {
+					v.List().Set(j, protoreflect.ValueOfString(strings.ToValidUTF8(s, "?")))
+				}
+			}
+		case fd.IsMap() && (fd.MapKey().Kind() == protoreflect.StringKind || fd.MapValue().Kind() == protoreflect.StringKind):
+			DeleteEntries(v.Map(), func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				return (fd.MapKey().Kind() == protoreflect.StringKind && !utf8.ValidString(k.String())) ||
+					(fd.MapValue().Kind() == protoreflect.StringKind && !utf8.ValidString(mv.String()))
+			})
+			if fd.MapValue().Message() != nil {
+				v.Map().Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+					f.message(v.Message(), depth+1)
+					return true
+				})
+			}
 		case fd.IsList() && fd.Message() != nil:
 			for j := range v.List().Len() {
 				f.message(v.List().Get(j).Message(), depth+1)
