@@ -44,7 +44,9 @@ type codecKey struct {
 	indexes string // several indexes, dot-separated
 }
 
-// NewProtoDecoder returns a decoder on reg whose codecs use opts.
+// NewProtoDecoder returns a decoder on reg whose codecs use opts. Unless
+// opts.AnyResolver is set, the google.protobuf.Any values of a record
+// resolve to the types of its schema and of the schema's references.
 func NewProtoDecoder(reg *Registry, opts protoavro.Options) *ProtoDecoder {
 	return &ProtoDecoder{reg: reg, opts: opts}
 }
@@ -105,7 +107,11 @@ func (p *ProtoDecoder) Codec(ctx context.Context, id uint32, indexes []int) (*pr
 		if err != nil {
 			return nil, fmt.Errorf("schema %d: %w", id, err)
 		}
-		return p.opts.Codec(md)
+		o := p.opts
+		if o.AnyResolver == nil {
+			o.AnyResolver = fileTypes(fd)
+		}
+		return o.Codec(md)
 	})
 }
 
