@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/realworld"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -41,7 +42,7 @@ func reachesAny(md protoreflect.MessageDescriptor, seen map[protoreflect.FullNam
 // says of the source messages; the comparer renders carried JSON with the
 // generated types only, so for the others the rows are counted.
 func TestArrowReadsRealWorld(t *testing.T) {
-	for k, rt := range testutil.RealWorld {
+	for k, rt := range realworld.Types {
 		t.Run(string(rt.Name), func(t *testing.T) {
 			md, types := rt.Load(t, "..")
 			opts := engineOptions()
@@ -49,7 +50,7 @@ func TestArrowReadsRealWorld(t *testing.T) {
 			opts.Cache = protoavro.NewCache()
 			f := &engineFile{md: md}
 			for i := range 40 {
-				m := testutil.RealWorldMessage(t, md, types.Resolver(), rt.AnyType, testutil.SeedKey("arrow/"+string(rt.Name)), i, testutil.DefaultConfig)
+				m := realworld.Message(t, md, types.Resolver(), rt.AnyType, testutil.SeedKey("arrow/"+string(rt.Name)), i, testutil.DefaultConfig)
 				sanitize(m.ProtoReflect())
 				f.msgs = append(f.msgs, m)
 			}
@@ -114,4 +115,3 @@ func TestArrowReadsRealWorld(t *testing.T) {
 		})
 	}
 }
-

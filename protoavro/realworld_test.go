@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/realworld"
 )
 
 // TestRealWorldRoundTrip: random messages of the real-world corpus
@@ -22,13 +23,13 @@ import (
 // microsecond precision.
 func TestRealWorldRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, rt := range testutil.RealWorld {
+	for _, rt := range realworld.Types {
 		t.Run(string(rt.Name), func(t *testing.T) {
 			t.Parallel()
 			md, types := rt.Load(t, "..")
 			var msgs []proto.Message
 			for i := range 40 {
-				msgs = append(msgs, testutil.RealWorldMessage(t, md, types.Resolver(), rt.AnyType, testutil.SeedKey("realworld/"+string(rt.Name)), i, testutil.DefaultConfig))
+				msgs = append(msgs, realworld.Message(t, md, types.Resolver(), rt.AnyType, testutil.SeedKey("realworld/"+string(rt.Name)), i, testutil.DefaultConfig))
 			}
 			for name, o := range map[string]Options{"default": {}, "engine": EngineReady()} {
 				o.AnyResolver = types.Resolver()

@@ -93,8 +93,8 @@ func (t *typeFlags) resolve(positional []string) (protoreflect.MessageDescriptor
 // Resolver resolves the google.protobuf.Any values of the records.
 func (t *typeFlags) resolveTypes(positional []string) (protoreflect.MessageDescriptor, *protoload.Types, error) {
 	if t.message == "" {
-		// Resolve's error, before any file is read.
-		_, err := protoload.Resolve(context.Background(), protoload.Input{})
+		// FindMessage's error, before any file is read.
+		_, err := new(protoload.Types).FindMessage("")
 		return nil, nil, err
 	}
 	ts, err := t.load(positional)

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/realworld"
 )
 
 // googleapis is the import root of the vendored googleapis files.
@@ -34,12 +35,12 @@ var logEntryArgs = []string{"-I", googleapis, "-m", "google.logging.v2.LogEntry"
 // returns the file and the messages.
 func logEntries(t *testing.T, dir string, n int) (string, []proto.Message, *dynamicpb.Types) {
 	t.Helper()
-	rt := testutil.RealWorld[0]
+	rt := realworld.Types[0]
 	md, types := rt.Load(t, "../..")
 	var lines bytes.Buffer
 	var msgs []proto.Message
 	for i := range n {
-		m := testutil.RealWorldMessage(t, md, types.Resolver(), rt.AnyType, testutil.SeedKey("cli/logentry"), i, testutil.DefaultConfig)
+		m := realworld.Message(t, md, types.Resolver(), rt.AnyType, testutil.SeedKey("cli/logentry"), i, testutil.DefaultConfig)
 		text, err := protojson.MarshalOptions{Resolver: types.Resolver()}.Marshal(m)
 		if err != nil {
 			t.Fatalf("entry %d: %v", i, err)
@@ -168,7 +169,7 @@ with open(sys.argv[1], "rb") as f:
 // have microsecond precision.
 func TestRealWorldCLI(t *testing.T) {
 	t.Parallel()
-	for _, rt := range testutil.RealWorld {
+	for _, rt := range realworld.Types {
 		t.Run(string(rt.Name), func(t *testing.T) {
 			t.Parallel()
 			md, types := rt.Load(t, "../..")
@@ -177,7 +178,7 @@ func TestRealWorldCLI(t *testing.T) {
 			var delimited, lines []byte
 			var msgs []proto.Message
 			for i := range n {
-				m := testutil.RealWorldMessage(t, md, r, rt.AnyType, testutil.SeedKey("cli/"+string(rt.Name)), i, testutil.DefaultConfig)
+				m := realworld.Message(t, md, r, rt.AnyType, testutil.SeedKey("cli/"+string(rt.Name)), i, testutil.DefaultConfig)
 				wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 				if err != nil {
 					t.Fatal(err)

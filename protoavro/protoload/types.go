@@ -60,7 +60,7 @@ type Input struct {
 // [Types.Resolver] of the same files.
 func Resolve(ctx context.Context, in Input) (protoreflect.MessageDescriptor, error) {
 	if in.Message == "" {
-		return nil, usage.Errorf("missing -m: name the message type, e.g. -m acme.v1.Order")
+		return nil, errNoMessage
 	}
 	ts, err := Load(ctx, in)
 	if err != nil {
@@ -233,11 +233,17 @@ func (ts *Types) addEnums(eds protoreflect.EnumDescriptors) {
 	}
 }
 
+// errNoMessage is the error of an empty -m.
+var errNoMessage = usage.Errorf("missing -m: name the message type, e.g. -m acme.v1.Order")
+
 // FindMessage returns the message called name (a leading "." is allowed).
-// For a name that is an enum or a service, or that is unknown, it returns a
-// [*usage.Error]; for an unknown one, the error suggests up to three of the
-// closest known names.
+// For an empty name, a name that is an enum or a service, or one that is
+// unknown, it returns an error about the input; for an unknown one, the
+// error suggests up to three of the closest known names.
 func (ts *Types) FindMessage(name string) (protoreflect.MessageDescriptor, error) {
+	if name == "" {
+		return nil, errNoMessage
+	}
 	full := protoreflect.FullName(strings.TrimPrefix(name, "."))
 	if md, ok := ts.messages[full]; ok {
 		return md, nil

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/protoavro/protoavro/protoavro/protoload"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 

@@ -1,4 +1,9 @@
-package testutil
+// Package realworld is the real-world corpus of the tests: message types of
+// APIs that no one here wrote (googleapis, Kubernetes), vendored unchanged
+// under third_party/ and loaded at run time with protoavro/protoload, and
+// random messages of them that protojson writes as they are. A package of
+// its own, so that the modules importing testutil need no compiler.
+package realworld
 
 import (
 	"context"
@@ -12,12 +17,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
-// RealWorldType is a message type of the real-world corpus: APIs that no
+// Type is a message type of the real-world corpus: APIs that no
 // one here wrote, vendored unchanged under third_party/.
-type RealWorldType struct {
+type Type struct {
 	// Name is the message's full name.
 	Name protoreflect.FullName
 	// ImportPath is its import root, relative to the repository's root.
@@ -25,15 +31,15 @@ type RealWorldType struct {
 	// Protos are the .proto files to load, relative to ImportPath: the
 	// message's, and those of the types its Any values pack.
 	Protos []string
-	// AnyType is the message that [RealWorldMessage] packs in the Any
+	// AnyType is the message that [Message] packs in the Any
 	// values; empty when the type reaches no Any.
 	AnyType protoreflect.FullName
 }
 
-// RealWorld is the real-world corpus: Cloud Logging's LogEntry holding
+// Types is the real-world corpus: Cloud Logging's LogEntry holding
 // Cloud Audit's AuditLog in an Any, AuditLog, google.api.Service, and the
 // Kubernetes Pod, Deployment and Service.
-var RealWorld = []RealWorldType{
+var Types = []Type{
 	{"google.logging.v2.LogEntry", "third_party/googleapis", []string{"google/logging/v2/log_entry.proto", "google/cloud/audit/audit_log.proto"}, "google.cloud.audit.AuditLog"},
 	{"google.cloud.audit.AuditLog", "third_party/googleapis", []string{"google/cloud/audit/audit_log.proto"}, "google.rpc.Status"},
 	{"google.api.Service", "third_party/googleapis", []string{"google/api/service.proto"}, "google.api.Documentation"},
@@ -45,7 +51,7 @@ var RealWorld = []RealWorldType{
 // Load loads the type's files from under root (the repository's root) with
 // protoload, the commands' loader, and returns the message and the loaded
 // types, whose Resolver knows the AnyType.
-func (rt RealWorldType) Load(t testing.TB, root string) (protoreflect.MessageDescriptor, *protoload.Types) {
+func (rt Type) Load(t testing.TB, root string) (protoreflect.MessageDescriptor, *protoload.Types) {
 	t.Helper()
 	ts, err := protoload.Load(context.Background(), protoload.Input{
 		Protos:      rt.Protos,
@@ -69,9 +75,9 @@ func (rt RealWorldType) Load(t testing.TB, root string) (protoreflect.MessageDes
 // path is one protojson can name; a Value's number is finite and strings
 // are valid UTF-8 (map entries whose are not are dropped). Timestamps are
 // as cfg says.
-func RealWorldMessage(t testing.TB, md protoreflect.MessageDescriptor, types *dynamicpb.Types, anyType protoreflect.FullName, key uint64, i int, cfg Config) proto.Message {
+func Message(t testing.TB, md protoreflect.MessageDescriptor, types *dynamicpb.Types, anyType protoreflect.FullName, key uint64, i int, cfg testutil.Config) proto.Message {
 	t.Helper()
-	m := RandMessage(md, true, key, i, cfg)
+	m := testutil.RandMessage(md, true, key, i, cfg)
 	fix := fixer{t: t, types: types, anyType: anyType, key: key, i: i, cfg: cfg}
 	fix.message(m.ProtoReflect(), 0)
 	return m
@@ -84,7 +90,7 @@ type fixer struct {
 	anyType protoreflect.FullName
 	key     uint64
 	i       int
-	cfg     Config
+	cfg     testutil.Config
 	packed  int // Any values filled so far, to vary their contents
 }
 
@@ -127,7 +133,7 @@ func (f *fixer) message(m protoreflect.Message, depth int) {
 				}
 			}
 		case fd.IsMap() && (fd.MapKey().Kind() == protoreflect.StringKind || fd.MapValue().Kind() == protoreflect.StringKind):
-			DeleteEntries(v.Map(), func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+			testutil.DeleteEntries(v.Map(), func(k protoreflect.MapKey, mv protoreflect.Value) bool {
 				return (fd.MapKey().Kind() == protoreflect.StringKind && !utf8.ValidString(k.String())) ||
 					(fd.MapValue().Kind() == protoreflect.StringKind && !utf8.ValidString(mv.String()))
 			})
@@ -158,7 +164,7 @@ func (f *fixer) message(m protoreflect.Message, depth int) {
 func (f *fixer) any(m protoreflect.Message, depth int) {
 	fields := m.Descriptor().Fields()
 	if f.anyType == "" {
-		f.t.Fatalf("%s reaches a google.protobuf.Any: give its RealWorldType an AnyType", m.Descriptor().FullName())
+		f.t.Fatalf("%s reaches a google.protobuf.Any: give its Type an AnyType", m.Descriptor().FullName())
 	}
 	mt, err := f.types.FindMessageByName(f.anyType)
 	if err != nil {
@@ -167,7 +173,7 @@ func (f *fixer) any(m protoreflect.Message, depth int) {
 	inner := mt.New()
 	if depth < 3 && f.packed == 0 {
 		f.packed++
-		inner = RandMessage(mt.Descriptor(), true, f.key^0x5eed, f.i, f.cfg).ProtoReflect()
+		inner = testutil.RandMessage(mt.Descriptor(), true, f.key^0x5eed, f.i, f.cfg).ProtoReflect()
 		f.message(inner, depth+1)
 	}
 	f.packed++
