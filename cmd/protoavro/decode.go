@@ -61,6 +61,13 @@ damage is skipped: after a record that does not decode, the rest of its
 block (its records cannot be told apart); after a damaged block, everything
 up to the next sync marker. What was skipped is counted in the summary.
 
+The google.protobuf.Any values of the records (JSON Lines output, Any
+carried as JSON) resolve to the types loaded with -m: name the .proto files
+of the packed types too, or give a --descriptor-set made with
+--include_imports. A record that protobuf JSON cannot write (an Any of an
+unknown type, a Struct Value with no kind) is an error, or skipped with
+--skip-bad.
+
 Flags:
   --in FILE              Input file or glob pattern; "-" is standard input.
                          May repeat.

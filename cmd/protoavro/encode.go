@@ -59,6 +59,9 @@ Input formats:
              a varint (Go's protodelim, Java's writeDelimitedTo). Messages
              are converted on --workers goroutines.
   jsonl      JSON Lines: one protobuf JSON (protojson) object per line.
+             Its google.protobuf.Any values resolve to the types loaded:
+             name the .proto files of the packed types too, or give a
+             --descriptor-set made with --include_imports.
              Blank lines are skipped.
 Without --format each input's format is told from its first bytes: text
 starting with "{" is JSON Lines, anything else length-delimited.
