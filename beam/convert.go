@@ -72,5 +72,5 @@ func (fn *readJSONLinesFn) ProcessElement(ctx context.Context, f fileio.Readable
 		return fmt.Errorf("protoavrobeam: %w", err)
 	}
 	defer rc.Close()
-	return ranges.JSONLines(rc, fn.c.mt, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
+	return ranges.JSONLines(rc, fn.c.mt, fn.c.resolver, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
 }

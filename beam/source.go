@@ -108,5 +108,6 @@ func (fn *readAvroFn) readerOptions(h *ocf.Header) (protoavro.ReaderOptions, err
 	if err != nil {
 		return protoavro.ReaderOptions{}, err
 	}
+	o.AnyResolver = c.resolver
 	return protoavro.ReaderOptions{Message: c.mt, Options: o, FileOptions: fileOptions}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
 // ErrType reports a Type that does not describe a message: no name, a
@@ -34,6 +36,39 @@ type Type struct {
 	// Options are the mapping options, in the form of
 	// [protoavro.Options.String] ("profile=default timestamps=micros ...").
 	Options string `json:"options"`
+	// AnyTypes is an optional serialized FileDescriptorSet of more files
+	// (see [Type.WithAnyTypes]): the google.protobuf.Any values of the
+	// records resolve to the messages of these files and of Descriptors.
+	AnyTypes []byte `json:"any_types,omitempty"`
+}
+
+// WithAnyTypes returns t with files (and their imports) as its AnyTypes:
+// the types that the google.protobuf.Any values of the records may pack,
+// such as every file a command line loaded.
+func (t Type) WithAnyTypes(files ...protoreflect.FileDescriptor) (Type, error) {
+	var set descriptorpb.FileDescriptorSet
+	seen := map[string]bool{}
+	var add func(f protoreflect.FileDescriptor)
+	add = func(f protoreflect.FileDescriptor) {
+		if seen[f.Path()] || f.IsPlaceholder() {
+			return
+		}
+		seen[f.Path()] = true
+		imports := f.Imports()
+		for i := range imports.Len() {
+			add(imports.Get(i).FileDescriptor)
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+	}
+	for _, f := range files {
+		add(f)
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&set)
+	if err != nil {
+		return t, fmt.Errorf("%w: any types: %w", ErrType, err)
+	}
+	t.AnyTypes = b
+	return t, nil
 }
 
 // TypeOf returns the Type of md under the mapping options o. Its
@@ -53,11 +88,14 @@ func TypeOf(md protoreflect.MessageDescriptor, o protoavro.Options) (Type, error
 
 // compiled is what a worker builds from a Type, once per process.
 type compiled struct {
-	md     protoreflect.MessageDescriptor
-	mt     protoreflect.MessageType
-	codec  *protoavro.Codec
-	schema []byte            // avro.schema of the container files
-	meta   map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
+	md protoreflect.MessageDescriptor
+	mt protoreflect.MessageType
+	// resolver resolves google.protobuf.Any: the types of Descriptors and
+	// AnyTypes.
+	resolver *dynamicpb.Types
+	codec    *protoavro.Codec
+	schema   []byte            // avro.schema of the container files
+	meta     map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
 }
 
 // typed is the part of a DoFn that converts messages of a Type: the Type,
@@ -87,7 +125,7 @@ var compiledTypes sync.Map // [sha256.Size]byte → *compileEntry
 // compile returns the process-wide compiled form of t.
 func (t Type) compile() (*compiled, error) {
 	h := sha256.New()
-	for _, f := range [][]byte{[]byte(t.Message), t.Descriptors, []byte(t.Options)} {
+	for _, f := range [][]byte{[]byte(t.Message), t.Descriptors, []byte(t.Options), t.AnyTypes} {
 		fmt.Fprintf(h, "%d:", len(f))
 		h.Write(f)
 	}
@@ -124,6 +162,10 @@ func (t Type) build() (*compiled, error) {
 		return nil, fmt.Errorf("%w: %s is not a message", ErrType, t.Message)
 	}
 	c := &compiled{md: md}
+	if c.resolver, err = anyTypes(&set, t.AnyTypes); err != nil {
+		return nil, err
+	}
+	o.AnyResolver = c.resolver
 	if c.codec, err = o.Codec(md); err != nil {
 		return nil, err
 	}
@@ -162,4 +204,32 @@ func headerOf(md protoreflect.MessageDescriptor, o protoavro.Options) (*ocf.Head
 		return nil, fmt.Errorf("protoavrobeam: read back the header: %w", err)
 	}
 	return or.Header(), nil
+}
+
+// anyTypes returns the types of the files of set and of the serialized
+// FileDescriptorSet more (may be nil), a file of set winning over one of
+// more with the same name.
+func anyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*dynamicpb.Types, error) {
+	all := &descriptorpb.FileDescriptorSet{File: slices.Clone(set.GetFile())}
+	if len(more) > 0 {
+		var extra descriptorpb.FileDescriptorSet
+		if err := proto.Unmarshal(more, &extra); err != nil {
+			return nil, fmt.Errorf("%w: any types: %w", ErrType, err)
+		}
+		have := map[string]bool{}
+		for _, f := range all.File {
+			have[f.GetName()] = true
+		}
+		for _, f := range extra.File {
+			if !have[f.GetName()] {
+				have[f.GetName()] = true
+				all.File = append(all.File, f)
+			}
+		}
+	}
+	ts, err := protoload.NewTypes(all)
+	if err != nil {
+		return nil, fmt.Errorf("%w: any types: %w", ErrType, err)
+	}
+	return ts.Resolver(), nil
 }

@@ -5,6 +5,11 @@ go 1.26
 require github.com/protoavro/protoavro v0.0.0
 
 require (
+	github.com/bufbuild/protocompile v0.14.1 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+)
+
+require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/apache/thrift v0.24.0 // indirect

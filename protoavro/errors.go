@@ -56,6 +56,10 @@ var (
 	ErrMissingRequired = errors.New("required field not set")
 	// ErrTooDeep reports nesting deeper than the recursion limit.
 	ErrTooDeep = errors.New("nesting too deep")
+	// ErrUnknownAnyType reports a google.protobuf.Any, carried as JSON,
+	// whose type URL Options.AnyResolver does not know: the data may be
+	// sound, but its JSON form needs the packed message's type.
+	ErrUnknownAnyType = errors.New("unknown google.protobuf.Any type")
 	// ErrIncompatible reports a writer schema that cannot be resolved
 	// against the reader's message type.
 	ErrIncompatible = errors.New("incompatible schemas")

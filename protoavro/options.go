@@ -208,8 +208,14 @@ type Options struct {
 
 	// AnyResolver finds the message types packed in google.protobuf.Any
 	// values carried as JSON (DynamicAsJSON, or a JSON carrier). Nil means
-	// protoregistry.GlobalTypes. It does not change the schema; codecs
-	// built with a resolver are not cached (hold on to them).
+	// protoregistry.GlobalTypes, which holds only the types compiled into
+	// the program: for types loaded at run time, use the
+	// Resolver of the files loaded by package
+	// protoavro/protoload (Types.Resolver, a *dynamicpb.Types; its
+	// NewTypes builds one from a FileDescriptorSet). An Any
+	// whose type it does not know is an [ErrUnknownAnyType]. It does not
+	// change the schema; codecs built with a resolver are not cached (hold
+	// on to them).
 	AnyResolver AnyResolver
 
 	// Cache holds derived schemas. Nil means the package-wide cache, which
@@ -271,7 +277,8 @@ func (l SchemaLimits) resolved() SchemaLimits {
 }
 
 // AnyResolver resolves the type URLs of google.protobuf.Any messages; a
-// *protoregistry.Types is one.
+// *protoregistry.Types and a *dynamicpb.Types (the types of files loaded at
+// run time, as package protoavro/protoload loads them) are ones.
 type AnyResolver interface {
 	protoregistry.ExtensionTypeResolver
 	protoregistry.MessageTypeResolver

@@ -877,6 +877,9 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 			err = unmarshalUntrusted(b, m)
 		}
 		if err != nil {
+			if isJSON {
+				return dst, jsonError(nil, b, rc.opts.AnyResolver, off, string(md.FullName()), err)
+			}
 			return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
 		}
 		if isJSON {

@@ -863,7 +863,7 @@ func (st *encState) encodeWhole(dst []byte, v *valuePlan, head int32) ([]byte, e
 func appendJSON(dst []byte, m proto.Message, resolver AnyResolver, off int) ([]byte, error) {
 	text, err := protojson.MarshalOptions{Resolver: resolverOrGlobal(resolver)}.Marshal(m)
 	if err != nil {
-		return dst, dataErr(ErrMalformed, off, "%s as JSON: %v", m.ProtoReflect().Descriptor().FullName(), err)
+		return dst, jsonError(m, nil, resolver, off, string(m.ProtoReflect().Descriptor().FullName())+" as JSON", err)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, text); err != nil {

@@ -13,8 +13,10 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/anytype"
 	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/protoavro"
 )
@@ -58,6 +60,13 @@ A damaged file stops the command at the first error. With --skip-bad the
 damage is skipped: after a record that does not decode, the rest of its
 block (its records cannot be told apart); after a damaged block, everything
 up to the next sync marker. What was skipped is counted in the summary.
+
+The google.protobuf.Any values of the records (JSON Lines output, Any
+carried as JSON) resolve to the types loaded with -m: name the .proto files
+of the packed types too, or give a --descriptor-set made with
+--include_imports. A record that protobuf JSON cannot write (an Any of an
+unknown type, a Struct Value with no kind) is an error, or skipped with
+--skip-bad.
 
 Flags:
   --in FILE              Input file or glob pattern; "-" is standard input.
@@ -108,13 +117,17 @@ func runDecode(args []string, std stdio) error {
 		}
 	}
 	ropts := protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache(), Limits: sf.mapping.limits}}
+	// resolver resolves google.protobuf.Any: the loaded types, or those
+	// compiled into the program.
+	var resolver protoavro.AnyResolver = protoregistry.GlobalTypes
 	explicit := sf.types.message != "" || len(protos) > 0 || len(sf.types.descriptorSets) > 0 || len(sf.types.importPaths) > 0
 	if explicit {
-		md, err := sf.types.resolve(std.ctx, protos)
+		md, types, err := sf.types.resolveTypes(std.ctx, protos)
 		if err != nil {
 			return err
 		}
 		ropts.Message = dynamicpb.NewMessageType(md)
+		resolver = types.Resolver()
 	}
 	// The mapping options are the file's (recorded by encode), unless mapping
 	// flags choose the reader's: with -m, the type is read by them, resolving
@@ -126,9 +139,10 @@ func runDecode(args []string, std stdio) error {
 		}
 		ropts.FileOptions = !explicit
 	}
+	ropts.Options.AnyResolver = resolver
 	ropts.Workers = workers.n
 	start := time.Now()
-	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std}
+	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std, resolver: resolver}
 	if d.rejects, err = sf.openRejects(std); err != nil {
 		return err
 	}
@@ -182,6 +196,8 @@ type decoder struct {
 	prog    *progress
 	skip    bool
 	rejects *output // nil without --rejects
+	// resolver resolves the google.protobuf.Any values of the records.
+	resolver protoavro.AnyResolver
 	// Totals over the inputs.
 	records, blocks, bytesIn                    int64
 	skippedRecords, skippedBlocks, skippedBytes int64
@@ -227,8 +243,8 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 		return d.decodeDelimited(cr, name, progress)
 	}
 	m := cr.NewMessage()
-	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{})
-	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan} }
+	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{Resolver: d.resolver})
+	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan, resolver: d.resolver} }
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
 		b.starts, b.skips, b.count = b.starts[:0], b.skips[:0], 0
@@ -355,6 +371,8 @@ type decodeBatch struct {
 	// json formats records without protojson's generic path; what it
 	// declines goes to proto.Unmarshal and protojson.
 	json *pbjson.Plan
+	// resolver resolves google.protobuf.Any for protojson.
+	resolver protoavro.AnyResolver
 	// skips mark records skipped between the batch's records.
 	skips []skipMark
 	// bad are the records skipped because they are not valid protobuf.
@@ -419,11 +437,16 @@ func (b *decodeBatch) formatOne(wire []byte) error {
 	if err := proto.Unmarshal(wire, b.m); err != nil {
 		return err
 	}
-	// protojson.MarshalOptions{} is the compact form: one line.
-	var err error
-	if b.out, err = (protojson.MarshalOptions{}).MarshalAppend(b.out, b.m); err != nil {
-		return err
+	// protojson.MarshalOptions{} is the compact form: one line. On an
+	// error, MarshalAppend returns nil: b.out is kept.
+	out, err := (protojson.MarshalOptions{Resolver: b.resolver}).MarshalAppend(b.out, b.m)
+	if err != nil {
+		if u, ok := anytype.InMessage(b.m.ProtoReflect(), b.resolver); ok {
+			return unknownAny(u)
+		}
+		return protoError(err, nil)
 	}
+	b.out = out
 	if bytes.IndexByte(b.out[n:], '\n') >= 0 {
 		return fmt.Errorf("JSON output spans lines")
 	}

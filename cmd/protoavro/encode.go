@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/anytype"
 	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/internal/usage"
@@ -58,6 +59,9 @@ Input formats:
              a varint (Go's protodelim, Java's writeDelimitedTo). Messages
              are converted on --workers goroutines.
   jsonl      JSON Lines: one protobuf JSON (protojson) object per line.
+             Its google.protobuf.Any values resolve to the types loaded:
+             name the .proto files of the packed types too, or give a
+             --descriptor-set made with --include_imports.
              Blank lines are skipped.
 Without --format each input's format is told from its first bytes: text
 starting with "{" is JSON Lines, anything else length-delimited.
@@ -70,7 +74,7 @@ format. A broken length prefix or a truncated record always stops the
 command: the records after it cannot be found.
 
 Flags:
-` + typeFlagsUsage + `  --in FILE              Input file or glob pattern; "-" is standard input.
+` + typeFlagsUsage + docsUsage + `  --in FILE              Input file or glob pattern; "-" is standard input.
                          May repeat.
   --out FILE             Output file; "-" (the default) is standard output.
                          A file is written under a temporary name in the
@@ -245,6 +249,7 @@ func runEncode(args []string, std stdio) error {
 	fs.Var(&shardSize, "shard-size", "bytes per shard")
 	fs.Var(&descriptors, "descriptors", "embedded descriptors")
 	sf.register(fs)
+	sf.types.registerDocs(fs)
 	e := &encoder{std: std}
 	// The shard flags decide what --out names, which parse checks
 	// against the inputs.
@@ -260,11 +265,12 @@ func runEncode(args []string, std stdio) error {
 	if err := checkTerminal(sf.out, std, "Avro"); err != nil {
 		return err
 	}
-	md, err := sf.types.resolve(std.ctx, protos)
+	md, types, err := sf.types.resolveTypes(std.ctx, protos)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
+	e.resolver = types.Resolver()
 	e.md, e.skip, e.several = md, sf.skipBad, len(inputs) > 1
 	if sf.format.set {
 		e.format = &sf.format.f
@@ -277,6 +283,7 @@ func runEncode(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	mopts.AnyResolver = e.resolver
 	e.opts = protoavro.ContainerOptions{
 		Options:     mopts,
 		Compression: codec.c,
@@ -292,7 +299,7 @@ func runEncode(args []string, std stdio) error {
 		return err
 	}
 	e.otlp = hexIDFields(md)
-	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID})
+	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID, Resolver: e.resolver})
 	defer e.shards.abort()
 	defer e.closeWriter() // stops the workers after an error
 	if err := e.openShard(); err != nil {
@@ -448,6 +455,8 @@ type encoder struct {
 	std  stdio
 	md   protoreflect.MessageDescriptor
 	opts protoavro.ContainerOptions
+	// resolver holds every loaded type: it resolves google.protobuf.Any.
+	resolver *dynamicpb.Types
 	// format is the --format flag's value, nil to sniff each input.
 	format *recordFormat
 	// several says that there are several inputs: errors name the file.
@@ -609,6 +618,9 @@ func (e *encoder) encodeInput(path string) error {
 	case sniffed == records.FormatJSONLines:
 		format = formatJSONL
 	}
+	if h := jsonShapeHint(head); h != "" {
+		mark.hint = h
+	}
 	e.inputs = append(e.inputs, mark)
 	if format == formatJSONL {
 		err = e.encodeJSONL(in.r)
@@ -754,10 +766,14 @@ func (e *encoder) convertLines(b *jsonBatch) {
 		if b.wire, ok = e.json.AppendWire(b.wire, text); !ok {
 			// The fast path declined: protojson reads the line, and says
 			// what is wrong with it.
-			err = protojson.Unmarshal(text, b.m)
+			err = protojson.UnmarshalOptions{Resolver: e.resolver}.Unmarshal(text, b.m)
 			switch {
 			case err != nil:
-				err = protoError(err, e.otlp)
+				if u, ok := anytype.InJSON(text, e.resolver); ok {
+					err = unknownAny(u)
+				} else {
+					err = protoError(err, e.otlp)
+				}
 			case len(e.otlp) > 0:
 				// A hex ID that protojson took for base64 has wrong bytes.
 				err = checkHexIDs(b.m, e.otlp)

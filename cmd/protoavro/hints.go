@@ -1,18 +1,58 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protoavro/protoavro/internal/anytype"
+	"github.com/protoavro/protoavro/internal/records"
+	"github.com/protoavro/protoavro/protoavro"
 )
 
 // otlpHint explains the OTLP/JSON caveat: OTLP's JSON encoding writes
 // trace and span IDs as hex, protojson (the protobuf JSON mapping) reads
 // bytes fields as base64.
 const otlpHint = "OTLP/JSON writes trace and span IDs as hex, but the protobuf JSON mapping reads bytes as base64: convert the IDs to base64 first"
+
+// anyHint says what makes the type of a google.protobuf.Any known to a
+// command: errors of the class protoavro.ErrUnknownAnyType end with it.
+const anyHint = "load the .proto file that defines the type, with -I for its imports, or a --descriptor-set that holds it, made with protoc --include_imports"
+
+// unknownAny is the error of a google.protobuf.Any whose type the loaded
+// files do not hold.
+func unknownAny(u anytype.Unknown) error {
+	return fmt.Errorf("%w: %s", protoavro.ErrUnknownAnyType, u.Describe())
+}
+
+// jsonShapeHint returns the hint for an input whose first bytes (head) are
+// JSON but not JSON Lines: a JSON array of objects, or a JSON document
+// spread over lines (pretty-printed), whose first line is not a whole
+// object. It returns "" for anything else.
+func jsonShapeHint(head []byte) string {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case '[':
+		rest := bytes.TrimLeft(t[1:], " \t\r\n")
+		if len(rest) > 0 && (rest[0] == ']' || records.Sniff(rest) == records.FormatJSONLines) {
+			return "the input looks like a JSON array: encode reads JSON Lines, one object per line (jq -c '.[]' writes them)"
+		}
+	case '{':
+		line, _, complete := bytes.Cut(t, []byte("\n"))
+		if complete && records.Sniff(t) == records.FormatJSONLines && !json.Valid(line) {
+			return "the input looks like a JSON document over several lines: JSON Lines has one object per line (jq -c . writes them)"
+		}
+	}
+	return ""
+}
 
 // hexIDFields returns the bytes fields that md reaches whose names end in
 // trace_id or span_id, the IDs of OTLP, whose JSON encoding writes them in

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
-	"github.com/protoavro/protoavro/internal/protoload"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -36,6 +37,29 @@ type typeFlags struct {
 	descriptorSets stringList
 	// message is the -m full message name.
 	message string
+	// noDocs leaves out the comments of the .proto files and descriptor
+	// sets: schemas get no "doc" attributes (--docs=false, --no-docs).
+	noDocs bool
+}
+
+// docsUsage documents the flags of [typeFlags.registerDocs].
+const docsUsage = `  --docs=false, --no-docs
+                         Leave out the "doc" attributes that the comments of
+                         the .proto files (or of descriptor sets made with
+                         --include_source_info) become.
+`
+
+// registerDocs defines --docs (true by default) and --no-docs on fs.
+func (t *typeFlags) registerDocs(fs *flag.FlagSet) {
+	fs.BoolFunc("docs", "keep the comments as doc attributes (true or false)", func(v string) error {
+		keep, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+		t.noDocs = !keep
+		return nil
+	})
+	fs.BoolVar(&t.noDocs, "no-docs", false, "leave out the doc attributes")
 }
 
 // register defines -I, --descriptor-set and -m (alias --message) on fs.
@@ -47,11 +71,12 @@ func (t *typeFlags) register(fs *flag.FlagSet) {
 // source info kept (comments become the doc attributes of schemas).
 func (t *typeFlags) input(positional []string) protoload.Input {
 	return protoload.Input{
-		Protos:         positional,
-		ImportPaths:    t.importPaths,
-		DescriptorSets: t.descriptorSets,
-		Message:        t.message,
-		SourceInfo:     true,
+		Protos:          positional,
+		ImportPaths:     t.importPaths,
+		DescriptorSets:  t.descriptorSets,
+		Message:         t.message,
+		SourceInfo:      !t.noDocs,
+		StripSourceInfo: t.noDocs,
 	}
 }
 
@@ -61,7 +86,27 @@ func (t *typeFlags) input(positional []string) protoload.Input {
 // parse, or an unknown message name (with suggestions). ctx (an interrupt)
 // stops the compilation.
 func (t *typeFlags) resolve(ctx context.Context, positional []string) (protoreflect.MessageDescriptor, error) {
-	return untilDone(ctx, func() (protoreflect.MessageDescriptor, error) { return protoload.Resolve(ctx, t.input(positional)) })
+	md, _, err := t.resolveTypes(ctx, positional)
+	return md, err
+}
+
+// resolveTypes is resolve that also returns every loaded type, whose
+// Resolver resolves the google.protobuf.Any values of the records.
+func (t *typeFlags) resolveTypes(ctx context.Context, positional []string) (protoreflect.MessageDescriptor, *protoload.Types, error) {
+	if t.message == "" {
+		// FindMessage's error, before any file is read.
+		_, err := new(protoload.Types).FindMessage("")
+		return nil, nil, err
+	}
+	ts, err := t.load(ctx, positional)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := ts.FindMessage(t.message)
+	if err != nil {
+		return nil, nil, err
+	}
+	return md, ts, nil
 }
 
 // load compiles the .proto files named by positional and reads the

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/protoavro"
 )
 
 // main runs the command line and exits with its status. An interrupt
@@ -182,8 +183,12 @@ func topUsage() string {
 
 // errorLine renders err as the single line printed after "protoavro: ". It
 // drops the "protoavro: " prefix that library errors carry and folds line
-// breaks, so that every failure prints exactly one line.
+// breaks, so that every failure prints exactly one line. A google.protobuf.Any
+// of an unknown type gets the hint that says how to make it known.
 func errorLine(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "protoavro: ")
+	if errors.Is(err, protoavro.ErrUnknownAnyType) {
+		msg += " (" + anyHint + ")"
+	}
 	return strings.Join(strings.Fields(msg), " ")
 }

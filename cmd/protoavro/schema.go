@@ -25,7 +25,7 @@ comments become Avro "doc" attributes (default profile). Flags and files may
 be given in any order.
 
 Flags:
-` + typeFlagsUsage + mappingFlagsUsage + schemaTreeUsage + `  -h, --help             Print this help.
+` + typeFlagsUsage + docsUsage + mappingFlagsUsage + schemaTreeUsage + `  -h, --help             Print this help.
 
 Exit status is 0 on success, 1 if the schema cannot be derived, and 2 for a
 bad command line or input that cannot be loaded.
@@ -36,6 +36,7 @@ func runSchema(args []string, std stdio) error {
 	fs := newFlagSet("schema")
 	var types typeFlags
 	types.register(fs)
+	types.registerDocs(fs)
 	var mapping mappingFlags
 	mapping.register(fs)
 	var tree schemaTree

@@ -29,7 +29,9 @@ const schemaTreeUsage = `  --out-dir DIR          Write one schema file per mess
   --canonical            Print (or write) the Parsing Canonical Form instead
                          of the indented JSON.
   --fingerprint          Print the CRC-64-AVRO fingerprint of the canonical
-                         form, as 16 hex digits.
+                         form, as 16 hex digits. Without -m (--package, or
+                         the messages of the files), a line per message:
+                         NAME<TAB>FINGERPRINT (and NAME<TAB>CANONICAL FORM).
   --options "K=V ..."    Mapping options, as recorded in container files:
                          profile=default|java timestamps=nanos|micros|millis|record
                          uint64=long|decimal mapkeys=text|entries (and every
@@ -90,7 +92,9 @@ func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappin
 	}
 	var b strings.Builder
 	for _, s := range schemas {
-		if len(schemas) > 1 {
+		if types.message == "" {
+			// Selected as a set (--package, the files): one line per
+			// message, named, however many there are.
 			b.WriteString(string(s.Message.FullName()) + "\t")
 		}
 		switch {

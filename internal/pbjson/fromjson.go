@@ -453,7 +453,7 @@ func (d *jsonDec) delegate(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
 	}
 	m := dynamicpb.NewMessage(f.fd.Message())
 	// The limit protojson would have left at this depth.
-	opts := protojson.UnmarshalOptions{RecursionLimit: protowire.DefaultRecursionLimit - 1 - depth}
+	opts := protojson.UnmarshalOptions{RecursionLimit: protowire.DefaultRecursionLimit - 1 - depth, Resolver: d.p.resolver}
 	if err := opts.Unmarshal(d.in[start:d.pos], m); err != nil {
 		return buf, false
 	}

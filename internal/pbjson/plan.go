@@ -27,6 +27,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // maxDepth is the nesting the fast paths handle; deeper messages are
@@ -39,13 +40,25 @@ type Options struct {
 	// [Plan.AppendWire] decodes; when it returns true the input is declined,
 	// so that the caller's slower path can check it.
 	Suspect func(fd protoreflect.FieldDescriptor, b []byte) bool
+	// Resolver finds the types of google.protobuf.Any values, which
+	// protojson reads and writes; nil is protoregistry.GlobalTypes. A
+	// value it does not know is declined.
+	Resolver Resolver
+}
+
+// Resolver is protojson's resolver of message and extension types.
+type Resolver interface {
+	protoregistry.ExtensionTypeResolver
+	protoregistry.MessageTypeResolver
 }
 
 // Plan converts messages of one type. It is safe for concurrent use.
 type Plan struct {
 	root    *msgPlan
 	suspect func(fd protoreflect.FieldDescriptor, b []byte) bool
-	pool    sync.Pool // *state
+	// resolver is Options.Resolver.
+	resolver Resolver
+	pool     sync.Pool // *state
 }
 
 // msgPlan is the plan of one message type.
@@ -105,7 +118,7 @@ type fieldPlan struct {
 // Compile returns the plan of md.
 func Compile(md protoreflect.MessageDescriptor, opts Options) *Plan {
 	c := map[protoreflect.FullName]*msgPlan{}
-	p := &Plan{root: compileMessage(md, c), suspect: opts.Suspect}
+	p := &Plan{root: compileMessage(md, c), suspect: opts.Suspect, resolver: opts.Resolver}
 	// A type is unsupported when it reaches an unsupported one.
 	for changed := true; changed; {
 		changed = false

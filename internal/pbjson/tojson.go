@@ -27,7 +27,7 @@ func (p *Plan) AppendJSON(dst, wire []byte) (out []byte, ok bool) {
 		return dst, false
 	}
 	st := p.pool.Get().(*state)
-	e := wireEnc{st: st}
+	e := wireEnc{st: st, resolver: p.resolver}
 	n := len(dst)
 	out, ok = e.message(p.root, dst, wire, 0)
 	p.pool.Put(st)
@@ -39,7 +39,8 @@ func (p *Plan) AppendJSON(dst, wire []byte) (out []byte, ok bool) {
 
 // wireEnc is the state of one AppendJSON.
 type wireEnc struct {
-	st *state
+	st       *state
+	resolver Resolver
 }
 
 // message appends the JSON object of the message mp in wire.
@@ -263,7 +264,7 @@ func (e *wireEnc) messageValue(f *fieldPlan, dst, b []byte, depth int) ([]byte, 
 	if !unmarshalDynamic(b, m, depth) {
 		return dst, false
 	}
-	out, err := protojson.MarshalOptions{}.MarshalAppend(dst, m)
+	out, err := protojson.MarshalOptions{Resolver: e.resolver}.MarshalAppend(dst, m)
 	if err != nil {
 		return dst, false
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
 
-	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -46,7 +46,9 @@ type codecKey struct {
 	indexes string // several indexes, dot-separated
 }
 
-// NewProtoDecoder returns a decoder on reg whose codecs use opts.
+// NewProtoDecoder returns a decoder on reg whose codecs use opts. Unless
+// opts.AnyResolver is set, the google.protobuf.Any values of a record
+// resolve to the types of its schema and of the schema's references.
 func NewProtoDecoder(reg *Registry, opts protoavro.Options) *ProtoDecoder {
 	return &ProtoDecoder{reg: reg, opts: opts}
 }
@@ -107,7 +109,11 @@ func (p *ProtoDecoder) Codec(ctx context.Context, id uint32, indexes []int) (*pr
 		if err != nil {
 			return nil, fmt.Errorf("schema %d: %w", id, err)
 		}
-		c, err := p.opts.Codec(md)
+		o := p.opts
+		if o.AnyResolver == nil {
+			o.AnyResolver = fileTypes(fd)
+		}
+		c, err := o.Codec(md)
 		if err != nil {
 			return nil, fmt.Errorf("schema %d: %w", id, err)
 		}

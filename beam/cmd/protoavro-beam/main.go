@@ -58,9 +58,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
-	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
 type stringList []string
@@ -143,18 +143,31 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return usage.Wrap(err)
 	}
-	md, err := protoload.Resolve(ctx, protoload.Input{
+	in := protoload.Input{
 		Protos:         flag.Args(),
 		ImportPaths:    imports,
 		DescriptorSets: descSets,
 		Message:        *message,
-	})
+	}
+	if in.Message == "" {
+		_, err := new(protoload.Types).FindMessage("") // before any file is read
+		return err
+	}
+	types, err := protoload.Load(ctx, in)
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	md, err := types.FindMessage(in.Message)
 	if err != nil {
 		return usage.Wrap(err)
 	}
 	t, err := protoavrobeam.TypeOf(md, protoavro.Options{Profile: prof})
 	if err != nil {
 		return usage.Wrap(err)
+	}
+	// The Any values of the records resolve to every loaded type.
+	if t, err = t.WithAnyTypes(types.Files()...); err != nil {
+		return err
 	}
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)

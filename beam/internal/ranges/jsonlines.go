@@ -8,17 +8,25 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/protoavro/protoavro/internal/records"
 )
 
+// Resolver is protojson's resolver of the types of google.protobuf.Any.
+type Resolver interface {
+	protoregistry.ExtensionTypeResolver
+	protoregistry.MessageTypeResolver
+}
+
 // JSONLines reads protojson lines of messages of type mt from r (blank
-// lines skipped) into batches of about batchSize bytes of wire records
+// lines skipped), resolving google.protobuf.Any with resolver (nil:
+// protoregistry.GlobalTypes), into batches of about batchSize bytes of wire records
 // (deterministic marshalling). The lines are split by the CLI's reader
 // (internal/records). A line that is not a message of mt, or is longer
 // than MaxRecordSize, is an ErrInput naming source, the record, its line
 // and its byte offset.
-func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSize int, emit func(Batch)) error {
+func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, source string, batchSize int, emit func(Batch)) error {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
@@ -38,7 +46,7 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSiz
 		}
 		index := l.Index() - 1
 		proto.Reset(m)
-		if err := protojson.Unmarshal(text, m); err != nil {
+		if err := (protojson.UnmarshalOptions{Resolver: resolver}).Unmarshal(text, m); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
 		}
 		if wire, err = mo.MarshalAppend(wire[:0], m); err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 
-	"github.com/protoavro/protoavro/internal/protoload"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 

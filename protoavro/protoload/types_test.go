@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
@@ -192,4 +193,60 @@ func ExampleResolve() {
 	// Output:
 	// protoavro.test.kitchen.Point 2 fields
 	// unknown message "protoavro.test.kitchen.Pont"; did you mean "protoavro.test.kitchen.Point", "protoavro.test.kitchen.Maps", "protoavro.test.kitchen.Outer"?
+}
+
+// TestResolver: the resolver of loaded files, from .proto files or from a
+// FileDescriptorSet in memory (NewTypes), finds their messages by type
+// URL and nothing else; NewTypes adds the standard imports a set lacks
+// without changing the set, and says how to make a set that lacks others.
+func TestResolver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	loaded, err := Load(ctx, Input{Protos: []string{"kitchen/kitchen.proto"}, ImportPaths: []string{protoDir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiled := loaded.Roots()
+	var set descriptorpb.FileDescriptorSet
+	for _, f := range compiled {
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+	}
+	fromSet, err := NewTypes(&set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.File) != len(compiled) {
+		t.Errorf("NewTypes changed the set: %d files, want %d", len(set.File), len(compiled))
+	}
+	for name, ts := range map[string]*Types{"Load": loaded, "NewTypes": fromSet} {
+		mt, err := ts.Resolver().FindMessageByURL("type.googleapis.com/protoavro.test.kitchen.Point")
+		if err != nil || mt.Descriptor().FullName() != "protoavro.test.kitchen.Point" {
+			t.Errorf("%s: Point by URL: %v, %v", name, mt, err)
+		}
+		if _, err := ts.Resolver().FindMessageByURL("type.googleapis.com/google.protobuf.Duration"); err != nil {
+			t.Errorf("%s: a standard import's message: %v", name, err)
+		}
+		if _, err := ts.Resolver().FindMessageByURL("type.googleapis.com/nowhere.Known"); !errors.Is(err, protoregistry.NotFound) {
+			t.Errorf("%s: an unknown type: %v, want NotFound", name, err)
+		}
+		if fd, err := ts.Registry().FindFileByPath("kitchen/kitchen.proto"); err != nil || fd.Path() != "kitchen/kitchen.proto" {
+			t.Errorf("%s: Registry: %v, %v", name, fd, err)
+		}
+	}
+
+	tmp := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tmp, "dep.proto"), []byte("syntax = \"proto3\";\npackage d;\nmessage D {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "a.proto"), []byte("syntax = \"proto3\";\npackage h;\nimport \"dep.proto\";\nmessage A { d.D d = 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Compile(ctx, []string{"a.proto"}, []string{tmp}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lacking := &descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{protodesc.ToFileDescriptorProto(files[0])}}
+	if _, err := NewTypes(lacking); err == nil || !strings.Contains(err.Error(), "the set lacks dep.proto") {
+		t.Errorf("a set without an import: %v", err)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 )
 
 // RegisterFlags defines on fs the flags that select a message type: -I
@@ -46,14 +47,20 @@ type Input struct {
 	// SourceInfo keeps the source info of the compiled files (their
 	// comments), as [Compile]'s sourceInfo.
 	SourceInfo bool
+	// StripSourceInfo drops the source info that the files of the
+	// descriptor sets carry (protoc --include_source_info), so that no
+	// loaded file has comments: protoavro derives no "doc" attributes.
+	StripSourceInfo bool
 }
 
 // Resolve loads in as [Load] does and returns the descriptor of
 // in.Message, found as [Types.FindMessage] finds it. Every error it returns
-// is a [*usage.Error].
+// is about the inputs. A program that also meets google.protobuf.Any
+// values calls [Load] and [Types.FindMessage] instead, to keep the
+// [Types.Resolver] of the same files.
 func Resolve(ctx context.Context, in Input) (protoreflect.MessageDescriptor, error) {
 	if in.Message == "" {
-		return nil, usage.Errorf("missing -m: name the message type, e.g. -m acme.v1.Order")
+		return nil, errNoMessage
 	}
 	ts, err := Load(ctx, in)
 	if err != nil {
@@ -65,8 +72,8 @@ func Resolve(ctx context.Context, in Input) (protoreflect.MessageDescriptor, err
 // Load reads the descriptor sets of in, then compiles its .proto files
 // (whose imports may come from the sets), and indexes the types of all
 // their files. Standard imports that a descriptor set lacks are supplied
-// from the copies built into the program. Every error it returns is a
-// [*usage.Error].
+// from the copies built into the program. Every error it returns is about
+// the inputs; the commands exit with status 2 for it.
 func Load(ctx context.Context, in Input) (*Types, error) {
 	if len(in.Protos) == 0 && len(in.DescriptorSets) == 0 {
 		return nil, usage.Errorf("no input: give .proto files or --descriptor-set")
@@ -74,7 +81,7 @@ func Load(ctx context.Context, in Input) (*Types, error) {
 	ts := newTypes()
 	var setFiles *protoregistry.Files
 	for _, name := range in.DescriptorSets {
-		files, err := readDescriptorSet(name)
+		files, err := readDescriptorSet(name, in.StripSourceInfo)
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +107,27 @@ func Load(ctx context.Context, in Input) (*Types, error) {
 			return true
 		})
 	}
+	ts.index()
+	return ts, nil
+}
+
+// NewTypes builds the files of a FileDescriptorSet, such as the output of
+// protoc --include_imports -o or buf build -o, and indexes their types: its
+// [Types.Resolver] is the way to resolve google.protobuf.Any values from a
+// descriptor set. Standard imports (google/protobuf/*.proto) that the set
+// lacks are supplied from the copies built into the program; any other
+// missing import is an error. set is not modified.
+func NewTypes(set *descriptorpb.FileDescriptorSet) (*Types, error) {
+	files, err := buildSet(set)
+	if err != nil {
+		return nil, err
+	}
+	ts := newTypes()
+	files.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		ts.add(f)
+		return true
+	})
+	ts.index()
 	return ts, nil
 }
 
@@ -120,6 +148,10 @@ type Types struct {
 	// others indexes the enums and services by full name, for the hint
 	// when -m names one.
 	others map[protoreflect.FullName]string
+	// registry holds every file of files that does not clash with an
+	// earlier one; types resolves its messages and extensions.
+	registry *protoregistry.Files
+	types    *dynamicpb.Types
 }
 
 // newTypes returns an empty Types.
@@ -138,6 +170,26 @@ func (ts *Types) Files() []protoreflect.FileDescriptor { return ts.files }
 // Roots returns the compiled .proto files named on the command line, in
 // order, without their imports.
 func (ts *Types) Roots() []protoreflect.FileDescriptor { return ts.roots }
+
+// Registry returns every loaded file in a registry, to look descriptors up
+// by name or path. Where two files define the same name, the first of
+// [Types.Files] is kept.
+func (ts *Types) Registry() *protoregistry.Files { return ts.registry }
+
+// Resolver returns the message and extension types of every loaded file.
+// It resolves the type URLs of google.protobuf.Any values: it serves as
+// protojson's MarshalOptions.Resolver and UnmarshalOptions.Resolver, and
+// as protoavro.Options.AnyResolver.
+func (ts *Types) Resolver() *dynamicpb.Types { return ts.types }
+
+// index builds the registry and the resolver of the loaded files.
+func (ts *Types) index() {
+	ts.registry = new(protoregistry.Files)
+	for _, f := range ts.files {
+		_ = ts.registry.RegisterFile(f) // a clashing name keeps the first definition
+	}
+	ts.types = dynamicpb.NewTypes(ts.registry)
+}
 
 // add adds f and, transitively, its imports.
 func (ts *Types) add(f protoreflect.FileDescriptor) {
@@ -181,11 +233,17 @@ func (ts *Types) addEnums(eds protoreflect.EnumDescriptors) {
 	}
 }
 
+// errNoMessage is the error of an empty -m.
+var errNoMessage = usage.Errorf("missing -m: name the message type, e.g. -m acme.v1.Order")
+
 // FindMessage returns the message called name (a leading "." is allowed).
-// For a name that is an enum or a service, or that is unknown, it returns a
-// [*usage.Error]; for an unknown one, the error suggests up to three of the
-// closest known names.
+// For an empty name, a name that is an enum or a service, or one that is
+// unknown, it returns an error about the input; for an unknown one, the
+// error suggests up to three of the closest known names.
 func (ts *Types) FindMessage(name string) (protoreflect.MessageDescriptor, error) {
+	if name == "" {
+		return nil, errNoMessage
+	}
 	full := protoreflect.FullName(strings.TrimPrefix(name, "."))
 	if md, ok := ts.messages[full]; ok {
 		return md, nil
@@ -261,10 +319,10 @@ func levenshtein(a, b string) int {
 }
 
 // readDescriptorSet reads a serialized FileDescriptorSet and builds its
-// files. Standard imports (google/protobuf/*.proto) that the set lacks, as
+// files, without their source info if strip. Standard imports (google/protobuf/*.proto) that the set lacks, as
 // in the output of protoc -o without --include_imports, are supplied from
 // the copies built into the program.
-func readDescriptorSet(name string) (*protoregistry.Files, error) {
+func readDescriptorSet(name string, strip bool) (*protoregistry.Files, error) {
 	data, err := limits.ReadFile(name, limits.DescriptorSet)
 	if err != nil {
 		return nil, usage.Errorf("--descriptor-set: %w", err)
@@ -273,13 +331,30 @@ func readDescriptorSet(name string) (*protoregistry.Files, error) {
 	if err := proto.Unmarshal(data, &set); err != nil {
 		return nil, usage.Errorf("--descriptor-set %s: not a serialized FileDescriptorSet: %w", name, err)
 	}
-	addStandardImports(&set)
-	files, err := protodesc.NewFiles(&set)
+	if strip {
+		for _, f := range set.GetFile() {
+			f.SourceCodeInfo = nil
+		}
+	}
+	files, err := buildSet(&set)
+	if err != nil {
+		return nil, usage.Errorf("--descriptor-set %s: %w", name, err)
+	}
+	return files, nil
+}
+
+// buildSet builds the files of set, with the standard imports it lacks
+// added (to a copy: set is not modified). An import that is missing
+// otherwise is an error that says how to make a complete set.
+func buildSet(set *descriptorpb.FileDescriptorSet) (*protoregistry.Files, error) {
+	full := &descriptorpb.FileDescriptorSet{File: slices.Clone(set.GetFile())}
+	addStandardImports(full)
+	files, err := protodesc.NewFiles(full)
 	if err != nil {
 		if m := unresolvedRE.FindStringSubmatch(err.Error()); m != nil {
-			return nil, usage.Errorf("--descriptor-set %s: %w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", name, err, m[1])
+			return nil, fmt.Errorf("%w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", err, m[1])
 		}
-		return nil, usage.Errorf("--descriptor-set %s: %w", name, err)
+		return nil, err
 	}
 	return files, nil
 }

@@ -1,13 +1,3 @@
-// Package protoload loads the protobuf types that a command line names and
-// finds the message it selects. [Compile] compiles .proto files in process,
-// the way protoc finds them: a file on disk is taken relative to the first
-// import path that holds it, and an error says which -I would find an import
-// that is missing. [Load] adds serialized descriptor sets and indexes the
-// types of all the files; [Resolve] returns the -m message, with the closest
-// names suggested for an unknown one. [RegisterFlags] defines the flags
-// (-I, --descriptor-set, -m/--message). Its errors about the inputs are
-// [*usage.Error]s. The protoavro, protoavro-kafka and protoavro-beam commands
-// share it.
 package protoload
 
 import (
