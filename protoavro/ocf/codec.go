@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -257,12 +258,18 @@ func (snappyCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
 	return dst[:start+len(out)], nil
 }
 
-// zstdCodec shares one encoder, and one decoder per decompression limit;
-// both are safe for concurrent use through EncodeAll and DecodeAll.
+// zstdCodec keeps encoders for the goroutines that compress at once, and
+// shares one decoder per decompression limit (safe for concurrent use
+// through DecodeAll, which runs up to GOMAXPROCS decodes at once).
 type zstdCodec struct {
-	enc  *zstd.Encoder
-	mu   sync.Mutex
-	decs map[int]*zstd.Decoder
+	// encs are idle encoders, each of concurrency 1 (one EncodeAll at a
+	// time): a compression takes one or makes one, so that as many
+	// blocks are compressed at once as goroutines call compress. Up to
+	// GOMAXPROCS idle ones are kept.
+	encMu sync.Mutex
+	encs  []*zstd.Encoder
+	mu    sync.Mutex
+	decs  map[int]*zstd.Decoder
 	// streams are stream decoders that measure a block's decoded size.
 	streams sync.Pool
 }
@@ -271,15 +278,59 @@ type zstdCodec struct {
 const maxZstdDecoders = 8
 
 func newZstdCodec() (*zstdCodec, error) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	enc, err := newZstdEncoder()
 	if err != nil {
 		return nil, err
 	}
-	return &zstdCodec{enc: enc, decs: map[int]*zstd.Decoder{}}, nil
+	return &zstdCodec{encs: []*zstd.Encoder{enc}, decs: map[int]*zstd.Decoder{}}, nil
+}
+
+// newZstdEncoder makes an encoder that compresses one block at a time.
+func newZstdEncoder() (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 }
 
 func (c *zstdCodec) compress(dst, src []byte) ([]byte, error) {
-	return c.enc.EncodeAll(src, dst), nil
+	enc, err := c.encoder()
+	if err != nil {
+		return dst, err
+	}
+	dst = enc.EncodeAll(src, dst)
+	c.putEncoder(enc)
+	return dst, nil
+}
+
+// encoder takes an idle encoder, or makes one when all are in use.
+func (c *zstdCodec) encoder() (*zstd.Encoder, error) {
+	c.encMu.Lock()
+	if n := len(c.encs); n > 0 {
+		enc := c.encs[n-1]
+		c.encs[n-1] = nil
+		c.encs = c.encs[:n-1]
+		c.encMu.Unlock()
+		return enc, nil
+	}
+	c.encMu.Unlock()
+	return newZstdEncoder()
+}
+
+// putEncoder keeps enc for a later compression, up to GOMAXPROCS idle
+// encoders; one beyond them is dropped.
+func (c *zstdCodec) putEncoder(enc *zstd.Encoder) {
+	c.encMu.Lock()
+	defer c.encMu.Unlock()
+	if len(c.encs) < runtime.GOMAXPROCS(0) {
+		c.encs = append(c.encs, enc)
+		return
+	}
+	_ = enc.Close()
+}
+
+// idleEncoders returns the number of encoders kept idle.
+func (c *zstdCodec) idleEncoders() int {
+	c.encMu.Lock()
+	defer c.encMu.Unlock()
+	return len(c.encs)
 }
 
 // decoder returns the decoder for limit; the caller closes it when it is
