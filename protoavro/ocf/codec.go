@@ -264,12 +264,15 @@ func (snappyCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
 // shares one decoder per decompression limit (safe for concurrent use
 // through DecodeAll, which runs up to GOMAXPROCS decodes at once).
 type zstdCodec struct {
-	// encs are idle encoders, each of concurrency 1 (one EncodeAll at a
-	// time): a compression takes one or makes one, so that as many
-	// blocks are compressed at once as goroutines call compress. Up to
-	// GOMAXPROCS idle ones are kept.
+	// free holds the idle encoders, each of concurrency 1 (one EncodeAll
+	// at a time). A compression takes one, or makes one while fewer than
+	// cap(free) exist (GOMAXPROCS when the codec was made: no more can
+	// run at once), or else waits for one: as many blocks are compressed
+	// at once as goroutines can run, and the encoders are made only as
+	// the compressions need them and kept.
+	free  chan *zstd.Encoder
 	encMu sync.Mutex
-	encs  []*zstd.Encoder
+	made  int
 	mu    sync.Mutex
 	decs  map[int]*zstd.Decoder
 	// streams are stream decoders that measure a block's decoded size.
@@ -284,7 +287,9 @@ func newZstdCodec() (*zstdCodec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &zstdCodec{encs: []*zstd.Encoder{enc}, decs: map[int]*zstd.Decoder{}}, nil
+	c := &zstdCodec{free: make(chan *zstd.Encoder, max(runtime.GOMAXPROCS(0), 1)), made: 1, decs: map[int]*zstd.Decoder{}}
+	c.free <- enc
+	return c, nil
 }
 
 // newZstdEncoder makes an encoder that compresses one block at a time.
@@ -298,41 +303,40 @@ func (c *zstdCodec) compress(dst, src []byte) ([]byte, error) {
 		return dst, err
 	}
 	dst = enc.EncodeAll(src, dst)
-	c.putEncoder(enc)
+	c.free <- enc
 	return dst, nil
 }
 
-// encoder takes an idle encoder, or makes one when all are in use.
+// encoder takes an idle encoder, makes one when all are in use and fewer
+// than cap(c.free) exist, or waits for one to be given back. The caller
+// gives it back to c.free.
 func (c *zstdCodec) encoder() (*zstd.Encoder, error) {
-	c.encMu.Lock()
-	if n := len(c.encs); n > 0 {
-		enc := c.encs[n-1]
-		c.encs[n-1] = nil
-		c.encs = c.encs[:n-1]
-		c.encMu.Unlock()
+	select {
+	case enc := <-c.free:
 		return enc, nil
+	default:
+	}
+	c.encMu.Lock()
+	if c.made < cap(c.free) {
+		c.made++
+		c.encMu.Unlock()
+		enc, err := newZstdEncoder()
+		if err != nil {
+			c.encMu.Lock()
+			c.made--
+			c.encMu.Unlock()
+		}
+		return enc, err
 	}
 	c.encMu.Unlock()
-	return newZstdEncoder()
+	return <-c.free, nil
 }
 
-// putEncoder keeps enc for a later compression, up to GOMAXPROCS idle
-// encoders; one beyond them is dropped.
-func (c *zstdCodec) putEncoder(enc *zstd.Encoder) {
+// encoders returns the number of encoders made.
+func (c *zstdCodec) encoders() int {
 	c.encMu.Lock()
 	defer c.encMu.Unlock()
-	if len(c.encs) < runtime.GOMAXPROCS(0) {
-		c.encs = append(c.encs, enc)
-		return
-	}
-	_ = enc.Close()
-}
-
-// idleEncoders returns the number of encoders kept idle.
-func (c *zstdCodec) idleEncoders() int {
-	c.encMu.Lock()
-	defer c.encMu.Unlock()
-	return len(c.encs)
+	return c.made
 }
 
 // decoder returns the decoder for limit; the caller closes it when it is

@@ -71,14 +71,18 @@ func TestCompressConcurrent(t *testing.T) {
 }
 
 // TestZstdEncoders: a compression that finds every encoder in use gets one
-// of its own (compressions do not wait for each other), and the encoders
-// kept idle afterwards are bounded by GOMAXPROCS.
+// of its own (compressions do not wait for each other) while fewer than
+// GOMAXPROCS exist; beyond them, it waits for one given back, so that no
+// more are made than can run at once.
 func TestZstdEncoders(t *testing.T) {
 	c, err := newZstdCodec()
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := runtime.GOMAXPROCS(0) + 2
+	n := cap(c.free)
+	if n != runtime.GOMAXPROCS(0) {
+		t.Fatalf("room for %d encoders, GOMAXPROCS is %d", n, runtime.GOMAXPROCS(0))
+	}
 	held := map[*zstd.Encoder]bool{}
 	var encs []*zstd.Encoder
 	for range n {
@@ -92,14 +96,28 @@ func TestZstdEncoders(t *testing.T) {
 		held[enc] = true
 		encs = append(encs, enc)
 	}
-	if got := c.idleEncoders(); got != 0 {
-		t.Errorf("%d idle encoders while all are in use", got)
+	if got := c.encoders(); got != n {
+		t.Fatalf("%d encoders made for %d compressions at once", got, n)
+	}
+	// One more waits for an encoder given back, and gets that one.
+	got := make(chan *zstd.Encoder)
+	go func() {
+		enc, err := c.encoder()
+		if err != nil {
+			t.Error(err)
+		}
+		got <- enc
+	}()
+	back := encs[len(encs)-1]
+	c.free <- back
+	if enc := <-got; enc != back {
+		t.Error("a compression beyond GOMAXPROCS did not get the encoder given back")
+	}
+	if got := c.encoders(); got != n {
+		t.Errorf("%d encoders made, want at most %d", got, n)
 	}
 	for _, enc := range encs {
-		c.putEncoder(enc)
-	}
-	if got, want := c.idleEncoders(), runtime.GOMAXPROCS(0); got != want {
-		t.Errorf("%d idle encoders kept after %d were returned, want %d", got, n, want)
+		c.free <- enc
 	}
 	// A kept encoder still compresses as a fresh one does.
 	src := bytes.Repeat([]byte("kept encoder "), 1000)
@@ -107,8 +125,23 @@ func TestZstdEncoders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := c.decompress(nil, out, DefaultMaxBlockDataSize)
-	if err != nil || !bytes.Equal(back, src) {
+	want := fresh(t).EncodeAll(src, nil)
+	if !bytes.Equal(out, want) {
+		t.Error("a kept encoder compresses otherwise than a fresh one")
+	}
+	dec, err := c.decompress(nil, out, DefaultMaxBlockDataSize)
+	if err != nil || !bytes.Equal(dec, src) {
 		t.Fatalf("round trip through a kept encoder: %v", err)
 	}
+}
+
+// fresh returns a new encoder, closed at the end of the test.
+func fresh(t *testing.T) *zstd.Encoder {
+	t.Helper()
+	enc, err := newZstdEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = enc.Close() })
+	return enc
 }
