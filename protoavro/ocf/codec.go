@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -52,7 +53,9 @@ func (c Codec) Supported() bool {
 }
 
 // Compress appends src compressed with c to dst. It is safe for concurrent
-// use.
+// use, and calls from several goroutines compress at once, none waiting
+// for another; the bytes do not depend on what else is compressed
+// meanwhile.
 func (c Codec) Compress(dst, src []byte) ([]byte, error) {
 	impl, err := c.impl()
 	if err != nil {
@@ -257,12 +260,21 @@ func (snappyCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
 	return dst[:start+len(out)], nil
 }
 
-// zstdCodec shares one encoder, and one decoder per decompression limit;
-// both are safe for concurrent use through EncodeAll and DecodeAll.
+// zstdCodec keeps encoders for the goroutines that compress at once, and
+// shares one decoder per decompression limit (safe for concurrent use
+// through DecodeAll, which runs up to GOMAXPROCS decodes at once).
 type zstdCodec struct {
-	enc  *zstd.Encoder
-	mu   sync.Mutex
-	decs map[int]*zstd.Decoder
+	// free holds the idle encoders, each of concurrency 1 (one EncodeAll
+	// at a time). A compression takes one, or makes one while fewer than
+	// cap(free) exist (GOMAXPROCS when the codec was made: no more can
+	// run at once), or else waits for one: as many blocks are compressed
+	// at once as goroutines can run, and the encoders are made only as
+	// the compressions need them and kept.
+	free  chan *zstd.Encoder
+	encMu sync.Mutex
+	made  int
+	mu    sync.Mutex
+	decs  map[int]*zstd.Decoder
 	// streams are stream decoders that measure a block's decoded size.
 	streams sync.Pool
 }
@@ -271,15 +283,60 @@ type zstdCodec struct {
 const maxZstdDecoders = 8
 
 func newZstdCodec() (*zstdCodec, error) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	enc, err := newZstdEncoder()
 	if err != nil {
 		return nil, err
 	}
-	return &zstdCodec{enc: enc, decs: map[int]*zstd.Decoder{}}, nil
+	c := &zstdCodec{free: make(chan *zstd.Encoder, max(runtime.GOMAXPROCS(0), 1)), made: 1, decs: map[int]*zstd.Decoder{}}
+	c.free <- enc
+	return c, nil
+}
+
+// newZstdEncoder makes an encoder that compresses one block at a time.
+func newZstdEncoder() (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 }
 
 func (c *zstdCodec) compress(dst, src []byte) ([]byte, error) {
-	return c.enc.EncodeAll(src, dst), nil
+	enc, err := c.encoder()
+	if err != nil {
+		return dst, err
+	}
+	dst = enc.EncodeAll(src, dst)
+	c.free <- enc
+	return dst, nil
+}
+
+// encoder takes an idle encoder, makes one when all are in use and fewer
+// than cap(c.free) exist, or waits for one to be given back. The caller
+// gives it back to c.free.
+func (c *zstdCodec) encoder() (*zstd.Encoder, error) {
+	select {
+	case enc := <-c.free:
+		return enc, nil
+	default:
+	}
+	c.encMu.Lock()
+	if c.made < cap(c.free) {
+		c.made++
+		c.encMu.Unlock()
+		enc, err := newZstdEncoder()
+		if err != nil {
+			c.encMu.Lock()
+			c.made--
+			c.encMu.Unlock()
+		}
+		return enc, err
+	}
+	c.encMu.Unlock()
+	return <-c.free, nil
+}
+
+// encoders returns the number of encoders made.
+func (c *zstdCodec) encoders() int {
+	c.encMu.Lock()
+	defer c.encMu.Unlock()
+	return c.made
 }
 
 // decoder returns the decoder for limit; the caller closes it when it is
