@@ -54,7 +54,9 @@ func (c *compiled) toAvro(r Records) (Block, error) {
 // ReadJSONLines reads the JSON Lines files matching glob, one protojson
 // object of type t per line (blank lines skipped), into Records of the
 // messages' wire form (deterministic marshalling). Files spread over workers
-// as in ReadDelimited. A line that is not a message of t fails with
+// as in ReadDelimited. The values of google.protobuf.Any fields may pack
+// any message of t's descriptor set (the files of t's message and all
+// their imports). A line that is not a message of t fails with
 // ErrInput, naming the file and line.
 func ReadJSONLines(s beam.Scope, t Type, glob string) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadJSONLines")
@@ -72,5 +74,5 @@ func (fn *readJSONLinesFn) ProcessElement(ctx context.Context, f fileio.Readable
 		return fmt.Errorf("protoavrobeam: %w", err)
 	}
 	defer rc.Close()
-	return ranges.JSONLines(rc, fn.c.mt, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
+	return ranges.JSONLines(rc, fn.c.mt, fn.c.types, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
 }

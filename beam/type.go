@@ -55,6 +55,8 @@ func TypeOf(md protoreflect.MessageDescriptor, o protoavro.Options) (Type, error
 type compiled struct {
 	md     protoreflect.MessageDescriptor
 	mt     protoreflect.MessageType
+	types  *dynamicpb.Types // the types of the descriptor set, for Any in JSON
+	opts   protoavro.Options
 	codec  *protoavro.Codec
 	schema []byte            // avro.schema of the container files
 	meta   map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
@@ -123,7 +125,7 @@ func (t Type) build() (*compiled, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a message", ErrType, t.Message)
 	}
-	c := &compiled{md: md}
+	c := &compiled{md: md, opts: o, types: dynamicpb.NewTypes(files)}
 	if c.codec, err = o.Codec(md); err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func FuzzReadJSONLines(f *testing.F) {
 	f.Add([]byte(`{"int32": 7, "fooArray": [{"int32": 1, "string": "x"}]}` + "\n"))
 	mt := (&pb.Foo{}).ProtoReflect().Type()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = JSONLines(bytes.NewReader(data), mt, "fuzz", 64, func(b Batch) {
+		_ = JSONLines(bytes.NewReader(data), mt, nil, "fuzz", 64, func(b Batch) {
 			if err := b.Each("fuzz", func(int64, []byte) error { return nil }); err != nil {
 				t.Fatal(err)
 			}

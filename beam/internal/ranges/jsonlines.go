@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/protoavro/protoavro/internal/records"
 )
@@ -17,8 +18,9 @@ import (
 // (deterministic marshalling). The lines are split by the CLI's reader
 // (internal/records). A line that is not a message of mt, or is longer
 // than MaxRecordSize, is an ErrInput naming source, the record, its line
-// and its byte offset.
-func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSize int, emit func(Batch)) error {
+// and its byte offset. The types of google.protobuf.Any values come from
+// resolver (protoregistry.GlobalTypes when nil).
+func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, source string, batchSize int, emit func(Batch)) error {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
@@ -26,6 +28,10 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSiz
 	b := batcher{size: batchSize, emit: emit}
 	m := mt.New().Interface()
 	mo := proto.MarshalOptions{Deterministic: true}
+	uo := protojson.UnmarshalOptions{}
+	if resolver != nil {
+		uo.Resolver = resolver
+	}
 	var wire []byte
 	for {
 		text, off, line, err := l.Next()
@@ -38,7 +44,7 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSiz
 		}
 		index := l.Index() - 1
 		proto.Reset(m)
-		if err := protojson.Unmarshal(text, m); err != nil {
+		if err := uo.Unmarshal(text, m); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
 		}
 		if wire, err = mo.MarshalAppend(wire[:0], m); err != nil {
@@ -46,4 +52,12 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSiz
 		}
 		b.add(index, off, line, wire)
 	}
+}
+
+// Resolver finds the message types of google.protobuf.Any values and the
+// extensions of JSON input: *protoregistry.Types and *dynamicpb.Types are
+// ones.
+type Resolver interface {
+	protoregistry.MessageTypeResolver
+	protoregistry.ExtensionTypeResolver
 }

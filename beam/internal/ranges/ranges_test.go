@@ -83,7 +83,7 @@ func TestJSONLines(t *testing.T) {
 	in := "{\"int32\": 1, \"string\": \"x\"}\n\n  \n{\"int32\": 2}\n"
 	var batches []Batch
 	mt := (&pb.Foo{}).ProtoReflect().Type()
-	if err := JSONLines(strings.NewReader(in), mt, "t", 1, func(b Batch) { batches = append(batches, b) }); err != nil {
+	if err := JSONLines(strings.NewReader(in), mt, nil, "t", 1, func(b Batch) { batches = append(batches, b) }); err != nil {
 		t.Fatal(err)
 	}
 	recs, idx := collect(t, batches)
@@ -96,7 +96,7 @@ func TestJSONLines(t *testing.T) {
 			t.Errorf("record %d: %x, want %x", i, recs[i], w)
 		}
 	}
-	err := JSONLines(strings.NewReader(in+"{\"int32\": \"no\"}\n"), mt, "in.jsonl", 0, func(Batch) {})
+	err := JSONLines(strings.NewReader(in+"{\"int32\": \"no\"}\n"), mt, nil, "in.jsonl", 0, func(Batch) {})
 	if want := "in.jsonl: record 2 (line 5, input byte " + strconv.Itoa(len(in)) + ")"; !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
 		t.Errorf("bad line: %v, want an ErrInput with %q", err, want)
 	}
@@ -128,7 +128,7 @@ func TestRecordError(t *testing.T) {
 	lines := "{\"int32\": 1}\n\n{\"int32\": 2}\n"
 	mt := (&pb.Foo{}).ProtoReflect().Type()
 	batches = nil
-	if err := JSONLines(strings.NewReader(lines), mt, "t", 1<<10, func(b Batch) { batches = append(batches, b) }); err != nil {
+	if err := JSONLines(strings.NewReader(lines), mt, nil, "t", 1<<10, func(b Batch) { batches = append(batches, b) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(batches) != 1 {
