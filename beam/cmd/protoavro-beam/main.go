@@ -7,11 +7,12 @@
 //	protoavro-beam --input GLOB --output PREFIX [--format delimited|jsonl]
 //	    [--shards N] [--codec null|deflate|snappy|zstd] [--profile default|java]
 //	    [-I DIR]... [--descriptor-set FILE]... -m FULL.NAME [FILE.proto...]
-//	    [Beam flags: --runner, --endpoint, --environment_type, --project, ...]
+//	    [--prism_listen_all] [Beam flags: --runner, --endpoint, --environment_type, --project, ...]
 //
 // It reads the files matching --input (length-delimited protobuf, or JSON
 // Lines of protojson objects with --format jsonl), converts every record to
-// Avro and writes --shards files PREFIX-SSSSS-of-NNNNN.avro, each a complete
+// Avro and writes files PREFIX-SSSSS-of-NNNNN.avro (one per bundle, or
+// --shards N), each a complete
 // container file with the schema, the message type and its descriptors in
 // its header. The message type comes from .proto files compiled in-process
 // (-I import paths, standard imports built in) or from a serialized
