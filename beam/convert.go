@@ -54,7 +54,9 @@ func (c *compiled) toAvro(r Records) (Block, error) {
 // ReadJSONLines reads the JSON Lines files matching glob, one protojson
 // object of type t per line (blank lines skipped), into Records of the
 // messages' wire form (deterministic marshalling). Files spread over workers
-// as in ReadDelimited. A line that is not a message of t fails with
+// as in ReadDelimited. The values of google.protobuf.Any fields may pack
+// any message of t's descriptor set (the files of t's message and all
+// their imports). A line that is not a message of t fails with
 // ErrInput, naming the file and line.
 func ReadJSONLines(s beam.Scope, t Type, glob string) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadJSONLines")

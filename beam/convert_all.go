@@ -19,7 +19,8 @@ const (
 
 // Convert reads the files matching glob, in format (Delimited when
 // empty), converts their records to Avro and writes them to sharded
-// container files under prefix (WriteAvro). It returns the PCollection of
+// container files under prefix (WriteAvro): each bundle reads, converts
+// and writes into a file of its own, with no shuffle of the data. It returns the PCollection of
 // the final file names, or an error wrapping ErrInput for an unknown
 // format.
 func Convert(s beam.Scope, t Type, format Format, glob, prefix string, opts WriteOptions) (beam.PCollection, error) {
@@ -33,5 +34,5 @@ func Convert(s beam.Scope, t Type, format Format, glob, prefix string, opts Writ
 	default:
 		return beam.PCollection{}, fmt.Errorf("%w: unknown format %q (want delimited or jsonl)", ErrInput, format)
 	}
-	return WriteAvro(s, t, prefix, opts, ToAvro(s, t, records)), nil
+	return WriteAvro(s, t, prefix, opts, records), nil
 }

@@ -19,11 +19,14 @@
 //     file per worker at a time, the files spread over workers by a
 //     reshuffle) into Records;
 //   - [ToAvro] converts Records to Blocks with the cached codec;
-//   - [WriteAvro] writes Blocks to sharded container files
-//     prefix-SSSSS-of-NNNNN.avro, each complete and self-describing (the
-//     schema, the message type and its descriptors in the header), written
-//     under temporary names and renamed once by a finalizing step, so that
-//     a retried bundle leaves no duplicate and no partial shard;
+//   - [WriteAvro] converts Records and writes them to container files
+//     prefix-SSSSS-of-NNNNN.avro without shuffling the data: each bundle
+//     writes a temporary file of its own through protoavro's
+//     ContainerWriter (its workers, its block rules), and a finalizing
+//     step, given only the files' names, renames them once (N chosen by
+//     the runner's bundles) or merges them into a fixed number of shards;
+//     each shard is complete and self-describing, and a retried bundle
+//     leaves no duplicate and no partial shard;
 //   - [ReadAvro] reads container files with a splittable DoFn whose
 //     restriction is a byte range: a block belongs to the range holding its
 //     first byte, and a range is entered at the first sync marker in it, so

@@ -2,6 +2,7 @@ package protoavrobeam
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -99,21 +100,24 @@ type fileStamp struct {
 // failed or was cancelled Discard can remove what the run left.
 type OutputSnapshot struct {
 	prefix, suffix string
-	shards         int
 	before         map[string]fileStamp
 }
 
-// SnapshotOutput records the final shards ShardName(prefix, i, shards,
-// suffix) that exist now, by size and modification time (suffix is ".avro"
-// for WriteAvro, ".delimited" for WriteDelimited).
-func SnapshotOutput(ctx context.Context, prefix string, shards int, suffix string) (*OutputSnapshot, error) {
-	s := &OutputSnapshot{prefix: prefix, suffix: suffix, shards: max(shards, 1), before: map[string]fileStamp{}}
+// SnapshotOutput records the final shards ShardName(prefix, i, n, suffix),
+// of any number n, that exist now, by size and modification time (suffix
+// is ".avro" for WriteAvro, ".delimited" for WriteDelimited).
+func SnapshotOutput(ctx context.Context, prefix, suffix string) (*OutputSnapshot, error) {
+	s := &OutputSnapshot{prefix: prefix, suffix: suffix, before: map[string]fileStamp{}}
 	fs, err := filesystem.New(ctx, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("protoavrobeam: %w", err)
 	}
 	defer fs.Close()
-	for _, name := range s.finals() {
+	finals, err := s.finals(ctx, fs)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range finals {
 		st, ok, err := stampOf(ctx, fs, name)
 		if err != nil {
 			return nil, err
@@ -125,13 +129,35 @@ func SnapshotOutput(ctx context.Context, prefix string, shards int, suffix strin
 	return s, nil
 }
 
-// finals returns the names of the final shards.
-func (s *OutputSnapshot) finals() []string {
-	names := make([]string, s.shards)
-	for i := range names {
-		names[i] = ShardName(s.prefix, i, s.shards, s.suffix)
+// finals lists the final shards of the output that exist now.
+func (s *OutputSnapshot) finals(ctx context.Context, fs filesystem.Interface) ([]string, error) {
+	names, err := fs.List(ctx, quoteGlob(s.prefix)+"-?????-of-?????"+quoteGlob(s.suffix))
+	if err != nil {
+		return nil, fmt.Errorf("protoavrobeam: list the shards of %s: %w", s.prefix, err)
 	}
-	return names
+	var finals []string
+	for _, name := range names {
+		if _, ok := shardCount(s.prefix, s.suffix, name); ok {
+			finals = append(finals, name)
+		}
+	}
+	return finals, nil
+}
+
+// shardCount returns n when name is ShardName(prefix, i, n, suffix).
+func shardCount(prefix, suffix, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix+"-")
+	if !ok {
+		return 0, false
+	}
+	if rest, ok = strings.CutSuffix(rest, suffix); !ok {
+		return 0, false
+	}
+	var i, n int
+	if _, err := fmt.Sscanf(rest, "%05d-of-%05d", &i, &n); err != nil || ShardName(prefix, i, n, suffix) != name {
+		return 0, false
+	}
+	return n, true
 }
 
 // stampOf returns the stamp of name, and false when it does not exist.
@@ -153,10 +179,10 @@ func stampOf(ctx context.Context, fs filesystem.Interface, name string) (fileSta
 }
 
 // Discard removes what a failed or cancelled run left of the output: every
-// temporary shard file, and, if the run created or replaced any final shard
-// (a finalization cut short), every final shard, since they no longer form
-// one complete output. Final shards the run did not touch (those of an
-// earlier complete run) are kept. It returns the names it removed.
+// temporary file, and every final shard the run created or replaced, with
+// the other shards of the same count n (-of-NNNNN), since they no longer
+// form one complete output. Final shards of a count the run did not touch
+// (an earlier complete run's) are kept. It returns the names it removed.
 //
 // Call it only when no worker writes the output any more: after the job is
 // cancelled or failed and, for in-process workers, after StopWrites.
@@ -166,32 +192,37 @@ func (s *OutputSnapshot) Discard(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("protoavrobeam: %w", err)
 	}
 	defer fs.Close()
-	removed, err := removeTemps(ctx, fs, s.prefix, s.shards, s.suffix)
+	removed, err := removeTemps(ctx, fs, s.prefix, s.suffix)
 	if err != nil {
 		return removed, err
 	}
-	var present []string
-	touched := false
-	for _, name := range s.finals() {
-		st, ok, err := stampOf(ctx, fs, name)
+	present, err := s.finals(ctx, fs)
+	if err != nil {
+		return removed, err
+	}
+	touched := map[int]bool{} // shard counts of which the run changed a shard
+	now := map[string]bool{}
+	for _, name := range present {
+		now[name] = true
+		st, _, err := stampOf(ctx, fs, name)
 		if err != nil {
 			return removed, err
 		}
-		if !ok {
-			if _, had := s.before[name]; had {
-				touched = true // removed since: the earlier output is not whole
-			}
-			continue
-		}
-		present = append(present, name)
 		if old, had := s.before[name]; !had || !old.mod.Equal(st.mod) || old.size != st.size {
-			touched = true
+			n, _ := shardCount(s.prefix, s.suffix, name)
+			touched[n] = true
 		}
 	}
-	if !touched {
-		return removed, nil
+	for name := range s.before {
+		if !now[name] { // removed since: the earlier output is not whole
+			n, _ := shardCount(s.prefix, s.suffix, name)
+			touched[n] = true
+		}
 	}
 	for _, name := range present {
+		if n, _ := shardCount(s.prefix, s.suffix, name); !touched[n] {
+			continue
+		}
 		if err := remove(ctx, fs, name); err != nil {
 			return removed, err
 		}
@@ -200,27 +231,31 @@ func (s *OutputSnapshot) Discard(ctx context.Context) ([]string, error) {
 	return removed, nil
 }
 
-// removeTemps removes every temporary shard file of the output under
-// prefix and returns their names.
-//
-// The prefix is a name, not a pattern: in the pattern listed, each glob
-// metacharacter of it becomes "?", which matches that character among
-// others, and only the names that are temporary shards of this very prefix
-// are removed.
-func removeTemps(ctx context.Context, fs filesystem.Interface, prefix string, shards int, suffix string) ([]string, error) {
-	quoted := strings.Map(func(r rune) rune {
+// quoteGlob turns each glob metacharacter of name into "?", which matches
+// that character among others: a pattern that finds name among others.
+func quoteGlob(name string) string {
+	return strings.Map(func(r rune) rune {
 		if strings.ContainsRune(`*?[]{}\`, r) {
 			return '?'
 		}
 		return r
-	}, prefix)
-	stray, err := fs.List(ctx, fmt.Sprintf("%s-*-of-%05d%s%s*", quoted, shards, suffix, tempMarker))
+	}, name)
+}
+
+// removeTemps removes every temporary file of the output (prefix, suffix)
+// and returns their names.
+//
+// The prefix is a name, not a pattern: in the pattern listed, each glob
+// metacharacter of it matches that character among others, and only the
+// names that are temporary files of this very output are removed.
+func removeTemps(ctx context.Context, fs filesystem.Interface, prefix, suffix string) ([]string, error) {
+	stray, err := fs.List(ctx, quoteGlob(prefix+suffix+tempMarker)+"*")
 	if err != nil {
 		return nil, fmt.Errorf("protoavrobeam: list temporary files of %s: %w", prefix, err)
 	}
 	var removed []string
 	for _, name := range stray {
-		if _, ok := tempShard(prefix, shards, suffix, name); !ok {
+		if !isTemp(prefix, suffix, name) {
 			continue
 		}
 		if err := remove(ctx, fs, name); err != nil {
@@ -231,17 +266,13 @@ func removeTemps(ctx context.Context, fs filesystem.Interface, prefix string, sh
 	return removed, nil
 }
 
-// tempShard returns the shard index of name when it is a temporary file of
-// a shard of the output (prefix, shards, suffix).
-func tempShard(prefix string, shards int, suffix, name string) (int, bool) {
-	k := strings.LastIndex(name, tempMarker)
-	if k < 0 {
-		return 0, false
+// isTemp reports whether name is a temporary file of the output (prefix,
+// suffix): prefix + suffix + tempMarker + 16 hex digits.
+func isTemp(prefix, suffix, name string) bool {
+	id, ok := strings.CutPrefix(name, prefix+suffix+tempMarker)
+	if !ok || len(id) != 16 {
+		return false
 	}
-	for i := range shards {
-		if name[:k] == ShardName(prefix, i, shards, suffix) {
-			return i, true
-		}
-	}
-	return 0, false
+	_, err := hex.DecodeString(id)
+	return err == nil && strings.ToLower(id) == id
 }

@@ -32,12 +32,12 @@ func TestDiscard(t *testing.T) {
 	// An earlier complete output, and a run that stopped while writing.
 	write(shard(0), "old 0")
 	write(shard(1), "old 1")
-	snap, err := SnapshotOutput(ctx, prefix, 2, ".avro")
+	snap, err := SnapshotOutput(ctx, prefix, ".avro")
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(tempName(prefix, 0, 2, ".avro"), "partial")
-	write(tempName(prefix, 1, 2, ".avro"), "partial")
+	write(tempName(prefix, ".avro"), "partial")
+	write(tempName(prefix, ".avro"), "partial")
 	removed, err := snap.Discard(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestDiscard(t *testing.T) {
 
 	// A finalization cut short: shard 0 replaced, shard 1 still the old one
 	// and its temporary file still there. Nothing of the output may stay.
-	tmp := tempName(prefix, 1, 2, ".avro")
+	tmp := tempName(prefix, ".avro")
 	write(tmp, "new 1")
 	write(shard(0), "new shard 0")
 	if removed, err = snap.Discard(ctx); err != nil {
@@ -65,7 +65,7 @@ func TestDiscard(t *testing.T) {
 	}
 
 	// No earlier output: a final shard the run renamed is removed.
-	if snap, err = SnapshotOutput(ctx, prefix, 2, ".avro"); err != nil {
+	if snap, err = SnapshotOutput(ctx, prefix, ".avro"); err != nil {
 		t.Fatal(err)
 	}
 	write(shard(1), "new 1")
@@ -77,9 +77,9 @@ func TestDiscard(t *testing.T) {
 	}
 }
 
-// StopWrites waits for a shard write under way, which stops at its next
-// check with ErrWritesStopped; a later finalization fails the same way and
-// writes nothing.
+// StopWrites waits for a write under way, which then returns; the next
+// write fails with ErrWritesStopped (failing the bundle), and so does a
+// later finalization, which writes nothing.
 func TestStopWrites(t *testing.T) {
 	defer writes.stopped.Store(false) // for the tests after this one
 	dir := t.TempDir()
@@ -88,33 +88,26 @@ func TestStopWrites(t *testing.T) {
 	var events []string
 	event := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
 
-	// The write's 1025th record (where it checks again) comes only once
+	// The write of the first record waits, inside the call, until
 	// StopWrites has been called.
-	n := 0
-	records := func(p *[]byte) bool {
-		n++
-		if n == 1025 {
-			event("write waits")
-			for !writes.stopped.Load() {
-				runtime.Gosched()
-			}
-		}
-		*p = []byte{8, 1}
-		return n <= 2000
-	}
 	started := make(chan struct{})
+	testHookShardWritten = func(string) error {
+		close(started)
+		event("write waits")
+		for !writes.stopped.Load() {
+			runtime.Gosched()
+		}
+		return nil
+	}
+	defer func() { testHookShardWritten = nil }()
+	fn := &writeDelimitedFn{Prefix: prefix, Run: randomID()}
+	fn.StartBundle(context.Background(), nil)
 	var writeErr error
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		writeErr = (&writeDelimitedShardFn{Prefix: prefix, Shards: 1}).ProcessElement(context.Background(), 0,
-			func(p *[]byte) bool {
-				if n == 0 {
-					close(started)
-				}
-				return records(p)
-			}, func(string) { t.Error("a stopped write was committed") })
+		writeErr = fn.ProcessElement(context.Background(), []byte{8, 1}, nil)
 		event("write returned")
 	}()
 	<-started
@@ -125,16 +118,19 @@ func TestStopWrites(t *testing.T) {
 	}
 	event("StopWrites returned")
 	wg.Wait()
-	if !errors.Is(writeErr, ErrWritesStopped) {
-		t.Errorf("write: %v, want ErrWritesStopped", writeErr)
+	if writeErr != nil {
+		t.Errorf("the write under way: %v", writeErr)
 	}
 	if want := []string{"write waits", "write returned", "StopWrites returned"}; !slices.Equal(events, want) {
 		t.Errorf("events %q, want %q", events, want)
 	}
+	if err := fn.ProcessElement(context.Background(), []byte{8, 1}, nil); !errors.Is(err, ErrWritesStopped) {
+		t.Errorf("next write: %v, want ErrWritesStopped", err)
+	}
 
 	files := dirFiles(t, dir)
-	fn := &finalizeFn{Prefix: prefix, Shards: 1, Suffix: ".delimited"}
-	err := fn.ProcessElement(context.Background(), nil, iterOf[string](), iterOf([]byte{0}), func(string) { t.Error("finalized after StopWrites") })
+	fin := &finalizeFn{Prefix: prefix, Shards: 1, Suffix: ".delimited"}
+	err := fin.ProcessElement(context.Background(), nil, iterOf[tempFile](), func(string) { t.Error("finalized after StopWrites") })
 	if !errors.Is(err, ErrWritesStopped) {
 		t.Errorf("finalize: %v, want ErrWritesStopped", err)
 	}

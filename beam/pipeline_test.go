@@ -336,9 +336,9 @@ func TestFailedAttemptLeavesNoStrays(t *testing.T) {
 	const shards = 2
 	var failed atomic.Bool
 	errInjected := errors.New("injected failure")
-	testHookShardWritten = func(shard int, temp string) error {
+	testHookShardWritten = func(temp string) error {
 		if failed.CompareAndSwap(false, true) {
-			return fmt.Errorf("%w in shard %d after the first block of %s", errInjected, shard, temp)
+			return fmt.Errorf("%w after the first element of %s", errInjected, temp)
 		}
 		return nil
 	}

@@ -60,8 +60,8 @@ type Records struct {
 	Offsets, Lines []int64
 }
 
-// Block is a batch of Avro datums: the uncompressed data of one container
-// block.
+// Block is a batch of Avro datums, concatenated, as ToAvro makes them
+// from one Records.
 type Block struct {
 	// Count is the number of datums in Data.
 	Count int64

@@ -2,13 +2,18 @@ package protoavrobeam
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -20,18 +25,13 @@ import (
 )
 
 func init() {
-	register.DoFn2x0[beam.T, func(int, beam.T)](&shardKeyFn{})
-	register.Emitter2[int, beam.T]()
-	register.DoFn4x1[context.Context, int, func(*Block) bool, func(string), error](&writeAvroShardFn{})
-	register.Iter1[Block]()
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string), error](&writeDelimitedShardFn{})
-	register.Iter1[[]byte]()
+	beam.RegisterType(reflect.TypeOf((*tempFile)(nil)).Elem())
+	register.DoFn3x1[context.Context, Records, func(tempFile), error](&writeAvroFn{})
+	register.DoFn3x1[context.Context, []byte, func(tempFile), error](&writeDelimitedFn{})
+	register.Emitter1[tempFile]()
+	register.DoFn4x1[context.Context, []byte, func(*tempFile) bool, func(string), error](&finalizeFn{})
+	register.Iter1[tempFile]()
 	register.Emitter1[string]()
-	register.DoFn5x1[context.Context, []byte, func(*string) bool, func(*[]byte) bool, func(string), error](&finalizeFn{})
-	register.Iter1[string]()
-	register.Combiner3[[]byte, int, []byte](&shardsUsedFn{})
-	register.Function2x0[[]byte, func(int)](emitMarker)
-	register.Emitter1[int]()
 }
 
 // ShardName is the name of shard i of n under prefix:
@@ -40,136 +40,136 @@ func ShardName(prefix string, i, n int, suffix string) string {
 	return fmt.Sprintf("%s-%05d-of-%05d%s", prefix, i, n, suffix)
 }
 
-// tempMarker separates a shard's final name from the attempt id in the name
-// of its temporary file: final + tempMarker + hex id.
+// tempMarker separates an output's prefix and suffix from the random id
+// in the name of a temporary file: prefix + suffix + tempMarker + 16 hex
+// digits.
 const tempMarker = ".tmp-"
 
 // WriteOptions configure WriteAvro and WriteDelimited.
 type WriteOptions struct {
-	// Shards is the number of output files (default 1). Every shard is
-	// written, empty ones included.
+	// Shards is the number of output files. 0, the default, lets the
+	// runner decide: one file per bundle of the writing stage, as many as
+	// the runner made. With n > 0, exactly n files are written, empty ones
+	// included; the files of the bundles are then merged into n at
+	// finalization (a copy of their blocks, not a conversion).
 	Shards int
 	// Compression is the block codec of container files; empty means null.
 	Compression protoavro.Compression
 }
 
-// WriteAvro writes a PCollection of Blocks of type t to n =
-// opts.Shards container files named ShardName(prefix, i, n, ".avro"). Each
-// shard has the header protoavro.NewContainerWriter writes (the schema,
-// the message type, its descriptors and the mapping options), so it is
-// complete and self-describing; protoavro decode and every Avro reader read
-// it. Each Block becomes one container block.
+// tempFile is what a bundle of a write reports to the finalizing step: the
+// temporary file it wrote and the number of records in it.
+type tempFile struct {
+	Name    string `json:"name"`
+	Records int64  `json:"records"`
+}
+
+// WriteAvro converts a PCollection of Records of type t to Avro and writes
+// them to container files named ShardName(prefix, i, n, ".avro"), each with
+// the header protoavro.NewContainerWriter writes (the schema, the message
+// type, its descriptors and the mapping options), so that each is complete
+// and self-describing. The blocks are built by protoavro's ContainerWriter,
+// with its workers (GOMAXPROCS goroutines converting and compressing
+// within a bundle) and its block rules (at most 65,536 records, and the
+// zero-size items readers accept, per block). A record that does not
+// convert fails the bundle with an error naming its source, index, input
+// byte offset and field.
 //
-// Shards are written under temporary names (the final name, ".tmp-" and a
-// random id) by a grouped step, one group per shard; a single finalizing
-// step renames the temporary files of the attempts the runner committed and
-// removes every other temporary file of the output, such as those of failed
-// attempts (or of an earlier failed run). So a retried bundle leaves no
-// duplicate and no partial shard. If a shard that received elements has no
-// committed file (a failed bundle the runner did not retry), finalization
-// fails and renames nothing. The result is the PCollection of the
-// final file names.
-func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, blocks beam.PCollection) beam.PCollection {
+// Each bundle writes its records straight into a temporary file of its own
+// (prefix + ".avro.tmp-" + a random id): no data crosses a shuffle, only
+// the names of the files a bundle committed do, to a single finalizing
+// step. It renames each committed file to its shard name once it knows
+// their number n (opts.Shards 0), or merges them into opts.Shards files,
+// and removes every other temporary file of the output (those of failed
+// or retried bundles, of this run or of an earlier one). A retried bundle
+// thus leaves no duplicate and no partial shard. A bundle that started in
+// this process and did not finish (a failed bundle that an in-process
+// runner such as prism drops while the pipeline drains) makes the
+// finalization fail before it renames anything. The result is the
+// PCollection of the final file names.
+func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.WriteAvro")
-	n := max(opts.Shards, 1)
 	codec := opts.Compression
 	if codec == "" {
 		codec = protoavro.CompressionNull
 	}
 	filesystem.ValidateScheme(prefix)
-	keyed := beam.ParDo(s, &shardKeyFn{Shards: n}, blocks)
-	temps := beam.ParDo(s, &writeAvroShardFn{typed: typed{Type: t}, Prefix: prefix, Shards: n, Codec: string(codec)}, beam.GroupByKey(s, keyed))
-	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: n, Suffix: ".avro", Codec: string(codec), Avro: true}, keyed, temps)
+	run := randomID()
+	temps := beam.ParDo(s, &writeAvroFn{typed: typed{Type: t}, Prefix: prefix, Codec: string(codec), Run: run}, records)
+	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".avro", Codec: string(codec), Avro: true, Run: run}, temps)
 }
 
 // WriteDelimited writes a PCollection of protobuf wire records ([]byte) to
-// opts.Shards length-delimited files named ShardName(prefix, i, n,
-// ".delimited"), with the temporary names and the single finalizing step
-// of WriteAvro. The result is the PCollection of the final file names.
+// length-delimited files named ShardName(prefix, i, n, ".delimited"), with
+// the temporary files per bundle and the single finalizing step of
+// WriteAvro (files merged by concatenation when opts.Shards is set). The
+// result is the PCollection of the final file names.
 func WriteDelimited(s beam.Scope, prefix string, opts WriteOptions, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.WriteDelimited")
-	n := max(opts.Shards, 1)
 	filesystem.ValidateScheme(prefix)
-	keyed := beam.ParDo(s, &shardKeyFn{Shards: n}, records)
-	temps := beam.ParDo(s, &writeDelimitedShardFn{Prefix: prefix, Shards: n}, beam.GroupByKey(s, keyed))
-	return finalize(s, &finalizeFn{Prefix: prefix, Shards: n, Suffix: ".delimited"}, keyed, temps)
+	run := randomID()
+	temps := beam.ParDo(s, &writeDelimitedFn{Prefix: prefix, Run: run}, records)
+	return finalize(s, &finalizeFn{Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".delimited", Run: run}, temps)
 }
 
-// finalize adds the finalizing step. Besides the committed temporary files
-// it is given which shards received elements (from the keyed elements,
-// not from the writes), so that a shard whose write never committed is an
-// error rather than an empty file: a runner that drops a failed bundle and
-// lets the pipeline drain (prism does) must not publish the shard empty.
-//
-// On a failure prism also cancels the bundles in flight and drops their
-// output too, so either side input may come incomplete. The marks come from
-// one combine whose input always holds a marker element (-1, from an
-// impulse), so they are exactly one value when complete and none when
-// dropped; finalization fails unless there is exactly one.
-func finalize(s beam.Scope, fn *finalizeFn, keyed, temps beam.PCollection) beam.PCollection {
-	marker := beam.ParDo(s, emitMarker, beam.Impulse(s))
-	used := beam.Combine(s, &shardsUsedFn{Shards: fn.Shards}, beam.Flatten(s, beam.DropValue(s, keyed), marker))
-	return beam.ParDo(s, fn, beam.Impulse(s), beam.SideInput{Input: temps}, beam.SideInput{Input: used})
+// finalize adds the finalizing step: one call, on an impulse, with the
+// committed temporary files as a side input.
+func finalize(s beam.Scope, fn *finalizeFn, temps beam.PCollection) beam.PCollection {
+	return beam.ParDo(s, fn, beam.Impulse(s), beam.SideInput{Input: temps})
 }
 
-// emitMarker emits the marker element of the shard marks' combine.
-func emitMarker(_ []byte, emit func(int)) { emit(-1) }
-
-// shardsUsedFn combines shard indexes into one mark per shard: byte i of
-// the result is 1 when shard i received an element.
-type shardsUsedFn struct {
-	Shards int `json:"shards"`
+func randomID() string {
+	var id [8]byte
+	_, _ = crand.Read(id[:])
+	return hex.EncodeToString(id[:])
 }
 
-func (fn *shardsUsedFn) CreateAccumulator() []byte { return make([]byte, fn.Shards) }
+// bundles counts, per write (its random run id), the bundles of the
+// writing DoFns that started and finished in this process, so that the
+// finalization, when it runs in the same process, can tell that a bundle
+// failed.
+var bundles struct {
+	mu      sync.Mutex
+	started map[string]int
+	ended   map[string]int
+}
 
-func (fn *shardsUsedFn) AddInput(a []byte, shard int) []byte {
-	if shard >= 0 && shard < len(a) {
-		a[shard] = 1
+func bundleStarted(run string) {
+	bundles.mu.Lock()
+	defer bundles.mu.Unlock()
+	if bundles.started == nil {
+		bundles.started, bundles.ended = map[string]int{}, map[string]int{}
 	}
-	return a
+	bundles.started[run]++
 }
 
-func (fn *shardsUsedFn) MergeAccumulators(a, b []byte) []byte {
-	for i := range min(len(a), len(b)) {
-		a[i] |= b[i]
-	}
-	return a
+func bundleEnded(run string) {
+	bundles.mu.Lock()
+	defer bundles.mu.Unlock()
+	bundles.ended[run]++
 }
 
-func (fn *shardsUsedFn) ExtractOutput(a []byte) []byte { return a }
-
-// shardKeyFn keys elements by shard, round robin from a random start.
-type shardKeyFn struct {
-	Shards int `json:"shards"`
-	next   int
-}
-
-func (fn *shardKeyFn) Setup() { fn.next = rand.IntN(max(fn.Shards, 1)) }
-
-func (fn *shardKeyFn) ProcessElement(x beam.T, emit func(int, beam.T)) {
-	emit(fn.next, x)
-	fn.next = (fn.next + 1) % fn.Shards
+// unfinishedBundles returns how many bundles of the write run started in
+// this process and did not finish.
+func unfinishedBundles(run string) int {
+	bundles.mu.Lock()
+	defer bundles.mu.Unlock()
+	return bundles.started[run] - bundles.ended[run]
 }
 
 // testHookShardWritten, when set (by tests, in loopback mode), is called
-// after a shard's temporary file has received its first element; an error
+// after a bundle's temporary file has received its first element; an error
 // fails the bundle there, leaving a partial temporary file behind.
-var testHookShardWritten func(shard int, temp string) error
+var testHookShardWritten func(temp string) error
 
-// tempName returns a fresh temporary name for shard i.
-func tempName(prefix string, i, n int, suffix string) string {
-	var id [8]byte
-	_, _ = crand.Read(id[:])
-	return ShardName(prefix, i, n, suffix) + tempMarker + hex.EncodeToString(id[:])
+// tempName returns a fresh temporary name of the output (prefix, suffix).
+func tempName(prefix, suffix string) string {
+	return prefix + suffix + tempMarker + randomID()
 }
 
-// createTemp opens a new temporary file for shard i.
-func createTemp(ctx context.Context, prefix string, i, n int, suffix string) (string, io.WriteCloser, error) {
-	if i < 0 || i >= n {
-		return "", nil, fmt.Errorf("protoavrobeam: shard %d out of range [0, %d)", i, n)
-	}
-	name := tempName(prefix, i, n, suffix)
+// createTemp opens a new temporary file of the output.
+func createTemp(ctx context.Context, prefix, suffix string) (string, io.WriteCloser, error) {
+	name := tempName(prefix, suffix)
 	fs, err := filesystem.New(ctx, name)
 	if err != nil {
 		return "", nil, fmt.Errorf("protoavrobeam: %w", err)
@@ -182,194 +182,301 @@ func createTemp(ctx context.Context, prefix string, i, n int, suffix string) (st
 	return name, w, nil
 }
 
-type writeAvroShardFn struct {
-	typed
-	Prefix string `json:"prefix"`
-	Shards int    `json:"shards"`
-	Codec  string `json:"codec"`
+// bundleFile is the temporary file a bundle writes.
+type bundleFile struct {
+	name    string
+	f       io.WriteCloser
+	bw      *bufio.Writer
+	records int64
+	first   bool // no element written yet
 }
 
-func (fn *writeAvroShardFn) ProcessElement(ctx context.Context, shard int, blocks func(*Block) bool, emit func(string)) error {
-	if err := startWrite(); err != nil {
-		return fmt.Errorf("protoavrobeam: shard %d: %w", shard, err)
-	}
-	defer endWrite()
-	name, f, err := createTemp(ctx, fn.Prefix, shard, fn.Shards, ".avro")
+func openBundleFile(ctx context.Context, prefix, suffix string) (*bundleFile, error) {
+	name, f, err := createTemp(ctx, prefix, suffix)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	err = fn.c.writeContainer(f, ocf.Codec(fn.Codec), func(yield func(Block) error) error {
-		var b Block
-		first := true
-		for blocks(&b) {
-			if err := checkWrite(ctx); err != nil {
-				return err
-			}
-			if err := yield(b); err != nil {
-				return err
-			}
-			if first && testHookShardWritten != nil {
-				if err := testHookShardWritten(shard, name); err != nil {
-					return err
-				}
-			}
-			first = false
-		}
-		return nil
-	})
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("protoavrobeam: close %s: %w", name, cerr)
+	return &bundleFile{name: name, f: f, bw: bufio.NewWriterSize(f, 1<<20), first: true}, nil
+}
+
+// written runs the test hook after the first element.
+func (b *bundleFile) written() error {
+	if b.first && testHookShardWritten != nil {
+		b.first = false
+		return testHookShardWritten(b.name)
 	}
-	if err != nil {
-		return fmt.Errorf("protoavrobeam: shard %d (%s): %w", shard, name, err)
-	}
-	emit(name)
+	b.first = false
 	return nil
 }
 
-// writeContainer writes a container file of c's type to w: the header,
-// then each Block that blocks yields as one block.
-func (c *compiled) writeContainer(w io.Writer, codec ocf.Codec, blocks func(yield func(Block) error) error) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	ow, err := ocf.NewWriter(bw, ocf.WriterOptions{Schema: c.schema, Codec: codec, Metadata: c.meta})
-	if err != nil {
-		return err
-	}
-	err = blocks(func(b Block) error {
-		if b.Count == 0 {
-			return nil
-		}
-		if err := ow.WriteBlock(b.Count, b.Data); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
-	if err != nil {
-		return err
-	}
-	if err := ow.Close(); err != nil {
-		return err
-	}
-	return bw.Flush()
-}
-
-type writeDelimitedShardFn struct {
-	Prefix string `json:"prefix"`
-	Shards int    `json:"shards"`
-}
-
-func (fn *writeDelimitedShardFn) ProcessElement(ctx context.Context, shard int, records func(*[]byte) bool, emit func(string)) error {
-	if err := startWrite(); err != nil {
-		return fmt.Errorf("protoavrobeam: shard %d: %w", shard, err)
-	}
-	defer endWrite()
-	name, f, err := createTemp(ctx, fn.Prefix, shard, fn.Shards, ".delimited")
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	var rec, pre []byte
-	for n := 0; records(&rec) && err == nil; n++ {
-		if n%1024 == 0 {
-			if err = checkWrite(ctx); err != nil {
-				break
-			}
-		}
-		pre = protowire.AppendVarint(pre[:0], uint64(len(rec)))
-		if _, err = bw.Write(pre); err == nil {
-			_, err = bw.Write(rec)
-		}
-	}
+// close flushes and closes the file; err is the error of the writes so far.
+func (b *bundleFile) close(err error) error {
 	if err == nil {
-		err = bw.Flush()
+		err = b.bw.Flush()
 	}
-	if cerr := f.Close(); err == nil && cerr != nil {
+	if cerr := b.f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("protoavrobeam: shard %d (%s): %w", shard, name, err)
+		return fmt.Errorf("protoavrobeam: %s: %w", b.name, err)
 	}
-	emit(name)
 	return nil
 }
 
-// finalizeFn runs once, after every shard is written: it checks that every
-// shard that received elements has a committed temporary file, then renames
-// the committed temporary files, writes the shards that received nothing,
-// and removes the other temporary files of the output.
+// span is the part of a bundle's records that came from one Records, for
+// the errors of the ContainerWriter, which count records in the bundle.
+type span struct {
+	start int64 // index of the first record in the bundle's stream
+	r     Records
+}
+
+type writeAvroFn struct {
+	typed
+	Prefix string `json:"prefix"`
+	Codec  string `json:"codec"`
+	Run    string `json:"run"`
+	file   *bundleFile
+	cw     *protoavro.ContainerWriter
+	spans  []span
+	next   int64 // records given to cw
+}
+
+func (fn *writeAvroFn) StartBundle(context.Context, func(tempFile)) {
+	bundleStarted(fn.Run)
+}
+
+func (fn *writeAvroFn) ProcessElement(ctx context.Context, r Records, _ func(tempFile)) error {
+	if err := startWrite(); err != nil {
+		return fmt.Errorf("protoavrobeam: write %s: %w", fn.Prefix, err)
+	}
+	defer endWrite()
+	if err := fn.write(ctx, r); err != nil {
+		fn.abort()
+		return err
+	}
+	return nil
+}
+
+func (fn *writeAvroFn) write(ctx context.Context, r Records) error {
+	if err := checkWrite(ctx); err != nil {
+		return err
+	}
+	if fn.file == nil {
+		f, err := openBundleFile(ctx, fn.Prefix, ".avro")
+		if err != nil {
+			return err
+		}
+		fn.file = f
+		fn.cw, err = protoavro.NewContainerWriter(f.bw, fn.c.md, protoavro.ContainerOptions{
+			Options:     fn.c.opts,
+			Compression: ocf.Codec(fn.Codec),
+			OnBadRecord: fn.badRecord,
+		})
+		if err != nil {
+			return err
+		}
+		fn.spans, fn.next = fn.spans[:0], 0
+	}
+	// The spans of records already written are not needed for errors.
+	written := fn.cw.Records()
+	k := sort.Search(len(fn.spans), func(i int) bool { return fn.spans[i].start+fn.spans[i].r.Count > written })
+	fn.spans = append(fn.spans[:0], fn.spans[k:]...)
+	fn.spans = append(fn.spans, span{start: fn.next, r: r})
+	b := r.batch()
+	err := b.Each(r.Source, func(index int64, wire []byte) error {
+		off := int64(-1)
+		if k := index - r.Index; k >= 0 && k < int64(len(r.Offsets)) {
+			off = r.Offsets[k]
+		}
+		fn.next++
+		return fn.cw.WriteWireAt(wire, off)
+	})
+	if err != nil {
+		return fmt.Errorf("protoavrobeam: %s: %w", fn.file.name, err)
+	}
+	return fn.file.written()
+}
+
+// badRecord turns the ContainerWriter's error for a record into one that
+// names its source, index and input offset.
+func (fn *writeAvroFn) badRecord(e *protoavro.RecordError) error {
+	k := sort.Search(len(fn.spans), func(i int) bool { return fn.spans[i].start > e.Index }) - 1
+	if k < 0 {
+		return e
+	}
+	sp := fn.spans[k]
+	index := sp.r.Index + e.Index - sp.start
+	return fmt.Errorf("protoavrobeam: %s: %w", sp.r.Source, sp.r.batch().RecordError(index, e.Err))
+}
+
+// abort closes the bundle's file after a failure; the finalization of the
+// output removes it.
+func (fn *writeAvroFn) abort() {
+	if fn.cw != nil {
+		_ = fn.cw.Close()
+	}
+	if fn.file != nil {
+		_ = fn.file.f.Close()
+	}
+	fn.cw, fn.file = nil, nil
+}
+
+func (fn *writeAvroFn) FinishBundle(ctx context.Context, emit func(tempFile)) error {
+	if fn.file == nil {
+		bundleEnded(fn.Run)
+		return nil
+	}
+	if err := startWrite(); err != nil {
+		fn.abort()
+		return fmt.Errorf("protoavrobeam: write %s: %w", fn.Prefix, err)
+	}
+	defer endWrite()
+	err := fn.cw.Close()
+	records := fn.cw.Records()
+	fn.cw = nil
+	f := fn.file
+	fn.file = nil
+	if err := f.close(err); err != nil {
+		return err
+	}
+	emit(tempFile{Name: f.name, Records: records})
+	bundleEnded(fn.Run)
+	return nil
+}
+
+// Teardown closes the file of a bundle that failed.
+func (fn *writeAvroFn) Teardown() { fn.abort() }
+
+type writeDelimitedFn struct {
+	Prefix string `json:"prefix"`
+	Run    string `json:"run"`
+	file   *bundleFile
+	pre    []byte
+}
+
+func (fn *writeDelimitedFn) StartBundle(context.Context, func(tempFile)) {
+	bundleStarted(fn.Run)
+}
+
+func (fn *writeDelimitedFn) ProcessElement(ctx context.Context, rec []byte, _ func(tempFile)) error {
+	if fn.file == nil || fn.file.records%1024 == 0 {
+		if err := checkWrite(ctx); err != nil {
+			fn.abort()
+			return fmt.Errorf("protoavrobeam: write %s: %w", fn.Prefix, err)
+		}
+	}
+	if err := startWrite(); err != nil {
+		fn.abort()
+		return fmt.Errorf("protoavrobeam: write %s: %w", fn.Prefix, err)
+	}
+	defer endWrite()
+	if fn.file == nil {
+		f, err := openBundleFile(ctx, fn.Prefix, ".delimited")
+		if err != nil {
+			return err
+		}
+		fn.file = f
+	}
+	fn.pre = protowire.AppendVarint(fn.pre[:0], uint64(len(rec)))
+	_, err := fn.file.bw.Write(fn.pre)
+	if err == nil {
+		_, err = fn.file.bw.Write(rec)
+	}
+	if err == nil {
+		fn.file.records++
+		err = fn.file.written()
+	}
+	if err != nil {
+		name := fn.file.name
+		fn.abort()
+		return fmt.Errorf("protoavrobeam: %s: %w", name, err)
+	}
+	return nil
+}
+
+func (fn *writeDelimitedFn) abort() {
+	if fn.file != nil {
+		_ = fn.file.f.Close()
+	}
+	fn.file = nil
+}
+
+func (fn *writeDelimitedFn) FinishBundle(ctx context.Context, emit func(tempFile)) error {
+	if fn.file == nil {
+		bundleEnded(fn.Run)
+		return nil
+	}
+	if err := startWrite(); err != nil {
+		fn.abort()
+		return fmt.Errorf("protoavrobeam: write %s: %w", fn.Prefix, err)
+	}
+	defer endWrite()
+	f := fn.file
+	fn.file = nil
+	if err := f.close(nil); err != nil {
+		return err
+	}
+	emit(tempFile{Name: f.name, Records: f.records})
+	bundleEnded(fn.Run)
+	return nil
+}
+
+// Teardown closes the file of a bundle that failed.
+func (fn *writeDelimitedFn) Teardown() { fn.abort() }
+
+// finalizeFn runs once, after every bundle of the write: it renames the
+// committed temporary files to their shard names (or merges them into a
+// fixed number of shards), writes the shards that received nothing, and
+// removes the other temporary files of the output.
 type finalizeFn struct {
 	Type   Type   `json:"type"`
 	Prefix string `json:"prefix"`
-	Shards int    `json:"shards"`
+	Shards int    `json:"shards"` // 0: one shard per committed file
 	Suffix string `json:"suffix"`
 	Codec  string `json:"codec"`
 	Avro   bool   `json:"avro"`
+	Run    string `json:"run"`
 }
 
-func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*string) bool, used func(*[]byte) bool, emit func(string)) error {
+func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*tempFile) bool, emit func(string)) error {
 	if err := startWrite(); err != nil {
 		return fmt.Errorf("protoavrobeam: finalize %s: %w", fn.Prefix, err)
 	}
 	defer endWrite()
-	committed := make([]string, fn.Shards)
-	var name string
-	for temps(&name) {
-		i, ok := fn.shardOf(name)
-		if !ok {
-			return fmt.Errorf("protoavrobeam: finalize: %s is not a temporary shard of %s", name, fn.Prefix)
+	var committed []tempFile
+	seen := map[string]bool{}
+	var tf tempFile
+	for temps(&tf) {
+		if !isTemp(fn.Prefix, fn.Suffix, tf.Name) {
+			return fmt.Errorf("protoavrobeam: finalize: %s is not a temporary file of %s", tf.Name, fn.Prefix)
 		}
-		if committed[i] != "" {
-			return fmt.Errorf("protoavrobeam: finalize: shard %d committed twice (%s, %s)", i, committed[i], name)
+		if seen[tf.Name] {
+			return fmt.Errorf("protoavrobeam: finalize: %s committed twice", tf.Name)
 		}
-		committed[i] = name
+		seen[tf.Name] = true
+		committed = append(committed, tf)
 	}
-	// Nothing is renamed unless every shard that received elements was
-	// committed: a job whose write failed publishes no shard.
-	var marks, m []byte
-	nmarks := 0
-	for used(&m) {
-		marks, nmarks = m, nmarks+1
+	// Nothing is renamed when a bundle of the write failed in this
+	// process: its records are in no committed file.
+	if n := unfinishedBundles(fn.Run); n > 0 {
+		return fmt.Errorf("protoavrobeam: finalize: %s: %d bundles of the write started and did not finish (a failed bundle the runner did not retry)", fn.Prefix, n)
 	}
-	if nmarks != 1 || len(marks) != fn.Shards {
-		return fmt.Errorf("protoavrobeam: finalize: %s: %d values of the shard marks, want 1 of %d shards (a failed bundle the runner did not retry)", fn.Prefix, nmarks, fn.Shards)
-	}
-	for i, m := range marks {
-		if m != 0 && committed[i] == "" {
-			return fmt.Errorf("protoavrobeam: finalize: shard %d of %s received elements but no write of it was committed (a failed bundle the runner did not retry)", i, fn.Prefix)
-		}
-	}
+	groups := assignShards(committed, fn.Shards)
 	fs, err := filesystem.New(ctx, fn.Prefix)
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: %w", err)
 	}
 	defer fs.Close()
-	for i := range fn.Shards {
+	for i, group := range groups {
 		if err := checkWrite(ctx); err != nil {
 			return fmt.Errorf("protoavrobeam: finalize %s before shard %d: %w", fn.Prefix, i, err)
 		}
-		final := ShardName(fn.Prefix, i, fn.Shards, fn.Suffix)
-		tmp := committed[i]
-		if tmp == "" {
-			// No element went to shard i: write a complete empty file.
-			var w io.WriteCloser
-			if tmp, w, err = createTemp(ctx, fn.Prefix, i, fn.Shards, fn.Suffix); err != nil {
-				return err
-			}
-			if fn.Avro {
-				c, err := fn.Type.compile()
-				if err != nil {
-					w.Close()
-					return err
-				}
-				err = c.writeContainer(w, ocf.Codec(fn.Codec), func(func(Block) error) error { return nil })
-				if err != nil {
-					w.Close()
-					return err
-				}
-			}
-			if err := w.Close(); err != nil {
-				return fmt.Errorf("protoavrobeam: close %s: %w", tmp, err)
-			}
+		final := ShardName(fn.Prefix, i, len(groups), fn.Suffix)
+		var tmp string
+		if len(group) == 1 {
+			tmp = group[0].Name // renamed as it is
+		} else if tmp, err = fn.merge(ctx, fs, group); err != nil {
+			return err
 		}
 		if err := rename(ctx, fs, tmp, final); err != nil {
 			// A retried finalization finds the shards it already renamed.
@@ -379,15 +486,129 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 		}
 		emit(final)
 	}
-	// Every other temporary file of this output is from an attempt that was
+	// Every other temporary file of this output is from a bundle that was
 	// not committed.
-	_, err = removeTemps(ctx, fs, fn.Prefix, fn.Shards, fn.Suffix)
+	_, err = removeTemps(ctx, fs, fn.Prefix, fn.Suffix)
 	return err
 }
 
-// shardOf returns the shard index of a temporary file name.
-func (fn *finalizeFn) shardOf(name string) (int, bool) {
-	return tempShard(fn.Prefix, fn.Shards, fn.Suffix, name)
+// assignShards groups the committed files into the shards: one shard per
+// file (at least one shard) when shards is 0, else shards groups, each
+// file to the group with the fewest records so far, largest first.
+func assignShards(files []tempFile, shards int) [][]tempFile {
+	slices.SortFunc(files, func(a, b tempFile) int {
+		return cmp.Or(cmp.Compare(b.Records, a.Records), strings.Compare(a.Name, b.Name))
+	})
+	if shards <= 0 {
+		groups := make([][]tempFile, max(len(files), 1))
+		for i, f := range files {
+			groups[i] = []tempFile{f}
+		}
+		return groups
+	}
+	groups := make([][]tempFile, shards)
+	load := make([]int64, shards)
+	for _, f := range files {
+		k := 0
+		for j := range load {
+			if load[j] < load[k] || (load[j] == load[k] && len(groups[j]) < len(groups[k])) {
+				k = j
+			}
+		}
+		groups[k] = append(groups[k], f)
+		load[k] += f.Records
+	}
+	return groups
+}
+
+// merge writes the files of group, in order, into a new temporary file
+// and returns its name: for container files a copy of their blocks under
+// one header, for delimited files their concatenation. An empty group
+// gives an empty shard (a header-only container file).
+func (fn *finalizeFn) merge(ctx context.Context, fs filesystem.Interface, group []tempFile) (string, error) {
+	name, w, err := createTemp(ctx, fn.Prefix, fn.Suffix)
+	if err != nil {
+		return "", err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	err = fn.mergeInto(ctx, fs, bw, group)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := w.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("protoavrobeam: finalize: write %s: %w", name, err)
+	}
+	return name, nil
+}
+
+func (fn *finalizeFn) mergeInto(ctx context.Context, fs filesystem.Interface, w io.Writer, group []tempFile) error {
+	if !fn.Avro {
+		for _, f := range group {
+			if err := copyFrom(ctx, fs, f.Name, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c, err := fn.Type.compile()
+	if err != nil {
+		return err
+	}
+	ow, err := ocf.NewWriter(w, ocf.WriterOptions{Schema: c.schema, Codec: ocf.Codec(fn.Codec), Metadata: c.meta})
+	if err != nil {
+		return err
+	}
+	for _, f := range group {
+		if err := copyBlocks(ctx, fs, f.Name, ocf.Codec(fn.Codec), ow); err != nil {
+			return err
+		}
+	}
+	return ow.Close()
+}
+
+// copyBlocks writes the blocks of the container file name, compressed
+// with codec, to ow as they are stored.
+func copyBlocks(ctx context.Context, fs filesystem.Interface, name string, codec ocf.Codec, ow *ocf.Writer) error {
+	r, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", name, err)
+	}
+	defer r.Close()
+	or, err := ocf.NewReader(bufio.NewReaderSize(r, 1<<20), ocf.ReaderOptions{})
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	if got := or.Header().Codec; got != codec {
+		return fmt.Errorf("read %s: codec %s, want %s", name, got, codec)
+	}
+	for {
+		b, err := or.NextRaw()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		if err := ow.WriteRawBlock(b.Count, b.Data); err != nil {
+			return err
+		}
+	}
+}
+
+// copyFrom copies the file name to w.
+func copyFrom(ctx context.Context, fs filesystem.Interface, name string, w io.Writer) error {
+	r, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", name, err)
+	}
+	defer r.Close()
+	if _, err := io.Copy(w, r); err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	return nil
 }
 
 // errNoRemove reports a filesystem that cannot remove files.
@@ -411,16 +632,11 @@ func rename(ctx context.Context, fs filesystem.Interface, from, to string) error
 }
 
 func copyFile(ctx context.Context, fs filesystem.Interface, from, to string) error {
-	r, err := fs.OpenRead(ctx, from)
-	if err != nil {
-		return fmt.Errorf("protoavrobeam: copy %s: %w", from, err)
-	}
-	defer r.Close()
 	w, err := fs.OpenWrite(ctx, to)
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: copy to %s: %w", to, err)
 	}
-	if _, err := io.Copy(w, r); err != nil {
+	if err := copyFrom(ctx, fs, from, w); err != nil {
 		w.Close()
 		return fmt.Errorf("protoavrobeam: copy %s to %s: %w", from, to, err)
 	}

@@ -1,11 +1,20 @@
 package protoavrobeam
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 func iterOf[T any](xs ...T) func(*T) bool {
@@ -18,22 +27,26 @@ func iterOf[T any](xs ...T) func(*T) bool {
 	}
 }
 
-// A runner that drops a failed shard write and drains the pipeline (prism
-// does) runs the finalizing step without that shard's file: it must fail
-// and rename nothing, not publish the shard empty beside the others.
-func TestFinalizeRefusesUncommittedShard(t *testing.T) {
+// A runner that drops a failed bundle and drains the pipeline (prism does)
+// runs the finalizing step without that bundle's file: when the bundle ran
+// in the finalizing process, the finalization fails and renames nothing,
+// rather than publish an output without the bundle's records.
+func TestFinalizeRefusesUnfinishedBundle(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "out")
-	fn := &finalizeFn{Prefix: prefix, Shards: 3, Suffix: ".delimited"}
-	committed := tempName(prefix, 1, 3, ".delimited")
+	run := randomID()
+	fn := &finalizeFn{Prefix: prefix, Shards: 3, Suffix: ".delimited", Run: run}
+	committed := tempName(prefix, ".delimited")
 	if err := os.WriteFile(committed, []byte{1, 7}, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	bundleStarted(run)
+	bundleStarted(run) // fails: never ends
+	bundleEnded(run)
 	var emitted []string
-	// Shards 0 and 1 received elements; only shard 1 was committed.
-	err := fn.ProcessElement(context.Background(), nil, iterOf(committed), iterOf([]byte{1, 1, 0}), func(s string) { emitted = append(emitted, s) })
-	if err == nil || !strings.Contains(err.Error(), "shard 0") || !strings.Contains(err.Error(), "no write of it was committed") {
-		t.Fatalf("err = %v, want shard 0 reported as not committed", err)
+	err := fn.ProcessElement(context.Background(), nil, iterOf(tempFile{committed, 1}), func(s string) { emitted = append(emitted, s) })
+	if err == nil || !strings.Contains(err.Error(), "1 bundles of the write started and did not finish") {
+		t.Fatalf("err = %v, want the unfinished bundle reported", err)
 	}
 	if len(emitted) != 0 {
 		t.Errorf("emitted %v", emitted)
@@ -42,30 +55,31 @@ func TestFinalizeRefusesUncommittedShard(t *testing.T) {
 		t.Errorf("files after the refused finalization: %v, want only %s", got, committed)
 	}
 
-	// With shard 0 unused, the same input finalizes: shard 1 renamed, shards
-	// 0 and 2 written empty.
-	err = fn.ProcessElement(context.Background(), nil, iterOf(committed), iterOf([]byte{0, 1, 0}), func(s string) { emitted = append(emitted, s) })
+	// Once every bundle has ended, the same input finalizes into 3 shards:
+	// the committed file renamed, two written empty.
+	bundleEnded(run)
+	err = fn.ProcessElement(context.Background(), nil, iterOf(tempFile{committed, 1}), func(s string) { emitted = append(emitted, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(emitted) != 3 {
-		t.Fatalf("emitted %v, want 3 shards", emitted)
+	if got := outputFiles(t, dir, "out", 3, ".delimited"); !slices.Equal(got, emitted) {
+		t.Fatalf("emitted %v, want %v", emitted, got)
 	}
-	// Marks that are missing (their combine's bundle dropped) fail too.
-	for _, marks := range [][][]byte{nil, {{0, 1, 0}, {0, 1, 0}}} {
-		err := fn.ProcessElement(context.Background(), nil, iterOf[string](), iterOf(marks...), func(string) { t.Error("emitted a shard") })
-		if err == nil || !strings.Contains(err.Error(), "values of the shard marks") {
-			t.Errorf("%d marks: err = %v, want the marks reported", len(marks), err)
-		}
-	}
-	for i, name := range emitted {
+	var sizes []int
+	for _, name := range emitted {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]int{true: 2, false: 0}[i == 1]; len(b) != want {
-			t.Errorf("shard %d has %d bytes, want %d", i, len(b), want)
-		}
+		sizes = append(sizes, len(b))
+	}
+	if slices.Sort(sizes); !slices.Equal(sizes, []int{0, 0, 2}) {
+		t.Errorf("shard sizes %v, want one of 2 bytes and two empty", sizes)
+	}
+	// A name that is not a temporary file of the output is refused.
+	err = fn.ProcessElement(context.Background(), nil, iterOf(tempFile{filepath.Join(dir, "elsewhere"), 1}), func(string) { t.Error("emitted a shard") })
+	if err == nil || !strings.Contains(err.Error(), "is not a temporary file of") {
+		t.Errorf("err = %v, want a foreign name refused", err)
 	}
 }
 
@@ -81,15 +95,15 @@ func TestFinalizePrefixWithMetacharacters(t *testing.T) {
 		}
 	}
 	prefix := filepath.Join(dir, "out")
-	stray := tempName(prefix, 0, 1, ".delimited")
-	other := tempName(filepath.Join(twin, "out"), 0, 1, ".delimited")
+	stray := tempName(prefix, ".delimited")
+	other := tempName(filepath.Join(twin, "out"), ".delimited")
 	for _, f := range []string{stray, other} {
 		if err := os.WriteFile(f, []byte{1, 7}, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	fn := &finalizeFn{Prefix: prefix, Shards: 1, Suffix: ".delimited"}
-	if err := fn.ProcessElement(context.Background(), nil, iterOf[string](), iterOf([]byte{0}), func(string) {}); err != nil {
+	fn := &finalizeFn{Prefix: prefix, Suffix: ".delimited"}
+	if err := fn.ProcessElement(context.Background(), nil, iterOf[tempFile](), func(string) {}); err != nil {
 		t.Fatal(err)
 	}
 	if got := dirFiles(t, dir); len(got) != 1 || got[0] != "out-00000-of-00001.delimited" {
@@ -97,5 +111,125 @@ func TestFinalizePrefixWithMetacharacters(t *testing.T) {
 	}
 	if got := dirFiles(t, twin); len(got) != 1 || filepath.Join(twin, got[0]) != other {
 		t.Errorf("%s holds %q, want the other output's file kept", twin, got)
+	}
+}
+
+// writeBundles runs the Avro write's DoFn over the batches, one bundle per
+// batch, and returns the files the bundles committed.
+func writeBundles(t *testing.T, fn *writeAvroFn, batches ...Records) []tempFile {
+	t.Helper()
+	if err := fn.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Teardown()
+	var temps []tempFile
+	for _, r := range batches {
+		fn.StartBundle(context.Background(), nil)
+		if err := fn.ProcessElement(context.Background(), r, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := fn.FinishBundle(context.Background(), func(f tempFile) { temps = append(temps, f) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return temps
+}
+
+// delimitedRecords returns recs as one Records of source.
+func delimitedRecords(source string, recs [][]byte) Records {
+	r := Records{Source: source, Count: int64(len(recs))}
+	for _, rec := range recs {
+		r.Offsets = append(r.Offsets, int64(len(r.Data)))
+		r.Data = protowire.AppendBytes(r.Data, rec)
+	}
+	return r
+}
+
+// The bundles' files, merged into fewer shards than there are files, and
+// renamed one per shard without fixed sharding, hold every record once.
+func TestFinalizeMergesAndRenames(t *testing.T) {
+	recs := sampleRecords(t)
+	for _, shards := range []int{0, 1, 2, 5} {
+		dir := t.TempDir()
+		prefix := filepath.Join(dir, "foo")
+		fn := &writeAvroFn{typed: typed{Type: fooType(t)}, Prefix: prefix, Codec: string(protoavro.CompressionSnappy), Run: randomID()}
+		temps := writeBundles(t, fn, delimitedRecords("a", recs[:300]), delimitedRecords("b", recs[300:700]), delimitedRecords("c", recs[700:]))
+		fin := &finalizeFn{Type: fn.Type, Prefix: prefix, Shards: shards, Suffix: ".avro", Codec: fn.Codec, Avro: true, Run: fn.Run}
+		var emitted []string
+		if err := fin.ProcessElement(context.Background(), nil, iterOf(temps...), func(s string) { emitted = append(emitted, s) }); err != nil {
+			t.Fatal(err)
+		}
+		n := shards
+		if n == 0 {
+			n = 3
+		}
+		if got := outputFiles(t, dir, "foo", n, ".avro"); !slices.Equal(got, emitted) {
+			t.Fatalf("shards %d: emitted %v, want %v", shards, emitted, got)
+		}
+		sameMultiset(t, readShards(t, emitted), recs)
+	}
+}
+
+// More than 65,536 records that take no bytes in Avro (google.protobuf.Empty)
+// go into blocks of at most 65,536 records, which protoavro's reader reads.
+func TestWriteAvroEmptyRecordsBlockCap(t *testing.T) {
+	const n = 200_000
+	ty, err := TypeOf((&emptypb.Empty{}).ProtoReflect().Descriptor(), protoavro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "empty")
+	fn := &writeAvroFn{typed: typed{Type: ty}, Prefix: prefix, Codec: string(protoavro.CompressionNull), Run: randomID()}
+	temps := writeBundles(t, fn, delimitedRecords("empty.delimited", make([][]byte, n)))
+	if len(temps) != 1 || temps[0].Records != n {
+		t.Fatalf("committed %v, want one file of %d records", temps, n)
+	}
+	checkEmptyShard(t, temps[0].Name, n)
+}
+
+// checkEmptyShard reads the container file name of google.protobuf.Empty
+// records with protoavro's reader, and its blocks with ocf's, and fails t
+// unless it holds n records in blocks of at most 65,536.
+func checkEmptyShard(t *testing.T, name string, n int64) {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int64
+	for {
+		if _, err := cr.ReadWire(nil); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("record %d: %v", got, err)
+		}
+		got++
+	}
+	if got != n {
+		t.Errorf("read %d records, want %d", got, n)
+	}
+	or, err := ocf.NewReader(bytes.NewReader(data), ocf.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks int
+	for {
+		b, err := or.NextRaw()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if blocks++; b.Count > 65536 {
+			t.Errorf("block %d holds %d records, more than 65,536", b.Index, b.Count)
+		}
+	}
+	if min := int(n+65535) / 65536; blocks < min {
+		t.Errorf("%d blocks, want at least %d", blocks, min)
 	}
 }

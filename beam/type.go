@@ -88,8 +88,9 @@ func TypeOf(md protoreflect.MessageDescriptor, o protoavro.Options) (Type, error
 
 // compiled is what a worker builds from a Type, once per process.
 type compiled struct {
-	md protoreflect.MessageDescriptor
-	mt protoreflect.MessageType
+	md   protoreflect.MessageDescriptor
+	mt   protoreflect.MessageType
+	opts protoavro.Options
 	// resolver resolves google.protobuf.Any: the types of Descriptors and
 	// AnyTypes.
 	resolver *dynamicpb.Types
@@ -166,6 +167,7 @@ func (t Type) build() (*compiled, error) {
 		return nil, err
 	}
 	o.AnyResolver = c.resolver
+	c.opts = o
 	if c.codec, err = o.Codec(md); err != nil {
 		return nil, err
 	}

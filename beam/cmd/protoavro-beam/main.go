@@ -7,11 +7,12 @@
 //	protoavro-beam --input GLOB --output PREFIX [--format delimited|jsonl]
 //	    [--shards N] [--codec null|deflate|snappy|zstd] [--profile default|java]
 //	    [-I DIR]... [--descriptor-set FILE]... -m FULL.NAME [FILE.proto...]
-//	    [Beam flags: --runner, --endpoint, --environment_type, --project, ...]
+//	    [--prism_listen_all] [Beam flags: --runner, --endpoint, --environment_type, --project, ...]
 //
 // It reads the files matching --input (length-delimited protobuf, or JSON
 // Lines of protojson objects with --format jsonl), converts every record to
-// Avro and writes --shards files PREFIX-SSSSS-of-NNNNN.avro, each a complete
+// Avro and writes files PREFIX-SSSSS-of-NNNNN.avro (one per bundle, or
+// --shards N), each a complete
 // container file with the schema, the message type and its descriptors in
 // its header. The message type comes from .proto files compiled in-process
 // (-I import paths, standard imports built in) or from a serialized
@@ -69,16 +70,17 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 var (
-	input    = flag.String("input", "", "`GLOB` of the input files (any Beam filesystem: a local path, gs://...)")
-	output   = flag.String("output", "", "`PREFIX` of the output files: PREFIX-SSSSS-of-NNNNN.avro")
-	format   = flag.String("format", "delimited", "input format: delimited (length-delimited protobuf) or jsonl (protojson lines)")
-	shards   = flag.Int("shards", 1, "number of output files")
-	codec    = flag.String("codec", "null", "block codec: null, deflate, snappy or zstd")
-	profile  = flag.String("profile", "default", "mapping profile: default or java")
-	message  = new(string)
-	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of this process (prism and the loopback worker run in it) to `FILE`")
-	imports  stringList
-	descSets stringList
+	input     = flag.String("input", "", "`GLOB` of the input files (any Beam filesystem: a local path, gs://...)")
+	output    = flag.String("output", "", "`PREFIX` of the output files: PREFIX-SSSSS-of-NNNNN.avro")
+	format    = flag.String("format", "delimited", "input format: delimited (length-delimited protobuf) or jsonl (protojson lines)")
+	shards    = flag.Int("shards", 0, "number of output files; 0: one per bundle of the writing stage, as many as the runner makes")
+	codec     = flag.String("codec", "null", "block codec: null, deflate, snappy or zstd")
+	profile   = flag.String("profile", "default", "mapping profile: default or java")
+	message   = new(string)
+	listenAll = flag.Bool("prism_listen_all", false, "leave prism's job server open to every address (it has no authentication: any host that reaches it can submit jobs); by default it accepts connections from this machine only")
+	cpuprof   = flag.String("cpuprofile", "", "write a CPU profile of this process (prism and the loopback worker run in it) to `FILE`")
+	imports   stringList
+	descSets  stringList
 )
 
 func init() {
@@ -132,8 +134,8 @@ func run(ctx context.Context) error {
 	if *input == "" || *output == "" {
 		return usage.Errorf("--input and --output are required")
 	}
-	if *shards < 1 {
-		return usage.Errorf("--shards %d: want at least 1", *shards)
+	if *shards < 0 {
+		return usage.Errorf("--shards %d: want 0 (as the runner makes bundles) or more", *shards)
 	}
 	comp, err := protoavro.ParseCompression(*codec)
 	if err != nil {
@@ -185,7 +187,7 @@ func run(ctx context.Context) error {
 		protoavrobeam.WriteOptions{Shards: *shards, Compression: comp}); err != nil {
 		return usage.Wrap(err)
 	}
-	snap, err := protoavrobeam.SnapshotOutput(ctx, *output, *shards, ".avro")
+	snap, err := protoavrobeam.SnapshotOutput(ctx, *output, ".avro")
 	if err != nil {
 		return fmt.Errorf("--output %s: %w", *output, err)
 	}
@@ -277,9 +279,12 @@ func randomHex() string {
 // known before the run, so that an interrupt can cancel the job there
 // (the runner keeps the address it picks to itself until the run).
 //
-// prism listens on every interface, not on loopback only: the SDK's
-// jobservices.NewServer listens on ":PORT", and no exported API takes an
-// address or a listener (docs/beam.md, "Network").
+// The SDK opens the server's listener on every address (":PORT"; no
+// exported API takes an address or a listener); unless --prism_listen_all,
+// the command binds that socket to the loopback interface before any job
+// is submitted (restrictToLoopback), so that only this machine reaches it.
+// The server also carries the workers' Fn API endpoints; the loopback
+// worker pool listens on 127.0.0.1 by itself.
 func startPrism() error {
 	if r := *runners.Runner; (r != "" && r != "prism" && r != "PrismRunner") || *jobopts.Endpoint != "" {
 		return nil
@@ -300,17 +305,22 @@ func startPrism() error {
 	if err != nil {
 		return fmt.Errorf("prism job server on port %d (after %d attempts): %w", port, prismAttempts, err)
 	}
+	if *listenAll {
+		fmt.Fprintf(os.Stderr, prismWarning+"\n", port)
+	} else if err := restrictToLoopback(port); err != nil {
+		return fmt.Errorf("prism job server: %w", err)
+	}
 	*jobopts.Endpoint = fmt.Sprintf("localhost:%d", port)
-	fmt.Fprintf(os.Stderr, prismWarning+"\n", port)
 	if *jobopts.EnvironmentType == "" {
 		*jobopts.EnvironmentType = "loopback"
 	}
 	return nil
 }
 
-// prismWarning is printed when prism starts: its job server takes jobs
-// from any host that reaches the port, and a job can run commands.
-const prismWarning = "protoavro-beam: warning: prism's job server listens on every interface, port %d, while the run lasts: a host that reaches it can submit jobs (Beam has no loopback option; see docs/beam.md, \"Network\")"
+// prismWarning is printed when prism starts with --prism_listen_all: its
+// job server takes jobs from any host that reaches the port, and a job can
+// run commands.
+const prismWarning = "protoavro-beam: warning: --prism_listen_all: prism's job server listens on every interface, port %d, while the run lasts: a host that reaches it can submit jobs (see docs/beam.md, \"Network\")"
 
 // prismAttempts is how many free ports startPrism tries.
 const prismAttempts = 5

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	byteorder "encoding/binary"
-	"encoding/hex"
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,18 +95,11 @@ func TestStartPrismNoPort(t *testing.T) {
 	}
 }
 
-// TestPrismListensOnAllInterfaces pins what docs/beam.md ("Network") says:
-// prism's job server, which startPrism starts in this process through the
-// SDK's only exported constructor, listens on every interface (the
-// unspecified address), not on loopback only, and the SDK has no option
-// to change that. If this fails, Beam now listens on loopback: update the
-// docs (and this test).
-func TestPrismListensOnAllInterfaces(t *testing.T) {
-	// The reading of /proc/net finds a loopback listener as such.
-	lo := takenPort(t)
-	if got := listeningAddrs(t, lo); len(got) != 1 || !got[0].IsLoopback() {
-		t.Fatalf("a listener on localhost:%d read as %v", lo, got)
-	}
+// TestStartPrismLoopbackOnly: the job server that startPrism starts in this
+// process accepts connections from this machine only: every TCP socket of
+// this process that listens has a loopback address or is bound to the
+// loopback interface.
+func TestStartPrismLoopbackOnly(t *testing.T) {
 	withFreePort(t)
 	if err := startPrism(); err != nil {
 		t.Fatalf("startPrism: %v", err)
@@ -115,55 +108,65 @@ func TestPrismListensOnAllInterfaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addrs := listeningAddrs(t, p)
-	if len(addrs) == 0 {
-		t.Fatalf("no listening socket on port %d in /proc/net/tcp{,6}", p)
-	}
-	for _, a := range addrs {
-		if !a.IsUnspecified() {
-			t.Errorf("prism's job server listens on %s:%d, not on every interface: update docs/beam.md", a, p)
-		}
+	found := checkListeners(t, os.Getpid())
+	if !slices.Contains(found, port) {
+		t.Errorf("no listener of this process on prism's port %s among %v", port, found)
 	}
 }
 
-// listeningAddrs returns the local addresses of the TCP sockets of this
-// network namespace that listen on port, from /proc/net/tcp and tcp6 (as
-// ss -ltn shows them).
-func listeningAddrs(t *testing.T, port int) []netip.Addr {
+// checkListeners fails t unless every TCP socket of the process pid that
+// listens has a loopback address or is bound to the loopback interface,
+// as ss (iproute2, from the kernel's socket diagnostics) shows them; it
+// returns their ports.
+func checkListeners(t *testing.T, pid int) []string {
 	t.Helper()
-	var addrs []netip.Addr
-	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(file)
-		if os.IsNotExist(err) {
+	out, err := exec.Command("ss", "-Hltnp").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ss: %v\n%s", err, out)
+	}
+	var ports []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.Contains(line, "pid="+strconv.Itoa(pid)+",") {
 			continue
-		} else if err != nil {
-			t.Fatal(err)
 		}
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			// sl local_address rem_address st ...; address HEX:PORT, the
-			// address in 32-bit words of host byte order; st 0A is LISTEN.
-			f := strings.Fields(line)
-			if len(f) < 4 || f[3] != "0A" {
-				continue
-			}
-			hexAddr, hexPort, ok := strings.Cut(f[1], ":")
-			if pp, err := strconv.ParseUint(hexPort, 16, 16); !ok || err != nil || int(pp) != port {
-				continue
-			}
-			raw, err := hex.DecodeString(hexAddr)
-			if err != nil || len(raw)%4 != 0 {
-				t.Fatalf("%s: local address %q", file, f[1])
-			}
-			for i := 0; i < len(raw); i += 4 {
-				byteorder.NativeEndian.PutUint32(raw[i:], byteorder.BigEndian.Uint32(raw[i:]))
-			}
-			a, _ := netip.AddrFromSlice(raw)
-			addrs = append(addrs, a)
+		// State Recv-Q Send-Q Local-Address:Port Peer-Address:Port Process
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			t.Fatalf("ss line %q", line)
+		}
+		local := f[3]
+		k := strings.LastIndex(local, ":")
+		host, port := local[:k], local[k+1:]
+		ports = append(ports, port)
+		if strings.HasSuffix(host, "%lo") {
+			continue // bound to the loopback interface
+		}
+		a, err := netip.ParseAddr(strings.Trim(host, "[]"))
+		if err != nil || !a.Unmap().IsLoopback() {
+			t.Errorf("a socket of process %d listens on %s, beyond loopback", pid, local)
 		}
 	}
-	return addrs
+	return ports
+}
+
+// The socket tables of /proc/net parse into addresses and ports.
+func TestParseSockets(t *testing.T) {
+	text := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:1F90 0200000A:C350 01 00000000:00000000 00:00000000 00000000     0        0 12346 1 0000000000000000 100 0 0 10 0
+`
+	socks, err := parseSockets([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(socks) != 2 {
+		t.Fatalf("%d sockets", len(socks))
+	}
+	want0, want1 := netip.MustParseAddrPort("127.0.0.1:8080"), netip.MustParseAddrPort("10.0.0.2:50000")
+	if socks[0].local != want0 || socks[0].state != "0A" || socks[0].inode != "12345" || socks[1].remote != want1 {
+		t.Errorf("parsed %+v", socks)
+	}
+	if _, err := parseSockets([]byte("head\n 0: zz:1 00000000:0000 0A a b c d e 1\n")); err == nil {
+		t.Error("a bad address parsed")
+	}
 }

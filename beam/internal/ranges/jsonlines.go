@@ -13,7 +13,9 @@ import (
 	"github.com/protoavro/protoavro/internal/records"
 )
 
-// Resolver is protojson's resolver of the types of google.protobuf.Any.
+// Resolver finds the message types of google.protobuf.Any values and the
+// extensions of JSON input: *protoregistry.Types and *dynamicpb.Types are
+// ones.
 type Resolver interface {
 	protoregistry.ExtensionTypeResolver
 	protoregistry.MessageTypeResolver
@@ -34,6 +36,10 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, sour
 	b := batcher{size: batchSize, emit: emit}
 	m := mt.New().Interface()
 	mo := proto.MarshalOptions{Deterministic: true}
+	uo := protojson.UnmarshalOptions{}
+	if resolver != nil {
+		uo.Resolver = resolver
+	}
 	var wire []byte
 	for {
 		text, off, line, err := l.Next()
@@ -46,7 +52,7 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, sour
 		}
 		index := l.Index() - 1
 		proto.Reset(m)
-		if err := (protojson.UnmarshalOptions{Resolver: resolver}).Unmarshal(text, m); err != nil {
+		if err := uo.Unmarshal(text, m); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
 		}
 		if wire, err = mo.MarshalAppend(wire[:0], m); err != nil {
