@@ -2,7 +2,7 @@ module github.com/protoavro/protoavro/enginetest
 
 go 1.26
 
-require github.com/protoavro/protoavro v0.0.0
+require github.com/protoavro/protoavro v0.1.0
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
@@ -30,5 +30,3 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	google.golang.org/protobuf v1.36.12
 )
-
-replace github.com/protoavro/protoavro => ../

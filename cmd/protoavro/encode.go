@@ -21,9 +21,9 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/pbjson"
-	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // encodeCommand is "protoavro encode": protobuf records to an Avro

@@ -58,8 +58,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
+	"github.com/protoavro/protoavro/beam/internal/usage"
 	"github.com/protoavro/protoavro/internal/protoload"
-	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 )
 

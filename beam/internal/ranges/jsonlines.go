@@ -9,13 +9,13 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protoavro/protoavro/internal/records"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // JSONLines reads protojson lines of messages of type mt from r (blank
 // lines skipped) into batches of about batchSize bytes of wire records
 // (deterministic marshalling). The lines are split by the CLI's reader
-// (internal/records). A line that is not a message of mt, or is longer
+// (protoavro/records). A line that is not a message of mt, or is longer
 // than MaxRecordSize, is an ErrInput naming source, the record, its line
 // and its byte offset.
 func JSONLines(r io.Reader, mt protoreflect.MessageType, source string, batchSize int, emit func(Batch)) error {

@@ -32,7 +32,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 )
 
 // topUsage is the usage text of the program as a whole. A command-line
