@@ -11,10 +11,10 @@
 // Before that it checks the go.mod files: no published module has a
 // replace directive (go install refuses such a module), and every
 // requirement of one module of the repository on another names the version
-// the proxy holds. Third-party modules come from the user's module cache, or
-// from $GOPROXY; the repository's modules at the version checked are removed
-// from the module cache before and after the run, so that none built from
-// the working tree is left there, or taken for the proxy's.
+// the proxy holds. The builds use a module cache of their own, removed at
+// the end, so that no module built from the working tree is left in the
+// user's; third-party modules come from the user's module cache, or from
+// $GOPROXY.
 //
 // Usage, from its directory, which go.work does not list
 // (scripts/release-check runs it so):
@@ -129,23 +129,21 @@ func run(version, proxyOnly string) error {
 	if err != nil {
 		return err
 	}
-	realCache = strings.TrimSpace(realCache)
-	// The user's module cache serves the third-party modules, already
-	// downloaded and compiled (the build cache knows their paths). The
-	// repository's modules at version are removed from it before and after:
-	// a copy left there would be taken instead of the proxy's on the next
-	// run.
-	if err := uncache(realCache, mods, version); err != nil {
-		return err
-	}
-	defer uncache(realCache, mods, version)
+	// The repository's modules go into a module cache of their own, new on
+	// every run: the go command takes a module cache's contents as
+	// immutable (it indexes them once, in the build cache, by directory), so
+	// a module built from an earlier working tree at the same version must
+	// never be found there. Third-party modules come from the user's module
+	// cache, read as a proxy, or from $GOPROXY; with -trimpath, what is
+	// compiled from them is found in the build cache on the next run.
 	root := mods[0].path
 	env := []string{
 		"GOWORK=off",
-		"GOFLAGS=-mod=mod",
-		"GOPROXY=" + fileURL(proxy) + "," + strings.TrimSpace(realProxy),
+		"GOFLAGS=-mod=mod -modcacherw -trimpath",
+		"GOPROXY=" + fileURL(proxy) + "," + fileURL(filepath.Join(strings.TrimSpace(realCache), "cache", "download")) + "," + strings.TrimSpace(realProxy),
 		"GONOSUMDB=" + root, // the modules of the proxy are not in the checksum database yet
 		"GONOPROXY=", "GOPRIVATE=",
+		"GOMODCACHE=" + filepath.Join(tmp, "modcache"),
 		"GOBIN=" + filepath.Join(tmp, "bin"),
 		"GOTOOLCHAIN=local",
 	}
@@ -408,24 +406,6 @@ func output(dir string, env []string, name string, args ...string) (string, erro
 	return stdout.String() + stderr.String(), nil
 }
 
-// uncache removes the modules mods at version from the module cache.
-func uncache(cache string, mods []mod, version string) error {
-	for _, m := range mods {
-		esc, err := module.EscapePath(m.path)
-		if err != nil {
-			return err
-		}
-		removeAll(filepath.Join(cache, filepath.FromSlash(esc)+"@"+version))
-		dl := filepath.Join(cache, "cache", "download", filepath.FromSlash(esc), "@v")
-		for _, ext := range []string{".info", ".mod", ".zip", ".ziphash", ".lock"} {
-			if err := os.Remove(filepath.Join(dl, version+ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func fileURL(dir string) string { return "file://" + filepath.ToSlash(dir) }
 
 func indent(s string) string {
@@ -435,8 +415,8 @@ func indent(s string) string {
 	return "\t" + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n\t") + "\n"
 }
 
-// removeAll removes dir, making the read-only directories of an extracted
-// module writable first.
+// removeAll removes dir, making the read-only directories of a module
+// cache writable first.
 func removeAll(dir string) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
