@@ -2,11 +2,9 @@ module github.com/protoavro/protoavro/beam
 
 go 1.26.0
 
-replace github.com/protoavro/protoavro => ../
-
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
-	github.com/protoavro/protoavro v0.0.0-00010101000000-000000000000
+	github.com/protoavro/protoavro v0.1.0
 	google.golang.org/grpc v1.83.2
 	google.golang.org/protobuf v1.36.12
 )

@@ -2,12 +2,10 @@ module github.com/protoavro/protoavro/bench
 
 go 1.26
 
-replace github.com/protoavro/protoavro => ../
-
 require (
 	github.com/hamba/avro/v2 v2.31.0
 	github.com/linkedin/goavro/v2 v2.15.0
-	github.com/protoavro/protoavro v0.0.0-00010101000000-000000000000
+	github.com/protoavro/protoavro v0.1.0
 	google.golang.org/protobuf v1.36.12
 )
 

@@ -2,7 +2,7 @@ module github.com/protoavro/protoavro/enginetest
 
 go 1.26
 
-require github.com/protoavro/protoavro v0.0.0
+require github.com/protoavro/protoavro v0.1.0
 
 require (
 	github.com/bufbuild/protocompile v0.14.1 // indirect
@@ -35,5 +35,3 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	google.golang.org/protobuf v1.36.12
 )
-
-replace github.com/protoavro/protoavro => ../

@@ -2,12 +2,10 @@ module github.com/protoavro/protoavro/kafka
 
 go 1.26.0
 
-replace github.com/protoavro/protoavro => ../
-
 require (
 	github.com/bufbuild/protocompile v0.14.1
 	github.com/prometheus/client_golang v1.25.0
-	github.com/protoavro/protoavro v0.0.0-00010101000000-000000000000
+	github.com/protoavro/protoavro v0.1.0
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1

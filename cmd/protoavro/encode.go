@@ -22,9 +22,9 @@ import (
 
 	"github.com/protoavro/protoavro/internal/anytype"
 	"github.com/protoavro/protoavro/internal/pbjson"
-	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // encodeCommand is "protoavro encode": protobuf records to an Avro

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // BenchmarkEncodeParts compares `protoavro encode --codec null --workers 1`

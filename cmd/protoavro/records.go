@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 
-	"github.com/protoavro/protoavro/internal/records"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // recordError reports a bad input record; see [records.Error].

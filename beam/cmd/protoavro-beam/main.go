@@ -59,7 +59,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
-	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/beam/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 )

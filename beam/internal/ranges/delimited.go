@@ -7,14 +7,14 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/protoavro/protoavro/internal/records"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // Delimited reads length-delimited records from r into batches of about
 // batchSize bytes (DefaultBatchSize when 0 or less): those that start at or
 // after byte start, as long as claim accepts their offset. It reports
 // whether it read to the end of r without a refused claim. The records are
-// split by the CLI's reader (internal/records); source names r in errors,
+// split by the CLI's reader (protoavro/records); source names r in errors,
 // which wrap ErrInput and give the record's index and offset.
 func Delimited(r io.Reader, source string, batchSize int, start int64, claim func(int64) bool, emit func(Batch)) (bool, error) {
 	if batchSize <= 0 {

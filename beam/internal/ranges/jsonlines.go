@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	"github.com/protoavro/protoavro/internal/records"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // Resolver finds the message types of google.protobuf.Any values and the
@@ -25,7 +25,7 @@ type Resolver interface {
 // lines skipped), resolving google.protobuf.Any with resolver (nil:
 // protoregistry.GlobalTypes), into batches of about batchSize bytes of wire records
 // (deterministic marshalling). The lines are split by the CLI's reader
-// (internal/records). A line that is not a message of mt, or is longer
+// (protoavro/records). A line that is not a message of mt, or is longer
 // than MaxRecordSize, is an ErrInput naming source, the record, its line
 // and its byte offset.
 func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, source string, batchSize int, emit func(Batch)) error {

@@ -15,7 +15,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/protoavro/protoavro/internal/records"
+	"github.com/protoavro/protoavro/protoavro/records"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/kafka/bridge"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 )
 

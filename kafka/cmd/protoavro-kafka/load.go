@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -46,13 +46,14 @@ func (t *typeFlags) mapping() (protoavro.Options, error) {
 // load compiles the .proto files (paths relative to an import directory, or
 // file paths under one) and reads the descriptor sets as the protoavro
 // command does ([protoload.Resolve]), and returns the -m message. Its
-// errors about the inputs (no -m, no input, a file missing or not
-// compiling, an unknown message, with the closest names) are usage errors.
+// errors, all about the inputs (no -m, no input, a file missing or not
+// compiling, an unknown message, with the closest names), are usage errors.
 func (t *typeFlags) load(ctx context.Context, files []string) (protoreflect.MessageDescriptor, error) {
-	return protoload.Resolve(ctx, protoload.Input{
+	md, err := protoload.Resolve(ctx, protoload.Input{
 		Protos:         files,
 		ImportPaths:    t.imports,
 		DescriptorSets: t.descriptorSets,
 		Message:        t.message,
 	})
+	return md, usage.Wrap(err)
 }

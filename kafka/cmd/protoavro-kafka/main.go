@@ -42,7 +42,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 )
 

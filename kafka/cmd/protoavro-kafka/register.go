@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )

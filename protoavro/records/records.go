@@ -1,9 +1,15 @@
-// Package records splits the protobuf record streams that the protoavro
-// command reads into records: length-delimited protobuf (a varint size
-// before each message, as Go's protodelim and Java's writeDelimitedTo
-// write it) and JSON Lines (one protojson object per line). It reads
-// untrusted bytes: every record is bounded by [MaxRecordSize], and every
-// error names the record's index and input offset.
+// Package records splits streams of protobuf messages into records, as the
+// protoavro command and the Beam module's sources read them:
+// length-delimited protobuf (a varint size before each message, as Go's
+// protodelim and Java's writeDelimitedTo write it) with [Delimited], and
+// JSON Lines (one protojson object per line) with [Lines]. [Sniff] tells
+// the two apart from the first bytes of a stream.
+//
+// Unlike protodelim, a reader gives each record's bytes without decoding
+// them (to hand them to a [github.com/protoavro/protoavro/protoavro.Codec]
+// or to workers), and where they start in the input. It reads untrusted
+// bytes: every record is bounded by [MaxRecordSize], and every error names
+// the record's index and input offset ([Error]).
 package records
 
 import (

@@ -1,0 +1,84 @@
+package records_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+
+	"github.com/protoavro/protoavro/protoavro/records"
+	"google.golang.org/protobuf/encoding/protodelim"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Reading a stream of length-delimited messages, one record at a time,
+// with where each starts.
+func ExampleDelimited() {
+	var stream bytes.Buffer
+	for _, s := range []string{"a", "bc"} {
+		if _, err := protodelim.MarshalTo(&stream, wrapperspb.String(s)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println(records.Sniff(stream.Bytes()))
+	d := records.NewDelimited(&stream)
+	for {
+		rec, off, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			log.Fatal(err)
+		}
+		var m wrapperspb.StringValue
+		if err := proto.Unmarshal(rec, &m); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("record %d at byte %d: %q\n", d.Index()-1, off, m.GetValue())
+	}
+	// Output:
+	// delimited
+	// record 0 at byte 0: "a"
+	// record 1 at byte 4: "bc"
+}
+
+// A bad record is an *Error that says which record it is and where it
+// starts: here a length prefix that claims more bytes than remain.
+func ExampleError() {
+	d := records.NewDelimited(bytes.NewReader([]byte{2, 'x', 'y', 9, 'z'}))
+	for {
+		_, _, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var rerr *records.Error
+		if errors.As(err, &rerr) {
+			fmt.Println("record", rerr.Index, "at byte", rerr.Offset)
+			break
+		}
+	}
+	// Output:
+	// record 1 at byte 3
+}
+
+// JSON Lines: blank lines are skipped, and each record keeps its line
+// number.
+func ExampleLines() {
+	input := "{\"value\":\"a\"}\n\n{\"value\":\"b\"}\n"
+	fmt.Println(records.Sniff([]byte(input)))
+	l := records.NewLines(bytes.NewReader([]byte(input)))
+	for {
+		raw, _, line, err := l.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("line %d: %s", line, raw)
+	}
+	// Output:
+	// jsonl
+	// line 1: {"value":"a"}
+	// line 3: {"value":"b"}
+}
