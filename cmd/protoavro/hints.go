@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protoavro/protoavro/internal/anytype"
-	"github.com/protoavro/protoavro/internal/records"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/records"
 )
 
 // otlpHint explains the OTLP/JSON caveat: OTLP's JSON encoding writes
