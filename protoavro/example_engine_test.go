@@ -71,3 +71,17 @@ func ExampleParseSchemaWith() {
 	// protoavro: invalid Avro schema: unknown type "Point"
 	// protoavro: invalid Avro schema: reference 1 of 1: unknown type "geo.Nope"
 }
+
+// ExampleCheckResolution tells whether a new version of a schema reads the
+// data of the old one, as a schema registry's BACKWARD check does.
+func ExampleCheckResolution() {
+	old, _ := protoavro.ParseSchema([]byte(`{"type":"record","name":"Person","fields":[{"name":"name","type":"string"}]}`))
+	next, _ := protoavro.ParseSchema([]byte(`{"type":"record","name":"Person","fields":[
+		{"name":"name","type":"string"},
+		{"name":"age","type":"int"}]}`))
+	for _, p := range protoavro.CheckResolution(next, old) {
+		fmt.Println(p)
+	}
+	// Output:
+	// Person.age: reader field missing from the writer and has no default
+}

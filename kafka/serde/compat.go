@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/protoavro"
 )
 
 // Level is a compatibility level of the registry.
@@ -124,7 +123,7 @@ func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSc
 	if err != nil && !errors.Is(err, ErrUnknownSubject) {
 		return nil, err
 	}
-	var prev []*avroschema.Node
+	var prev []*protoavro.Schema
 	var nums []int
 	from := 0 // the versions the level compares with: all, or the last
 	if !lvl.transitive() {
@@ -134,7 +133,7 @@ func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSc
 		if v.Schema.Type != TypeAvro && v.Schema.Type != "" {
 			return nil, fmt.Errorf("%w: %s version %d is %s, want AVRO", ErrWrongSchemaType, subject, v.Version, v.Schema.Type)
 		}
-		var n *avroschema.Node
+		var n *protoavro.Schema
 		if i >= from && lvl != LevelNone {
 			// A version may take named types from other subjects.
 			var refs [][]byte
@@ -168,7 +167,7 @@ func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSc
 // only. Every schema must parse (ParseSchema's bounds apply); one that does
 // not is an error wrapping ErrBadSchema and protoavro.ErrInvalidSchema.
 func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report, error) {
-	prev := make([]*avroschema.Node, len(previous))
+	prev := make([]*protoavro.Schema, len(previous))
 	if lvl != LevelNone {
 		from := 0
 		if !lvl.transitive() {
@@ -186,7 +185,7 @@ func CheckCompatibility(lvl Level, newSchema string, previous []string) (*Report
 
 // checkParsed is CheckCompatibility of previous schemas parsed already
 // (those the level compares with; the others may be nil).
-func checkParsed(lvl Level, newSchema string, previous []*avroschema.Node) (*Report, error) {
+func checkParsed(lvl Level, newSchema string, previous []*protoavro.Schema) (*Report, error) {
 	rep := &Report{Level: lvl}
 	if lvl == LevelNone || len(previous) == 0 {
 		return rep, nil
@@ -202,16 +201,16 @@ func checkParsed(lvl Level, newSchema string, previous []*avroschema.Node) (*Rep
 	for i := len(previous) - 1; i >= from; i-- {
 		old := previous[i]
 		rep.Versions = append(rep.Versions, i+1)
-		add := func(dir string, ps []problem) {
+		add := func(dir string, ps []protoavro.ResolutionProblem) {
 			for _, p := range ps {
-				rep.Problems = append(rep.Problems, Incompatibility{Version: i + 1, Direction: dir, Path: p.path, Detail: p.detail})
+				rep.Problems = append(rep.Problems, Incompatibility{Version: i + 1, Direction: dir, Path: p.Path, Detail: p.Detail})
 			}
 		}
 		if lvl.backward() {
-			add("new reads old", resolveCheck(nw, old))
+			add("new reads old", protoavro.CheckResolution(nw, old))
 		}
 		if lvl.forward() {
-			add("old reads new", resolveCheck(old, nw))
+			add("old reads new", protoavro.CheckResolution(old, nw))
 		}
 	}
 	return rep, nil
@@ -227,209 +226,16 @@ func checkParsed(lvl Level, newSchema string, previous []*avroschema.Node) (*Rep
 // register them (avsc writes a long default of -2^63 as
 // -9223372036854776000), and the check should not refuse every later
 // version for it; its fields then count as having no default.
-func parseCompat(text string, refs [][]byte, exact bool) (*avroschema.Node, error) {
-	var n *avroschema.Node
+func parseCompat(text string, refs [][]byte, exact bool) (*protoavro.Schema, error) {
+	var n *protoavro.Schema
 	var err error
 	if exact {
-		n, err = avroschema.ParseExact([]byte(text))
+		n, err = protoavro.ParseSchemaExact([]byte(text))
 	} else {
-		n, err = avroschema.DefaultLimits.ParseWith(refs, []byte(text))
+		n, err = protoavro.ParseSchemaWith([]byte(text), refs...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadSchema, err) // err is protoavro.ErrInvalidSchema
 	}
 	return n, nil
-}
-
-type problem struct{ path, detail string }
-
-// resolveCheck returns every reason data written with w cannot be read with
-// r, by the resolution rules of the Avro specification.
-func resolveCheck(r, w *avroschema.Node) []problem {
-	c := &checker{seen: map[pair]bool{}}
-	c.check(r, w, shortName(r.Deref()))
-	return c.out
-}
-
-// pair is a reader and a writer definition.
-type pair [2]*avroschema.Node
-
-// checker walks a reader and a writer schema together, recording every
-// problem. References are followed (Deref), and a pair of definitions is
-// checked once, so recursive schemas end.
-type checker struct {
-	seen map[pair]bool
-	out  []problem
-}
-
-func shortName(n *avroschema.Node) string {
-	if n.Name == "" {
-		return n.Type.String()
-	}
-	return unqualified(n.Name)
-}
-
-func unqualified(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
-
-func describe(n *avroschema.Node) string {
-	n = n.Deref()
-	if n.Name != "" {
-		return n.Type.String() + " " + n.Name
-	}
-	if n.Type == avroschema.Union {
-		parts := make([]string, len(n.Branches))
-		for i, b := range n.Branches {
-			parts[i] = describe(b)
-		}
-		return "union [" + strings.Join(parts, ", ") + "]"
-	}
-	return n.Type.String()
-}
-
-func (c *checker) fail(path, format string, a ...any) {
-	c.out = append(c.out, problem{path, fmt.Sprintf(format, a...)})
-}
-
-// namesMatch reports whether the reader's named type r matches the writer's
-// w, as Java's SchemaCompatibility (which the registry runs) decides it: the
-// same unqualified name, or a reader alias (a full name) that is the
-// writer's full name.
-func namesMatch(r, w *avroschema.Node) bool {
-	if unqualified(r.Name) == unqualified(w.Name) {
-		return true
-	}
-	for _, a := range r.Aliases {
-		if a == w.Name {
-			return true
-		}
-	}
-	return false
-}
-
-func (c *checker) check(r, w *avroschema.Node, path string) {
-	r, w = r.Deref(), w.Deref()
-	p := pair{r, w}
-	if c.seen[p] {
-		return
-	}
-	c.seen[p] = true
-	if w.Type == avroschema.Union {
-		// Each writer branch resolves against the reader (or its union).
-		for i, b := range w.Branches {
-			if r.Type != avroschema.Union {
-				c.check(r, b, path)
-			} else if sel := selectBranch(r, b); sel != nil {
-				c.check(sel, b, path)
-			} else if !promotable(r, b) {
-				c.fail(path, "writer union branch %d (%s) matches no reader branch of %s", i, describe(b), describe(r))
-			}
-		}
-		return
-	}
-	if r.Type == avroschema.Union {
-		if sel := selectBranch(r, w); sel != nil {
-			c.check(sel, w, path)
-		} else if !promotable(r, w) {
-			c.fail(path, "writer %s matches no branch of reader %s", describe(w), describe(r))
-		}
-		return
-	}
-	if r.Type != w.Type {
-		if !avroschema.Promotes(w.Type, r.Type) {
-			c.fail(path, "writer %s cannot be read as reader %s", describe(w), describe(r))
-		}
-		return
-	}
-	switch r.Type {
-	case avroschema.Record:
-		if !namesMatch(r, w) {
-			c.fail(path, "record name %s does not match writer's %s", r.Name, w.Name)
-			return
-		}
-		for i := range r.Fields {
-			rf := &r.Fields[i]
-			wf := findField(w, rf)
-			if wf == nil {
-				if rf.Default == nil {
-					c.fail(path+"."+rf.Name, "reader field missing from the writer and has no default")
-				}
-				continue
-			}
-			c.check(rf.Type, wf.Type, path+"."+rf.Name)
-		}
-	case avroschema.Enum:
-		if !namesMatch(r, w) {
-			c.fail(path, "enum name %s does not match writer's %s", r.Name, w.Name)
-			return
-		}
-		if r.HasEnumDefault {
-			return
-		}
-		var missing []string
-		for _, s := range w.Symbols {
-			if !slices.Contains(r.Symbols, s) {
-				missing = append(missing, s)
-			}
-		}
-		if len(missing) > 0 {
-			c.fail(path, "writer enum symbols %s missing from reader enum %s, which has no default", strings.Join(missing, ", "), r.Name)
-		}
-	case avroschema.Fixed:
-		if !namesMatch(r, w) || r.Size != w.Size {
-			c.fail(path, "fixed %s(%d) does not match writer's %s(%d)", r.Name, r.Size, w.Name, w.Size)
-		}
-	case avroschema.Array:
-		c.check(r.Items, w.Items, path+"[]")
-	case avroschema.Map:
-		c.check(r.Values, w.Values, path+"{}")
-	}
-}
-
-// selectBranch returns the branch of the reader union r that w resolves
-// against: of w's type and, for a named type, of w's full name, else of a
-// matching name (unqualified, or an alias); nil if none.
-func selectBranch(r, w *avroschema.Node) *avroschema.Node {
-	w = w.Deref()
-	for _, b := range r.Branches {
-		if b := b.Deref(); b.Type == w.Type && b.Name == w.Name {
-			return b
-		}
-	}
-	for _, b := range r.Branches {
-		if b := b.Deref(); b.Type == w.Type && namesMatch(b, w) {
-			return b
-		}
-	}
-	return nil
-}
-
-// promotable reports whether a branch of the reader union r reads w by
-// promotion: the only way left once selectBranch found no branch of w's type
-// (and name).
-func promotable(r, w *avroschema.Node) bool {
-	w = w.Deref()
-	for _, b := range r.Branches {
-		if avroschema.Promotes(w.Type, b.Deref().Type) {
-			return true
-		}
-	}
-	return false
-}
-
-// findField returns the writer's field that the reader's field rf reads: the
-// one of the same name, else one named by an alias of rf.
-func findField(w *avroschema.Node, rf *avroschema.Field) *avroschema.Field {
-	for i := range w.Fields {
-		if w.Fields[i].Name == rf.Name {
-			return &w.Fields[i]
-		}
-	}
-	for _, a := range rf.Aliases {
-		for i := range w.Fields {
-			if w.Fields[i].Name == a {
-				return &w.Fields[i]
-			}
-		}
-	}
-	return nil
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/protoavro/protoavro/internal/safetext"
-	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/kafka/internal/kafkaconf"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/twmb/franz-go/pkg/kgo"
 )

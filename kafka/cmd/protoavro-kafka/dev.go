@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
