@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/kafka/internal/safetext"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/kgo"

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/kafka/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/sr"
 )

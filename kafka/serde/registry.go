@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/kafka/internal/safetext"
 	"github.com/twmb/franz-go/pkg/sr"
 )
 

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/kafka/internal/safetext"
 )
 
 // MaxRegistryResponse is the largest successful answer body (8 MiB) a

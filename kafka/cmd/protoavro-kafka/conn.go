@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/kafka/internal/kafkaconf"
+	"github.com/protoavro/protoavro/kafka/internal/safetext"
 	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/twmb/franz-go/pkg/kgo"

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/protoavro/protoavro/internal/safetext"
+	"github.com/protoavro/protoavro/kafka/internal/safetext"
 )
 
 // maxProperties bounds a properties file.

@@ -1,0 +1,100 @@
+// Package safetext makes untrusted text safe to show: in an error message or
+// on a terminal. Text from files and servers (schema text, metadata values,
+// names) may hold terminal escape sequences, bidirectional overrides or
+// invalid UTF-8, and may be megabytes long; Escape and Truncate bound it and
+// make every such byte visible instead of letting it act.
+//
+// This is the kafka module's copy of the library's internal/safetext: a nested
+// module imports only the library's exported packages (RELEASING.md), so
+// that its releases do not depend on the library's internals.
+package safetext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Escape returns s with every rune that is not a printable, non-formatting
+// character escaped in Go's notation (\x1b, \n, \u202e, \xff for invalid
+// UTF-8; a backslash stays as it is), cut to at most max bytes of output
+// (max ≤ 0: no cut) with "… (N bytes)" appended when cut, N the length of
+// s. The result holds no control or format characters.
+func Escape(s string, max int) string {
+	if safe(s) && (max <= 0 || len(s) <= max) {
+		return s
+	}
+	var sb strings.Builder
+	limit := len(s) * 4
+	if max > 0 {
+		limit = max
+	}
+	sb.Grow(min(limit, len(s)+16))
+	cut := false
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		var piece string
+		switch {
+		case r == utf8.RuneError && n == 1:
+			piece = `\x` + strconv.FormatUint(uint64(s[i])|0x100, 16)[1:]
+		case printable(r):
+			piece = s[i : i+n]
+		default:
+			q := strconv.QuoteRuneToASCII(r) // 'x' with the escape inside
+			piece = q[1 : len(q)-1]
+		}
+		if max > 0 && sb.Len()+len(piece) > max {
+			cut = true
+			break
+		}
+		sb.WriteString(piece)
+		i += n
+	}
+	if cut {
+		sb.WriteString("… (")
+		sb.WriteString(strconv.Itoa(len(s)))
+		sb.WriteString(" bytes)")
+	}
+	return sb.String()
+}
+
+// Truncate is Escape with a limit: the form of untrusted text in error
+// messages.
+func Truncate(s string, max int) string { return Escape(s, max) }
+
+// Safe reports whether s prints as itself: valid UTF-8 with no control or
+// format characters.
+func Safe(s string) bool { return safe(s) }
+
+func safe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || c >= 0x80 {
+			// Fall back to the rune check for anything outside printable ASCII.
+			for _, r := range s[i:] {
+				if !printable(r) {
+					return false
+				}
+			}
+			return utf8.ValidString(s[i:])
+		}
+	}
+	return true
+}
+
+// printable reports whether r may reach a terminal as itself: a graphic
+// character or a space, and not a format character (Cf: bidirectional
+// overrides, zero-width joiners), which can make text read otherwise.
+func printable(r rune) bool {
+	if r == ' ' {
+		return true
+	}
+	return unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r)
+}
+
+// Quote is Escape in double quotes, the form of untrusted names and values
+// in error messages. A double quote inside is escaped too.
+func Quote(s string, max int) string {
+	return `"` + strings.ReplaceAll(Escape(s, max), `"`, `\"`) + `"`
+}

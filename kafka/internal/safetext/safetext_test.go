@@ -1,0 +1,62 @@
+package safetext
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestEscape(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"plain text", 0, "plain text"},
+		{"zstandard", 100, "zstandard"},
+		{"\x1b[2J\x1b]0;pwned\x07", 0, `\x1b[2J\x1b]0;pwned\a`},
+		{"line\nbreak\r", 0, `line\nbreak\r`},
+		{"bidi \u202eevil", 0, `bidi \u202eevil`},
+		{"bad \xff utf8", 0, `bad \xff utf8`},
+		{"del\x7f", 0, `del\x7f`},
+		{"csi \u009b", 0, `csi \u009b`},
+		{"héllo wörld", 0, "héllo wörld"},
+		{`back\slash`, 0, `back\slash`},
+		{"abcdefghij", 4, "abcd… (10 bytes)"},
+		{"\x1b\x1b\x1b", 5, `\x1b… (3 bytes)`},
+		{"ééé", 3, "é… (6 bytes)"},
+	} {
+		if got := Escape(c.in, c.max); got != c.want {
+			t.Errorf("Escape(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
+
+func TestEscapeBounded(t *testing.T) {
+	big := strings.Repeat("\x1b[31m\xffé", 1<<20)
+	got := Escape(big, 300)
+	if len(got) > 300+len("… (12345678 bytes)") {
+		t.Fatalf("%d bytes", len(got))
+	}
+	if !Safe(got) || !utf8.ValidString(got) {
+		t.Fatalf("not safe: %q", got)
+	}
+}
+
+func FuzzEscape(f *testing.F) {
+	f.Add("\x1b[2J", 10)
+	f.Add("\xff\xfe\u202e", 0)
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		max %= 1 << 16
+		got := Escape(s, max)
+		if !Safe(got) {
+			t.Fatalf("Escape(%q) = %q is not safe", s, got)
+		}
+		if max > 0 && len(got) > max+len("… ( bytes)")+20 {
+			t.Fatalf("Escape(%q, %d) = %d bytes", s, max, len(got))
+		}
+		if Safe(s) && (max <= 0 || len(s) <= max) && got != s {
+			t.Fatalf("safe %q changed to %q", s, got)
+		}
+	})
+}
