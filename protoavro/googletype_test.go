@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/testutil/realworld"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -269,9 +270,15 @@ func TestRoundedCounted(t *testing.T) {
 }
 
 // TestEngineReadyNoEmptyRecords: no record of an EngineReady schema of any
-// test type has no fields, and messages without fields round-trip.
+// test type or real-world type has no fields, and messages without fields round-trip.
 func TestEngineReadyNoEmptyRecords(t *testing.T) {
 	mds := append(testutil.Messages(), calendarFile(t).Messages().ByName("Calendar"))
+	// The real-world corpus too: Kubernetes and googleapis types hold
+	// google.protobuf.Empty and messages without fields.
+	for _, rt := range realworld.Types {
+		md, _ := rt.Load(t, "..")
+		mds = append(mds, md)
+	}
 	for _, md := range mds {
 		s, err := EngineReady().Schema(md)
 		if err != nil {
