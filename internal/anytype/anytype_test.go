@@ -85,4 +85,3 @@ func FuzzInMessage(f *testing.F) {
 		InMessage((&anypb.Any{TypeUrl: url, Value: value}).ProtoReflect(), nil)
 	})
 }
-
