@@ -177,21 +177,6 @@ func sameMessage(want, got proto.Message, wantWire []byte) error {
 	return nil
 }
 
-// cloneExact copies m through its encoding. proto.Clone drops −0.0 from
-// fields without presence (it merges only non-zero values), which would make
-// the copy differ from the original.
-func cloneExact(m proto.Message) proto.Message {
-	b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	c := m.ProtoReflect().Type().New().Interface()
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(b, c); err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func shortText(m proto.Message) string {
 	s := prototext.Format(m)
 	if len(s) > 4000 {
@@ -397,7 +382,7 @@ func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 		changed := 0
 		for i := range rtCount(1000, 100) {
 			m := testutil.RandMessage(md, false, key, i, cfg)
-			want := cloneExact(m)
+			want := testutil.CloneExact(m)
 			if truncateTimestamps(want.ProtoReflect(), 1000) {
 				changed++
 			}
@@ -470,7 +455,7 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 			key := testutil.SeedKey("unknown/" + string(md.FullName()))
 			for i := range rtCount(300, 30) {
 				want := testutil.RandMessage(md, dynamic, key, i, testutil.DefaultConfig)
-				m := cloneExact(want)
+				m := testutil.CloneExact(want)
 				addUnknown(m.ProtoReflect(), unknown)
 				if proto.Equal(m, want) {
 					t.Fatal("unknown fields were not added")
@@ -632,7 +617,7 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 		withUnknown := 0
 		for i := range rtCount(1000, 100) {
 			m := testutil.RandMessage(md, false, key, i, cfg)
-			want := cloneExact(m)
+			want := testutil.CloneExact(m)
 			has := replaceUnknownEnums(want.ProtoReflect())
 			_, err := ec.Marshal(m)
 			switch {
@@ -824,9 +809,9 @@ func checkJavaRoundTrip(c *Codec, m proto.Message) error {
 	if err := c.Unmarshal(data, got); err != nil {
 		return fmt.Errorf("Unmarshal: %w", err)
 	}
-	want := cloneExact(m)
+	want := testutil.CloneExact(m)
 	testutil.ClearDefaults(want.ProtoReflect())
-	nullEmptyValues(want.ProtoReflect())
+	testutil.NullEmptyValues(want.ProtoReflect())
 	if !proto.Equal(got, want) {
 		return fmt.Errorf("%s\ngot:\n%s", firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""), shortText(got))
 	}
@@ -869,19 +854,4 @@ func TestUint64DecimalMapKeys(t *testing.T) {
 			t.Errorf("key %s is not in the Avro data %x", k, data)
 		}
 	}
-}
-
-// nullEmptyValues sets null_value in every google.protobuf.Value of m that
-// sets no member: the Java profile reads such a Value as JSON null.
-func nullEmptyValues(m protoreflect.Message) {
-	md := m.Descriptor()
-	if md.FullName() == "google.protobuf.Value" && m.WhichOneof(md.Oneofs().Get(0)) == nil {
-		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfEnum(0))
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.IsMap() || fd.IsList() || fd.Message() != nil {
-			testutil.ForEachMessage(fd, v, nullEmptyValues)
-		}
-		return true
-	})
 }
