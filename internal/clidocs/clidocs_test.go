@@ -105,6 +105,9 @@ func check(name, doc string, ref *Reference) []string {
 					continue
 				}
 				f = strings.TrimRight(f, ".,:;)")
+				if f == "-h" || f == "-help" || f == "--help" {
+					continue // every program takes it (Collect runs it)
+				}
 				if !slices.Contains(ref.Flags[key], f) && !slices.Contains(ref.Flags[key], alternate(f)) {
 					bad = append(bad, fmt.Sprintf("%s:%d: %s has no flag %s: %s", name, s.line, key, f, s.text))
 				}
