@@ -231,7 +231,8 @@ func firstDiff(a, b protoreflect.Message, path string) string {
 }
 
 // TestMarshalDeterministic: equal messages give equal bytes, whatever the
-// map iteration order (regression: Marshal wrote maps in Go's random order).
+// map iteration order: Marshal writes map entries in key order, not in Go's
+// random order.
 func TestMarshalDeterministic(t *testing.T) {
 	m := &kitchenpb.Maps{
 		Int32ToString:  map[int32]string{1: "a", 2: "b", 3: "c", 4: "d", 5: "e", -6: "f"},
@@ -265,8 +266,8 @@ func TestMarshalDeterministic(t *testing.T) {
 
 // TestTimestampNanosRangeEdges: under TimestampNanos, the first and last
 // instants a long of nanoseconds holds round-trip, and the next ones out
-// fail with ErrOutOfRange (regression: the writer rejected the last whole
-// seconds at both ends of the range).
+// fail with ErrOutOfRange; the last whole seconds at both ends of the range
+// are written.
 func TestTimestampNanosRangeEdges(t *testing.T) {
 	c := mustCodec(t, Options{Timestamps: TimestampNanos}, &kitchenpb.WellKnown{})
 	for _, ts := range []*timestamppb.Timestamp{
@@ -700,8 +701,8 @@ func replaceUnknownEnums(m protoreflect.Message) bool {
 
 // TestRoundTripMissingRequired: a proto2 required field that is not set
 // fails with ErrMissingRequired and its path, at any depth, for generated
-// and dynamicpb messages alike (regression: Marshal of a dynamicpb message
-// returned proto.Marshal's error, which wraps no error class).
+// and dynamicpb messages alike (for a dynamicpb message too, the error
+// wraps the class, not only proto.Marshal's error).
 func TestRoundTripMissingRequired(t *testing.T) {
 	full := func() *legacypb.Required {
 		return &legacypb.Required{Id: proto.Int32(1), Name: proto.String("n"), Level: legacypb.Level_LEVEL_HIGH.Enum(),
@@ -833,8 +834,8 @@ func TestRoundTripWrappersInLists(t *testing.T) {
 }
 
 // TestUint64DecimalMapKeys: under Uint64AsDecimal, uint64 and fixed64 map
-// keys are still written as decimal text (regression: they were written as
-// empty strings, which the reader rejects).
+// keys are written as decimal text, which the reader reads back, not as
+// empty strings.
 func TestUint64DecimalMapKeys(t *testing.T) {
 	m := &kitchenpb.Maps{
 		Uint64ToUint64:        map[uint64]uint64{math.MaxUint64: 1, 0: math.MaxUint64, 1 << 63: 2},

@@ -169,6 +169,26 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestHelp: -h prints the synopsis, then the command's own flags (every
+// one of them, and no Beam SDK flag), then the SDK's, and exits 0.
+func TestHelp(t *testing.T) {
+	code, stderr := runCLI(t, "-h")
+	own, sdk, ok := strings.Cut(stderr, "\nFlags of the Beam SDK")
+	if code != 0 || !strings.HasPrefix(stderr, "Usage: protoavro-beam --input GLOB") || !ok {
+		t.Fatalf("exit %d, help %q", code, stderr)
+	}
+	for name := range ownFlags {
+		if !strings.Contains(own, "\n  -"+name+" ") && !strings.Contains(own, "\n  -"+name+"\n") {
+			t.Errorf("flag -%s is not among the command's flags:\n%s", name, own)
+		}
+	}
+	for _, name := range []string{"runner", "endpoint", "project", "environment_type"} {
+		if strings.Contains(own, "\n  -"+name+" ") || !strings.Contains(sdk, "\n  -"+name+" ") {
+			t.Errorf("flag -%s is not among the Beam SDK's flags", name)
+		}
+	}
+}
+
 // TestConvert runs the command on the bundled sample, as docs/beam.md
 // shows it: every input record is in one of the shards, once.
 func TestConvert(t *testing.T) {
