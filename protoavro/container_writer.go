@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/pool"
 	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -194,7 +193,7 @@ type ContainerWriter struct {
 	closed bool
 	// emptyItems says that the schema has records that take no bytes:
 	// the workers then count the zero-size items of each record and
-	// split blocks as readers bound them (splitEmpty).
+	// split blocks as readers bound them (ocf.BlockBuilder).
 	emptyItems bool
 	// Counters of what was written, for any goroutine.
 	records, blocks, written atomic.Int64
@@ -205,27 +204,21 @@ type ContainerWriter struct {
 
 // wblock is one block in flight.
 type wblock struct {
-	recs    []wrec
-	wire    []byte // WriteWire inputs, concatenated
-	avro    []byte // datums of the records given to Write, concatenated
-	hasWire bool   // some records came from WriteWire (possibly empty ones)
-	data    []byte // all the datums, when some came from WriteWire
-	out     []byte // the block's data compressed
-	bad     []*RecordError
-	err     error
-	// With ContainerWriter.emptyItems: the records converted, the blocks
-	// written for this one, each a count and its data compressed, and
-	// scratch space.
-	good    []goodRec
-	parts   []wpart
-	scratch []byte
+	recs  []wrec
+	wire  []byte // WriteWire inputs, concatenated
+	avro  []byte // datums of the records given to Write and WriteDatum, concatenated
+	bad   []*RecordError
+	err   error
+	parts []wpart // the blocks written for this one, by builder
+	// builder gathers the block's datums, on a worker, into the blocks
+	// of parts; compression is the codec they are compressed with.
+	builder     *ocf.BlockBuilder
+	compression Compression
+	scratch     []byte
 }
 
-// goodRec is a record of a block that converted: its index in the
-// block's recs and the end of its datum in the block's data.
-type goodRec struct{ rec, end int }
-
-// wpart is one block written for a wblock split by splitEmpty.
+// wpart is one block written for a wblock: its count and its data
+// compressed.
 type wpart struct {
 	count int64
 	out   []byte
@@ -543,7 +536,6 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 	b := cw.block()
 	n := len(b.wire)
 	b.wire = append(b.wire, wire...)
-	b.hasWire = true
 	return cw.added(b, wrec{offset: offset, wire: true, start: n, end: len(b.wire)})
 }
 
@@ -594,8 +586,8 @@ func (cw *ContainerWriter) block() *wblock {
 			cw.cur = &wblock{}
 		}
 		b := cw.cur
-		b.recs, b.wire, b.avro, b.data, b.out = b.recs[:0], b.wire[:0], b.avro[:0], b.data[:0], b.out[:0]
-		b.bad, b.err, b.hasWire = b.bad[:0], nil, false
+		b.recs, b.wire, b.avro = b.recs[:0], b.wire[:0], b.avro[:0]
+		b.bad, b.err = b.bad[:0], nil
 	}
 	return cw.cur
 }
@@ -607,7 +599,7 @@ func (cw *ContainerWriter) added(b *wblock, r wrec) error {
 	cw.next++
 	// A block of many records may be of records that take no bytes:
 	// closed at the zero-size items that readers accept in a block.
-	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= limits.BlockEmptyItems {
+	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= ocf.MaxBlockRecords {
 		return cw.submit()
 	}
 	return nil
@@ -637,19 +629,12 @@ func (cw *ContainerWriter) writeBlock(b *wblock) error {
 			return err
 		}
 	}
-	if cw.emptyItems {
-		for _, p := range b.parts {
-			if err := cw.writeRaw(p.count, p.out); err != nil {
-				return err
-			}
+	for _, p := range b.parts {
+		if err := cw.writeRaw(p.count, p.out); err != nil {
+			return err
 		}
-		return nil
 	}
-	count := len(b.recs) - len(b.bad)
-	if count == 0 {
-		return nil
-	}
-	return cw.writeRaw(int64(count), b.out)
+	return nil
 }
 
 // writeRaw writes one block of count records, its data compressed.
@@ -670,125 +655,95 @@ func (cw *ContainerWriter) count() {
 	cw.written.Store(cw.ow.BytesWritten())
 }
 
-// process converts and compresses a block, on a worker.
+// process converts and compresses a block, on a worker: the records
+// given to WriteWire are converted, and the datums go through an
+// [ocf.BlockBuilder], which splits the block where readers bound it (the
+// zero-size items of records that take no bytes). A record that does not
+// convert, or that no block holds, is a bad record.
 func (cw *ContainerWriter) process(b *wblock) {
-	data := b.avro
-	b.good = b.good[:0]
-	if !b.hasWire && cw.emptyItems {
-		for i, r := range b.recs {
-			b.good = append(b.good, goodRec{i, r.end})
-		}
-	}
-	if b.hasWire {
-		// Convert the records given as wire bytes, in order, beside the
-		// ones encoded directly.
-		data = b.data[:0]
-		for i, r := range b.recs {
-			if !r.wire {
-				data = append(data, b.avro[r.start:r.end]...)
-				if cw.emptyItems {
-					b.good = append(b.good, goodRec{i, len(data)})
-				}
-				continue
-			}
-			wire := b.wire[r.start:r.end]
-			n := len(data)
-			var err error
-			var rounded int64
-			data, rounded, err = cw.codec.transcodeToAvro(data, wire) // refuses records over maxRecordAvroSize
-			cw.rounded.Add(rounded)
-			if err != nil {
-				data = data[:n]
-				re := &RecordError{Index: r.index, Offset: r.offset, Record: wire, Err: err}
-				if cw.opts.OnBadRecord == nil {
-					b.err = re
-					return
-				}
-				b.bad = append(b.bad, re)
-				continue
-			}
-			if cw.emptyItems {
-				b.good = append(b.good, goodRec{i, len(data)})
-			}
-		}
-		b.data = data
-	}
-	if cw.emptyItems {
-		cw.splitEmpty(b, data)
-		return
-	}
-	var err error
-	if b.out, err = cw.opts.Compression.Compress(b.out[:0], data); err != nil {
-		b.err = fmt.Errorf("protoavro: compress block: %w", err)
-	}
-}
-
-// splitEmpty compresses the good records of b, whose datums data holds,
-// as one or more blocks that readers accept: a block of c records in L
-// bytes holding E zero-size items inside its records, as ContainerReader
-// counts them, must keep max(c-L, 0)+E within limits.BlockEmpty(L).
-// Records go into a block while it stays within the bound. A record beyond
-// it on its own, or one that does not read back (a WriteDatum datum that
-// is not of the schema), is a bad record.
-func (cw *ContainerWriter) splitEmpty(b *wblock, data []byte) {
 	b.parts = b.parts[:0]
-	start, at := 0, 0 // the current part: data[start:at], its records
-	var count, empty int64
-	flush := func() {
-		if count > 0 {
-			if len(b.parts) < cap(b.parts) {
-				b.parts = b.parts[:len(b.parts)+1]
-			} else {
-				b.parts = append(b.parts, wpart{})
-			}
-			p := &b.parts[len(b.parts)-1]
-			var err error
-			if p.out, err = cw.opts.Compression.Compress(p.out[:0], data[start:at]); err != nil && b.err == nil {
-				b.err = fmt.Errorf("protoavro: compress block: %w", err)
-			}
-			p.count = count
-		}
-		start, count, empty = at, 0, 0
+	if b.builder == nil {
+		b.builder = ocf.NewBlockBuilder(0, b.emit)
 	}
-	fits := func(c, size, e int64) bool {
-		return limits.BlockRecords(c, int(size))+e <= limits.BlockEmpty(int(size))
-	}
-	for _, g := range b.good {
-		r := &b.recs[g.rec]
-		datum := data[at:g.end]
-		e, scratch, err := emptyItems(cw.codec.dec, b.scratch, datum)
-		b.scratch = scratch
-		if err == nil && e > maxEmptyItems {
-			// A WriteDatum datum (the codec refuses the others) that no
-			// reader of single datums accepts.
-			err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: more than %d nested records that take no bytes (empty messages) in one datum; readers refuse them (docs/limits.md)", ErrOutOfRange, maxEmptyItems)}
+	b.compression = cw.opts.Compression
+	bb := b.builder
+	bb.Reset()
+	for i := range b.recs {
+		r := &b.recs[i]
+		data := bb.Data()
+		n := len(data)
+		var record []byte
+		var err error
+		if r.wire {
+			record = b.wire[r.start:r.end]
+			var rounded int64
+			data, rounded, err = cw.codec.transcodeToAvro(data, record) // refuses records over maxRecordAvroSize
+			cw.rounded.Add(rounded)
+		} else {
+			data = append(data, b.avro[r.start:r.end]...)
 		}
-		if err == nil && fits(count+1, int64(g.end-start), empty+e) {
-			count, empty, at = count+1, empty+e, g.end
-			continue
-		}
-		flush()
-		if err == nil && fits(1, int64(len(datum)), e) {
-			count, empty, at = 1, e, g.end
-			continue
+		var e int64
+		if err == nil && cw.emptyItems {
+			// The schema has records that take no bytes: count the
+			// record's zero-size items as readers do.
+			e, b.scratch, err = emptyItems(cw.codec.dec, b.scratch, data[n:])
+			if err == nil && e > maxEmptyItems {
+				// A WriteDatum datum (the codec refuses the others) that
+				// no reader of single datums accepts.
+				err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: more than %d nested records that take no bytes (empty messages) in one datum; readers refuse them (docs/limits.md)", ErrOutOfRange, maxEmptyItems)}
+			}
 		}
 		if err == nil {
-			err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: %d zero-size items (empty messages in lists) in a record of %d bytes exceed the limit of %d that readers accept in a block (docs/limits.md)",
-				ErrOutOfRange, e, len(datum), limits.BlockEmpty(len(datum))-limits.BlockRecords(1, len(datum)))}
+			err = bb.Add(data, e)
+			if b.err != nil {
+				return // the block did not compress
+			}
+			if err != nil {
+				err = &DataError{Path: cw.codec.enc.name, Err: blockLimitError{err}}
+			}
 		}
-		re := &RecordError{Index: r.index, Offset: r.offset, Err: err}
-		if r.wire {
-			re.Record = b.wire[r.start:r.end]
+		if err == nil {
+			continue
 		}
+		re := &RecordError{Index: r.index, Offset: r.offset, Record: record, Err: err}
 		if cw.opts.OnBadRecord == nil {
 			b.err = re
 			return
 		}
 		b.bad = append(b.bad, re)
-		start, at = g.end, g.end // the record is left out
 	}
-	flush()
+	_ = bb.Flush() // emit's error is b.err
 }
+
+// emit compresses one block the builder closed, on a worker.
+func (b *wblock) emit(count int64, data []byte) error {
+	if len(b.parts) < cap(b.parts) {
+		b.parts = b.parts[:len(b.parts)+1]
+	} else {
+		b.parts = append(b.parts, wpart{})
+	}
+	p := &b.parts[len(b.parts)-1]
+	var err error
+	if p.out, err = b.compression.Compress(p.out[:0], data); err != nil {
+		b.err = fmt.Errorf("protoavro: compress block: %w", err)
+		return b.err
+	}
+	p.count = count
+	return nil
+}
+
+// blockLimitError is the refusal of a record that no container block
+// holds (too many zero-size items for its size): its class is
+// [ocf.ErrLimit], that of every breach of the block bounds, and it matches
+// [ErrOutOfRange] too, the class of the writer's other refusals of a
+// record.
+type blockLimitError struct{ error }
+
+// Unwrap returns the [ocf.BlockBuilder]'s error.
+func (e blockLimitError) Unwrap() error { return e.error }
+
+// Is matches [ErrOutOfRange].
+func (e blockLimitError) Is(target error) bool { return target == ErrOutOfRange }
 
 // Flush writes every record added so far as complete blocks.
 func (cw *ContainerWriter) Flush() error {
