@@ -239,21 +239,9 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if w == nil {
 		return nil, fmt.Errorf("%w: nil io.Writer", ErrInvalidOptions)
 	}
-	if md == nil {
-		return nil, fmt.Errorf("%w: nil message descriptor", ErrInvalidOptions)
-	}
-	if opts.Descriptors < DescriptorsStripped || opts.Descriptors > DescriptorsNone {
-		return nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.Descriptors)
-	}
-	codec, err := opts.Options.Codec(md)
+	header, codec, err := containerHeader(md, &opts)
 	if err != nil {
 		return nil, err
-	}
-	if opts.Compression == "" {
-		opts.Compression = CompressionNull
-	}
-	if !opts.Compression.Supported() {
-		return nil, fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, opts.Compression)
 	}
 	if opts.BlockSize <= 0 {
 		opts.BlockSize = defaultBlockSize
@@ -261,25 +249,7 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	meta := map[string][]byte{}
-	for k, v := range opts.Metadata {
-		if strings.HasPrefix(k, "avro.") || strings.HasPrefix(k, "protoavro.") {
-			return nil, fmt.Errorf("%w: metadata key %q is reserved", ErrInvalidOptions, k)
-		}
-		meta[k] = v
-	}
-	schemaJSON, err := codec.schema.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	if opts.Descriptors != DescriptorsNone {
-		meta[MetaMessage] = []byte(md.FullName())
-		if meta[MetaDescriptors], err = descriptorSet(md, opts.Descriptors); err != nil {
-			return nil, err
-		}
-	}
-	meta[MetaOptions] = []byte(opts.Options.String())
-	ow, err := ocf.NewWriter(w, ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta})
+	ow, err := ocf.NewWriter(w, header)
 	if err != nil {
 		return nil, fmt.Errorf("protoavro: write container: %w", err)
 	}
@@ -290,6 +260,62 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 		return b
 	})
 	return cw, nil
+}
+
+// ContainerHeader returns the header that [NewContainerWriter] writes for
+// messages of md with opts, without writing a file: the writer schema, the
+// codec (opts.Compression) and the metadata (opts.Metadata, and
+// [MetaMessage], [MetaDescriptors] and [MetaOptions] as opts.Descriptors
+// and opts.Options say), as the options of an [ocf.Writer]. Their Sync is
+// zero, so that [ocf.NewWriter] draws a random sync marker. A file started
+// with them is one [NewContainerReader] reads as it reads the
+// ContainerWriter's: blocks of files written by ContainerWriters with the
+// same md and opts may be copied into it ([ocf.Writer.WriteRawBlock]) to
+// merge them. BlockSize, Workers and OnBadRecord play no part.
+func ContainerHeader(md protoreflect.MessageDescriptor, opts ContainerOptions) (ocf.WriterOptions, error) {
+	header, _, err := containerHeader(md, &opts)
+	return header, err
+}
+
+// containerHeader checks opts for md, sets the default compression, and
+// returns the header of md's container files and the codec of their
+// records.
+func containerHeader(md protoreflect.MessageDescriptor, opts *ContainerOptions) (ocf.WriterOptions, *Codec, error) {
+	if md == nil {
+		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: nil message descriptor", ErrInvalidOptions)
+	}
+	if opts.Descriptors < DescriptorsStripped || opts.Descriptors > DescriptorsNone {
+		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.Descriptors)
+	}
+	codec, err := opts.Options.Codec(md)
+	if err != nil {
+		return ocf.WriterOptions{}, nil, err
+	}
+	if opts.Compression == "" {
+		opts.Compression = CompressionNull
+	}
+	if !opts.Compression.Supported() {
+		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, opts.Compression)
+	}
+	meta := map[string][]byte{}
+	for k, v := range opts.Metadata {
+		if strings.HasPrefix(k, "avro.") || strings.HasPrefix(k, "protoavro.") {
+			return ocf.WriterOptions{}, nil, fmt.Errorf("%w: metadata key %q is reserved", ErrInvalidOptions, k)
+		}
+		meta[k] = v
+	}
+	schemaJSON, err := codec.schema.MarshalJSON()
+	if err != nil {
+		return ocf.WriterOptions{}, nil, err
+	}
+	if opts.Descriptors != DescriptorsNone {
+		meta[MetaMessage] = []byte(md.FullName())
+		if meta[MetaDescriptors], err = descriptorSet(md, opts.Descriptors); err != nil {
+			return ocf.WriterOptions{}, nil, err
+		}
+	}
+	meta[MetaOptions] = []byte(opts.Options.String())
+	return ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta}, codec, nil
 }
 
 // descriptorSet serializes the descriptors of md that mode selects as a
