@@ -62,6 +62,12 @@ type ContainerOptions struct {
 	// stops the writer with it. When nil, the first bad record stops the
 	// writer with a *RecordError.
 	OnBadRecord func(e *RecordError) error
+	// Input converts a record given to [ContainerWriter.WriteInputAt],
+	// in a form of the caller's (protobuf JSON, say), to protobuf wire
+	// bytes appended to dst. It runs on the workers, from several
+	// goroutines at once. Its error makes the record a bad record, whose
+	// RecordError holds the record as given.
+	Input func(dst, record []byte) ([]byte, error)
 }
 
 // DescriptorMode selects the descriptors a [ContainerWriter] embeds in
@@ -181,16 +187,20 @@ const defaultBlockSize = 256 << 10
 // [ErrConcurrentUse] and changes nothing; Records, Blocks, BytesWritten and
 // Rounded may be called from any goroutine.
 type ContainerWriter struct {
-	guard  callGuard
-	ow     *ocf.Writer
-	codec  *Codec
-	opts   ContainerOptions
-	pool   *pool.Ordered[*wblock, *wblock]
-	cur    *wblock
-	free   []*wblock
-	next   int64 // index of the next record
-	err    error
-	closed bool
+	guard callGuard
+	ow    *ocf.Writer
+	codec *Codec
+	opts  ContainerOptions
+	pool  *pool.Ordered[*wblock, *wblock]
+	cur   *wblock
+	free  []*wblock
+	next  int64 // index of the next record
+	// in is the batch of WriteInputAt records being filled; inFlight
+	// counts the batches the workers convert.
+	in       *wblock
+	inFlight int
+	err      error
+	closed   bool
 	// emptyItems says that the schema has records that take no bytes:
 	// the workers then count the zero-size items of each record and
 	// split blocks as readers bound them (ocf.BlockBuilder).
@@ -207,6 +217,7 @@ type wblock struct {
 	recs  []wrec
 	wire  []byte // WriteWire inputs, concatenated
 	avro  []byte // datums of the records given to Write and WriteDatum, concatenated
+	raw   []byte // the records given to WriteInputAt whose datums are in avro
 	bad   []*RecordError
 	err   error
 	parts []wpart // the blocks written for this one, by builder
@@ -215,6 +226,11 @@ type wblock struct {
 	builder     *ocf.BlockBuilder
 	compression Compression
 	scratch     []byte
+	// input says that the records were given to WriteInputAt: the
+	// workers convert them (into avro, ends their ends) and the writing
+	// goroutine adds their datums to the blocks in record order.
+	input bool
+	ends  []int
 }
 
 // wpart is one block written for a wblock: its count and its data
@@ -231,6 +247,10 @@ type wrec struct {
 	wire   bool  // given to WriteWire: start and end are in wblock.wire, else in wblock.avro
 	start  int
 	end    int
+	// input says that the record was given to WriteInputAt: it is
+	// wblock.raw[rawStart:rawEnd], for its RecordError.
+	input            bool
+	rawStart, rawEnd int
 }
 
 // NewContainerWriter writes the header of a container file for messages of
@@ -516,6 +536,9 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	if err := cw.ready(); err != nil {
 		return err
 	}
+	if err := cw.settleInput(); err != nil {
+		return err
+	}
 	if m == nil {
 		return fmt.Errorf("%w: nil message", ErrWrongType)
 	}
@@ -559,6 +582,9 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 	if err := cw.ready(); err != nil {
 		return err
 	}
+	if err := cw.settleInput(); err != nil {
+		return err
+	}
 	b := cw.block()
 	n := len(b.wire)
 	b.wire = append(b.wire, wire...)
@@ -584,6 +610,9 @@ func (cw *ContainerWriter) WriteDatum(datum []byte) error {
 	if err := cw.ready(); err != nil {
 		return err
 	}
+	if err := cw.settleInput(); err != nil {
+		return err
+	}
 	if err := checkRecordSize(string(cw.codec.schema.desc.FullName()), len(datum)); err != nil {
 		return &RecordError{Index: cw.next, Offset: -1, Record: datum, Err: err}
 	}
@@ -606,16 +635,146 @@ func (cw *ContainerWriter) ready() error {
 // block returns the block being filled.
 func (cw *ContainerWriter) block() *wblock {
 	if cw.cur == nil {
-		if n := len(cw.free); n > 0 {
-			cw.cur, cw.free = cw.free[n-1], cw.free[:n-1]
-		} else {
-			cw.cur = &wblock{}
-		}
-		b := cw.cur
-		b.recs, b.wire, b.avro = b.recs[:0], b.wire[:0], b.avro[:0]
-		b.bad, b.err = b.bad[:0], nil
+		cw.cur = cw.newBlock()
 	}
 	return cw.cur
+}
+
+// newBlock returns an empty wblock, one written before when there is one.
+func (cw *ContainerWriter) newBlock() *wblock {
+	var b *wblock
+	if n := len(cw.free); n > 0 {
+		b, cw.free = cw.free[n-1], cw.free[:n-1]
+	} else {
+		b = &wblock{}
+	}
+	b.recs, b.wire, b.avro, b.raw = b.recs[:0], b.wire[:0], b.avro[:0], b.raw[:0]
+	b.bad, b.err, b.input, b.ends = b.bad[:0], nil, false, b.ends[:0]
+	return b
+}
+
+// The batches of WriteInputAt records that the workers convert close at
+// inputBatchBytes bytes or inputBatchRecords records. Their datums then go
+// into blocks as WriteDatum's do, so the batches do not decide the blocks.
+const (
+	inputBatchBytes   = 256 << 10
+	inputBatchRecords = 1024
+)
+
+// WriteInputAt adds one record in the caller's form, which
+// [ContainerOptions.Input] converts to protobuf wire bytes on a worker,
+// where it is then converted to Avro; offset is the record's byte offset
+// in the caller's input (or -1), which errors report. A record that does
+// not convert is a bad record, reported as the others are (a later call,
+// or OnBadRecord), with the record as given. The datums go into blocks in
+// record order, closed at BlockSize bytes of Avro. The writer copies
+// record. Without ContainerOptions.Input it fails with [ErrInvalidOptions].
+func (cw *ContainerWriter) WriteInputAt(record []byte, offset int64) error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	defer cw.leave()
+	if err := cw.ready(); err != nil {
+		return err
+	}
+	if cw.opts.Input == nil {
+		return fmt.Errorf("%w: WriteInputAt without ContainerOptions.Input", ErrInvalidOptions)
+	}
+	if cw.in == nil {
+		cw.in = cw.newBlock()
+		cw.in.input = true
+	}
+	b := cw.in
+	n := len(b.wire)
+	b.wire = append(b.wire, record...)
+	b.recs = append(b.recs, wrec{index: cw.next, offset: offset, wire: true, start: n, end: len(b.wire)})
+	cw.next++
+	if len(b.wire) >= inputBatchBytes || len(b.recs) >= inputBatchRecords {
+		return cw.submitInput()
+	}
+	return nil
+}
+
+// submitInput hands the batch of WriteInputAt records to the workers.
+func (cw *ContainerWriter) submitInput() error {
+	b := cw.in
+	if b == nil || len(b.recs) == 0 {
+		return nil
+	}
+	cw.in = nil
+	cw.inFlight++
+	return cw.pool.Put(b, cw.writeBlock)
+}
+
+// settleInput puts the datums of the WriteInputAt records given so far
+// into blocks, before a record given otherwise joins them.
+func (cw *ContainerWriter) settleInput() error {
+	if cw.in == nil && cw.inFlight == 0 {
+		return nil
+	}
+	if err := cw.submitInput(); err != nil {
+		return err
+	}
+	return cw.pool.Drain(cw.writeBlock)
+}
+
+// convert converts the WriteInputAt records of b to Avro, on a worker:
+// into b.avro, record i ending at b.ends[i] (a bad record is empty).
+func (cw *ContainerWriter) convert(b *wblock) {
+	for i := range b.recs {
+		r := &b.recs[i]
+		record := b.wire[r.start:r.end]
+		wire, err := cw.opts.Input(b.scratch[:0], record)
+		b.scratch = wire[:0]
+		n := len(b.avro)
+		if err == nil {
+			var rounded int64
+			b.avro, rounded, err = cw.codec.transcodeToAvro(b.avro, wire) // refuses records over maxRecordAvroSize
+			cw.rounded.Add(rounded)
+		}
+		if err != nil {
+			b.avro = b.avro[:n]
+			re := &RecordError{Index: r.index, Offset: r.offset, Record: record, Err: err}
+			if cw.opts.OnBadRecord == nil {
+				b.err = re
+				return
+			}
+			b.bad = append(b.bad, re)
+		}
+		b.ends = append(b.ends, len(b.avro))
+	}
+}
+
+// addConverted adds the datums of b, a batch of WriteInputAt records the
+// workers converted, to the blocks, and reports its bad records, in record
+// order; a full block goes to the workers without waiting for any.
+func (cw *ContainerWriter) addConverted(b *wblock) error {
+	bad, start := b.bad, 0
+	for i := range b.ends {
+		r := &b.recs[i]
+		datum := b.avro[start:b.ends[i]]
+		start = b.ends[i]
+		if len(bad) > 0 && bad[0].Index == r.index {
+			if err := cw.opts.OnBadRecord(bad[0]); err != nil {
+				cw.err = err
+				return err
+			}
+			bad = bad[1:]
+			continue
+		}
+		c := cw.block()
+		n, rn := len(c.avro), len(c.raw)
+		c.avro = append(c.avro, datum...)
+		c.raw = append(c.raw, b.wire[r.start:r.end]...)
+		c.recs = append(c.recs, wrec{index: r.index, offset: r.offset, start: n, end: len(c.avro), input: true, rawStart: rn, rawEnd: len(c.raw)})
+		if len(c.avro)+len(c.wire) >= cw.opts.BlockSize || len(c.recs) >= ocf.MaxBlockRecords {
+			// As added does; Submit, not Put: the batches after b are
+			// taken once this one is done.
+			cw.cur = nil
+			cw.pool.Submit(c)
+		}
+	}
+	return nil
 }
 
 // added records r, the next record of the stream, in b.
@@ -645,9 +804,15 @@ func (cw *ContainerWriter) submit() error {
 // writeBlock writes a block the workers finished.
 func (cw *ContainerWriter) writeBlock(b *wblock) error {
 	defer func() { cw.free = append(cw.free, b) }()
+	if b.input {
+		cw.inFlight--
+	}
 	if b.err != nil {
 		cw.err = b.err
 		return b.err
+	}
+	if b.input {
+		return cw.addConverted(b)
 	}
 	for _, re := range b.bad {
 		if err := cw.opts.OnBadRecord(re); err != nil {
@@ -687,6 +852,10 @@ func (cw *ContainerWriter) count() {
 // zero-size items of records that take no bytes). A record that does not
 // convert, or that no block holds, is a bad record.
 func (cw *ContainerWriter) process(b *wblock) {
+	if b.input {
+		cw.convert(b)
+		return
+	}
 	b.parts = b.parts[:0]
 	if b.builder == nil {
 		b.builder = ocf.NewBlockBuilder(0, b.emit)
@@ -707,6 +876,9 @@ func (cw *ContainerWriter) process(b *wblock) {
 			cw.rounded.Add(rounded)
 		} else {
 			data = append(data, b.avro[r.start:r.end]...)
+			if r.input {
+				record = b.raw[r.rawStart:r.rawEnd]
+			}
 		}
 		var e int64
 		if err == nil && cw.emptyItems {
@@ -783,6 +955,9 @@ func (cw *ContainerWriter) Flush() error {
 // flush is Flush, within a method call.
 func (cw *ContainerWriter) flush() error {
 	if err := cw.ready(); err != nil {
+		return err
+	}
+	if err := cw.settleInput(); err != nil {
 		return err
 	}
 	if err := cw.submit(); err != nil {
