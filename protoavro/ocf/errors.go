@@ -17,7 +17,11 @@ var (
 	// varint, a negative size, a sync marker that does not match, a block
 	// that does not decompress.
 	ErrMalformed = errors.New("malformed input")
-	// ErrLimit reports a size beyond a limit of [ReaderOptions].
+	// ErrLimit reports a size beyond a limit of [ReaderOptions], or a
+	// record with more zero-size values than any block readers accept can
+	// hold ([BlockBuilder.Add]). It is the class of every breach of the
+	// block bounds of docs/limits.md, by this package's writers and by
+	// protoavro's ContainerWriter.
 	ErrLimit = errors.New("over the limit")
 	// ErrUnsupportedCodec reports a block codec this package does not
 	// implement.
