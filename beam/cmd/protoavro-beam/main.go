@@ -194,7 +194,7 @@ func run(ctx context.Context) error {
 	}
 	if in.Message == "" {
 		_, err := new(protoload.Types).FindMessage("") // before any file is read
-		return err
+		return usage.Wrap(err)
 	}
 	types, err := protoload.Load(ctx, in)
 	if err != nil {

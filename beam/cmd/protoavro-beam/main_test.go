@@ -374,9 +374,9 @@ func TestFailedPipeline(t *testing.T) {
 		}
 		last := lastLine(stderr)
 		if !strings.Contains(stderr, "protoavro-beam: pipeline failed: ") ||
-			!strings.HasPrefix(last, "protoavrobeam: shard ") || !strings.Contains(last, out+"-0000") ||
-			!strings.Contains(last, ".avro.tmp-") || !strings.HasSuffix(last, "file too large") {
-			t.Errorf("stderr does not say the pipeline failed and, last, the shard file that could not be written:\n%s", stderr)
+			!strings.HasPrefix(last, "protoavrobeam: temporary shard "+out+".avro.tmp-") ||
+			!strings.HasSuffix(last, "file too large") {
+			t.Errorf("stderr does not say the pipeline failed and, last, the temporary shard file that could not be written:\n%s", stderr)
 		}
 		checkOutput(t, outDir, old)
 	})
