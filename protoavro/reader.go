@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/safetext"
 )
@@ -114,7 +115,7 @@ func fieldOrder(fields []decField) []int {
 		return nil
 	}
 	// A stable sort: O(n log n) however many fields a foreign writer
-	// record has (an insertion sort took 10 s on 100,000 reversed fields).
+	// record has, in whatever order.
 	slices.SortStableFunc(idx, func(a, b int) int {
 		switch {
 		case less(&fields[a], &fields[b]):
@@ -261,15 +262,15 @@ func (rc *readerCompiler) fail(r *decRecord, field string, err error) error {
 	r.err = cloneCompileError(err)
 	runErr := cloneCompileError(err)
 	r.fields = []decField{{name: field, dec: func(st *decState, dst []byte, _ uint64) ([]byte, error) {
-		return dst, &DataError{Offset: st.r.pos, Err: runErr}
+		return dst, &DataError{Offset: st.r.Pos, Err: runErr}
 	}}}
 	r.order, r.split, r.keep = nil, 0, 0
 	return err
 }
 
 // fieldIndex returns the index of p's field named name, or -1: through an
-// index built once per plan for wide records, so that matching a writer
-// record's fields is linear, not quadratic, in their number.
+// index built once per plan for wide records, so that matching the N fields
+// of a writer record costs O(N).
 func (rc *readerCompiler) fieldIndex(p *msgPlan, name string) int {
 	if len(p.fields) <= 16 {
 		return p.byName(name)
@@ -441,9 +442,9 @@ func markZeroSize(plans []*msgPlan, defined map[string]namedDef) {
 // counted as ContainerReader counts them against its bound per block; its
 // wire bytes go to scratch, returned for reuse.
 func emptyItems(dec *decRecord, scratch, datum []byte) (int64, []byte, error) {
-	st := newDecState(avroReader{buf: datum, emptyMax: math.MaxInt64}, false)
+	st := newDecState(avroReader{avrobin.Reader{Buf: datum, Empty: avrobin.Budget{Max: math.MaxInt64}}}, false)
 	out, err := st.record(scratch[:0], dec)
-	n, end := st.r.empty, st.r.pos
+	n, end := st.r.Empty.N, st.r.Pos
 	st.release()
 	if err == nil {
 		err = checkEnd(dec.name, end, len(datum))
@@ -517,7 +518,7 @@ func mapDec(f *fieldPlan, val valueDec, minEntrySize int) valueDec {
 				return dst, nil
 			}
 			for range n {
-				off := st.r.pos
+				off := st.r.Pos
 				k, err := st.r.bytes()
 				if err != nil {
 					return dst, err
@@ -623,10 +624,10 @@ func fixLength(dst []byte, start int) []byte {
 func (st *decState) nested(dst []byte, tag uint64, rec *decRecord) ([]byte, error) {
 	st.depth++
 	if st.depth > maxDepth {
-		return dst, dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
+		return dst, dataErr(ErrTooDeep, st.r.Pos, "more than %d nested records", maxDepth)
 	}
 	if rec.zeroSize && !st.itemCounted {
-		if err := st.r.countEmpty(1, st.r.pos); err != nil {
+		if err := st.r.countEmpty(1, st.r.Pos); err != nil {
 			return dst, err
 		}
 	}
@@ -810,7 +811,7 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 			// Resolution fails only if the writer actually uses this
 			// branch; err is of class ErrIncompatible already.
 			d = func(st *decState, dst []byte, _ uint64) ([]byte, error) {
-				return dst, &DataError{Offset: st.r.pos, Err: err}
+				return dst, &DataError{Offset: st.r.Pos, Err: err}
 			}
 		}
 		branches[i] = d
@@ -819,17 +820,17 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
 		b := branches[1]
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			if st.r.pos < len(st.r.buf) {
-				switch st.r.buf[st.r.pos] {
+			if st.r.Pos < len(st.r.Buf) {
+				switch st.r.Buf[st.r.Pos] {
 				case 0:
-					st.r.pos++
+					st.r.Pos++
 					return dst, nil
 				case 2:
-					st.r.pos++
+					st.r.Pos++
 					return b(st, dst, tag)
 				}
 			}
-			off := st.r.pos
+			off := st.r.Pos
 			i, err := st.r.long()
 			if err != nil {
 				return dst, err
@@ -838,7 +839,7 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		}
 	}
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-		off := st.r.pos
+		off := st.r.Pos
 		i, err := st.r.index(len(branches), unionIndexError)
 		if err != nil {
 			return dst, err
@@ -865,7 +866,7 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 	resolver := resolverOrGlobal(rc.opts.AnyResolver)
 	md := v.desc
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-		off := st.r.pos
+		off := st.r.Pos
 		b, err := st.r.bytes()
 		if err != nil {
 			return dst, err
@@ -960,7 +961,7 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 	}
 	kind := v.kind
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-		off := st.r.pos
+		off := st.r.Pos
 		var (
 			i   int64
 			f   float64
@@ -1054,7 +1055,7 @@ func fastScalar(w avroschema.Type, v *valuePlan, own, wt uint64) valueDec {
 		(w == avroschema.Int && (k == vInt32 || k == vSint32)):
 		zigzag := k == vSint64 || k == vSint32
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			off := st.r.pos
+			off := st.r.Pos
 			x, err := st.r.long()
 			if err != nil {
 				return dst, err
@@ -1083,7 +1084,7 @@ func fastScalar(w avroschema.Type, v *valuePlan, own, wt uint64) valueDec {
 	case (w == avroschema.Bytes || w == avroschema.String) && (k == vBytes || k == vString):
 		check := k == vString
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			off := st.r.pos
+			off := st.r.Pos
 			b, err := st.r.bytes()
 			if err != nil {
 				return dst, err
@@ -1203,7 +1204,7 @@ func civilDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error)
 	}
 	isInt := w.Type == avroschema.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-		off := st.r.pos
+		off := st.r.Pos
 		var x int64
 		var err error
 		if isInt {
@@ -1304,7 +1305,7 @@ func (rc *readerCompiler) skipper(s *avroschema.Node) *skipProg {
 		p.run = func(st *decState) error {
 			st.depth++
 			if st.depth > maxDepth {
-				return dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
+				return dataErr(ErrTooDeep, st.r.Pos, "more than %d nested records", maxDepth)
 			}
 			for i, f := range fields {
 				if err := f.run(st); err != nil {
@@ -1329,7 +1330,7 @@ func (rc *readerCompiler) skipper(s *avroschema.Node) *skipProg {
 		}
 	default:
 		typ := t.Type
-		p.run = func(st *decState) error { return dataErr(ErrIncompatible, st.r.pos, "cannot skip a %s", typ) }
+		p.run = func(st *decState) error { return dataErr(ErrIncompatible, st.r.Pos, "cannot skip a %s", typ) }
 	}
 	return p
 }
@@ -1366,7 +1367,7 @@ func newDecState(r avroReader, anyOrder bool) *decState {
 
 // release returns st to the pool, keeping no reference to the datum.
 func (st *decState) release() {
-	st.r.buf = nil
+	st.r.Buf = nil
 	decStatePool.Put(st)
 }
 
@@ -1381,10 +1382,10 @@ func checkEnd(name string, pos, n int) error {
 
 // transcode runs a reader program over one datum.
 func transcodeToProto(rec *decRecord, dst, data []byte, anyOrder bool) ([]byte, error) {
-	st := newDecState(avroReader{buf: data}, anyOrder)
+	st := newDecState(newAvroReader(data), anyOrder)
 	n := len(dst)
 	out, err := st.record(dst, rec)
-	pos := st.r.pos
+	pos := st.r.Pos
 	st.release()
 	if err != nil {
 		return dst[:n], inField(err, rec.name)
