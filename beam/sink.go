@@ -292,10 +292,20 @@ func (fn *writeAvroFn) write(ctx context.Context, r Records) error {
 		return fn.cw.WriteWireAt(wire, off)
 	})
 	if err != nil {
-		return fmt.Errorf("protoavrobeam: %s: %w", fn.file.name, err)
+		if errors.As(err, new(*badRecordError)) {
+			return err // it names the record's source, index and offset
+		}
+		return fmt.Errorf("protoavrobeam: temporary shard %s: %w", fn.file.name, err)
 	}
 	return fn.file.written()
 }
+
+// badRecordError is the error of a record that cannot be converted, which
+// names the record's input, not the shard being written.
+type badRecordError struct{ err error }
+
+func (e *badRecordError) Error() string { return e.err.Error() }
+func (e *badRecordError) Unwrap() error { return e.err }
 
 // badRecord turns the ContainerWriter's error for a record into one that
 // names its source, index and input offset.
@@ -306,7 +316,7 @@ func (fn *writeAvroFn) badRecord(e *protoavro.RecordError) error {
 	}
 	sp := fn.spans[k]
 	index := sp.r.Index + e.Index - sp.start
-	return fmt.Errorf("protoavrobeam: %s: %w", sp.r.Source, sp.r.batch().RecordError(index, e.Err))
+	return &badRecordError{fmt.Errorf("protoavrobeam: %s: %w", sp.r.Source, sp.r.batch().RecordError(index, e.Err))}
 }
 
 // abort closes the bundle's file after a failure; the finalization of the

@@ -1,7 +1,6 @@
 package protoavrobeam
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/protoavro"
-	"github.com/protoavro/protoavro/protoavro/ocf"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
@@ -74,7 +72,7 @@ func (t Type) WithAnyTypes(files ...protoreflect.FileDescriptor) (Type, error) {
 // TypeOf returns the Type of md under the mapping options o. Its
 // descriptor set is the one protoavro embeds in container files.
 func TypeOf(md protoreflect.MessageDescriptor, o protoavro.Options) (Type, error) {
-	h, err := headerOf(md, o)
+	h, err := protoavro.ContainerHeader(md, protoavro.ContainerOptions{Options: o})
 	if err != nil {
 		return Type{}, err
 	}
@@ -173,39 +171,13 @@ func (t Type) build() (*compiled, error) {
 	}
 	// The header of protoavro's own container files, so that the shards
 	// carry exactly what protoavro.NewContainerReader expects.
-	h, err := headerOf(md, o)
+	h, err := protoavro.ContainerHeader(md, protoavro.ContainerOptions{Options: o})
 	if err != nil {
 		return nil, err
 	}
-	c.schema = h.Schema
-	c.meta = map[string][]byte{}
-	for k, v := range h.Metadata {
-		if k != ocf.MetaSchema && k != ocf.MetaCodec {
-			c.meta[k] = v
-		}
-	}
+	c.schema, c.meta = h.Schema, h.Metadata
 	c.mt = dynamicpb.NewMessageType(md)
 	return c, nil
-}
-
-// headerOf returns the header protoavro's container writer writes for md
-// under o: the writer schema and the protoavro.* metadata (message name,
-// descriptor set, options). The library has no call that builds it without
-// writing a file, so it writes an empty one in memory.
-func headerOf(md protoreflect.MessageDescriptor, o protoavro.Options) (*ocf.Header, error) {
-	var buf bytes.Buffer
-	cw, err := protoavro.NewContainerWriter(&buf, md, protoavro.ContainerOptions{Options: o, Workers: 1})
-	if err != nil {
-		return nil, err
-	}
-	if err := cw.Close(); err != nil {
-		return nil, err
-	}
-	or, err := ocf.NewReader(&buf, ocf.ReaderOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("protoavrobeam: read back the header: %w", err)
-	}
-	return or.Header(), nil
 }
 
 // anyTypes returns the types of the files of set and of the serialized

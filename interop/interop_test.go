@@ -758,12 +758,14 @@ func readBack(t *testing.T, j *writeJob) (n int) {
 
 // expectedMessage is what protoavro must read back from the Avro record of
 // m: m itself, except in the Java profile, which carries no presence: a
-// field set to its default reads back as unset (docs/mapping.md, "Java
-// profile" in the data conversion table).
+// field set to its default reads back as unset, and a google.protobuf.Value
+// that sets no member as a null Value (docs/mapping.md, "Java profile" in
+// the data conversion table).
 func expectedMessage(c *testCase, m proto.Message) proto.Message {
-	m = proto.Clone(m)
+	m = testutil.CloneExact(m)
 	if c.opts.Profile == protoavro.JavaProfile {
 		testutil.ClearDefaults(m.ProtoReflect())
+		testutil.NullEmptyValues(m.ProtoReflect())
 	}
 	return m
 }
@@ -771,7 +773,7 @@ func expectedMessage(c *testCase, m proto.Message) proto.Message {
 // sameMessage compares two messages exactly, −0.0 included, but any NaN
 // equals any other: implementations need not keep NaN payloads.
 func sameMessage(a, b proto.Message) bool {
-	a, b = proto.Clone(a), proto.Clone(b)
+	a, b = testutil.CloneExact(a), testutil.CloneExact(b)
 	canonicalNaN(a.ProtoReflect())
 	canonicalNaN(b.ProtoReflect())
 	opts := proto.MarshalOptions{Deterministic: true}

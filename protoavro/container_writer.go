@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/pool"
 	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -63,6 +62,12 @@ type ContainerOptions struct {
 	// stops the writer with it. When nil, the first bad record stops the
 	// writer with a *RecordError.
 	OnBadRecord func(e *RecordError) error
+	// Input converts a record given to [ContainerWriter.WriteInputAt],
+	// in a form of the caller's (protobuf JSON, say), to protobuf wire
+	// bytes appended to dst. It runs on the workers, from several
+	// goroutines at once. Its error makes the record a bad record, whose
+	// RecordError holds the record as given.
+	Input func(dst, record []byte) ([]byte, error)
 }
 
 // DescriptorMode selects the descriptors a [ContainerWriter] embeds in
@@ -182,19 +187,23 @@ const defaultBlockSize = 256 << 10
 // [ErrConcurrentUse] and changes nothing; Records, Blocks, BytesWritten and
 // Rounded may be called from any goroutine.
 type ContainerWriter struct {
-	guard  callGuard
-	ow     *ocf.Writer
-	codec  *Codec
-	opts   ContainerOptions
-	pool   *pool.Ordered[*wblock, *wblock]
-	cur    *wblock
-	free   []*wblock
-	next   int64 // index of the next record
-	err    error
-	closed bool
+	guard callGuard
+	ow    *ocf.Writer
+	codec *Codec
+	opts  ContainerOptions
+	pool  *pool.Ordered[*wblock, *wblock]
+	cur   *wblock
+	free  []*wblock
+	next  int64 // index of the next record
+	// in is the batch of WriteInputAt records being filled; inFlight
+	// counts the batches the workers convert.
+	in       *wblock
+	inFlight int
+	err      error
+	closed   bool
 	// emptyItems says that the schema has records that take no bytes:
 	// the workers then count the zero-size items of each record and
-	// split blocks as readers bound them (splitEmpty).
+	// split blocks as readers bound them (ocf.BlockBuilder).
 	emptyItems bool
 	// Counters of what was written, for any goroutine.
 	records, blocks, written atomic.Int64
@@ -205,27 +214,27 @@ type ContainerWriter struct {
 
 // wblock is one block in flight.
 type wblock struct {
-	recs    []wrec
-	wire    []byte // WriteWire inputs, concatenated
-	avro    []byte // datums of the records given to Write, concatenated
-	hasWire bool   // some records came from WriteWire (possibly empty ones)
-	data    []byte // all the datums, when some came from WriteWire
-	out     []byte // the block's data compressed
-	bad     []*RecordError
-	err     error
-	// With ContainerWriter.emptyItems: the records converted, the blocks
-	// written for this one, each a count and its data compressed, and
-	// scratch space.
-	good    []goodRec
-	parts   []wpart
-	scratch []byte
+	recs  []wrec
+	wire  []byte // WriteWire inputs, concatenated
+	avro  []byte // datums of the records given to Write and WriteDatum, concatenated
+	raw   []byte // the records given to WriteInputAt whose datums are in avro
+	bad   []*RecordError
+	err   error
+	parts []wpart // the blocks written for this one, by builder
+	// builder gathers the block's datums, on a worker, into the blocks
+	// of parts; compression is the codec they are compressed with.
+	builder     *ocf.BlockBuilder
+	compression Compression
+	scratch     []byte
+	// input says that the records were given to WriteInputAt: the
+	// workers convert them (into avro, ends their ends) and the writing
+	// goroutine adds their datums to the blocks in record order.
+	input bool
+	ends  []int
 }
 
-// goodRec is a record of a block that converted: its index in the
-// block's recs and the end of its datum in the block's data.
-type goodRec struct{ rec, end int }
-
-// wpart is one block written for a wblock split by splitEmpty.
+// wpart is one block written for a wblock: its count and its data
+// compressed.
 type wpart struct {
 	count int64
 	out   []byte
@@ -238,6 +247,10 @@ type wrec struct {
 	wire   bool  // given to WriteWire: start and end are in wblock.wire, else in wblock.avro
 	start  int
 	end    int
+	// input says that the record was given to WriteInputAt: it is
+	// wblock.raw[rawStart:rawEnd], for its RecordError.
+	input            bool
+	rawStart, rawEnd int
 }
 
 // NewContainerWriter writes the header of a container file for messages of
@@ -246,21 +259,9 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if w == nil {
 		return nil, fmt.Errorf("%w: nil io.Writer", ErrInvalidOptions)
 	}
-	if md == nil {
-		return nil, fmt.Errorf("%w: nil message descriptor", ErrInvalidOptions)
-	}
-	if opts.Descriptors < DescriptorsStripped || opts.Descriptors > DescriptorsNone {
-		return nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.Descriptors)
-	}
-	codec, err := opts.Options.Codec(md)
+	header, codec, err := containerHeader(md, &opts)
 	if err != nil {
 		return nil, err
-	}
-	if opts.Compression == "" {
-		opts.Compression = CompressionNull
-	}
-	if !opts.Compression.Supported() {
-		return nil, fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, opts.Compression)
 	}
 	if opts.BlockSize <= 0 {
 		opts.BlockSize = defaultBlockSize
@@ -268,25 +269,7 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	meta := map[string][]byte{}
-	for k, v := range opts.Metadata {
-		if strings.HasPrefix(k, "avro.") || strings.HasPrefix(k, "protoavro.") {
-			return nil, fmt.Errorf("%w: metadata key %q is reserved", ErrInvalidOptions, k)
-		}
-		meta[k] = v
-	}
-	schemaJSON, err := codec.schema.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	if opts.Descriptors != DescriptorsNone {
-		meta[MetaMessage] = []byte(md.FullName())
-		if meta[MetaDescriptors], err = descriptorSet(md, opts.Descriptors); err != nil {
-			return nil, err
-		}
-	}
-	meta[MetaOptions] = []byte(opts.Options.String())
-	ow, err := ocf.NewWriter(w, ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta})
+	ow, err := ocf.NewWriter(w, header)
 	if err != nil {
 		return nil, fmt.Errorf("protoavro: write container: %w", err)
 	}
@@ -297,6 +280,62 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 		return b
 	})
 	return cw, nil
+}
+
+// ContainerHeader returns the header that [NewContainerWriter] writes for
+// messages of md with opts, without writing a file: the writer schema, the
+// codec (opts.Compression) and the metadata (opts.Metadata, and
+// [MetaMessage], [MetaDescriptors] and [MetaOptions] as opts.Descriptors
+// and opts.Options say), as the options of an [ocf.Writer]. Their Sync is
+// zero, so that [ocf.NewWriter] draws a random sync marker. A file started
+// with them is one [NewContainerReader] reads as it reads the
+// ContainerWriter's: blocks of files written by ContainerWriters with the
+// same md and opts may be copied into it ([ocf.Writer.WriteRawBlock]) to
+// merge them. BlockSize, Workers and OnBadRecord play no part.
+func ContainerHeader(md protoreflect.MessageDescriptor, opts ContainerOptions) (ocf.WriterOptions, error) {
+	header, _, err := containerHeader(md, &opts)
+	return header, err
+}
+
+// containerHeader checks opts for md, sets the default compression, and
+// returns the header of md's container files and the codec of their
+// records.
+func containerHeader(md protoreflect.MessageDescriptor, opts *ContainerOptions) (ocf.WriterOptions, *Codec, error) {
+	if md == nil {
+		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: nil message descriptor", ErrInvalidOptions)
+	}
+	if opts.Descriptors < DescriptorsStripped || opts.Descriptors > DescriptorsNone {
+		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.Descriptors)
+	}
+	codec, err := opts.Options.Codec(md)
+	if err != nil {
+		return ocf.WriterOptions{}, nil, err
+	}
+	if opts.Compression == "" {
+		opts.Compression = CompressionNull
+	}
+	if !opts.Compression.Supported() {
+		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: unsupported codec %q", ErrUnsupported, opts.Compression)
+	}
+	meta := map[string][]byte{}
+	for k, v := range opts.Metadata {
+		if strings.HasPrefix(k, "avro.") || strings.HasPrefix(k, "protoavro.") {
+			return ocf.WriterOptions{}, nil, fmt.Errorf("%w: metadata key %q is reserved", ErrInvalidOptions, k)
+		}
+		meta[k] = v
+	}
+	schemaJSON, err := codec.schema.MarshalJSON()
+	if err != nil {
+		return ocf.WriterOptions{}, nil, err
+	}
+	if opts.Descriptors != DescriptorsNone {
+		meta[MetaMessage] = []byte(md.FullName())
+		if meta[MetaDescriptors], err = descriptorSet(md, opts.Descriptors); err != nil {
+			return ocf.WriterOptions{}, nil, err
+		}
+	}
+	meta[MetaOptions] = []byte(opts.Options.String())
+	return ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta}, codec, nil
 }
 
 // descriptorSet serializes the descriptors of md that mode selects as a
@@ -497,6 +536,9 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	if err := cw.ready(); err != nil {
 		return err
 	}
+	if err := cw.settleInput(); err != nil {
+		return err
+	}
 	if m == nil {
 		return fmt.Errorf("%w: nil message", ErrWrongType)
 	}
@@ -540,10 +582,12 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 	if err := cw.ready(); err != nil {
 		return err
 	}
+	if err := cw.settleInput(); err != nil {
+		return err
+	}
 	b := cw.block()
 	n := len(b.wire)
 	b.wire = append(b.wire, wire...)
-	b.hasWire = true
 	return cw.added(b, wrec{offset: offset, wire: true, start: n, end: len(b.wire)})
 }
 
@@ -564,6 +608,9 @@ func (cw *ContainerWriter) WriteDatum(datum []byte) error {
 	}
 	defer cw.leave()
 	if err := cw.ready(); err != nil {
+		return err
+	}
+	if err := cw.settleInput(); err != nil {
 		return err
 	}
 	if err := checkRecordSize(string(cw.codec.schema.desc.FullName()), len(datum)); err != nil {
@@ -588,16 +635,146 @@ func (cw *ContainerWriter) ready() error {
 // block returns the block being filled.
 func (cw *ContainerWriter) block() *wblock {
 	if cw.cur == nil {
-		if n := len(cw.free); n > 0 {
-			cw.cur, cw.free = cw.free[n-1], cw.free[:n-1]
-		} else {
-			cw.cur = &wblock{}
-		}
-		b := cw.cur
-		b.recs, b.wire, b.avro, b.data, b.out = b.recs[:0], b.wire[:0], b.avro[:0], b.data[:0], b.out[:0]
-		b.bad, b.err, b.hasWire = b.bad[:0], nil, false
+		cw.cur = cw.newBlock()
 	}
 	return cw.cur
+}
+
+// newBlock returns an empty wblock, one written before when there is one.
+func (cw *ContainerWriter) newBlock() *wblock {
+	var b *wblock
+	if n := len(cw.free); n > 0 {
+		b, cw.free = cw.free[n-1], cw.free[:n-1]
+	} else {
+		b = &wblock{}
+	}
+	b.recs, b.wire, b.avro, b.raw = b.recs[:0], b.wire[:0], b.avro[:0], b.raw[:0]
+	b.bad, b.err, b.input, b.ends = b.bad[:0], nil, false, b.ends[:0]
+	return b
+}
+
+// The batches of WriteInputAt records that the workers convert close at
+// inputBatchBytes bytes or inputBatchRecords records. Their datums then go
+// into blocks as WriteDatum's do, so the batches do not decide the blocks.
+const (
+	inputBatchBytes   = 256 << 10
+	inputBatchRecords = 1024
+)
+
+// WriteInputAt adds one record in the caller's form, which
+// [ContainerOptions.Input] converts to protobuf wire bytes on a worker,
+// where it is then converted to Avro; offset is the record's byte offset
+// in the caller's input (or -1), which errors report. A record that does
+// not convert is a bad record, reported as the others are (a later call,
+// or OnBadRecord), with the record as given. The datums go into blocks in
+// record order, closed at BlockSize bytes of Avro. The writer copies
+// record. Without ContainerOptions.Input it fails with [ErrInvalidOptions].
+func (cw *ContainerWriter) WriteInputAt(record []byte, offset int64) error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	defer cw.leave()
+	if err := cw.ready(); err != nil {
+		return err
+	}
+	if cw.opts.Input == nil {
+		return fmt.Errorf("%w: WriteInputAt without ContainerOptions.Input", ErrInvalidOptions)
+	}
+	if cw.in == nil {
+		cw.in = cw.newBlock()
+		cw.in.input = true
+	}
+	b := cw.in
+	n := len(b.wire)
+	b.wire = append(b.wire, record...)
+	b.recs = append(b.recs, wrec{index: cw.next, offset: offset, wire: true, start: n, end: len(b.wire)})
+	cw.next++
+	if len(b.wire) >= inputBatchBytes || len(b.recs) >= inputBatchRecords {
+		return cw.submitInput()
+	}
+	return nil
+}
+
+// submitInput hands the batch of WriteInputAt records to the workers.
+func (cw *ContainerWriter) submitInput() error {
+	b := cw.in
+	if b == nil || len(b.recs) == 0 {
+		return nil
+	}
+	cw.in = nil
+	cw.inFlight++
+	return cw.pool.Put(b, cw.writeBlock)
+}
+
+// settleInput puts the datums of the WriteInputAt records given so far
+// into blocks, before a record given otherwise joins them.
+func (cw *ContainerWriter) settleInput() error {
+	if cw.in == nil && cw.inFlight == 0 {
+		return nil
+	}
+	if err := cw.submitInput(); err != nil {
+		return err
+	}
+	return cw.pool.Drain(cw.writeBlock)
+}
+
+// convert converts the WriteInputAt records of b to Avro, on a worker:
+// into b.avro, record i ending at b.ends[i] (a bad record is empty).
+func (cw *ContainerWriter) convert(b *wblock) {
+	for i := range b.recs {
+		r := &b.recs[i]
+		record := b.wire[r.start:r.end]
+		wire, err := cw.opts.Input(b.scratch[:0], record)
+		b.scratch = wire[:0]
+		n := len(b.avro)
+		if err == nil {
+			var rounded int64
+			b.avro, rounded, err = cw.codec.transcodeToAvro(b.avro, wire) // refuses records over maxRecordAvroSize
+			cw.rounded.Add(rounded)
+		}
+		if err != nil {
+			b.avro = b.avro[:n]
+			re := &RecordError{Index: r.index, Offset: r.offset, Record: record, Err: err}
+			if cw.opts.OnBadRecord == nil {
+				b.err = re
+				return
+			}
+			b.bad = append(b.bad, re)
+		}
+		b.ends = append(b.ends, len(b.avro))
+	}
+}
+
+// addConverted adds the datums of b, a batch of WriteInputAt records the
+// workers converted, to the blocks, and reports its bad records, in record
+// order; a full block goes to the workers without waiting for any.
+func (cw *ContainerWriter) addConverted(b *wblock) error {
+	bad, start := b.bad, 0
+	for i := range b.ends {
+		r := &b.recs[i]
+		datum := b.avro[start:b.ends[i]]
+		start = b.ends[i]
+		if len(bad) > 0 && bad[0].Index == r.index {
+			if err := cw.opts.OnBadRecord(bad[0]); err != nil {
+				cw.err = err
+				return err
+			}
+			bad = bad[1:]
+			continue
+		}
+		c := cw.block()
+		n, rn := len(c.avro), len(c.raw)
+		c.avro = append(c.avro, datum...)
+		c.raw = append(c.raw, b.wire[r.start:r.end]...)
+		c.recs = append(c.recs, wrec{index: r.index, offset: r.offset, start: n, end: len(c.avro), input: true, rawStart: rn, rawEnd: len(c.raw)})
+		if len(c.avro)+len(c.wire) >= cw.opts.BlockSize || len(c.recs) >= ocf.MaxBlockRecords {
+			// As added does; Submit, not Put: the batches after b are
+			// taken once this one is done.
+			cw.cur = nil
+			cw.pool.Submit(c)
+		}
+	}
+	return nil
 }
 
 // added records r, the next record of the stream, in b.
@@ -607,7 +784,7 @@ func (cw *ContainerWriter) added(b *wblock, r wrec) error {
 	cw.next++
 	// A block of many records may be of records that take no bytes:
 	// closed at the zero-size items that readers accept in a block.
-	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= limits.BlockEmptyItems {
+	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= ocf.MaxBlockRecords {
 		return cw.submit()
 	}
 	return nil
@@ -627,9 +804,15 @@ func (cw *ContainerWriter) submit() error {
 // writeBlock writes a block the workers finished.
 func (cw *ContainerWriter) writeBlock(b *wblock) error {
 	defer func() { cw.free = append(cw.free, b) }()
+	if b.input {
+		cw.inFlight--
+	}
 	if b.err != nil {
 		cw.err = b.err
 		return b.err
+	}
+	if b.input {
+		return cw.addConverted(b)
 	}
 	for _, re := range b.bad {
 		if err := cw.opts.OnBadRecord(re); err != nil {
@@ -637,19 +820,12 @@ func (cw *ContainerWriter) writeBlock(b *wblock) error {
 			return err
 		}
 	}
-	if cw.emptyItems {
-		for _, p := range b.parts {
-			if err := cw.writeRaw(p.count, p.out); err != nil {
-				return err
-			}
+	for _, p := range b.parts {
+		if err := cw.writeRaw(p.count, p.out); err != nil {
+			return err
 		}
-		return nil
 	}
-	count := len(b.recs) - len(b.bad)
-	if count == 0 {
-		return nil
-	}
-	return cw.writeRaw(int64(count), b.out)
+	return nil
 }
 
 // writeRaw writes one block of count records, its data compressed.
@@ -670,125 +846,102 @@ func (cw *ContainerWriter) count() {
 	cw.written.Store(cw.ow.BytesWritten())
 }
 
-// process converts and compresses a block, on a worker.
+// process converts and compresses a block, on a worker: the records
+// given to WriteWire are converted, and the datums go through an
+// [ocf.BlockBuilder], which splits the block where readers bound it (the
+// zero-size items of records that take no bytes). A record that does not
+// convert, or that no block holds, is a bad record.
 func (cw *ContainerWriter) process(b *wblock) {
-	data := b.avro
-	b.good = b.good[:0]
-	if !b.hasWire && cw.emptyItems {
-		for i, r := range b.recs {
-			b.good = append(b.good, goodRec{i, r.end})
-		}
-	}
-	if b.hasWire {
-		// Convert the records given as wire bytes, in order, beside the
-		// ones encoded directly.
-		data = b.data[:0]
-		for i, r := range b.recs {
-			if !r.wire {
-				data = append(data, b.avro[r.start:r.end]...)
-				if cw.emptyItems {
-					b.good = append(b.good, goodRec{i, len(data)})
-				}
-				continue
-			}
-			wire := b.wire[r.start:r.end]
-			n := len(data)
-			var err error
-			var rounded int64
-			data, rounded, err = cw.codec.transcodeToAvro(data, wire) // refuses records over maxRecordAvroSize
-			cw.rounded.Add(rounded)
-			if err != nil {
-				data = data[:n]
-				re := &RecordError{Index: r.index, Offset: r.offset, Record: wire, Err: err}
-				if cw.opts.OnBadRecord == nil {
-					b.err = re
-					return
-				}
-				b.bad = append(b.bad, re)
-				continue
-			}
-			if cw.emptyItems {
-				b.good = append(b.good, goodRec{i, len(data)})
-			}
-		}
-		b.data = data
-	}
-	if cw.emptyItems {
-		cw.splitEmpty(b, data)
+	if b.input {
+		cw.convert(b)
 		return
 	}
-	var err error
-	if b.out, err = cw.opts.Compression.Compress(b.out[:0], data); err != nil {
-		b.err = fmt.Errorf("protoavro: compress block: %w", err)
-	}
-}
-
-// splitEmpty compresses the good records of b, whose datums data holds,
-// as one or more blocks that readers accept: a block of c records in L
-// bytes holding E zero-size items inside its records, as ContainerReader
-// counts them, must keep max(c-L, 0)+E within limits.BlockEmpty(L).
-// Records go into a block while it stays within the bound. A record beyond
-// it on its own, or one that does not read back (a WriteDatum datum that
-// is not of the schema), is a bad record.
-func (cw *ContainerWriter) splitEmpty(b *wblock, data []byte) {
 	b.parts = b.parts[:0]
-	start, at := 0, 0 // the current part: data[start:at], its records
-	var count, empty int64
-	flush := func() {
-		if count > 0 {
-			if len(b.parts) < cap(b.parts) {
-				b.parts = b.parts[:len(b.parts)+1]
-			} else {
-				b.parts = append(b.parts, wpart{})
-			}
-			p := &b.parts[len(b.parts)-1]
-			var err error
-			if p.out, err = cw.opts.Compression.Compress(p.out[:0], data[start:at]); err != nil && b.err == nil {
-				b.err = fmt.Errorf("protoavro: compress block: %w", err)
-			}
-			p.count = count
-		}
-		start, count, empty = at, 0, 0
+	if b.builder == nil {
+		b.builder = ocf.NewBlockBuilder(0, b.emit)
 	}
-	fits := func(c, size, e int64) bool {
-		return limits.BlockRecords(c, int(size))+e <= limits.BlockEmpty(int(size))
-	}
-	for _, g := range b.good {
-		r := &b.recs[g.rec]
-		datum := data[at:g.end]
-		e, scratch, err := emptyItems(cw.codec.dec, b.scratch, datum)
-		b.scratch = scratch
-		if err == nil && e > maxEmptyItems {
-			// A WriteDatum datum (the codec refuses the others) that no
-			// reader of single datums accepts.
-			err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: more than %d nested records that take no bytes (empty messages) in one datum; readers refuse them (docs/limits.md)", ErrOutOfRange, maxEmptyItems)}
+	b.compression = cw.opts.Compression
+	bb := b.builder
+	bb.Reset()
+	for i := range b.recs {
+		r := &b.recs[i]
+		data := bb.Data()
+		n := len(data)
+		var record []byte
+		var err error
+		if r.wire {
+			record = b.wire[r.start:r.end]
+			var rounded int64
+			data, rounded, err = cw.codec.transcodeToAvro(data, record) // refuses records over maxRecordAvroSize
+			cw.rounded.Add(rounded)
+		} else {
+			data = append(data, b.avro[r.start:r.end]...)
+			if r.input {
+				record = b.raw[r.rawStart:r.rawEnd]
+			}
 		}
-		if err == nil && fits(count+1, int64(g.end-start), empty+e) {
-			count, empty, at = count+1, empty+e, g.end
-			continue
-		}
-		flush()
-		if err == nil && fits(1, int64(len(datum)), e) {
-			count, empty, at = 1, e, g.end
-			continue
+		var e int64
+		if err == nil && cw.emptyItems {
+			// The schema has records that take no bytes: count the
+			// record's zero-size items as readers do.
+			e, b.scratch, err = emptyItems(cw.codec.dec, b.scratch, data[n:])
+			if err == nil && e > maxEmptyItems {
+				// A WriteDatum datum (the codec refuses the others) that
+				// no reader of single datums accepts.
+				err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: more than %d nested records that take no bytes (empty messages) in one datum; readers refuse them (docs/limits.md)", ErrOutOfRange, maxEmptyItems)}
+			}
 		}
 		if err == nil {
-			err = &DataError{Path: cw.codec.enc.name, Err: fmt.Errorf("%w: %d zero-size items (empty messages in lists) in a record of %d bytes exceed the limit of %d that readers accept in a block (docs/limits.md)",
-				ErrOutOfRange, e, len(datum), limits.BlockEmpty(len(datum))-limits.BlockRecords(1, len(datum)))}
+			err = bb.Add(data, e)
+			if b.err != nil {
+				return // the block did not compress
+			}
+			if err != nil {
+				err = &DataError{Path: cw.codec.enc.name, Err: blockLimitError{err}}
+			}
 		}
-		re := &RecordError{Index: r.index, Offset: r.offset, Err: err}
-		if r.wire {
-			re.Record = b.wire[r.start:r.end]
+		if err == nil {
+			continue
 		}
+		re := &RecordError{Index: r.index, Offset: r.offset, Record: record, Err: err}
 		if cw.opts.OnBadRecord == nil {
 			b.err = re
 			return
 		}
 		b.bad = append(b.bad, re)
-		start, at = g.end, g.end // the record is left out
 	}
-	flush()
+	_ = bb.Flush() // emit's error is b.err
 }
+
+// emit compresses one block the builder closed, on a worker.
+func (b *wblock) emit(count int64, data []byte) error {
+	if len(b.parts) < cap(b.parts) {
+		b.parts = b.parts[:len(b.parts)+1]
+	} else {
+		b.parts = append(b.parts, wpart{})
+	}
+	p := &b.parts[len(b.parts)-1]
+	var err error
+	if p.out, err = b.compression.Compress(p.out[:0], data); err != nil {
+		b.err = fmt.Errorf("protoavro: compress block: %w", err)
+		return b.err
+	}
+	p.count = count
+	return nil
+}
+
+// blockLimitError is the refusal of a record that no container block
+// holds (too many zero-size items for its size): its class is
+// [ocf.ErrLimit], that of every breach of the block bounds, and it matches
+// [ErrOutOfRange] too, the class of the writer's other refusals of a
+// record.
+type blockLimitError struct{ error }
+
+// Unwrap returns the [ocf.BlockBuilder]'s error.
+func (e blockLimitError) Unwrap() error { return e.error }
+
+// Is matches [ErrOutOfRange].
+func (e blockLimitError) Is(target error) bool { return target == ErrOutOfRange }
 
 // Flush writes every record added so far as complete blocks.
 func (cw *ContainerWriter) Flush() error {
@@ -802,6 +955,9 @@ func (cw *ContainerWriter) Flush() error {
 // flush is Flush, within a method call.
 func (cw *ContainerWriter) flush() error {
 	if err := cw.ready(); err != nil {
+		return err
+	}
+	if err := cw.settleInput(); err != nil {
 		return err
 	}
 	if err := cw.submit(); err != nil {

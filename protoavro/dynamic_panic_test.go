@@ -30,8 +30,8 @@ func lenField(dst []byte, num int, v []byte) []byte {
 func TestDynamicpbPanicRefused(t *testing.T) {
 	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
 	t.Run("premise", func(t *testing.T) {
-		// If protobuf-go stops panicking, unmarshalUntrusted's recover is
-		// no longer needed there.
+		// unmarshalUntrusted's recover is there for protobuf-go's panic on
+		// this input; the premise says whether it still panics.
 		err := unmarshalUntrusted(badStruct, dynamicpb.NewMessage(md.Fields().ByName("struct").Message()))
 		if err == nil {
 			t.Skip("protobuf-go now parses this input")

@@ -177,21 +177,6 @@ func sameMessage(want, got proto.Message, wantWire []byte) error {
 	return nil
 }
 
-// cloneExact copies m through its encoding. proto.Clone drops −0.0 from
-// fields without presence (it merges only non-zero values), which would make
-// the copy differ from the original.
-func cloneExact(m proto.Message) proto.Message {
-	b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	c := m.ProtoReflect().Type().New().Interface()
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(b, c); err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func shortText(m proto.Message) string {
 	s := prototext.Format(m)
 	if len(s) > 4000 {
@@ -246,7 +231,8 @@ func firstDiff(a, b protoreflect.Message, path string) string {
 }
 
 // TestMarshalDeterministic: equal messages give equal bytes, whatever the
-// map iteration order (regression: Marshal wrote maps in Go's random order).
+// map iteration order: Marshal writes map entries in key order, not in Go's
+// random order.
 func TestMarshalDeterministic(t *testing.T) {
 	m := &kitchenpb.Maps{
 		Int32ToString:  map[int32]string{1: "a", 2: "b", 3: "c", 4: "d", 5: "e", -6: "f"},
@@ -280,8 +266,8 @@ func TestMarshalDeterministic(t *testing.T) {
 
 // TestTimestampNanosRangeEdges: under TimestampNanos, the first and last
 // instants a long of nanoseconds holds round-trip, and the next ones out
-// fail with ErrOutOfRange (regression: the writer rejected the last whole
-// seconds at both ends of the range).
+// fail with ErrOutOfRange; the last whole seconds at both ends of the range
+// are written.
 func TestTimestampNanosRangeEdges(t *testing.T) {
 	c := mustCodec(t, Options{Timestamps: TimestampNanos}, &kitchenpb.WellKnown{})
 	for _, ts := range []*timestamppb.Timestamp{
@@ -397,7 +383,7 @@ func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 		changed := 0
 		for i := range rtCount(1000, 100) {
 			m := testutil.RandMessage(md, false, key, i, cfg)
-			want := cloneExact(m)
+			want := testutil.CloneExact(m)
 			if truncateTimestamps(want.ProtoReflect(), 1000) {
 				changed++
 			}
@@ -470,7 +456,7 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 			key := testutil.SeedKey("unknown/" + string(md.FullName()))
 			for i := range rtCount(300, 30) {
 				want := testutil.RandMessage(md, dynamic, key, i, testutil.DefaultConfig)
-				m := cloneExact(want)
+				m := testutil.CloneExact(want)
 				addUnknown(m.ProtoReflect(), unknown)
 				if proto.Equal(m, want) {
 					t.Fatal("unknown fields were not added")
@@ -632,7 +618,7 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 		withUnknown := 0
 		for i := range rtCount(1000, 100) {
 			m := testutil.RandMessage(md, false, key, i, cfg)
-			want := cloneExact(m)
+			want := testutil.CloneExact(m)
 			has := replaceUnknownEnums(want.ProtoReflect())
 			_, err := ec.Marshal(m)
 			switch {
@@ -715,8 +701,8 @@ func replaceUnknownEnums(m protoreflect.Message) bool {
 
 // TestRoundTripMissingRequired: a proto2 required field that is not set
 // fails with ErrMissingRequired and its path, at any depth, for generated
-// and dynamicpb messages alike (regression: Marshal of a dynamicpb message
-// returned proto.Marshal's error, which wraps no error class).
+// and dynamicpb messages alike (for a dynamicpb message too, the error
+// wraps the class, not only proto.Marshal's error).
 func TestRoundTripMissingRequired(t *testing.T) {
 	full := func() *legacypb.Required {
 		return &legacypb.Required{Id: proto.Int32(1), Name: proto.String("n"), Level: legacypb.Level_LEVEL_HIGH.Enum(),
@@ -824,9 +810,9 @@ func checkJavaRoundTrip(c *Codec, m proto.Message) error {
 	if err := c.Unmarshal(data, got); err != nil {
 		return fmt.Errorf("Unmarshal: %w", err)
 	}
-	want := cloneExact(m)
+	want := testutil.CloneExact(m)
 	testutil.ClearDefaults(want.ProtoReflect())
-	nullEmptyValues(want.ProtoReflect())
+	testutil.NullEmptyValues(want.ProtoReflect())
 	if !proto.Equal(got, want) {
 		return fmt.Errorf("%s\ngot:\n%s", firstDiff(want.ProtoReflect(), got.ProtoReflect(), ""), shortText(got))
 	}
@@ -848,8 +834,8 @@ func TestRoundTripWrappersInLists(t *testing.T) {
 }
 
 // TestUint64DecimalMapKeys: under Uint64AsDecimal, uint64 and fixed64 map
-// keys are still written as decimal text (regression: they were written as
-// empty strings, which the reader rejects).
+// keys are written as decimal text, which the reader reads back, not as
+// empty strings.
 func TestUint64DecimalMapKeys(t *testing.T) {
 	m := &kitchenpb.Maps{
 		Uint64ToUint64:        map[uint64]uint64{math.MaxUint64: 1, 0: math.MaxUint64, 1 << 63: 2},
@@ -869,19 +855,4 @@ func TestUint64DecimalMapKeys(t *testing.T) {
 			t.Errorf("key %s is not in the Avro data %x", k, data)
 		}
 	}
-}
-
-// nullEmptyValues sets null_value in every google.protobuf.Value of m that
-// sets no member: the Java profile reads such a Value as JSON null.
-func nullEmptyValues(m protoreflect.Message) {
-	md := m.Descriptor()
-	if md.FullName() == "google.protobuf.Value" && m.WhichOneof(md.Oneofs().Get(0)) == nil {
-		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfEnum(0))
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.IsMap() || fd.IsList() || fd.Message() != nil {
-			testutil.ForEachMessage(fd, v, nullEmptyValues)
-		}
-		return true
-	})
 }

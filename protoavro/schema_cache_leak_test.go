@@ -68,8 +68,8 @@ func heapAfterGC() uint64 {
 
 // TestCacheReleasesEmbeddedTypes reads many files with distinct embedded
 // descriptors through the default ReaderOptions (the package-wide cache):
-// once the readers are dropped, the cache's entries and the memory go
-// (before, 89 MiB per 500 files stayed for good).
+// once the readers are dropped, the cache's entries and the memory go,
+// rather than stay for the life of the process.
 func TestCacheReleasesEmbeddedTypes(t *testing.T) {
 	const files = 150
 	data := make([][]byte, files)

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -300,6 +302,8 @@ func runEncode(args []string, std stdio) error {
 	}
 	e.otlp = hexIDFields(md)
 	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID, Resolver: e.resolver})
+	e.msgs.New = func() any { return dynamicpb.NewMessage(md) }
+	e.opts.Input = e.jsonToWire
 	defer e.shards.abort()
 	defer e.closeWriter() // stops the workers after an error
 	if err := e.openShard(); err != nil {
@@ -478,6 +482,15 @@ type encoder struct {
 	// json converts JSON lines to wire bytes without protojson's generic
 	// path; what it declines goes to protojson.
 	json *pbjson.Plan
+	// msgs holds the dynamicpb messages that protojson reads JSON lines
+	// into when json declines them, one per worker at a time.
+	msgs sync.Pool
+	// lines places the JSON lines in their inputs: the line of record
+	// index i is that of the last mark at or before i, plus the records
+	// between them. A mark is kept where blank lines or a new input break
+	// the count.
+	lines   []lineMark
+	pruneAt int
 
 	// inputs are the inputs read so far, the current one last.
 	inputs []inputMark
@@ -498,7 +511,12 @@ type inputMark struct {
 	// hint is appended to the errors of the input when its first bytes
 	// say that --format is wrong.
 	hint string
+	// jsonl says that its records are JSON lines.
+	jsonl bool
 }
+
+// lineMark is the line of the JSON record of global index index.
+type lineMark struct{ index, line int64 }
 
 // openShard starts the next output shard with its own container writer.
 func (e *encoder) openShard() error {
@@ -508,7 +526,6 @@ func (e *encoder) openShard() error {
 	}
 	opts := e.opts
 	if e.skip {
-		// JSON lines are checked before they reach the writer.
 		opts.OnBadRecord = e.onBadRecord
 	}
 	cw, err := protoavro.NewContainerWriter(out, e.md, opts)
@@ -530,6 +547,7 @@ func (e *encoder) endShard() error {
 	e.blocks += e.cw.Blocks()
 	e.bytesOut += e.cw.BytesWritten()
 	e.cw = nil
+	e.lines = e.lines[:0] // every record given so far is written or skipped
 	if err != nil {
 		return err
 	}
@@ -555,17 +573,44 @@ func (e *encoder) write(wire []byte, offset int64) error {
 	return e.written()
 }
 
-// writeDatum hands one record, as its Avro datum, to the writer (a
-// *protoavro.RecordError refuses a datum too large), and ends the shard
-// when it is full.
-func (e *encoder) writeDatum(datum []byte) error {
+// writeInput hands one record, as a JSON line, to the writer, whose
+// workers convert it (jsonToWire), and ends the shard when it is full.
+func (e *encoder) writeInput(raw []byte, offset, line int64) error {
 	if err := e.ensureShard(); err != nil {
 		return err
 	}
-	if err := e.cw.WriteDatum(datum); err != nil {
-		return err
+	if n := len(e.lines); n == 0 || e.lines[n-1].line+e.given-e.lines[n-1].index != line {
+		e.pruneLines()
+		e.lines = append(e.lines, lineMark{e.given, line})
+	}
+	if err := e.cw.WriteInputAt(raw, offset); err != nil {
+		return e.recordError(err)
 	}
 	return e.written()
+}
+
+// pruneLines drops the line marks that no record in flight needs: those
+// before the last one at or before the records the writer wrote. It runs
+// when the marks have doubled since the last time.
+func (e *encoder) pruneLines() {
+	if len(e.lines) < max(e.pruneAt, 1024) {
+		return
+	}
+	done := e.shardFirst + e.cw.Records() - 1 // every record before it is written or skipped
+	k := sort.Search(len(e.lines), func(i int) bool { return e.lines[i].index > done }) - 1
+	if k > 0 {
+		e.lines = append(e.lines[:0], e.lines[k:]...)
+	}
+	e.pruneAt = 2 * len(e.lines)
+}
+
+// lineOf returns the line of the JSON record of global index i, or 0.
+func (e *encoder) lineOf(i int64) int64 {
+	k := sort.Search(len(e.lines), func(j int) bool { return e.lines[j].index > i }) - 1
+	if k < 0 {
+		return 0
+	}
+	return e.lines[k].line + i - e.lines[k].index
 }
 
 // ensureShard opens the next shard when the last one was ended full: a
@@ -621,6 +666,7 @@ func (e *encoder) encodeInput(path string) error {
 	if h := jsonShapeHint(head); h != "" {
 		mark.hint = h
 	}
+	mark.jsonl = format == formatJSONL
 	e.inputs = append(e.inputs, mark)
 	if format == formatJSONL {
 		err = e.encodeJSONL(in.r)
@@ -696,172 +742,94 @@ func (e *encoder) encodeDelimited(r io.Reader) error {
 	}
 }
 
-// encodeJSONL reads JSON lines and feeds their Avro datums to the writer.
-// Lines are converted in batches on worker goroutines, to wire bytes (by
-// the pbjson fast path, or protojson into a dynamicpb message that is then
-// marshalled) and then to Avro, so that a record that cannot be converted
-// is reported (or skipped, and copied to the rejects as the line it was)
-// in input order with its line number; the writer only compresses.
+// encodeJSONL feeds JSON lines to the writer, whose workers convert them
+// (jsonToWire) and report those that do not convert as its other bad
+// records, in input order.
 func (e *encoder) encodeJSONL(r io.Reader) error {
 	lr := records.NewLines(r)
-	fresh := func() *jsonBatch { return &jsonBatch{m: dynamicpb.NewMessage(e.md)} }
-	add := func(b *jsonBatch) (int, int, error) {
+	done := e.std.ctx.Done()
+	for {
+		if err := interrupted(done); err != nil {
+			return err
+		}
 		raw, off, line, err := lr.Next()
 		e.bytesIn = e.inBase + lr.Offset()
+		if err == io.EOF {
+			return nil
+		}
 		if err != nil {
-			return 0, 0, err
+			// A bad record before the line is reported first.
+			if e.cw != nil {
+				if ferr := e.cw.Flush(); ferr != nil {
+					return e.recordError(ferr)
+				}
+			}
+			return err
 		}
-		if len(b.ends) == 0 {
-			b.first = lr.Index() - 1
+		if err := e.writeInput(raw, off, line); err != nil {
+			return err
 		}
-		b.raw = append(b.raw, raw...)
-		b.ends = append(b.ends, len(b.raw))
-		b.offsets = append(b.offsets, off)
-		b.lines = append(b.lines, line)
 		e.prog.update(e.given, e.bytesIn)
-		return len(b.ends), len(b.raw), nil
-	}
-	return runBatches(e.std.ctx.Done(), e.workers, e.convertLines, fresh, (*jsonBatch).reset, add, e.writeLines)
-}
-
-// jsonBatch is a run of JSON lines that a worker converts.
-type jsonBatch struct {
-	// first is the input index of the first record.
-	first int64
-	// raw holds the lines as read, concatenated; ends[i] is the end of
-	// line i in raw.
-	raw  []byte
-	ends []int
-	// offsets and lines are the input offsets and line numbers.
-	offsets []int64
-	lines   []int64
-	// wire holds the wire bytes of the record being converted.
-	wire []byte
-	// avro holds the records' Avro datums; aends[i] is the end of record i.
-	avro  []byte
-	aends []int
-	// errs[i] is the error of record i, nil when it converted.
-	errs []error
-	m    *dynamicpb.Message
-}
-
-// reset empties b for reuse.
-func (b *jsonBatch) reset() {
-	b.raw, b.ends, b.offsets, b.lines = b.raw[:0], b.ends[:0], b.offsets[:0], b.lines[:0]
-	b.wire, b.avro, b.aends, b.errs = b.wire[:0], b.avro[:0], b.aends[:0], b.errs[:0]
-}
-
-// convertLines converts each line of b to wire bytes, as deterministic
-// proto.Marshal writes what protojson reads, and those to Avro. It runs on
-// a worker goroutine.
-func (e *encoder) convertLines(b *jsonBatch) {
-	marshal := proto.MarshalOptions{Deterministic: true}
-	start := 0
-	for _, end := range b.ends {
-		text := bytes.TrimRight(b.raw[start:end], "\r\n")
-		start = end
-		n := len(b.wire)
-		var err error
-		var ok bool
-		if b.wire, ok = e.json.AppendWire(b.wire, text); !ok {
-			// The fast path declined: protojson reads the line, and says
-			// what is wrong with it.
-			err = protojson.UnmarshalOptions{Resolver: e.resolver}.Unmarshal(text, b.m)
-			switch {
-			case err != nil:
-				if u, ok := anytype.InJSON(text, e.resolver); ok {
-					err = unknownAny(u)
-				} else {
-					err = protoError(err, e.otlp)
-				}
-			case len(e.otlp) > 0:
-				// A hex ID that protojson took for base64 has wrong bytes.
-				err = checkHexIDs(b.m, e.otlp)
-			}
-			if err == nil {
-				b.wire, err = marshal.MarshalAppend(b.wire, b.m)
-			}
-		}
-		a := len(b.avro)
-		if err == nil {
-			b.avro, err = e.codec.TranscodeToAvro(b.avro, b.wire[n:])
-		}
-		b.wire = b.wire[:n] // only needed until converted
-		if err != nil {
-			b.avro = b.avro[:a]
-		}
-		b.errs = append(b.errs, err)
-		b.aends = append(b.aends, len(b.avro))
 	}
 }
 
-// writeLines hands the converted records of b to the writer and skips or
-// reports the others.
-func (e *encoder) writeLines(b *jsonBatch) error {
-	rs, as := 0, 0
-	for i, err := range b.errs {
-		raw, datum := b.raw[rs:b.ends[i]], b.avro[as:b.aends[i]]
-		rs, as = b.ends[i], b.aends[i]
-		if err == nil {
-			err = e.writeDatum(datum)
-			var refused *protoavro.RecordError
-			if !errors.As(err, &refused) {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			err = refused.Err // too large: a bad line
-		}
-		re := &recordError{Index: b.first + int64(i), Offset: b.offsets[i], Line: b.lines[i], Err: stripPrefix(err)}
-		if err := e.skipLine(re, raw); err != nil {
-			return err
-		}
+// jsonToWire is the writer's ContainerOptions.Input: it converts a JSON
+// line to wire bytes appended to dst, as deterministic proto.Marshal
+// writes what protojson reads (by the pbjson fast path, or protojson into
+// a dynamicpb message). It runs on the writer's workers.
+func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
+	text := bytes.TrimRight(raw, "\r\n")
+	if out, ok := e.json.AppendWire(dst, text); ok {
+		return out, nil
 	}
-	return nil
-}
-
-// skipLine handles a JSON line that cannot be converted: without
-// --skip-bad it returns re; with it, it counts the line and copies it to
-// the rejects as it was.
-func (e *encoder) skipLine(re *recordError, raw []byte) error {
-	if !e.skip {
-		return re
-	}
-	e.skipped++
-	if e.firstBad == nil {
-		e.firstBad = e.inputError(re)
-	}
-	if e.rejects != nil {
-		if _, err := e.rejects.Write(raw); err != nil {
-			return err
+	// The fast path declined: protojson reads the line, and says what is
+	// wrong with it.
+	m := e.msgs.Get().(*dynamicpb.Message)
+	defer e.msgs.Put(m)
+	err := protojson.UnmarshalOptions{Resolver: e.resolver}.Unmarshal(text, m)
+	switch {
+	case err != nil:
+		if u, ok := anytype.InJSON(text, e.resolver); ok {
+			return dst, unknownAny(u)
 		}
-		if raw[len(raw)-1] != '\n' {
-			if _, err := e.rejects.Write([]byte{'\n'}); err != nil {
-				return err
-			}
+		return dst, protoError(err, e.otlp)
+	case len(e.otlp) > 0:
+		// A hex ID that protojson took for base64 has wrong bytes.
+		if err := checkHexIDs(m, e.otlp); err != nil {
+			return dst, err
 		}
 	}
-	return nil
+	return proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
 }
 
 // onBadRecord is the writer's OnBadRecord with --skip-bad: it counts the
-// record and copies it, re-delimited, to the rejects.
+// record and copies it to the rejects in its input's format (a JSON line
+// as it was, a delimited record with its length prefix).
 func (e *encoder) onBadRecord(re *protoavro.RecordError) error {
 	e.skipped++
 	if e.firstBad == nil {
 		e.firstBad = e.recordError(re)
 	}
-	if e.rejects != nil {
-		var prefix [binaryMaxVarint]byte
-		if _, err := e.rejects.Write(protowire.AppendVarint(prefix[:0], uint64(len(re.Record)))); err != nil {
-			return err
-		}
+	if e.rejects == nil {
+		return nil
+	}
+	if _, m := e.inputOf(e.shardFirst + re.Index); m.jsonl {
 		if _, err := e.rejects.Write(re.Record); err != nil {
 			return err
 		}
+		if n := len(re.Record); n == 0 || re.Record[n-1] != '\n' {
+			if _, err := e.rejects.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return nil
+	var prefix [binaryMaxVarint]byte
+	if _, err := e.rejects.Write(protowire.AppendVarint(prefix[:0], uint64(len(re.Record)))); err != nil {
+		return err
+	}
+	_, err := e.rejects.Write(re.Record)
+	return err
 }
 
 // binaryMaxVarint is the longest varint.
@@ -884,18 +852,29 @@ func skipNote(first error, rejects string) string {
 
 // recordError rewrites a record error of the writer, which names the
 // record's index in the shard and its input offset, in the words of the
-// command's own record errors: its index in its input.
+// command's own record errors: its index in its input, and the line of a
+// JSON line.
 func (e *encoder) recordError(err error) error {
 	var re *protoavro.RecordError
 	if errors.As(err, &re) && re.Offset >= 0 {
 		global := e.shardFirst + re.Index
-		m := inputMark{}
-		for _, in := range e.inputs {
-			if in.first <= global {
-				m = in
-			}
+		_, m := e.inputOf(global)
+		out := &recordError{Index: global - m.first, Offset: re.Offset, Err: stripPrefix(re.Err)}
+		if m.jsonl {
+			out.Line = e.lineOf(global)
 		}
-		return e.markError(&recordError{Index: global - m.first, Offset: re.Offset, Err: stripPrefix(re.Err)}, m)
+		return e.markError(out, m)
 	}
 	return err
+}
+
+// inputOf returns the input of the record of global index i.
+func (e *encoder) inputOf(i int64) (int, inputMark) {
+	k, m := -1, inputMark{}
+	for j, in := range e.inputs {
+		if in.first <= i {
+			k, m = j, in
+		}
+	}
+	return k, m
 }

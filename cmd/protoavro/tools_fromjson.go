@@ -111,18 +111,17 @@ func runFromJSON(args []string, std stdio) error {
 	}
 	values := avrojson.NewValueReader(in.r, maxValue.n)
 	conv := avrojson.Limits{}.Compile(schema)
-	var (
-		block        []byte
-		count, empty int64 // the block's records, and zero-size values inside them
-		index        int64
-	)
-	// fits says whether readers accept a block of c records in size bytes
-	// holding e zero-size values inside its records (docs/limits.md).
-	fits := func(c int64, size int, e int64) bool {
-		return limits.BlockRecords(c, size)+e <= limits.BlockEmpty(size)
-	}
+	// The builder closes blocks at fromjsonBlockSize, at 65,536 records,
+	// and before their zero-size values exceed what readers accept
+	// (docs/limits.md).
+	blocks := ocf.NewBlockBuilder(fromjsonBlockSize, func(count int64, data []byte) error {
+		if err := w.WriteBlock(count, data); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		return nil
+	})
 	done := std.ctx.Done()
-	for ; ; index++ {
+	for index := int64(0); ; index++ {
 		if err := interrupted(done); err != nil {
 			return err
 		}
@@ -140,38 +139,19 @@ func runFromJSON(args []string, std stdio) error {
 			}
 			return fmt.Errorf("%s: value %d after byte %d: not JSON: %w", in.name, index, at, err)
 		}
-		next, e, err := conv.AppendDatum(block, raw)
+		next, e, err := conv.AppendDatum(blocks.Data(), raw)
 		if err != nil {
 			return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, at, err)
 		}
-		if fits(count+1, len(next), empty+e) {
-			block, count, empty = next, count+1, empty+e
-		} else {
-			// The block is full without this value: write it, and start
-			// the next one with the value.
-			if count > 0 {
-				if err := w.WriteBlock(count, block); err != nil {
-					return fmt.Errorf("write output: %w", err)
-				}
+		if err := blocks.Add(next, e); err != nil {
+			if errors.Is(err, ocf.ErrLimit) {
+				return fmt.Errorf("%s: value %d at byte %d: %w", in.name, index, at, err)
 			}
-			block = next[:copy(next, next[len(block):])]
-			if !fits(1, len(block), e) {
-				return fmt.Errorf("%s: value %d at byte %d: %w: %d zero-size values (empty records, nulls in arrays) in a datum of %d bytes exceed the %d that readers accept in a block (docs/limits.md)",
-					in.name, index, at, ocf.ErrLimit, e, len(block), limits.BlockEmpty(len(block))-limits.BlockRecords(1, len(block)))
-			}
-			count, empty = 1, e
-		}
-		if len(block) >= fromjsonBlockSize || count >= limits.BlockEmptyItems {
-			if err := w.WriteBlock(count, block); err != nil {
-				return fmt.Errorf("write output: %w", err)
-			}
-			block, count, empty = block[:0], 0, 0
+			return err
 		}
 	}
-	if count > 0 {
-		if err := w.WriteBlock(count, block); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
+	if err := blocks.Flush(); err != nil {
+		return err
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("write output: %w", err)

@@ -96,18 +96,20 @@ func writeMessages(t *testing.T, path string, md protoavroMessage, opts protoavr
 func corpusFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	codecs := []protoavro.Compression{"null", "deflate", "snappy", "zstandard"}
+	// Each variant's Timestamps are those its mapping holds.
 	variants := []struct {
 		name string
 		opts protoavro.Options
+		ts   testutil.Precision
 	}{
-		{"default", protoavro.Options{}},
-		{"java", protoavro.Options{Profile: protoavro.JavaProfile}},
-		{"millis-decimal-entries", protoavro.Options{Timestamps: protoavro.TimestampMillis, Uint64: protoavro.Uint64AsDecimal, MapKeys: protoavro.MapAsEntryArray}},
+		{"default", protoavro.Options{}, testutil.Nanos},
+		{"java", protoavro.Options{Profile: protoavro.JavaProfile}, testutil.Nanos},
+		{"millis-decimal-entries", protoavro.Options{Timestamps: protoavro.TimestampMillis, Uint64: protoavro.Uint64AsDecimal, MapKeys: protoavro.MapAsEntryArray}, testutil.Millis},
 	}
 	var files []string
 	for i, md := range testutil.Messages() {
-		msgs := testutil.Corpus(md, testutil.CorpusConfig{Edges: 1, Random: 4}, testutil.Micros, "tojson")
 		for j, v := range variants {
+			msgs := testutil.Corpus(md, testutil.CorpusConfig{Edges: 1, Random: 4}, v.ts, "tojson")
 			path := filepath.Join(dir, fmt.Sprintf("%s.%s.avro", md.FullName(), v.name))
 			opts := protoavro.ContainerOptions{Options: v.opts, Compression: codecs[(i+j)%len(codecs)], BlockSize: 1024}
 			if writeMessages(t, path, protoavroMessage{md, msgs}, opts) {

@@ -27,7 +27,7 @@ func TestVersionCommand(t *testing.T) {
 }
 
 // TestVersionInstalled installs the commands with go install into a
-// temporary GOBIN, as README's install section does with @latest, and
+// temporary GOBIN, as README's install section does from a checkout, and
 // checks that "protoavro version" prints the module path and the VCS
 // revision of the commit it was built from. The go command records the
 // revision only in a repository whose .git is a directory, so from a git

@@ -37,15 +37,54 @@ import (
 	"github.com/protoavro/protoavro/protoavro"
 )
 
+// usage is the help that -h prints.
+const usage = `Usage: protoc-gen-avro (run by protoc or buf generate, not directly)
+
+protoc-gen-avro is a protoc plugin: it reads a CodeGeneratorRequest on
+standard input and writes the Avro schema of every message of the files to
+generate, one .avsc file each, named by the message's full name
+(acme.v1.Order.avsc), nested messages included and map entries excluded.
+
+  protoc -I proto --avro_out=schemas --avro_opt=profile=java acme/v1/order.proto
+
+With buf, in buf.gen.yaml:
+
+  version: v2
+  plugins:
+    - local: protoc-gen-avro
+      out: schemas
+      opt: profile=java,timestamps=millis
+
+The parameter (--avro_opt, opt) is comma-separated key=value pairs:
+  profile=default|java                    the mapping profile
+  timestamps=nanos|micros|millis|record   google.protobuf.Timestamp fields
+  uint64=long|decimal                     uint64 and fixed64 fields
+  mapkeys=text|entries                    map fields
+  docs=false                              no "doc" attributes from comments
+and any other mapping option that protoavro.ParseOptions accepts.
+`
+
 func main() {
-	if len(os.Args) > 1 {
-		fmt.Fprintln(os.Stderr, "protoc-gen-avro: a protoc plugin; run it through protoc --avro_out=DIR (or buf generate)")
-		os.Exit(2)
+	os.Exit(cli(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// cli runs the plugin with the command-line arguments args and returns its
+// exit status: 0 for success or -h, 1 when a stream cannot be read or
+// written, 2 for any argument (protoc passes none).
+func cli(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		fmt.Fprintln(stderr, "protoc-gen-avro: a protoc plugin; run it through protoc --avro_out=DIR (or buf generate); -h for help")
+		return 2
 	}
-	if err := run(os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintf(os.Stderr, "protoc-gen-avro: %v\n", err)
-		os.Exit(1)
+	if err := run(stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "protoc-gen-avro: %v\n", err)
+		return 1
 	}
+	return 0
 }
 
 // run reads a CodeGeneratorRequest from r and writes the response to w. An

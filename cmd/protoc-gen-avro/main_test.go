@@ -256,3 +256,29 @@ func TestHostileRequests(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandLine: -h prints the help on standard output and exits 0; any
+// other argument is refused with exit status 2 and a hint; no argument runs
+// the plugin on standard input.
+func TestCommandLine(t *testing.T) {
+	for _, h := range []string{"-h", "-help", "--help"} {
+		var out, errOut bytes.Buffer
+		if code := cli([]string{h}, strings.NewReader(""), &out, &errOut); code != 0 || !strings.Contains(out.String(), "--avro_out") || errOut.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", h, code, out.String(), errOut.String())
+		}
+	}
+	for _, args := range [][]string{{"--avro_out=x"}, {"-h", "x"}} {
+		var out, errOut bytes.Buffer
+		if code := cli(args, strings.NewReader(""), &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "run it through protoc") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := cli(nil, strings.NewReader(""), &out, &errOut); code != 0 || errOut.Len() != 0 {
+		t.Fatalf("empty request: exit %d, stderr %q", code, errOut.String())
+	}
+	resp := &pluginpb.CodeGeneratorResponse{}
+	if err := proto.Unmarshal(out.Bytes(), resp); err != nil || resp.Error != nil || len(resp.File) != 0 {
+		t.Errorf("empty request: %v, %v", resp, err)
+	}
+}

@@ -305,7 +305,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"record","name":"R","fields":[{"name":"a","type":["null","R"]}]}`))
 	f.Add([]byte(`[[[[["int"]]]]]`))
-	f.Add([]byte(nestedDefaults(30))) // took 3^30 steps
+	f.Add([]byte(nestedDefaults(30))) // 3^30 paths through the defaults
 	f.Add([]byte(`{"type":"record","name":"a.R","fields":[{"name":"f","type":{"type":"fixed","name":"D","size":8,"logicalType":"decimal","precision":18,"scale":2},"order":"descending","x.f":[1,{"k":null}],"logicalType":"uuid"},{"name":"g","type":"int","default":1,"order":"ignore"}]}`))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		n, err := Parse(text)

@@ -4,36 +4,37 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // commands are the programs whose command lines the documents quote.
-var commands = []string{"protoavro", "protoavro-kafka", "protoavro-beam", "protoc-gen-avro"}
+var commands = func() []string {
+	var names []string
+	for _, p := range Programs {
+		names = append(names, p.Name)
+	}
+	return names
+}()
 
 // withSubcommands are the programs that take a command first.
-var withSubcommands = map[string]bool{"protoavro": true, "protoavro-kafka": true}
-
-// reference is what the programs accept: the commands of each, and the
-// flags of each program or program command ("protoavro encode").
-type reference struct {
-	subcommands map[string][]string
-	flags       map[string][]string
-}
+var withSubcommands = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range Programs {
+		m[p.Name] = p.Subcommands
+	}
+	return m
+}()
 
 var (
 	// commandRe finds a program at the start of a command: at the start of
 	// the text or after a space, "$", "(", "|", ";" or "&", and followed by
 	// a space or the end (not "cmd/protoavro" nor "protoavro@v0.1.0").
 	commandRe = regexp.MustCompile(`(?:^|[\s$(|;&])(` + strings.Join(commands, "|") + `)(?:\s|$)`)
-	// flagRe is a flag as help text writes it.
-	flagRe = regexp.MustCompile(`(?:^|[\s\[(|,"'` + "`" + `])(--?[A-Za-z][A-Za-z0-9_.-]*)`)
-	// subcommandRe is a command as the top-level help lists it.
-	subcommandRe = regexp.MustCompile(`(?m)^  ([a-z][a-z0-9-]*)\s{2,}\S`)
 	// wordRe is a command named in a document (not a placeholder).
 	wordRe   = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 	fenceRe  = regexp.MustCompile("(?ms)^\\s*```[^\\n]*\\n(.*?)^\\s*```")
@@ -76,7 +77,7 @@ type snippet struct {
 
 // check returns a line for every command or flag in the code of doc that
 // ref does not have, prefixed with name and the line number.
-func check(name, doc string, ref reference) []string {
+func check(name, doc string, ref *Reference) []string {
 	var bad []string
 	for _, s := range codeOf(doc) {
 		locs := commandRe.FindAllStringSubmatchIndex(s.text, -1)
@@ -91,7 +92,7 @@ func check(name, doc string, ref reference) []string {
 				if !wordRe.MatchString(args[0]) {
 					continue // a placeholder such as <command>
 				}
-				if !slices.Contains(ref.subcommands[prog], args[0]) {
+				if !slices.Contains(ref.Subcommands[prog], args[0]) {
 					bad = append(bad, fmt.Sprintf("%s:%d: %s has no command %q: %s", name, s.line, prog, args[0], s.text))
 					continue
 				}
@@ -104,7 +105,10 @@ func check(name, doc string, ref reference) []string {
 					continue
 				}
 				f = strings.TrimRight(f, ".,:;)")
-				if !slices.Contains(ref.flags[key], f) && !slices.Contains(ref.flags[key], alternate(f)) {
+				if f == "-h" || f == "-help" || f == "--help" {
+					continue // every program takes it (Collect runs it)
+				}
+				if !slices.Contains(ref.Flags[key], f) && !slices.Contains(ref.Flags[key], alternate(f)) {
 					bad = append(bad, fmt.Sprintf("%s:%d: %s has no flag %s: %s", name, s.line, key, f, s.text))
 				}
 			}
@@ -131,79 +135,57 @@ func alternate(f string) string {
 	return "-" + f
 }
 
-// flagsOf returns the flags a help text names.
-func flagsOf(help string) []string {
-	var fs []string
-	for _, m := range flagRe.FindAllStringSubmatch(help, -1) {
-		fs = append(fs, strings.TrimRight(m[1], ".-"))
-	}
-	slices.Sort(fs)
-	return slices.Compact(fs)
-}
-
-// build builds the programs into a temporary directory, in the workspace
-// of the repository's go.work, and returns it.
-func build(t *testing.T) string {
+// documents returns the names of README.md and docs/*.md, but for the
+// generated docs/cli.md, which is the help itself.
+func documents(t *testing.T) []string {
 	t.Helper()
-	bin := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator),
-		"./cmd/protoavro", "./cmd/protoc-gen-avro", "./kafka/cmd/protoavro-kafka", "./beam/cmd/protoavro-beam")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	names, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return bin
+	names = slices.DeleteFunc(names, func(n string) bool { return filepath.Base(n) == "cli.md" })
+	if len(names) < 6 {
+		t.Fatalf("docs/*.md: %d documents, want the 6 guides at least: %q", len(names), names)
+	}
+	return append([]string{filepath.Join("..", "..", "README.md")}, names...)
 }
 
-// help runs a program with args and -h and returns what it printed.
-func help(t *testing.T, bin, prog string, args ...string) string {
+// built is the reference read from the programs' help, built once for the
+// tests that need it.
+var built = sync.OnceValues(func() (*Reference, error) {
+	bin, err := os.MkdirTemp("", "clidocs")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(bin)
+	root, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	if err := Build(root, bin); err != nil {
+		return nil, err
+	}
+	return Collect(bin)
+})
+
+func builtReference(t *testing.T) *Reference {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, prog), append(args, "-h")...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Run() // -h exits 0 or 2, depending on the program
-	if out.Len() == 0 {
-		t.Fatalf("%s %s -h printed nothing", prog, strings.Join(args, " "))
+	if testing.Short() {
+		t.Skip("builds the four programs")
 	}
-	return out.String()
-}
-
-// referenceOf reads the commands and flags of the programs from their help.
-func referenceOf(t *testing.T, bin string) reference {
-	ref := reference{subcommands: map[string][]string{}, flags: map[string][]string{}}
-	for _, prog := range commands {
-		top := help(t, bin, prog)
-		ref.flags[prog] = flagsOf(top)
-		if !withSubcommands[prog] {
-			continue
-		}
-		for _, m := range subcommandRe.FindAllStringSubmatch(top, -1) {
-			sub := m[1]
-			ref.subcommands[prog] = append(ref.subcommands[prog], sub)
-			if prog == "protoavro" && sub == "kafka" {
-				continue // protoavro-kafka's
-			}
-			ref.flags[prog+" "+sub] = flagsOf(help(t, bin, prog, sub))
-		}
-		if len(ref.subcommands[prog]) == 0 {
-			t.Fatalf("%s -h lists no commands:\n%s", prog, top)
-		}
+	ref, err := built()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ref
 }
 
 // TestDocumentedCommandLines checks every command line quoted in README.md
-// and docs/*.md against the programs' help.
+// and docs/*.md (but the generated docs/cli.md) against the programs' help,
+// and that a document naming a command or flag they lack fails the check.
 func TestDocumentedCommandLines(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the four programs")
-	}
-	ref := referenceOf(t, build(t))
-	names, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	names = append([]string{filepath.Join("..", "..", "README.md")}, names...)
+	ref := builtReference(t)
+	names := documents(t)
 	var bad []string
 	lines := 0
 	for _, name := range names {
@@ -234,5 +216,23 @@ func TestDocumentedCommandLines(t *testing.T) {
 	}
 	if len(got) != 5 {
 		t.Errorf("the synthetic document: %d errors, want 5: %q", len(got), got)
+	}
+}
+
+// TestCLIReference checks that docs/cli.md is the programs' help as they
+// print it now: what "go run ./internal/cmd/gencli" writes.
+func TestCLIReference(t *testing.T) {
+	ref := builtReference(t)
+	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Markdown(ref); !bytes.Equal(got, want) {
+		t.Errorf("docs/cli.md is not the programs' help; run %s", Generator)
+	}
+	for _, p := range Programs {
+		if !bytes.Contains(got, []byte("\n## "+p.Name+"\n")) {
+			t.Errorf("docs/cli.md has no section for %s", p.Name)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package testutil
 import (
 	"math"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -86,4 +87,34 @@ func ClearDefaults(m protoreflect.Message) {
 	for _, fd := range clear {
 		m.Clear(fd)
 	}
+}
+
+// CloneExact copies m through its encoding. proto.Clone drops −0.0 from
+// fields without presence (it merges only non-zero values), which would make
+// the copy differ from the original.
+func CloneExact(m proto.Message) proto.Message {
+	b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	c := m.ProtoReflect().Type().New().Interface()
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(b, c); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// NullEmptyValues sets null_value in every google.protobuf.Value of m that
+// sets no member: protoavro's Java profile reads such a Value as JSON null.
+func NullEmptyValues(m protoreflect.Message) {
+	md := m.Descriptor()
+	if md.FullName() == "google.protobuf.Value" && m.WhichOneof(md.Oneofs().Get(0)) == nil {
+		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfEnum(0))
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.IsMap() || fd.IsList() || fd.Message() != nil {
+			ForEachMessage(fd, v, NullEmptyValues)
+		}
+		return true
+	})
 }

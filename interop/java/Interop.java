@@ -19,6 +19,11 @@
 //   equal A B [A B]...       parses each pair of schema files (.avsc) and prints one line
 //                            per pair: whether Schema.equals holds, as avro-tools cat and
 //                            concat compare the schemas of their files ("true" or "false")
+//   logical FILE             reads a container file of records with GenericDatumReader and
+//                            prints one line per top-level field of each record:
+//                            {"field", "logicalType", "value"}, the logical type Java Avro
+//                            parsed from the field's schema (of the union branch the value
+//                            is in; null when it knows none) and the value as Java read it
 //   version                  prints Avro's and Java's versions
 //
 // Records are interop JSON (interop/value_test.go describes it).
@@ -84,6 +89,9 @@ public class Interop {
           out.println(a.equals(b));
         }
         break;
+      case "logical":
+        logical(args[1]);
+        break;
       case "version":
         out.println(Schema.class.getPackage().getImplementationVersion() + " (" + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ")");
         break;
@@ -91,6 +99,21 @@ public class Interop {
         throw new IllegalArgumentException(args[0]);
     }
     out.flush();
+  }
+
+  static void logical(String path) throws Exception {
+    try (DataFileReader<Object> r = new DataFileReader<>(new File(path), new GenericDatumReader<Object>())) {
+      while (r.hasNext()) {
+        GenericRecord rec = (GenericRecord) r.next();
+        for (Schema.Field f : rec.getSchema().getFields()) {
+          Object v = rec.get(f.pos());
+          Schema fs = f.schema();
+          if (fs.getType() == Schema.Type.UNION) fs = fs.getTypes().get(GenericData.get().resolveUnion(fs, v));
+          org.apache.avro.LogicalType lt = fs.getLogicalType();
+          out.println("{\"field\":" + str(f.name()) + ",\"logicalType\":" + (lt == null ? "null" : str(lt.getName())) + ",\"value\":" + str(String.valueOf(v)) + "}");
+        }
+      }
+    }
   }
 
   static void read(String path) {

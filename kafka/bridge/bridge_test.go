@@ -159,8 +159,8 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 func TestTwoInstances(t *testing.T) { kafkatest.BothSemantics(t, twoInstances) }
 
 // twoInstances runs two bridges in one group; with eos each has its own
-// transactional ID by default (they once shared one without an instance ID,
-// and the second fenced the first), and the output is read committed.
+// transactional ID by default (a shared one would let the second fence the
+// first), and the output is read committed.
 func twoInstances(t *testing.T, eos bool) {
 	const n = 20_000
 	brokers, cl, reg, md, id := setup(t, 6)

@@ -72,13 +72,12 @@ func newCommitFixture(t *testing.T, ctx context.Context, err *kerr.Error, count 
 // TestCommitRefused: at-least-once, the group refuses the bridge's first two
 // offset commits as a group that moved on does (the member fenced by a new
 // generation, removed, or the group rebalancing; and STALE_MEMBER_EPOCH, the
-// KIP-848 consumer protocol's ILLEGAL_GENERATION, which used to stop it).
+// KIP-848 consumer protocol's ILLEGAL_GENERATION).
 // The batches' output was produced, so the bridge logs each refusal, counts it, and goes on (kgo
 // rejoins, at once after ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID, which the
 // test sees as a second SyncGroup): records produced after each refusal, to
 // the partitions the member keeps, are converted too, and every input
-// record comes out (some possibly twice). It used to stop with "bridge:
-// committing offsets".
+// record comes out (some possibly twice), without the bridge stopping.
 func TestCommitRefused(t *testing.T) {
 	for _, refusal := range []*kerr.Error{kerr.IllegalGeneration, kerr.UnknownMemberID, kerr.RebalanceInProgress, kerr.StaleMemberEpoch} {
 		t.Run(refusal.Message, func(t *testing.T) {
@@ -217,8 +216,8 @@ func TestFetchErrors(t *testing.T) {
 // has read with OFFSET_OUT_OF_RANGE, as a broker that lost data does; kgo
 // resets to the start (ConsumeResetOffset) and reports *kgo.ErrDataLoss. The
 // bridge logs it, counts it, and goes on: the 50 are read again
-// (at-least-once) and the 50 produced after it come out too. It used to
-// stop with the error.
+// (at-least-once) and the 50 produced after it come out too; the bridge does
+// not stop.
 func TestDataLoss(t *testing.T) {
 	c, brokers := kafkatest.Cluster(t, 1, "in", "out")
 	_, reg := kafkatest.Registry(t)

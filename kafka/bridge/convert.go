@@ -285,7 +285,7 @@ func (b *bridge) convertRetrying(ctx, runCtx context.Context, r, o *kgo.Record, 
 }
 
 // convertSafely is convert, with a panic turned into an error of class
-// errInternal: a defect met on one record's data or schema dead-letters
+// errInternal: a bug met on one record's data or schema dead-letters
 // that record instead of crashing the bridge (which would read it again
 // after a restart, and crash again).
 func (b *bridge) convertSafely(ctx context.Context, r, o *kgo.Record, w *worker) (err error) {

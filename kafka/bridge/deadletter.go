@@ -37,7 +37,7 @@ const (
 	classOther     = "other"
 )
 
-// errInternal reports a conversion that panicked: a defect of protoavro,
+// errInternal reports a conversion that panicked: a bug in protoavro,
 // met on this record (or its schema), which is dead-lettered so that the
 // bridge goes on.
 var errInternal = errors.New("bridge: internal error")

@@ -21,8 +21,12 @@ var (
 	// that does not decompress. It is the class of every Avro binary reader
 	// of this module.
 	ErrMalformed = avrobin.ErrMalformed
-	// ErrLimit reports a size beyond a limit of [ReaderOptions]; for
-	// datums, zero-size items beyond their bound.
+	// ErrLimit reports a size beyond a limit of [ReaderOptions], or a
+	// record with more zero-size values than any block readers accept can
+	// hold ([BlockBuilder.Add]). It is the class of every breach of the
+	// block bounds of docs/limits.md, by this package's writers and by
+	// protoavro's ContainerWriter, and of zero-size items beyond their
+	// bound in a datum, in every Avro binary reader of this module.
 	ErrLimit = avrobin.ErrLimit
 	// ErrUnsupportedCodec reports a block codec this package does not
 	// implement.

@@ -69,3 +69,30 @@ func ExampleError() {
 	// container header at byte 5: metadata key: truncated input: the file ends in the metadata
 	// truncated at byte 5
 }
+
+// Gather records into blocks that readers accept: 100,000 records of the
+// schema "null" take no bytes, so the builder closes a block at
+// MaxBlockRecords of them.
+func ExampleBlockBuilder() {
+	var file bytes.Buffer
+	w, err := ocf.NewWriter(&file, ocf.WriterOptions{Schema: []byte(`"null"`)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := ocf.NewBlockBuilder(256<<10, w.WriteBlock)
+	for range 100_000 {
+		datum := b.Data() // a null is no bytes: nothing to append
+		if err := b.Add(datum, 0); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(w.Records(), "records in", w.Blocks(), "blocks")
+	// Output:
+	// 100000 records in 2 blocks
+}

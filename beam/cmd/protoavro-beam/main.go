@@ -85,6 +85,47 @@ var (
 
 func init() {
 	protoload.RegisterFlags(flag.CommandLine, &imports, &descSets, message)
+	flag.Usage = printUsage
+}
+
+// synopsis heads the help.
+const synopsis = `Usage: protoavro-beam --input GLOB --output PREFIX [--format delimited|jsonl]
+    [--shards N] [--codec null|deflate|snappy|zstd] [--profile default|java]
+    [-I DIR]... [--descriptor-set FILE]... -m FULL.NAME [FILE.proto...]
+    [--prism_listen_all] [Beam flags: --runner, --endpoint, --environment_type, --project, ...]
+
+Convert protobuf files (length-delimited, or JSON Lines with --format jsonl)
+to sharded Avro container files PREFIX-SSSSS-of-NNNNN.avro on Apache Beam:
+on the prism runner in this process by default, or on the runner --runner
+names. Exit status: 0 success, 1 a failed or interrupted pipeline, 2 a
+usage error.
+`
+
+// printUsage prints the help: the synopsis, the command's own flags, then
+// the flags of the Beam SDK, which registers its flags on the same set.
+func printUsage() {
+	own, sdk := flag.NewFlagSet("", flag.ContinueOnError), flag.NewFlagSet("", flag.ContinueOnError)
+	flag.VisitAll(func(f *flag.Flag) {
+		to := sdk
+		if ownFlags[f.Name] {
+			to = own
+		}
+		to.Var(f.Value, f.Name, f.Usage)
+	})
+	w := flag.CommandLine.Output()
+	own.SetOutput(w)
+	sdk.SetOutput(w)
+	fmt.Fprint(w, synopsis)
+	fmt.Fprintln(w, "\nFlags:")
+	own.PrintDefaults()
+	fmt.Fprintln(w, "\nFlags of the Beam SDK (for the runners; see Beam's documentation):")
+	sdk.PrintDefaults()
+}
+
+// ownFlags are the flags of the command, as opposed to the Beam SDK's.
+var ownFlags = map[string]bool{
+	"input": true, "output": true, "format": true, "shards": true, "codec": true, "profile": true,
+	"prism_listen_all": true, "cpuprofile": true, "I": true, "descriptor-set": true, "m": true, "message": true,
 }
 
 // main runs the command and exits with its status. The first interrupt
@@ -153,7 +194,7 @@ func run(ctx context.Context) error {
 	}
 	if in.Message == "" {
 		_, err := new(protoload.Types).FindMessage("") // before any file is read
-		return err
+		return usage.Wrap(err)
 	}
 	types, err := protoload.Load(ctx, in)
 	if err != nil {

@@ -169,6 +169,26 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestHelp: -h prints the synopsis, then the command's own flags (every
+// one of them, and no Beam SDK flag), then the SDK's, and exits 0.
+func TestHelp(t *testing.T) {
+	code, stderr := runCLI(t, "-h")
+	own, sdk, ok := strings.Cut(stderr, "\nFlags of the Beam SDK")
+	if code != 0 || !strings.HasPrefix(stderr, "Usage: protoavro-beam --input GLOB") || !ok {
+		t.Fatalf("exit %d, help %q", code, stderr)
+	}
+	for name := range ownFlags {
+		if !strings.Contains(own, "\n  -"+name+" ") && !strings.Contains(own, "\n  -"+name+"\n") {
+			t.Errorf("flag -%s is not among the command's flags:\n%s", name, own)
+		}
+	}
+	for _, name := range []string{"runner", "endpoint", "project", "environment_type"} {
+		if strings.Contains(own, "\n  -"+name+" ") || !strings.Contains(sdk, "\n  -"+name+" ") {
+			t.Errorf("flag -%s is not among the Beam SDK's flags", name)
+		}
+	}
+}
+
 // TestConvert runs the command on the bundled sample, as docs/beam.md
 // shows it: every input record is in one of the shards, once.
 func TestConvert(t *testing.T) {
@@ -354,9 +374,9 @@ func TestFailedPipeline(t *testing.T) {
 		}
 		last := lastLine(stderr)
 		if !strings.Contains(stderr, "protoavro-beam: pipeline failed: ") ||
-			!strings.HasPrefix(last, "protoavrobeam: shard ") || !strings.Contains(last, out+"-0000") ||
-			!strings.Contains(last, ".avro.tmp-") || !strings.HasSuffix(last, "file too large") {
-			t.Errorf("stderr does not say the pipeline failed and, last, the shard file that could not be written:\n%s", stderr)
+			!strings.HasPrefix(last, "protoavrobeam: temporary shard "+out+".avro.tmp-") ||
+			!strings.HasSuffix(last, "file too large") {
+			t.Errorf("stderr does not say the pipeline failed and, last, the temporary shard file that could not be written:\n%s", stderr)
 		}
 		checkOutput(t, outDir, old)
 	})

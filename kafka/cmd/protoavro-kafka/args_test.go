@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/protoavro/protoavro/internal/usage"
+	"github.com/protoavro/protoavro/kafka/internal/usage"
 )
 
 // TestParseAnyOrder: flags and files in any order, "--" ends the flags,

@@ -18,8 +18,8 @@ import (
 )
 
 // TestUnmarshalDynamicEmpty: decoding into a dynamicpb message of a type
-// with no fields once zeroed the dynamicpb struct itself (the direct reader
-// took it for a generated struct), so its Descriptor became nil.
+// with no fields leaves the message usable, with its descriptor: the direct
+// struct reader must not take a dynamicpb struct for a generated one.
 func TestUnmarshalDynamicEmpty(t *testing.T) {
 	md := (&emptypb.Empty{}).ProtoReflect().Descriptor()
 	c, err := Options{Cache: NewCache()}.Codec(md)
@@ -43,8 +43,8 @@ func TestUnmarshalDynamicEmpty(t *testing.T) {
 	}
 }
 
-// TestMarshalTypedNil: Marshal of a typed nil message panicked; proto.Marshal
-// treats it as the empty message, and so does the codec now.
+// TestMarshalTypedNil: Marshal of a typed nil message writes the empty
+// message, as proto.Marshal treats it, and does not panic.
 func TestMarshalTypedNil(t *testing.T) {
 	for _, m := range []proto.Message{(*kitchenpb.Scalars)(nil), (*timestamppb.Timestamp)(nil)} {
 		md := m.ProtoReflect().Descriptor()
@@ -80,8 +80,8 @@ func TestMarshalTypedNil(t *testing.T) {
 }
 
 // TestUnmarshalListClaimsAllocateNothing: a datum whose list claims as many
-// items as bytes remain (64 MiB) once made Unmarshal allocate the whole list
-// before failing at item 0. Lists now grow as their elements are read.
+// items as bytes remain (64 MiB) fails at item 0 without Unmarshal
+// allocating the list it claims: lists grow as their elements are read.
 func TestUnmarshalListClaimsAllocateNothing(t *testing.T) {
 	const size = 64 << 20
 	c, err := Options{Cache: NewCache()}.Codec((&kitchenpb.Tree{}).ProtoReflect().Descriptor())
@@ -127,10 +127,9 @@ func TestUnmarshalListClaimsAllocateNothing(t *testing.T) {
 	}
 }
 
-// TestContainerManyEmptyRecords: 70,000 empty messages once went into one
-// block of 0 bytes, beyond the 65,536 zero-size records per block that
-// ContainerReader accepts, so the reader refused the writer's file. Blocks
-// are now closed at that many records.
+// TestContainerManyEmptyRecords: 70,000 empty messages take 0 bytes each;
+// the writer closes blocks at 65,536 records, the most zero-size records per
+// block that ContainerReader accepts, so the reader reads the writer's file.
 func TestContainerManyEmptyRecords(t *testing.T) {
 	md := (&emptypb.Empty{}).ProtoReflect().Descriptor()
 	var b bytes.Buffer
@@ -157,10 +156,10 @@ func TestContainerManyEmptyRecords(t *testing.T) {
 }
 
 // TestContainerEmptyItemsInRecords: records holding many empty messages in
-// a list once made blocks that ContainerReader refuses ("zero-size items
-// exceed the limit"). The writer now counts them as the reader does and
-// splits blocks within the bound, by Write and by WriteWire; a record
-// beyond the bound on its own is a bad record.
+// a list: the writer counts the zero-size items as the reader does and
+// splits blocks within the reader's bound, by Write and by WriteWire, so that
+// ContainerReader reads every block; a record beyond the bound on its own is
+// a bad record.
 func TestContainerEmptyItemsInRecords(t *testing.T) {
 	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
 	// Only schemas with records that take no bytes pay for the counting.

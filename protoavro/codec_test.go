@@ -18,12 +18,14 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
-// Regression tests for bugs found while fuzzing and writing the bad-input
-// tests. Inputs that the fuzzers found are also kept in testdata/fuzz.
+// Tests of the codec's edge cases: wire input the transcoder must read as
+// proto.Unmarshal does, bounds on empty items, and names in the null
+// namespace. Inputs the fuzzers found are kept in testdata/fuzz.
 
 // A oneof member set, then another member, then the first again: protobuf
 // keeps only the last occurrence of the first member, it does not merge it
-// with the occurrence before the other member. TranscodeToAvro merged them.
+// with the occurrence before the other member, and neither does
+// TranscodeToAvro.
 func TestTranscodeToAvroOneofMemberSetAgain(t *testing.T) {
 	c := mustCodec(t, Options{}, &kitchenpb.Oneofs{})
 	var w []byte
@@ -54,8 +56,8 @@ func TestTranscodeToAvroOneofMemberSetAgain(t *testing.T) {
 	}
 }
 
-// A packed repeated varint whose last varint overflows 64 bits made
-// TranscodeToAvro slice with a negative length and panic.
+// A packed repeated varint whose last varint overflows 64 bits is an error
+// of TranscodeToAvro, not a panic.
 func TestTranscodeToAvroPackedVarintOverflow(t *testing.T) {
 	c := mustCodec(t, Options{}, &kitchenpb.Repeateds{})
 	for _, packed := range [][]byte{
@@ -71,12 +73,11 @@ func TestTranscodeToAvroPackedVarintOverflow(t *testing.T) {
 	}
 }
 
-// A map key in packed form (wire type 2 for a numeric key) made
-// TranscodeToAvro read a fixed32 key from fewer than 4 bytes and panic. It
-// was then refused as a wire-type error, as was a packed singular field;
-// but proto.Unmarshal takes a known field in a wire type it does not take
-// as an unknown field (the entry keeps key 0), so the transcoder now drops
-// it as it drops unknown fields, and gives what proto.Unmarshal gives.
+// A map key in packed form (wire type 2 for a numeric key), or a packed
+// singular field: proto.Unmarshal takes a known field in a wire type it
+// does not take as an unknown field (the entry keeps key 0), so the
+// transcoder drops it as it drops unknown fields, and gives what
+// proto.Unmarshal gives, without reading a fixed32 from fewer than 4 bytes.
 // Other fields given in the wrong wire type, a string as a varint, a
 // message as a fixed64, a wrapper's value as a varint, go the same way.
 func TestWrongWireTypeIsUnknown(t *testing.T) {
@@ -134,9 +135,9 @@ func TestWrongWireTypeIsUnknown(t *testing.T) {
 	}
 }
 
-// The reader bounded the item count of every array by the bytes left, one
-// byte per item, so arrays of empty records (repeated google.protobuf.Empty)
-// that Marshal wrote could not be read back.
+// Arrays of empty records (repeated google.protobuf.Empty) take no bytes per
+// item, so the reader does not bound their item count by the bytes left, and
+// reads back what Marshal wrote.
 func TestListOfEmptyMessages(t *testing.T) {
 	for _, o := range []Options{{}, {Profile: JavaProfile}} {
 		c := mustCodec(t, o, &kitchenpb.WellKnown{})
@@ -192,9 +193,9 @@ func TestEmptyItemsBoundedPerDatum(t *testing.T) {
 	wantDataError(t, err, ErrMalformed, "WellKnown.repeated_empty", off)
 }
 
-// Skipping a writer field the reader lacks bounded every array block by a
-// fixed number of items (one million) whatever the item size, so a large
-// array in a removed field failed to read.
+// Skipping a writer field the reader lacks bounds an array block by the
+// bytes its items take, not by a fixed number of items, so a large array in
+// a removed field is skipped.
 func TestSkipLargeArray(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; message M { int32 a = 1; }`, "p.M")
 	c, err := Options{}.Codec(md)

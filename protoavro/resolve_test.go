@@ -236,7 +236,7 @@ func TestUnmarshalStructZeroSizeRecordsWithFields(t *testing.T) {
 
 // Non-string map keys are parsed back strictly, as docs/mapping.md says:
 // only the canonical text the writers write ("12", "-12", "true"), so that
-// two Avro keys never merge into one protobuf key ("12" and "012" did, the
+// two Avro keys never merge into one protobuf key ("12" and "012", the
 // second silently replacing the first).
 func TestMapKeysParsedStrictly(t *testing.T) {
 	c := mustCodec(t, Options{}, &kitchenpb.Maps{})
@@ -391,8 +391,8 @@ func TestResolveNullListItem(t *testing.T) {
 
 // A writer enum whose name is not the reader enum's does not resolve, as
 // Avro's rules say (both enums, their unqualified names equal) and as the
-// records' names are checked: reading it matched the symbols by name and
-// turned every symbol the reader lacks into its default, silently.
+// records' names are checked, rather than match the symbols by name and
+// turn every symbol the reader lacks into its default, silently.
 func TestResolveEnumNameMismatch(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; enum Color { RED = 0; GREEN = 1; } message M { Color c = 1; }`, "p.M")
 	for _, c := range []struct {
@@ -417,7 +417,7 @@ func TestResolveEnumNameMismatch(t *testing.T) {
 // A writer decimal of another scale is not read as a uint64 of the
 // decimal(20,0) mapping: its unscaled integer is another number (1.23 of
 // decimal(20,2) is 123 unscaled), so Avro's rules match decimals only of the
-// same scale. It was read as the unscaled integer, 100 times the value.
+// same scale, rather than read the unscaled integer, 100 times the value.
 // Another precision of scale 0 reads; so does plain bytes, whose value is
 // taken as the reader's decimal. (In a writer union, the branch fails when
 // data uses it, as other branches the reader cannot take.)
@@ -466,10 +466,9 @@ func TestResolveDecimalScale(t *testing.T) {
 
 // A writer record that does not resolve is refused wherever it is used: a
 // union branch defers the refusal to the data that uses the branch, but the
-// record's half-compiled program stayed memoized, so a later plain use of
-// the same record resolved without error and reading it panicked (a field
-// with neither decoder nor skip program). Now the plain use is
-// ErrIncompatible when the resolver is compiled, naming its path, and the
+// record's half-compiled program must not serve a later plain use of the
+// same record (it has fields with neither decoder nor skip program): the
+// plain use is ErrIncompatible when the resolver is compiled, naming its path, and the
 // union branch fails when data uses it, also in a recursive record that
 // refers to itself through a union while it is being compiled.
 func TestResolveFailedRecordNotReused(t *testing.T) {
@@ -526,9 +525,8 @@ func TestResolveFailedRecordNotReused(t *testing.T) {
 // the writer record, does not resolve (Avro: "if the reader's record
 // schema has a field with no default value, and writer's schema does not
 // have a field with the same name, an error is signalled"). The key and
-// value of a map entry record (MapAsEntryArray) have no default, but only
-// required fields were checked: an entry record without its value read as
-// entries of empty values, one without its key as entries of key 0.
+// value of a map entry record (MapAsEntryArray) have no default, so an entry
+// record without its value, or without its key, does not resolve.
 func TestResolveEntryFieldWithoutDefault(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; message M { map<int32, string> im = 1; }`, "p.M")
 	o := Options{MapKeys: MapAsEntryArray}
@@ -572,8 +570,8 @@ func TestResolveJavaFieldWithoutDefault(t *testing.T) {
 // a nullable field unset, and, as the union of a writer's optional array or
 // map, a list or map empty; a value that cannot be null (a proto3 scalar,
 // a required field, a Java-profile field, a map value) fails when data uses
-// it, as a writer "null" field is refused. It was read as the field's
-// default: 0, the map entry's zero value, the proto2 default.
+// it, as a writer "null" field is refused, rather than read as the field's
+// default.
 func TestResolveNullBranchIntoValueWithoutNull(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p;
 		message E { int32 v = 1; }
@@ -620,10 +618,9 @@ func TestResolveNullBranchIntoValueWithoutNull(t *testing.T) {
 
 // Two members of one oneof set in a writer's record (two nullable fields
 // of a foreign writer, which the reader joined in a oneof): the last in the
-// data wins, as proto.Unmarshal and Java's ProtobufDatumReader take them.
-// Resolver.Unmarshal did so, but TranscodeToProto (and ContainerReader,
-// which reads through it) put the members in field-number order, so the
-// same datum read as the other member.
+// data wins, as proto.Unmarshal and Java's ProtobufDatumReader take them,
+// in Resolver.Unmarshal and in TranscodeToProto (and ContainerReader, which
+// reads through it) alike, not the last in field-number order.
 func TestResolveOneofLastMemberWins(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; message M { int64 n = 3; oneof o { int32 a = 2; string b = 1; } }`, "p.M")
 	writer := `{"type":"record","name":"M","fields":[{"name":"a","type":["null","int"]},{"name":"b","type":["null","string"]},{"name":"n","type":"long"}]}`
@@ -651,9 +648,8 @@ func TestResolveOneofLastMemberWins(t *testing.T) {
 	}
 }
 
-// A writer date is read into a Timestamp as midnight UTC of the day; it was
-// read as a count of the reader's unit (19000 days as 19000 µs, 1970-01-01
-// plus 19 ms). A time of day (time-millis, time-micros) is no instant: it is
+// A writer date is read into a Timestamp as midnight UTC of the day, not as
+// a count of the reader's unit (19000 days as 19000 µs). A time of day (time-millis, time-micros) is no instant: it is
 // refused rather than read as one.
 func TestResolveDateIntoTimestamp(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p;
