@@ -182,22 +182,6 @@ func (st *decState) newMessage(sf *structField) (unsafe.Pointer, error) {
 	return mp, dataErr(ErrMalformed, st.r.Pos, "internal error: kind %d", v.kind)
 }
 
-// splitTimestamp turns a timestamp long into seconds and nanos.
-func splitTimestamp(x int64, prec TimestampPrecision) (int64, int64) {
-	per := int64(1_000_000)
-	switch prec {
-	case TimestampMillis:
-		per = 1_000
-	case TimestampNanos:
-		per = 1_000_000_000
-	}
-	secs, rem := x/per, x%per
-	if rem < 0 {
-		secs, rem = secs-1, rem+per
-	}
-	return secs, rem * (1_000_000_000 / per)
-}
-
 // goScalar decodes one scalar into a settable Go value of the field's kind
 // (an enum's named int32 type included), in place.
 func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
