@@ -3,8 +3,8 @@ package protoavro
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/limits"
 )
 
@@ -38,182 +38,82 @@ func appendDecimalUint64(b []byte, v uint64) []byte {
 	return appendAvroBytes(b, buf[i:])
 }
 
-// avroReader reads Avro binary values from a byte slice, tracking the offset
-// for error messages. Methods return a *DataError on bad input.
-type avroReader struct {
-	buf   []byte
-	pos   int
-	empty int64 // zero-size items read so far, at most the limit
-	// emptyMax is the limit on zero-size items: maxEmptyItems per datum
-	// when 0; a container reader sets it per block (see emptyItemsLimit) and
-	// carries empty from one record of the block to the next.
-	emptyMax int64
+// avroReader reads Avro binary values from a byte slice through the reader
+// every Avro binary reader of the module shares (internal/avrobin), turning
+// its errors into *DataError values. Its budget of zero-size items is
+// maxEmptyItems per datum unless set otherwise: a container reader sets it
+// per block (see emptyItemsLimit) and carries the count from one record of
+// the block to the next.
+type avroReader struct{ avrobin.Reader }
+
+// newAvroReader reads data from its start.
+func newAvroReader(data []byte) avroReader { return avroReader{avrobin.Reader{Buf: data}} }
+
+// fromBin turns an *avrobin.Error into a *DataError.
+func fromBin(err error) error {
+	if e, ok := err.(*avrobin.Error); ok {
+		return &DataError{Path: e.Path, Offset: e.Offset, Err: e.Err}
+	}
+	return err
 }
 
 func (r *avroReader) long() (int64, error) {
-	if r.pos < len(r.buf) && r.buf[r.pos] < 0x80 { // one-byte fast path
-		c := uint64(r.buf[r.pos])
-		r.pos++
-		return int64(c>>1) ^ -int64(c&1), nil
+	v, err := r.Long()
+	if err != nil {
+		return 0, fromBin(err)
 	}
-	return r.longSlow()
-}
-
-func (r *avroReader) longSlow() (int64, error) {
-	var u uint64
-	start := r.pos
-	for shift := uint(0); shift < 64; shift += 7 {
-		if r.pos >= len(r.buf) {
-			return 0, dataErr(ErrTruncated, start, "varint")
-		}
-		c := r.buf[r.pos]
-		r.pos++
-		if shift == 63 && c > 1 {
-			return 0, dataErr(ErrMalformed, start, "varint overflows 64 bits")
-		}
-		u |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), nil
-		}
-	}
-	return 0, dataErr(ErrMalformed, start, "varint longer than 10 bytes")
+	return v, nil
 }
 
 // index reads a long that must be an index below n (a union branch, an
-// enum symbol); what formats the error from the value and n.
-func (r *avroReader) index(n int, what string) (int, error) {
-	off := r.pos
-	i, err := r.long()
-	if err != nil {
-		return 0, err
-	}
-	if i < 0 || i >= int64(n) {
-		return 0, dataErr(ErrMalformed, off, what, i, n)
-	}
-	return int(i), nil
+// enum symbol); format formats the error from the value and n.
+func (r *avroReader) index(n int, format string) (int, error) {
+	i, err := r.Index(n, format)
+	return i, fromBin(err)
 }
 
 func (r *avroReader) int() (int32, error) {
-	start := r.pos
-	v, err := r.long()
-	if err != nil {
-		return 0, err
-	}
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		return 0, dataErr(ErrMalformed, start, "int %d out of 32-bit range", v)
-	}
-	return int32(v), nil
+	v, err := r.Int()
+	return v, fromBin(err)
 }
 
 func (r *avroReader) fixed(n int) ([]byte, error) {
-	if len(r.buf)-r.pos < n {
-		return nil, dataErr(ErrTruncated, r.pos, "%d-byte value, %d bytes left", n, len(r.buf)-r.pos)
-	}
-	b := r.buf[r.pos : r.pos+n]
-	r.pos += n
-	return b, nil
+	b, err := r.Fixed(n)
+	return b, fromBin(err)
 }
 
 func (r *avroReader) float() (float32, error) {
-	b, err := r.fixed(4)
-	if err != nil {
-		return 0, err
-	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(b)), nil
+	v, err := r.Float()
+	return v, fromBin(err)
 }
 
 func (r *avroReader) double() (float64, error) {
-	b, err := r.fixed(8)
-	if err != nil {
-		return 0, err
-	}
-	return math.Float64frombits(binary.LittleEndian.Uint64(b)), nil
+	v, err := r.Double()
+	return v, fromBin(err)
 }
 
 func (r *avroReader) boolean() (bool, error) {
-	b, err := r.fixed(1)
-	if err != nil {
-		return false, err
-	}
-	if b[0] > 1 {
-		return false, dataErr(ErrMalformed, r.pos-1, "boolean byte %#x", b[0])
-	}
-	return b[0] == 1, nil
+	v, err := r.Boolean()
+	return v, fromBin(err)
 }
 
-// bytes reads a length-prefixed value without copying. A length that is
-// negative or larger than the remaining input is an error, so no allocation
-// is ever sized by an untrusted length.
+// bytes reads a length-prefixed value without copying.
 func (r *avroReader) bytes() ([]byte, error) {
-	start := r.pos
-	n, err := r.long()
-	if err != nil {
-		return nil, err
-	}
-	if n < 0 {
-		return nil, dataErr(ErrMalformed, start, "negative length %d", n)
-	}
-	if n > int64(len(r.buf)-r.pos) {
-		return nil, dataErr(ErrTruncated, start, "length %d exceeds the %d bytes left", n, len(r.buf)-r.pos)
-	}
-	b := r.buf[r.pos : r.pos+int(n)]
-	r.pos += int(n)
-	return b, nil
+	b, err := r.Bytes()
+	return b, fromBin(err)
 }
 
-// blockCount reads the item count of an array or map block. A negative
-// count is followed by the block's byte size, which is read and ignored. The
-// count is checked against the remaining input: every item takes at least
-// minItemSize bytes (0 for items that can be empty, which are then bounded
-// by maxEmptyItems over the whole datum).
+// blockCount reads the header of an array or map block
+// (avrobin.Reader.BlockCount).
 func (r *avroReader) blockCount(minItemSize int) (int64, error) {
-	start := r.pos
-	n, err := r.long()
-	if err != nil {
-		return 0, err
-	}
-	var size int64 // the byte size of a block with a negative count
-	sizeAt := 0
-	if n < 0 {
-		if n == math.MinInt64 {
-			return 0, dataErr(ErrMalformed, start, "block count %d", n)
-		}
-		n = -n
-		sizeAt = r.pos
-		if size, err = r.long(); err != nil {
-			return 0, err
-		}
-	}
-	left := int64(len(r.buf) - r.pos)
-	if minItemSize > 0 && n > left/int64(minItemSize) {
-		return 0, dataErr(ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
-	}
-	if size < 0 {
-		return 0, dataErr(ErrMalformed, sizeAt, "negative block size %d", size)
-	}
-	if size > left {
-		return 0, dataErr(ErrTruncated, sizeAt, "block size %d exceeds the %d bytes left", size, left)
-	}
-	if minItemSize == 0 {
-		if err := r.countEmpty(n, start); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
+	n, err := r.BlockCount(minItemSize)
+	return n, fromBin(err)
 }
 
 // countEmpty counts n zero-size items (read at offset off) against the
-// limit.
+// budget.
 func (r *avroReader) countEmpty(n int64, off int) error {
-	limit, per := int64(maxEmptyItems), "datum"
-	if r.emptyMax > 0 {
-		limit, per = r.emptyMax, "container block"
-	}
-	if n > limit-r.empty {
-		return dataErr(ErrMalformed, off, "%d more zero-size items exceed the limit of %d per %s", n, limit, per)
-	}
-	r.empty += n
-	return nil
+	return fromBin(r.Empty.Add(n, off))
 }
 
 // The zero-size items of a datum and of a container block are bounded as

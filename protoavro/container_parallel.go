@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/pool"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -221,11 +222,11 @@ func (cr *ContainerReader) NextDelimited() ([]byte, int, error) {
 // returns the position after the record. A *DataError's offset is made
 // relative to the record.
 func decodeRecord(dec *decRecord, dst, data []byte, pos int, empty *int64) ([]byte, int, error) {
-	st := newDecState(avroReader{buf: data, pos: pos, empty: *empty, emptyMax: emptyItemsLimit(len(data))}, false)
+	st := newDecState(avroReader{avrobin.Reader{Buf: data, Pos: pos, Empty: avrobin.Budget{N: *empty, Max: emptyItemsLimit(len(data)), Per: "container block"}}}, false)
 	n := len(dst)
 	out, err := st.record(dst, dec)
-	end := st.r.pos
-	*empty = st.r.empty
+	end := st.r.Pos
+	*empty = st.r.Empty.N
 	st.release()
 	if err != nil {
 		var de *DataError

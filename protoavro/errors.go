@@ -104,6 +104,13 @@ func (e *DataError) Error() string {
 // Unwrap returns the error class.
 func (e *DataError) Unwrap() error { return e.Err }
 
+// Is reports an error of class ocf.ErrLimit (zero-size items beyond their
+// bound, the class every Avro binary reader of the module gives them) as
+// [ErrMalformed] too, as [ContainerError] does.
+func (e *DataError) Is(target error) bool {
+	return target == ErrMalformed && errors.Is(e.Err, ocf.ErrLimit)
+}
+
 // dataErr builds a DataError at offset with a detail message.
 func dataErr(class error, off int, format string, args ...any) *DataError {
 	if format == "" {

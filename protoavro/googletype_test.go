@@ -184,9 +184,9 @@ func TestGoogleTypesValues(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", js, err)
 		}
-		r := avroReader{buf: data}
+		r := newAvroReader(data)
 		if strings.Contains(js, "time") {
-			r.pos = 1 // date: null
+			r.Pos = 1 // date: null
 		}
 		if b, _ := r.long(); b != 1 {
 			t.Fatalf("%s: union branch %d", js, b)

@@ -22,10 +22,10 @@ import (
 func (c *Codec) unmarshalStruct(p *structPlan, data []byte, m proto.Message) error {
 	sv := reflect.ValueOf(m).Elem()
 	sv.SetZero() // as the generated Reset does: *m = M{}
-	st := newDecState(avroReader{buf: data}, false)
+	st := newDecState(newAvroReader(data), false)
 	st.depth = -1 // the top-level record does not count, as in the transcoder
 	err := st.decodeStruct(p, sv.Addr().UnsafePointer())
-	pos := st.r.pos
+	pos := st.r.Pos
 	st.release()
 	if err != nil {
 		return inField(err, c.enc.name)
@@ -40,7 +40,7 @@ func (c *Codec) unmarshalStruct(p *structPlan, data []byte, m proto.Message) err
 func (st *decState) decodeStruct(p *structPlan, base unsafe.Pointer) error {
 	st.depth++
 	if st.depth > maxDepth {
-		return dataErr(ErrTooDeep, st.r.pos, "more than %d nested records", maxDepth)
+		return dataErr(ErrTooDeep, st.r.Pos, "more than %d nested records", maxDepth)
 	}
 	var block unsafe.Pointer // the scalar block, allocated at its first use
 	for i := range p.fields {
@@ -77,19 +77,19 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 	fp := unsafe.Add(base, sf.offset)
 	switch f.mode {
 	case modeNullable:
-		off := st.r.pos
-		if off < len(st.r.buf) && st.r.buf[off] == 0 {
-			st.r.pos++
+		off := st.r.Pos
+		if off < len(st.r.Buf) && st.r.Buf[off] == 0 {
+			st.r.Pos++
 			return nil
 		}
-		if off >= len(st.r.buf) || st.r.buf[off] != 2 {
+		if off >= len(st.r.Buf) || st.r.Buf[off] != 2 {
 			i, err := st.r.long()
 			if err != nil {
 				return err
 			}
 			return dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
 		}
-		st.r.pos++
+		st.r.Pos++
 	case modeList:
 		if sf.repr == gList {
 			return st.decodeScalarList(sf, fp)
@@ -156,7 +156,7 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 		*(*ifaceWords)(fp) = ifaceWords{tab: sf.itab, data: wp}
 		return nil
 	}
-	return dataErr(ErrMalformed, st.r.pos, "internal error: field representation %d", sf.repr)
+	return dataErr(ErrMalformed, st.r.Pos, "internal error: field representation %d", sf.repr)
 }
 
 // newMessage decodes a message value (record, Timestamp or wrapper) into a
@@ -179,23 +179,7 @@ func (st *decState) newMessage(sf *structField) (unsafe.Pointer, error) {
 	case vWrapper:
 		return mp, st.setScalar(v.inner, sf.wkKind, unsafe.Add(mp, sf.wk[0]))
 	}
-	return mp, dataErr(ErrMalformed, st.r.pos, "internal error: kind %d", v.kind)
-}
-
-// splitTimestamp turns a timestamp long into seconds and nanos.
-func splitTimestamp(x int64, prec TimestampPrecision) (int64, int64) {
-	per := int64(1_000_000)
-	switch prec {
-	case TimestampMillis:
-		per = 1_000
-	case TimestampNanos:
-		per = 1_000_000_000
-	}
-	secs, rem := x/per, x%per
-	if rem < 0 {
-		secs, rem = secs-1, rem+per
-	}
-	return secs, rem * (1_000_000_000 / per)
+	return mp, dataErr(ErrMalformed, st.r.Pos, "internal error: kind %d", v.kind)
 }
 
 // goScalar decodes one scalar into a settable Go value of the field's kind
@@ -293,7 +277,7 @@ func (st *decState) mapKey(sf *structField, entries bool, kv reflect.Value) erro
 	if !sf.f.textKey {
 		return st.goScalar(sf.f.key, kv)
 	}
-	off := st.r.pos
+	off := st.r.Pos
 	b, err := st.r.bytes()
 	if err != nil {
 		return err
@@ -362,7 +346,7 @@ func newScalar(k reflect.Kind) unsafe.Pointer {
 // setScalar decodes one scalar and stores it at p, a Go value of kind k (the
 // generated struct's field, or the element of a pointer or slice).
 func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) error {
-	off := st.r.pos
+	off := st.r.Pos
 	switch k {
 	case reflect.Bool:
 		b, err := st.r.boolean()

@@ -771,21 +771,6 @@ func (st *encState) encodeCivil(dst []byte, v *valuePlan, head int32) ([]byte, e
 	return out, err
 }
 
-// timestampFits reports whether secs*unit+q, with 0 <= q < unit, fits an
-// int64: the whole range of the long, up to its first and last instants.
-func timestampFits(secs, q, unit int64) bool {
-	lo, hi := math.MinInt64/unit, math.MaxInt64/unit // lo*unit and hi*unit fit
-	switch {
-	case secs >= lo && secs < hi:
-		return true
-	case secs == hi:
-		return q <= math.MaxInt64-hi*unit
-	case secs == lo-1: // (lo-1)*unit+q >= MinInt64
-		return q >= unit-(lo*unit-math.MinInt64)
-	}
-	return false
-}
-
 // encodeWrapper writes the value field of a wrapper message (zero if absent).
 func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte, error) {
 	var last int32 = -1

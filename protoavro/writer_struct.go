@@ -669,30 +669,6 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	return out, err
 }
 
-// appendTimestamp writes seconds and nanos in the value's precision,
-// counting a value rounded below it.
-func (st *encState) appendTimestamp(dst []byte, v *valuePlan, secs, nanos int64) ([]byte, error) {
-	if nanos < 0 || nanos > 999_999_999 {
-		return dst, dataErr(ErrOutOfRange, 0, "timestamp nanos %d outside [0, 999999999]", nanos)
-	}
-	var unit, per int64
-	switch v.tsPrec {
-	case TimestampMillis:
-		unit, per = 1_000, 1_000_000
-	case TimestampNanos:
-		unit, per = 1_000_000_000, 1
-	default:
-		unit, per = 1_000_000, 1_000
-	}
-	if !timestampFits(secs, nanos/per, unit) {
-		return dst, dataErr(ErrOutOfRange, 0, "timestamp of %d seconds and %d nanos does not fit timestamp-%s (Options.Timestamps %q holds every Timestamp: docs/mapping.md)", secs, nanos, v.tsPrec, TimestampRecord)
-	}
-	if nanos%per != 0 {
-		st.rounded++
-	}
-	return appendLong(dst, secs*unit+nanos/per), nil
-}
-
 // directPlan is the published result of mapping one Go type: plan is nil
 // when the type uses the transcoding path.
 type directPlan struct {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
@@ -315,18 +316,17 @@ func (cp *copier) selectRecords(c *container, b ocf.Block, start int64) (int64, 
 		return 0, nil, err
 	}
 	cp.buf = cp.buf[:0]
-	var scratch []byte
 	data := cp.raw
 	var count int64
 	for i := range b.Count {
-		var n int
-		var err error
-		scratch, n, err = c.conv.AppendJSON(scratch[:0], data)
-		if err != nil {
+		// Where the record ends, read by the skipper as tojson reads it,
+		// without decoding it.
+		r := avrobin.Reader{Buf: data}
+		if err := c.skip.Skip(&r); err != nil {
 			return 0, nil, c.recordError(b, i, len(cp.raw)-len(data), err)
 		}
-		rec := data[:n]
-		data = data[n:]
+		rec := data[:r.Pos]
+		data = data[r.Pos:]
 		if start+i < cp.sel.offset {
 			continue
 		}

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // sameSchemaBase is the schema of the first file of each pair in
@@ -128,4 +134,121 @@ func TestCopySchemasCompared(t *testing.T) {
 			t.Errorf("cat of one schema: %v", n)
 		}
 	})
+}
+
+// TestCatSkipsRecords: cat and concat find where each record of a block
+// ends with a skipper compiled from the schema, without converting it:
+// records in blocks cut by --offset and --limit are copied byte for byte,
+// whatever their encoding (arrays in blocks of a negative count with their
+// byte size), including a record whose JSON would exceed tojson's bound; a
+// record whose array block claims more bytes than are left is refused with
+// where it is.
+func TestCatSkipsRecords(t *testing.T) {
+	t.Parallel()
+	// A field name of 64 KiB, in records that take no bytes: 10,000 of
+	// them are a record of a few bytes and 640 MB of JSON.
+	wide := strings.Repeat("w", 64<<10)
+	schema := `{"type":"record","name":"R","fields":[
+ {"name":"s","type":"string"},
+ {"name":"a","type":{"type":"array","items":"long"}},
+ {"name":"m","type":{"type":"map","values":["null","int"]}},
+ {"name":"wide","type":{"type":"array","items":{"type":"record","name":"W","fields":[{"name":"` + wide + `","type":"null"}]}}}]}`
+	long := func(b []byte, vs ...int64) []byte {
+		for _, v := range vs {
+			b = binary.AppendVarint(b, v)
+		}
+		return b
+	}
+	str := func(b []byte, s string) []byte { return append(long(b, int64(len(s))), s...) }
+	// Fields s, a, m, wide; an array or map ends with a block of 0 items.
+	records := [][]byte{
+		long(str(nil, "plain"), 2, 1, 2, 0, 0, 0),             // a: [1, 2]
+		long(str(nil, "sized"), -3, 3, 1, 2, 3, 0, 0, 0),      // a: a block of -3 items in 3 bytes
+		long(str(long(str(nil, "m"), 0, 1), "k"), 1, 4, 0, 0), // m: {"k": {"int": 4}}
+		long(str(nil, "wide"), 0, 0, 10000, 0),                // wide: 10,000 W
+		long(str(nil, ""), 1, 1, 0, 0, -1, 0, 0),              // a: [1], wide: a block of -1 items in 0 bytes
+		long(str(nil, "last"), 2, 1, 2, 0, 0, 0),              // as the first
+	}
+	writeFile := func(path string, blocks ...[][]byte) []byte {
+		t.Helper()
+		var file bytes.Buffer
+		w, err := ocf.NewWriter(&file, ocf.WriterOptions{Schema: []byte(schema)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range blocks {
+			if err := w.WriteBlock(int64(len(b)), bytes.Join(b, nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file.Bytes()
+	}
+	// read returns the data of the blocks of a file and their count of
+	// records.
+	read := func(path string) ([]byte, int64) {
+		t.Helper()
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := ocf.NewReader(f, ocf.ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data []byte
+		var n int64
+		for {
+			b, err := r.Next()
+			if err == io.EOF {
+				return data, n
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = append(data, b.Data...)
+			n += b.Count
+		}
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.avro"), filepath.Join(dir, "out.avro")
+	writeFile(in, records[:3], records[3:])
+	for _, c := range []struct {
+		args     []string
+		from, to int
+	}{
+		{[]string{"cat", "--offset", "1"}, 1, 6},
+		{[]string{"cat", "--offset", "2", "--limit", "3"}, 2, 5},
+		{[]string{"cat", "--limit", "4"}, 0, 4},
+		{[]string{"cat", "--offset", "5"}, 5, 6},
+		{[]string{"concat"}, 0, 6},
+	} {
+		copyRun(t, append(c.args, "--out", out, in)...)
+		data, n := read(out)
+		if want := bytes.Join(records[c.from:c.to], nil); n != int64(c.to-c.from) || !bytes.Equal(data, want) {
+			t.Errorf("%q: %d records, %x; want records %d to %d, %x", c.args, n, data, c.from, c.to, want)
+		}
+	}
+
+	// A record whose array block claims 100 bytes where 4 are left: the
+	// file is refused at that record, and no output is left.
+	bad := filepath.Join(dir, "bad.avro")
+	badRecord := long(str(nil, "x"), -1, 100, 1, 0, 0, 0) // the size at byte 3, 4 bytes after it
+	file := writeFile(bad, [][]byte{records[0], badRecord})
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	r := runCmd(t, "cat", "--offset", "1", "--out", out, bad)
+	blockAt := len(file) - 16 - len(records[0]) - len(badRecord) - 2 // the sync marker, the data, the count and size
+	want := fmt.Sprintf("%s: record 1 (block 0 at byte %d, byte %d of its data): a at byte 3: truncated input: block size 100 exceeds the 4 bytes left", bad, blockAt, len(records[0]))
+	if r.code != exitData || !strings.Contains(r.stderr, want) {
+		t.Errorf("cat of a bad record: exit %d, %q; want %q", r.code, r.stderr, want)
+	}
+	wantOnly(t, dir, "in.avro", "bad.avro")
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/limits"
@@ -26,6 +27,7 @@ type container struct {
 	or     *ocf.Reader
 	schema *avroschema.Node // nil until parseSchema
 	conv   *avrojson.Schema // schema, compiled for conversion
+	skip   *avrobin.Skipper // schema, compiled to find where records end
 	done   <-chan struct{}  // closed on an interrupt
 }
 
@@ -55,7 +57,7 @@ func (c *container) parseSchema() error {
 	if err != nil {
 		return fmt.Errorf("%s: avro.schema: %w", c.in.name, err)
 	}
-	c.schema, c.conv = s, avrojson.Limits{}.Compile(s)
+	c.schema, c.conv, c.skip = s, avrojson.Limits{}.Compile(s), avrobin.NewSkipper(s, avrojson.DefaultMaxDepth)
 	return nil
 }
 

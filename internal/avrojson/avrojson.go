@@ -15,9 +15,8 @@ package avrojson
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/limits"
 )
@@ -82,55 +81,19 @@ func (l Limits) withDefaults() Limits {
 // [Limits]).
 var ErrJSON = errors.New("JSON value does not match the schema")
 
-// Error is an error at a place in a datum.
-type Error struct {
-	// Path is where in the datum the error is, as field names, [index] for
-	// array items, [key] for map values and <branch> for union branches,
-	// such as "order.items[3].price"; empty for the datum itself.
-	Path string
-	// Offset is the byte offset in the binary datum (for AppendJSON), or -1.
-	Offset int
-	// Err wraps one of the error classes.
-	Err error
-}
-
-// Error returns "PATH at byte N: MESSAGE".
-func (e *Error) Error() string {
-	var b strings.Builder
-	if e.Path != "" {
-		b.WriteString(e.Path)
-	} else {
-		b.WriteString("datum")
-	}
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, " at byte %d", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
+// Error is an error at a place in a datum: Path is where in the datum the
+// error is, as field names, [index] for array items, [key] for map values
+// and <branch> for union branches, such as "order.items[3].price" (empty for
+// the datum itself); Offset is the byte offset in the binary datum (for
+// AppendJSON), or -1. It is the positioned error of the Avro binary reader
+// the codecs share (internal/avrobin).
+type Error = avrobin.Error
 
 // within prefixes the path of err (an *Error) with seg.
-func within(err error, seg string) error {
-	var e *Error
-	if errors.As(err, &e) {
-		switch {
-		case e.Path == "":
-			e.Path = seg
-		case strings.HasPrefix(e.Path, "["), strings.HasPrefix(e.Path, "<"):
-			e.Path = seg + e.Path
-		default:
-			e.Path = seg + "." + e.Path
-		}
-	}
-	return err
-}
+func within(err error, seg string) error { return avrobin.Within(err, seg) }
 
 func errAt(class error, off int, format string, args ...any) error {
-	return &Error{Offset: off, Err: fmt.Errorf("%w: %s", class, fmt.Sprintf(format, args...))}
+	return avrobin.Errorf(class, off, format, args...)
 }
 
 // BranchName returns the name that tags a union branch of type n in JSON:
@@ -161,98 +124,27 @@ type fieldDefault struct {
 
 // Compile prepares s for AppendJSON and AppendDatum under l.
 func (l Limits) Compile(s *avroschema.Node) *Schema {
-	c := &Schema{root: s, lim: l.withDefaults(), empty: map[*avroschema.Node]bool{}, defaults: map[*avroschema.Field]fieldDefault{}}
-	var e avroschema.Empties
-	seen := map[*avroschema.Node]bool{}
-	var walk func(n *avroschema.Node)
-	walk = func(n *avroschema.Node) {
-		n = n.Deref()
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		switch n.Type {
-		case avroschema.Record:
-			c.empty[n] = e.CanBeEmpty(n)
-			for i := range n.Fields {
-				f := &n.Fields[i]
-				if f.Default != nil {
-					v, err := parseDefault(f.Default)
-					c.defaults[f] = fieldDefault{v, err}
-				}
-				walk(f.Type)
-			}
-		case avroschema.Array:
-			walk(n.Items)
-		case avroschema.Map:
-			walk(n.Values)
-		case avroschema.Union:
-			for _, b := range n.Branches {
-				walk(b)
+	c := &Schema{root: s, lim: l.withDefaults(), empty: avrobin.RecordEmpties(s), defaults: map[*avroschema.Field]fieldDefault{}}
+	for n := range c.empty {
+		for i := range n.Fields {
+			if f := &n.Fields[i]; f.Default != nil {
+				v, err := parseDefault(f.Default)
+				c.defaults[f] = fieldDefault{v, err}
 			}
 		}
 	}
-	walk(s)
 	return c
 }
 
 // zeroSize reports whether a value of n, a node of c's schema, can take no
 // bytes.
 func (c *Schema) zeroSize(n *avroschema.Node) bool {
-	n = n.Deref()
-	switch n.Type {
-	case avroschema.Null:
-		return true
-	case avroschema.Fixed:
-		return n.Size == 0
-	case avroschema.Record:
-		return c.empty[n]
-	}
-	return false
+	return avrobin.MinSize(n, c.recordEmpty) == 0
 }
 
-// minSize returns a lower bound on the bytes a value of n takes: 0 when it
-// can take none, else the size of a float, double or fixed, else 1.
-func (c *Schema) minSize(n *avroschema.Node) int {
-	if c.zeroSize(n) {
-		return 0
-	}
-	switch n = n.Deref(); n.Type {
-	case avroschema.Float:
-		return 4
-	case avroschema.Double:
-		return 8
-	case avroschema.Fixed:
-		return n.Size
-	}
-	return 1 // every other type starts with at least one byte
-}
+// recordEmpty reports whether a value of the record n can take no bytes.
+func (c *Schema) recordEmpty(n *avroschema.Node) bool { return c.empty[n.Deref()] }
 
-// emptyCount counts the zero-size values of one datum against
-// Limits.MaxEmptyItems, the same way in both directions: n items of an
-// array of values that can take no bytes, or one nested record that takes
-// no bytes and is not such an item (item says it is; the datum itself is
-// not counted).
-type emptyCount struct {
-	n    int64
-	item bool
-}
-
-// add counts n zero-size values; false if they exceed max.
-func (c *emptyCount) add(n, max int64) bool {
-	if n > max-c.n {
-		return false
-	}
-	c.n += n
-	return true
-}
-
-// record counts a record at depth (empty: it takes no bytes), reporting
-// false if the count exceeds max.
-func (c *emptyCount) record(empty bool, depth int, max int64) bool {
-	if c.item {
-		c.item = false
-		return true
-	}
-	return depth == 0 || !empty || c.add(1, max)
-}
+// minSize returns a lower bound on the bytes a value of n takes
+// (avrobin.MinSize).
+func (c *Schema) minSize(n *avroschema.Node) int { return avrobin.MinSize(n, c.recordEmpty) }

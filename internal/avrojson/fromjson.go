@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/jsonfloat"
-	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // AppendDatum parses text, one JSON value in the specification's JSON
@@ -41,12 +41,12 @@ func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 		// encoding/json the last): the datum would be ambiguous.
 		return dst, 0, &Error{Offset: -1, Err: fmt.Errorf("%w: key %q twice in an object (at byte %d of the JSON)", ErrJSON, key, off)}
 	}
-	e := encoder{c: c, lim: c.lim}
+	e := encoder{c: c, lim: c.lim, empty: avrobin.Budget{Max: c.lim.MaxEmptyItems}}
 	out, err := e.value(dst, c.root, v, false, 0)
 	if err != nil {
 		return dst, 0, err
 	}
-	return out, e.empty.n, nil
+	return out, e.empty.N, nil
 }
 
 // duplicateKey returns the first key that an object of text, valid JSON,
@@ -134,7 +134,7 @@ func AppendBinary(dst []byte, s *avroschema.Node, text []byte) ([]byte, error) {
 type encoder struct {
 	c     *Schema
 	lim   Limits
-	empty emptyCount
+	empty avrobin.Budget // the zero-size values, counted as readers count them
 	// defaulted counts the values written from field defaults, which
 	// nested record types can expand without bound.
 	defaulted int64
@@ -142,7 +142,7 @@ type encoder struct {
 
 // errTooManyEmpty reports zero-size values beyond Limits.MaxEmptyItems.
 func (e *encoder) errTooManyEmpty() error {
-	return errAt(ocf.ErrLimit, -1, "more than %d zero-size values in the datum (empty records, nulls in arrays), which readers refuse", e.lim.MaxEmptyItems)
+	return errAt(avrobin.ErrLimit, -1, "more than %d zero-size values in the datum (empty records, nulls in arrays), which readers refuse", e.lim.MaxEmptyItems)
 }
 
 func jsonErr(format string, args ...any) error {
@@ -174,14 +174,14 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 	s = s.Deref()
 	if isDefault {
 		if e.defaulted++; e.defaulted > e.lim.MaxDefaultValues {
-			return dst, errAt(ocf.ErrLimit, -1, "more than %d values from field defaults in the datum", e.lim.MaxDefaultValues)
+			return dst, errAt(avrobin.ErrLimit, -1, "more than %d values from field defaults in the datum", e.lim.MaxDefaultValues)
 		}
 	}
 	switch s.Type {
 	case avroschema.Union, avroschema.Record, avroschema.Array, avroschema.Map:
 		// As in AppendJSON, the limit is on the nesting of these alone.
 		if depth >= e.lim.MaxDepth {
-			return dst, errAt(ocf.ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
+			return dst, errAt(avrobin.ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
 		}
 	}
 	want := func() error { return jsonErr("want %s, got %s", s.Type, kind(v)) }
@@ -283,7 +283,7 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		if !ok {
 			return dst, want()
 		}
-		if !e.empty.record(e.c.zeroSize(s), depth, e.lim.MaxEmptyItems) {
+		if e.empty.Record(e.c.zeroSize(s), depth == 0, -1) != nil {
 			return dst, e.errTooManyEmpty()
 		}
 
@@ -319,18 +319,18 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		}
 		if len(arr) > 0 {
 			empty := e.c.zeroSize(s.Items)
-			if empty && !e.empty.add(int64(len(arr)), e.lim.MaxEmptyItems) {
+			if empty && e.empty.Add(int64(len(arr)), -1) != nil {
 				return dst, e.errTooManyEmpty()
 			}
 			dst = binary.AppendVarint(dst, int64(len(arr)))
 			for i, item := range arr {
-				e.empty.item = empty
+				e.empty.Item(empty)
 				var err error
 				if dst, err = e.value(dst, s.Items, item, isDefault, depth+1); err != nil {
 					return dst, within(err, "["+strconv.Itoa(i)+"]")
 				}
 			}
-			e.empty.item = false
+			e.empty.Item(false)
 		}
 		return append(dst, 0), nil
 	case avroschema.Map:

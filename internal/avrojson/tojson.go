@@ -1,13 +1,12 @@
 package avrojson
 
 import (
-	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
-	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // AppendJSON decodes one binary datum of the schema from the start of
@@ -15,12 +14,12 @@ import (
 // with the number of bytes the datum took. On error it returns dst
 // unchanged and an *[Error] with the datum's path and byte offset.
 func (c *Schema) AppendJSON(dst []byte, data []byte) ([]byte, int, error) {
-	d := decoder{buf: data, c: c, lim: c.lim, limit: len(dst) + c.lim.MaxJSONSize}
+	d := decoder{Reader: avrobin.Reader{Buf: data, Empty: avrobin.Budget{Max: c.lim.MaxEmptyItems}}, c: c, lim: c.lim, limit: len(dst) + c.lim.MaxJSONSize}
 	out, err := d.value(dst, c.root, 0)
 	if err != nil {
-		return dst, d.pos, err
+		return dst, d.Pos, err
 	}
-	return out, d.pos, nil
+	return out, d.Pos, nil
 }
 
 // AppendJSON is [Schema.AppendJSON] of s compiled with the default limits.
@@ -29,170 +28,87 @@ func AppendJSON(dst []byte, s *avroschema.Node, data []byte) ([]byte, int, error
 }
 
 type decoder struct {
-	buf   []byte
-	pos   int
+	avrobin.Reader
 	c     *Schema
 	lim   Limits
-	empty emptyCount
 	limit int // the length of dst past which the JSON exceeds MaxJSONSize
-}
-
-func (d *decoder) long() (int64, error) {
-	var u uint64
-	start := d.pos
-	for shift := uint(0); shift < 64; shift += 7 {
-		if d.pos >= len(d.buf) {
-			return 0, errAt(ocf.ErrTruncated, start, "varint")
-		}
-		c := d.buf[d.pos]
-		d.pos++
-		if shift == 63 && c > 1 {
-			return 0, errAt(ocf.ErrMalformed, start, "varint overflows 64 bits")
-		}
-		u |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), nil
-		}
-	}
-	return 0, errAt(ocf.ErrMalformed, start, "varint longer than 10 bytes")
-}
-
-func (d *decoder) fixed(n int) ([]byte, error) {
-	if len(d.buf)-d.pos < n {
-		return nil, errAt(ocf.ErrTruncated, d.pos, "%d-byte value, %d bytes left", n, len(d.buf)-d.pos)
-	}
-	b := d.buf[d.pos : d.pos+n]
-	d.pos += n
-	return b, nil
-}
-
-func (d *decoder) bytes() ([]byte, error) {
-	start := d.pos
-	n, err := d.long()
-	if err != nil {
-		return nil, err
-	}
-	if n < 0 {
-		return nil, errAt(ocf.ErrMalformed, start, "negative length %d", n)
-	}
-	if n > int64(len(d.buf)-d.pos) {
-		return nil, errAt(ocf.ErrTruncated, start, "length %d exceeds the %d bytes left", n, len(d.buf)-d.pos)
-	}
-	return d.fixed(int(n))
-}
-
-// blockCount reads the item count of an array or map block, checked against
-// the bytes left (items of at least minItem bytes) or the limit on
-// zero-size items.
-func (d *decoder) blockCount(minItem int) (int64, error) {
-	start := d.pos
-	n, err := d.long()
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		if n == math.MinInt64 {
-			return 0, errAt(ocf.ErrMalformed, start, "block count %d", n)
-		}
-		n = -n
-		if _, err := d.long(); err != nil { // the block's size in bytes
-			return 0, err
-		}
-	}
-	left := int64(len(d.buf) - d.pos)
-	if minItem > 0 && n > left/int64(minItem) {
-		return 0, errAt(ocf.ErrTruncated, start, "block of %d items exceeds the %d bytes left", n, left)
-	}
-	if minItem == 0 && !d.empty.add(n, d.lim.MaxEmptyItems) {
-		return 0, errAt(ocf.ErrLimit, start, "block of %d zero-size items exceeds the limit of %d per datum", n, d.lim.MaxEmptyItems)
-	}
-	return n, nil
 }
 
 func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, error) {
 	s = s.Deref()
-	start := d.pos
+	start := d.Pos
 	if len(dst) > d.limit {
 		// Names in the schema (fields, union branches) are written for
 		// values that take a byte or none: a few bytes can ask for
 		// terabytes.
-		return dst, errAt(ocf.ErrLimit, start, "the datum's JSON exceeds %d bytes", d.lim.MaxJSONSize)
+		return dst, errAt(avrobin.ErrLimit, start, "the datum's JSON exceeds %d bytes", d.lim.MaxJSONSize)
 	}
 	switch s.Type {
 	case avroschema.Null:
 		return append(dst, "null"...), nil
 	case avroschema.Boolean:
-		b, err := d.fixed(1)
+		b, err := d.Boolean()
 		if err != nil {
 			return dst, err
 		}
-		switch b[0] {
-		case 0:
-			return append(dst, "false"...), nil
-		case 1:
-			return append(dst, "true"...), nil
-		}
-		return dst, errAt(ocf.ErrMalformed, start, "boolean byte %#x", b[0])
-	case avroschema.Int, avroschema.Long:
-		v, err := d.long()
+		return strconv.AppendBool(dst, b), nil
+	case avroschema.Int:
+		v, err := d.Int()
 		if err != nil {
 			return dst, err
 		}
-		if s.Type == avroschema.Int && (v < math.MinInt32 || v > math.MaxInt32) {
-			return dst, errAt(ocf.ErrMalformed, start, "int %d out of 32-bit range", v)
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	case avroschema.Long:
+		v, err := d.Long()
+		if err != nil {
+			return dst, err
 		}
 		return strconv.AppendInt(dst, v, 10), nil
 	case avroschema.Float:
-		b, err := d.fixed(4)
+		f, err := d.Float()
 		if err != nil {
 			return dst, err
 		}
-		return appendFloat(dst, float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), 32), nil
+		return appendFloat(dst, float64(f), 32), nil
 	case avroschema.Double:
-		b, err := d.fixed(8)
+		f, err := d.Double()
 		if err != nil {
 			return dst, err
 		}
-		return appendFloat(dst, math.Float64frombits(binary.LittleEndian.Uint64(b)), 64), nil
+		return appendFloat(dst, f, 64), nil
 	case avroschema.String:
-		b, err := d.bytes()
+		b, err := d.Bytes()
 		if err != nil {
 			return dst, err
 		}
 		return appendString(dst, b), nil
 	case avroschema.Bytes:
-		b, err := d.bytes()
+		b, err := d.Bytes()
 		if err != nil {
 			return dst, err
 		}
 		return appendByteString(dst, b), nil
 	case avroschema.Fixed:
-		b, err := d.fixed(s.Size)
+		b, err := d.Fixed(s.Size)
 		if err != nil {
 			return dst, err
 		}
 		return appendByteString(dst, b), nil
 	case avroschema.Enum:
-		i, err := d.long()
+		i, err := d.Index(len(s.Symbols), avrobin.EnumIndexFormat(s.Name))
 		if err != nil {
 			return dst, err
-		}
-		if i < 0 || i >= int64(len(s.Symbols)) {
-			return dst, errAt(ocf.ErrMalformed, start, "enum %s index %d out of range (%d symbols)", s.Name, i, len(s.Symbols))
 		}
 		return appendString(dst, []byte(s.Symbols[i])), nil
 	}
 	if depth >= d.lim.MaxDepth {
-		return dst, errAt(ocf.ErrLimit, start, "nested more than %d levels deep", d.lim.MaxDepth)
+		return dst, avrobin.DepthError(start, d.lim.MaxDepth)
 	}
 	switch s.Type {
 	case avroschema.Union:
-		i, err := d.long()
+		i, err := d.Index(len(s.Branches), avrobin.UnionIndexFormat)
 		if err != nil {
 			return dst, err
-		}
-		if i < 0 || i >= int64(len(s.Branches)) {
-			return dst, errAt(ocf.ErrMalformed, start, "union branch %d out of range (%d branches)", i, len(s.Branches))
 		}
 		b := s.Branches[i]
 		if b.Deref().Type == avroschema.Null {
@@ -208,8 +124,8 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		}
 		return append(out, '}'), nil
 	case avroschema.Record:
-		if !d.empty.record(d.c.zeroSize(s), depth, d.lim.MaxEmptyItems) {
-			return dst, errAt(ocf.ErrLimit, start, "more than %d zero-size values in the datum", d.lim.MaxEmptyItems)
+		if err := d.Empty.Record(d.c.zeroSize(s), depth == 0, start); err != nil {
+			return dst, err
 		}
 		dst = append(dst, '{')
 		for i := range s.Fields {
@@ -237,7 +153,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		dst = append(dst, open)
 		n := 0
 		for {
-			count, err := d.blockCount(minItem)
+			count, err := d.BlockCount(minItem)
 			if err != nil {
 				return dst, err
 			}
@@ -250,7 +166,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 				}
 				seg := "[" + strconv.Itoa(n) + "]"
 				if s.Type == avroschema.Map {
-					k, err := d.bytes()
+					k, err := d.Bytes()
 					if err != nil {
 						return dst, within(err, seg)
 					}
@@ -258,16 +174,16 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 					dst = appendString(dst, k)
 					dst = append(dst, ':')
 				}
-				d.empty.item = minItem == 0
+				d.Empty.Item(minItem == 0)
 				if dst, err = d.value(dst, item, depth+1); err != nil {
 					return dst, within(err, seg)
 				}
 				n++
 			}
-			d.empty.item = false
+			d.Empty.Item(false)
 		}
 	}
-	return dst, errAt(ocf.ErrMalformed, start, "schema type %v", s.Type)
+	return dst, errAt(avrobin.ErrMalformed, start, "schema type %v", s.Type)
 }
 
 // appendFloat appends f as a JSON number with the fewest digits that give

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/protoavro/protoavro/protoavro/ocf"
+	"github.com/protoavro/protoavro/internal/avrobin"
 )
 
 // DefaultMaxValueSize bounds one JSON value a [ValueReader] reads: 64 MiB,
@@ -39,7 +39,7 @@ func NewValueReader(r io.Reader, maxSize int) *ValueReader {
 // Next returns the text of the next value and the byte offset in the
 // stream where it begins, and io.EOF after the last. On error the offset
 // is where reading for the value began, after the value before it. A value
-// over the bound is an error wrapping ocf.ErrLimit; input that is not JSON
+// over the bound is an error wrapping avrobin.ErrLimit; input that is not JSON
 // gives the decoder's error (a *json.SyntaxError, whose Offset is in the
 // stream, or io.ErrUnexpectedEOF), and a read error of the stream itself
 // is returned as it is.
@@ -51,7 +51,7 @@ func (vr *ValueReader) Next() (json.RawMessage, int64, error) {
 	var raw json.RawMessage
 	err := vr.dec.Decode(&raw)
 	if errors.Is(err, errValueBound) || err == nil && vr.dec.InputOffset()-start > vr.max {
-		return nil, start, fmt.Errorf("%w: a JSON value of more than %d bytes after byte %d", ocf.ErrLimit, vr.max, start)
+		return nil, start, fmt.Errorf("%w: a JSON value of more than %d bytes after byte %d", avrobin.ErrLimit, vr.max, start)
 	}
 	if err != nil {
 		return nil, start, err

@@ -3,6 +3,8 @@ package ocf
 import (
 	"errors"
 	"fmt"
+
+	"github.com/protoavro/protoavro/internal/avrobin"
 )
 
 // Error classes. Errors of a [Reader] are *[Error] values wrapping one of
@@ -12,17 +14,20 @@ var (
 	// "Obj\x01" of a container file.
 	ErrNotContainer = errors.New("not an Avro container file")
 	// ErrTruncated reports input that ends inside the header or a block.
-	ErrTruncated = errors.New("truncated input")
+	// It is the class of every Avro binary reader of this module.
+	ErrTruncated = avrobin.ErrTruncated
 	// ErrMalformed reports bytes that are not a valid container file: a bad
 	// varint, a negative size, a sync marker that does not match, a block
-	// that does not decompress.
-	ErrMalformed = errors.New("malformed input")
+	// that does not decompress. It is the class of every Avro binary reader
+	// of this module.
+	ErrMalformed = avrobin.ErrMalformed
 	// ErrLimit reports a size beyond a limit of [ReaderOptions], or a
 	// record with more zero-size values than any block readers accept can
 	// hold ([BlockBuilder.Add]). It is the class of every breach of the
 	// block bounds of docs/limits.md, by this package's writers and by
-	// protoavro's ContainerWriter.
-	ErrLimit = errors.New("over the limit")
+	// protoavro's ContainerWriter, and of zero-size items beyond their
+	// bound in a datum, in every Avro binary reader of this module.
+	ErrLimit = avrobin.ErrLimit
 	// ErrUnsupportedCodec reports a block codec this package does not
 	// implement.
 	ErrUnsupportedCodec = errors.New("unsupported codec")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/safetext"
 )
 
@@ -234,25 +235,12 @@ func truncated(err error, what string) error {
 	return err
 }
 
-// readLong reads an Avro long. It returns io.EOF when the input ends before
-// it, io.ErrUnexpectedEOF inside it.
+// readLong reads an Avro long (avrobin.ReadLong). It returns io.EOF when
+// the input ends before it, io.ErrUnexpectedEOF inside it.
 func (or *Reader) readLong() (int64, error) {
-	var u uint64
-	for shift := uint(0); shift < 70; shift += 7 {
-		c, err := or.br.ReadByte()
-		if err != nil {
-			if err == io.EOF && shift > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return 0, err
-		}
-		or.off++
-		u |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: varint longer than 10 bytes", ErrMalformed)
+	v, n, err := avrobin.ReadLong(or.br)
+	or.off += int64(n)
+	return v, err
 }
 
 // readBytes reads a length-prefixed value of at most limit bytes; name is
