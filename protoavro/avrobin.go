@@ -68,6 +68,16 @@ func (r *avroReader) long() (int64, error) {
 	return r.longSlow()
 }
 
+// intOrLong reads an int (isInt) or a long, as an int64: the writer's
+// type of a value that both can hold.
+func (r *avroReader) intOrLong(isInt bool) (int64, error) {
+	if isInt {
+		y, err := r.int()
+		return int64(y), err
+	}
+	return r.long()
+}
+
 func (r *avroReader) longSlow() (int64, error) {
 	v, err := r.Long()
 	if err != nil {

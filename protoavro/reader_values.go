@@ -438,15 +438,7 @@ func civilDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error)
 	isInt := w.Type == avroschema.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 		off := st.r.Pos
-		var x int64
-		var err error
-		if isInt {
-			var y int32
-			y, err = st.r.int()
-			x = int64(y)
-		} else {
-			x, err = st.r.long()
-		}
+		x, err := st.r.intOrLong(isInt)
 		if err != nil {
 			return dst, err
 		}

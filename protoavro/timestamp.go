@@ -51,15 +51,7 @@ func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, er
 	}
 	isInt := w.Type == avroschema.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-		var x int64
-		var err error
-		if isInt {
-			var y int32
-			y, err = st.r.int()
-			x = int64(y)
-		} else {
-			x, err = st.r.long()
-		}
+		x, err := st.r.intOrLong(isInt)
 		if err != nil {
 			return dst, err
 		}
