@@ -403,8 +403,9 @@ func TestHostileSchemaSize(t *testing.T) {
 }
 
 // TestHostileReversedFields: a writer record of 100,000 fields in reverse
-// order resolves in O(n log n), not in the quadratic time of matching the
-// fields one by one.
+// order parses and resolves within 256 MiB, in O(n log n), not in the
+// quadratic time of matching the fields one by one
+// (BenchmarkReversedFieldsHeader times it).
 func TestHostileReversedFields(t *testing.T) {
 	const n = 100_000
 	md := wideMessage(t, n)
@@ -412,21 +413,18 @@ func TestHostileReversedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sb strings.Builder
-	sb.WriteString(`{"type":"record","name":"Wide","namespace":"hostile","fields":[`)
-	for i := n; i >= 1; i-- {
-		if i < n {
-			sb.WriteString(",")
-		}
-		fmt.Fprintf(&sb, `{"name":"f%d","type":"long"}`, i)
-	}
-	sb.WriteString("]}")
-	w, err := ParseSchema([]byte(sb.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := reversedWideSchema(n)
+	// Parsing the header schema and resolving it, as a container reader
+	// does, within the budget.
 	var res *Resolver
-	err = budget(t, 256*mib, func() (err error) { res, err = c.Resolve(w); return err })
+	err = budget(t, 256*mib, func() error {
+		w, err := ParseSchema(text)
+		if err != nil {
+			return err
+		}
+		res, err = c.Resolve(w)
+		return err
+	})
 	wantClass(t, err, nil, "")
 	// One datum: field fN = N, written in reverse order.
 	var datum []byte
@@ -450,6 +448,44 @@ func TestHostileReversedFields(t *testing.T) {
 	if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(m.Interface()); !bytes.Equal(wire, want) {
 		t.Fatal("TranscodeToProto is not in field-number order")
 	}
+}
+
+// BenchmarkReversedFieldsHeader parses a container header's schema of
+// 100,000 fields in reverse order and resolves it against the message of
+// those fields, as a container reader does before the first record.
+func BenchmarkReversedFieldsHeader(b *testing.B) {
+	const n = 100_000
+	c, err := Options{}.Codec(wideMessage(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := reversedWideSchema(n)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := ParseSchema(text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Resolve(w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// reversedWideSchema returns the schema of the record hostile.Wide with the
+// long fields fN..f1, in that order.
+func reversedWideSchema(n int) []byte {
+	var sb strings.Builder
+	sb.WriteString(`{"type":"record","name":"Wide","namespace":"hostile","fields":[`)
+	for i := n; i >= 1; i-- {
+		if i < n {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `{"name":"f%d","type":"long"}`, i)
+	}
+	sb.WriteString("]}")
+	return []byte(sb.String())
 }
 
 // wideMessage builds a proto3 message hostile.Wide of n int64 fields f1..fn.

@@ -83,7 +83,7 @@ func (s *Schema) MarshalJSON() ([]byte, error) { return s.root.JSON(), nil }
 // indentation, which would grow with the square of its depth.
 func (s *Schema) JSON() ([]byte, error) {
 	compact := s.root.JSON()
-	if jsonDeeperThan(compact, avroschema.DefaultLimits.MaxDepth) {
+	if d, _ := avroschema.JSONDepth(compact, avroschema.DefaultLimits.MaxDepth); d > avroschema.DefaultLimits.MaxDepth {
 		return append(compact, '\n'), nil
 	}
 	var buf bytes.Buffer
@@ -92,34 +92,6 @@ func (s *Schema) JSON() ([]byte, error) {
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
-}
-
-// jsonDeeperThan reports whether JSON text nests objects and arrays more
-// than max levels deep.
-func jsonDeeperThan(text []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range text {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > max {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
 }
 
 // ParseSchema parses Avro schema JSON text, such as the writer schema of a

@@ -149,25 +149,6 @@ func jsonErr(format string, args ...any) error {
 	return errAt(ErrJSON, -1, format, args...)
 }
 
-// kind names the JSON type of v for error messages.
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "?"
-}
-
 // value encodes v as a datum of s. isDefault says that v is a field
 // default, where a union's value is that of its first branch, untagged.
 func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
@@ -184,7 +165,7 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 			return dst, errAt(avrobin.ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
 		}
 	}
-	want := func() error { return jsonErr("want %s, got %s", s.Type, kind(v)) }
+	want := func() error { return jsonErr("want %s, got %s", s.Type, avroschema.JSONKind(v)) }
 	switch s.Type {
 	case avroschema.Null:
 		if v != nil {
@@ -394,7 +375,7 @@ func (e *encoder) union(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 	}
 	obj, ok := v.(map[string]any)
 	if !ok || len(obj) != 1 {
-		return dst, jsonErr("a union value is null or an object with one key naming the branch, got %s", kind(v))
+		return dst, jsonErr("a union value is null or an object with one key naming the branch, got %s", avroschema.JSONKind(v))
 	}
 	for name, bv := range obj {
 		for i, b := range s.Branches {
@@ -427,7 +408,7 @@ func number(v any) (float64, error) {
 			return f, nil
 		}
 	}
-	return 0, jsonErr("want a number, \"NaN\", \"Infinity\" or \"-Infinity\", got %s", kind(v))
+	return 0, jsonErr("want a number, \"NaN\", \"Infinity\" or \"-Infinity\", got %s", avroschema.JSONKind(v))
 }
 
 // shownNumber shortens a number of the input for an error message: JSON

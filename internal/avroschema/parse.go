@@ -5,20 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
-	"reflect"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
-
-	twmb "github.com/twmb/avro"
 
 	"github.com/protoavro/protoavro/internal/safetext"
 )
 
-// This file is the only place that uses a third-party Avro module: the
-// parser of schemas protoavro did not derive (container headers, registries).
-// github.com/twmb/avro validates the text against the specification; its
-// plain node tree is then converted into this package's model.
+// The parser of schemas protoavro did not derive (container headers,
+// registries, files): untrusted JSON text, decoded once and turned into
+// this package's model in one pass, by the rules of the Avro 1.12
+// specification. Field defaults are checked in defaults.go.
 
 // Limits bound the schema text Parse accepts. Schemas come from untrusted
 // files and servers, so size and nesting are checked before any parsing.
@@ -68,47 +68,40 @@ func (l Limits) parse(deps [][]byte, text []byte, lenientDefaults bool) (*Node, 
 		if total > l.MaxSize {
 			return nil, fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrInvalid, total, l.MaxSize)
 		}
-		if d, at := jsonDepth(t, l.MaxDepth); d > l.MaxDepth {
+		if d, at := JSONDepth(t, l.MaxDepth); d > l.MaxDepth {
 			return nil, fmt.Errorf("%w: %snested more than %d levels deep (at byte %d)", ErrInvalid, which(i, len(deps)), l.MaxDepth, at)
 		}
 	}
-	// The parser checks every field default by encoding it, filling the
-	// absent fields of a record default from their own defaults: records
-	// nested 30 deep whose fields default to {} made a schema of 6 KB take
-	// 3^30 steps. Defaults that would cost more than maxDefaultWork are
-	// treated as invalid ones, before the parser sees them.
-	var s *twmb.Schema
-	var err error
-	if work := defaultWork(texts); work > maxDefaultWork {
-		err = fmt.Errorf("field defaults that expand into more than %d values", maxDefaultWork)
-	} else {
-		s, err = parseTexts(texts, false)
+	p := &parser{defs: map[string]*Node{}}
+	var root *Node
+	for i, t := range texts {
+		v, err := decodeJSON(t)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s%v", ErrInvalid, which(i, len(deps)), err)
+		}
+		if root, err = p.schema(v, "", "schema"); err != nil {
+			return nil, fmt.Errorf("%w: %s%v", ErrInvalid, which(i, len(deps)), err)
+		}
+		// A text uses the types it defines, anywhere in it, and those of
+		// the texts before it.
+		if err := p.link(); err != nil {
+			return nil, fmt.Errorf("%w: %s%v", ErrInvalid, which(i, len(deps)), err)
+		}
 	}
-	if err != nil {
-		// A writer's field defaults play no part in reading its data, and
-		// some writers produce invalid ones (avsc writes a long default of
-		// -2^63 as -9223372036854776000): a schema valid but for its field
-		// defaults is accepted without them.
-		var perr error
+	// A writer's field defaults play no part in reading its data, and some
+	// writers produce invalid ones (avsc writes a long default of -2^63 as
+	// -9223372036854776000): a schema valid but for its field defaults is
+	// accepted without them, unless the caller asked for them exact.
+	if err := p.checkDefaults(texts); err != nil {
 		if !lenientDefaults {
-			perr = err
-		} else {
-			s, perr = parseTexts(texts, true)
+			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
-		if perr != nil {
-			return nil, fmt.Errorf("%w: %s", ErrInvalid, Truncate(err.Error(), 300))
+		for _, d := range p.defaults {
+			d.field.Default = nil
 		}
 	}
-	c := converter{defs: map[string]*Node{}}
-	root := s.Root()
-	n, err := c.node(root, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := c.link(); err != nil {
-		return nil, err
-	}
-	return n, nil
+	placeDefinitions(&root, map[*Node]bool{})
+	return root, nil
 }
 
 // which names text i of n dependencies and a schema in an error: "" for the
@@ -120,300 +113,9 @@ func which(i, n int) string {
 	return fmt.Sprintf("reference %d of %d: ", i+1, n)
 }
 
-// parseTexts parses the last of texts with the named types of the others,
-// parsed first in order; withoutDefaults removes every field default first.
-func parseTexts(texts [][]byte, withoutDefaults bool) (*twmb.Schema, error) {
-	if len(texts) == 1 { // no references: no cache, which decodes each text once more
-		t := texts[0]
-		if withoutDefaults {
-			var err error
-			if t, err = stripDefaultsText(t); err != nil {
-				return nil, err
-			}
-		}
-		return twmb.Parse(string(t))
-	}
-	var cache twmb.SchemaCache
-	for i, t := range texts {
-		if withoutDefaults {
-			var err error
-			if t, err = stripDefaultsText(t); err != nil {
-				return nil, fmt.Errorf("%s%w", which(i, len(texts)-1), err)
-			}
-		}
-		s, err := cache.Parse(string(t))
-		if err != nil {
-			return nil, fmt.Errorf("%s%w", which(i, len(texts)-1), err)
-		}
-		if i == len(texts)-1 {
-			return s, nil
-		}
-	}
-	panic("unreachable")
-}
-
-// maxDefaultWork bounds the values the field defaults of a schema expand
-// into when they are checked: far above the defaults of real schemas.
-const maxDefaultWork = 1 << 20
-
-// defaultWork returns an upper bound on the values the parser encodes to
-// check the field defaults of schema texts parsed together (dependencies
-// first), capped just above maxDefaultWork; 0 if a text is not JSON (the
-// parser says why). Types
-// are found by name in the text, by full name or else by simple name, and
-// a union counts every branch, so the bound is loose but linear to
-// compute: the cost of each field's default is memoized, and a default
-// that reaches itself (a record default that leaves the field out) counts
-// as unbounded.
-func defaultWork(texts [][]byte) int64 {
-	if !slices.ContainsFunc(texts, mayExpand) {
-		return 0
-	}
-	w := &workCounter{records: map[string][]map[string]any{}, fields: map[uintptr]*fieldWork{}}
-	for _, text := range texts {
-		d := json.NewDecoder(bytes.NewReader(text))
-		d.UseNumber()
-		var v any
-		if d.Decode(&v) != nil {
-			return 0
-		}
-		w.collect(v, "")
-	}
-	var total int64
-	for _, f := range w.order {
-		if def, ok := f.m["default"]; ok {
-			total = capAdd(total, w.fieldCost(f, def))
-		}
-	}
-	return total
-}
-
-// mayExpand reports whether text may hold a field default that expands: an
-// object or a non-empty array (of records), the only defaults that hold
-// records. A
-// schema without one (most: defaults are null, numbers and strings) needs no
-// count, and is not decoded twice. Text with a \u escape, which could spell
-// the key "default", is counted.
-func mayExpand(text []byte) bool {
-	if bytes.Contains(text, []byte(`\u`)) {
-		return true
-	}
-	key := []byte(`"default"`)
-	for i := bytes.Index(text, key); i >= 0; {
-		j := skipSpace(text, i+len(key))
-		if j < len(text) && text[j] == ':' {
-			j = skipSpace(text, j+1)
-			if j < len(text) && (text[j] == '{' || text[j] == '[' && skipSpace(text, j+1) < len(text) && text[skipSpace(text, j+1)] != ']') {
-				return true // an object, or an array that is not empty
-			}
-		}
-		next := bytes.Index(text[i+1:], key)
-		if next < 0 {
-			break
-		}
-		i += 1 + next
-	}
-	return false
-}
-
-// skipSpace returns the offset of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(text []byte, i int) int {
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// workCounter computes defaultWork.
-type workCounter struct {
-	records map[string][]map[string]any // record definitions by full and by simple name
-	fields  map[uintptr]*fieldWork      // by the identity of the field's JSON object
-	order   []*fieldWork
-}
-
-// fieldWork is one record field of the text.
-type fieldWork struct {
-	m     map[string]any
-	ns    string // the enclosing namespace, for the names in its type
-	state uint8  // 0 unknown, 1 computing, 2 done
-	cost  int64
-}
-
-// capAdd adds without passing the cap.
-func capAdd(a, b int64) int64 { return min(a+b, maxDefaultWork+1) }
-
-// fieldsOf returns the field objects of a record definition.
-func fieldsOf(r map[string]any) []map[string]any {
-	fs, _ := r["fields"].([]any)
-	out := make([]map[string]any, 0, len(fs))
-	for _, f := range fs {
-		if fm, ok := f.(map[string]any); ok {
-			out = append(out, fm)
-		}
-	}
-	return out
-}
-
-// collect registers the record definitions and fields in the type
-// expression v, in namespace ns.
-func (w *workCounter) collect(v any, ns string) {
-	switch t := v.(type) {
-	case map[string]any:
-		if kind, _ := t["type"].(string); kind == "record" || kind == "error" {
-			name, _ := t["name"].(string)
-			if n, ok := t["namespace"].(string); ok && !strings.Contains(name, ".") {
-				ns = n
-			}
-			full := fullName(name, ns)
-			ns = namespaceOf(full)
-			w.records[full] = append(w.records[full], t)
-			if short := full[strings.LastIndexByte(full, '.')+1:]; short != full {
-				w.records[short] = append(w.records[short], t)
-			}
-			for _, f := range fieldsOf(t) {
-				fw := &fieldWork{m: f, ns: ns}
-				w.fields[reflect.ValueOf(f).Pointer()] = fw
-				w.order = append(w.order, fw)
-				w.collect(f["type"], ns)
-			}
-			return
-		}
-		for _, k := range []string{"type", "items", "values"} {
-			if c, ok := t[k]; ok {
-				w.collect(c, ns)
-			}
-		}
-	case []any:
-		for _, b := range t {
-			w.collect(b, ns)
-		}
-	}
-}
-
-// fieldCost is the cost of checking the default def of field f, memoized.
-func (w *workCounter) fieldCost(f *fieldWork, def any) int64 {
-	switch f.state {
-	case 1:
-		return maxDefaultWork + 1 // the default reaches itself
-	case 2:
-		return f.cost
-	}
-	f.state = 1
-	f.cost = w.valueCost(def, f.m["type"], f.ns)
-	f.state = 2
-	return f.cost
-}
-
-// valueCost bounds the values encoded for the default value v of the type
-// expression t (in namespace ns).
-func (w *workCounter) valueCost(v, t any, ns string) int64 {
-	switch tt := t.(type) {
-	case []any: // a union: any branch may be tried
-		var c int64 = 1
-		for _, b := range tt {
-			c = capAdd(c, w.valueCost(v, b, ns))
-		}
-		return c
-	case string:
-		defs := w.records[fullName(tt, ns)]
-		if len(defs) == 0 {
-			defs = w.records[tt]
-		}
-		var c int64 = 1
-		for _, r := range defs {
-			c = capAdd(c, w.recordCost(v, r))
-		}
-		return c
-	case map[string]any:
-		switch kind, _ := tt["type"].(string); kind {
-		case "record", "error":
-			return w.recordCost(v, tt)
-		case "array":
-			items, _ := v.([]any)
-			var c int64 = 1
-			for _, item := range items {
-				c = capAdd(c, w.valueCost(item, tt["items"], ns))
-			}
-			return c
-		case "map":
-			values, _ := v.(map[string]any)
-			var c int64 = 1
-			for _, val := range values {
-				c = capAdd(c, w.valueCost(val, tt["values"], ns))
-			}
-			return c
-		case "":
-			return w.valueCost(v, tt["type"], ns)
-		}
-	}
-	return 1
-}
-
-// recordCost bounds the values encoded for v as a default of record r: the
-// fields v has, and the defaults of the others. Only an object expands.
-func (w *workCounter) recordCost(v any, r map[string]any) int64 {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return 1 // not a record value: refused at once
-	}
-	var c int64 = 1
-	for _, f := range fieldsOf(r) {
-		fw := w.fields[reflect.ValueOf(f).Pointer()]
-		if fw == nil { // not reached by collect: a type the parser refuses
-			fw = &fieldWork{m: f}
-			w.fields[reflect.ValueOf(f).Pointer()] = fw
-		}
-		name, _ := f["name"].(string)
-		if fv, ok := obj[name]; ok {
-			c = capAdd(c, w.valueCost(fv, f["type"], fw.ns))
-		} else if def, ok := f["default"]; ok {
-			c = capAdd(c, w.fieldCost(fw, def))
-		}
-		if c > maxDefaultWork {
-			return c
-		}
-	}
-	return c
-}
-
-// stripDefaultsText returns text with every field default removed.
-func stripDefaultsText(text []byte) ([]byte, error) {
-	d := json.NewDecoder(bytes.NewReader(text))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	stripDefaults(v)
-	return json.Marshal(v)
-}
-
-// stripDefaults deletes the "default" of every record field in a decoded
-// schema (its depth is bounded by the limits, checked before).
-func stripDefaults(v any) {
-	switch t := v.(type) {
-	case map[string]any:
-		if fields, ok := t["fields"].([]any); ok {
-			for _, f := range fields {
-				if fm, ok := f.(map[string]any); ok {
-					delete(fm, "default")
-				}
-			}
-		}
-		for _, c := range t {
-			stripDefaults(c)
-		}
-	case []any:
-		for _, c := range t {
-			stripDefaults(c)
-		}
-	}
-}
-
-// jsonDepth returns the nesting depth of JSON text, stopping as soon as it
-// exceeds max, and the offset where it did.
-func jsonDepth(text []byte, max int) (int, int) {
+// JSONDepth returns the nesting depth of objects and arrays in JSON text,
+// stopping as soon as it exceeds max, and the offset where it did.
+func JSONDepth(text []byte, max int) (int, int) {
 	depth, deepest := 0, 0
 	inString, escaped := false, false
 	for i, c := range text {
@@ -448,18 +150,6 @@ func jsonDepth(text []byte, max int) (int, int) {
 // cut on a rune boundary and marked, with control and format characters
 // (terminal escapes) and invalid UTF-8 escaped (see internal/safetext).
 func Truncate(s string, n int) string { return safetext.Truncate(s, n) }
-
-// converter turns a twmb tree into nodes; references are linked once every
-// definition is known.
-type converter struct {
-	defs map[string]*Node
-	refs []pendingRef
-}
-
-type pendingRef struct {
-	node     *Node
-	name, ns string // the name as written and the enclosing namespace
-}
 
 func fullName(name, ns string) string {
 	if strings.Contains(name, ".") || ns == "" {
@@ -499,138 +189,6 @@ func namespaceOf(full string) string {
 	return ""
 }
 
-func (c *converter) node(s *twmb.SchemaNode, ns string) (*Node, error) {
-	if t, ok := primitiveTypes[s.Type]; ok {
-		n := &Node{Type: t, Logical: s.LogicalType}
-		if s.LogicalType == "decimal" {
-			n.Precision, n.Scale = s.Precision, s.Scale
-		}
-		return n, c.props(n, s.Props)
-	}
-	var n *Node
-	switch s.Type {
-	case "record", "error":
-		n = &Node{Type: Record}
-	case "enum":
-		n = &Node{Type: Enum, Symbols: s.Symbols, EnumDefault: s.EnumDefault, HasEnumDefault: s.HasEnumDefault}
-	case "fixed":
-		n = &Node{Type: Fixed, Size: s.Size, Logical: s.LogicalType}
-		if s.LogicalType == "decimal" {
-			n.Precision, n.Scale = s.Precision, s.Scale
-		}
-	case "array":
-		n = &Node{Type: Array}
-		items, err := c.node(s.Items, ns)
-		if err != nil {
-			return nil, err
-		}
-		n.Items = items
-		return n, c.props(n, s.Props)
-	case "map":
-		n = &Node{Type: Map}
-		values, err := c.node(s.Values, ns)
-		if err != nil {
-			return nil, err
-		}
-		n.Values = values
-		return n, c.props(n, s.Props)
-	case "union":
-		n = &Node{Type: Union, Branches: make([]*Node, len(s.Branches))}
-		for i := range s.Branches {
-			b, err := c.node(&s.Branches[i], ns)
-			if err != nil {
-				return nil, err
-			}
-			n.Branches[i] = b
-		}
-		return n, nil
-	default: // a reference to a named type
-		n = &Node{}
-		c.refs = append(c.refs, pendingRef{node: n, name: s.Type, ns: ns})
-		return n, nil
-	}
-	// A named type.
-	n.Name = fullName(s.Name, s.Namespace)
-	n.Doc = s.Doc
-	n.Aliases = qualifyAliases(s.Aliases, n.Name)
-	if _, dup := c.defs[n.Name]; dup {
-		return nil, fmt.Errorf("%w: %s is defined twice", ErrInvalid, n.Name)
-	}
-	c.defs[n.Name] = n
-	inner := namespaceOf(n.Name)
-	if n.Type == Record {
-		n.Fields = make([]Field, len(s.Fields))
-		for i := range s.Fields {
-			sf := &s.Fields[i]
-			t, err := c.node(&sf.Type, inner)
-			if err != nil {
-				return nil, err
-			}
-			f := Field{Name: sf.Name, Doc: sf.Doc, Type: t, Order: sf.Order}
-			if err := c.fieldProps(&f, sf.Props); err != nil {
-				return nil, err
-			}
-			if len(sf.Aliases) > 0 {
-				f.Aliases = slices.Clone(sf.Aliases)
-			}
-			if sf.HasDefault {
-				def := sf.Default
-				if b, ok := def.([]byte); ok { // bytes and fixed defaults: code points 0-255
-					def = BytesDefault(b)
-				}
-				raw, err := json.Marshal(def)
-				if err != nil {
-					return nil, fmt.Errorf("%w: default of field %s.%s: %v", ErrInvalid, n.Name, sf.Name, err)
-				}
-				f.Default = raw
-			}
-			n.Fields[i] = f
-		}
-	}
-	return n, c.props(n, s.Props)
-}
-
-// props keeps the other attributes, sorted by key so output is stable.
-func (c *converter) props(n *Node, props map[string]any) error {
-	if len(props) == 0 {
-		return nil
-	}
-	for _, k := range slices.Sorted(maps.Keys(props)) {
-		raw, err := json.Marshal(props[k])
-		if err != nil {
-			return fmt.Errorf("%w: attribute %q: %v", ErrInvalid, k, err)
-		}
-		n.Props = append(n.Props, Prop{Key: k, Value: raw})
-	}
-	return nil
-}
-
-// fieldProps keeps the other attributes of a field, sorted by key.
-func (c *converter) fieldProps(f *Field, props map[string]any) error {
-	var n Node
-	if err := c.props(&n, props); err != nil {
-		return fmt.Errorf("field %s: %w", Truncate(f.Name, 200), err)
-	}
-	f.Props = n.Props
-	return nil
-}
-
-// link points every reference at its definition: the name as written in the
-// enclosing namespace, else as a full name.
-func (c *converter) link() error {
-	for _, r := range c.refs {
-		def := c.defs[fullName(r.name, r.ns)]
-		if def == nil {
-			def = c.defs[r.name]
-		}
-		if def == nil {
-			return fmt.Errorf("%w: unknown type %q", ErrInvalid, Truncate(r.name, 200))
-		}
-		r.node.Type, r.node.Name, r.node.Def = def.Type, def.Name, def
-	}
-	return nil
-}
-
 // BytesDefault writes bytes in the specification's JSON form for bytes and
 // fixed values: a string whose code points 0-255 are the byte values.
 func BytesDefault(p []byte) string {
@@ -639,4 +197,546 @@ func BytesDefault(p []byte) string {
 		r[i] = rune(c)
 	}
 	return string(r)
+}
+
+// decodeJSON decodes one JSON value, numbers kept as written.
+func decodeJSON(text []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("not JSON: %s", Truncate(err.Error(), 200))
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("not JSON: text after the schema, at byte %d", d.InputOffset())
+	}
+	return v, nil
+}
+
+// parser builds the tree of one schema text and the texts it depends on.
+type parser struct {
+	defs     map[string]*Node // named types by full name
+	refs     []pendingRef
+	unions   []unionAt
+	defaults []fieldDefault
+}
+
+// pendingRef is a reference, linked to its definition once every
+// definition is known.
+type pendingRef struct {
+	node     *Node
+	name, ns string // the name as written and the enclosing namespace
+	where    string
+}
+
+// unionAt is a union whose branches are checked for duplicates once
+// references are linked.
+type unionAt struct {
+	node  *Node
+	where string
+}
+
+// fieldDefault is a field's default as decoded, checked against the field's
+// type once references are linked.
+type fieldDefault struct {
+	field  *Field
+	value  any
+	record string
+}
+
+// q quotes untrusted text for an error message.
+func q(s string) string { return safetext.Quote(s, 100) }
+
+// JSONKind names the JSON type of a value decoded by encoding/json with
+// UseNumber ("a number", "an object", ...), for error messages.
+func JSONKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// schema builds the node of the type expression v, written in namespace ns;
+// where says where it is, for errors.
+func (p *parser) schema(v any, ns, where string) (*Node, error) {
+	switch t := v.(type) {
+	case string:
+		if typ, ok := primitiveTypes[t]; ok {
+			return &Node{Type: typ}, nil
+		}
+		return p.ref(t, ns, where), nil
+	case []any:
+		n := &Node{Type: Union, Branches: make([]*Node, len(t))}
+		for i, b := range t {
+			bn, err := p.schema(b, ns, fmt.Sprintf("%s, union branch %d", where, i))
+			if err != nil {
+				return nil, err
+			}
+			if bn.Type == Union {
+				return nil, fmt.Errorf("%s: union branch %d is a union: unions may not immediately contain unions", where, i)
+			}
+			n.Branches[i] = bn
+		}
+		p.unions = append(p.unions, unionAt{n, where})
+		return n, nil
+	case map[string]any:
+		return p.object(t, ns, where)
+	}
+	return nil, fmt.Errorf("%s: a schema is a string, an array or an object, not %s", where, JSONKind(v))
+}
+
+// ref returns a reference to the named type name, linked later.
+func (p *parser) ref(name, ns, where string) *Node {
+	n := &Node{}
+	p.refs = append(p.refs, pendingRef{node: n, name: name, ns: ns, where: where})
+	return n
+}
+
+// object builds the node of a type written as a JSON object.
+func (p *parser) object(m map[string]any, ns, where string) (*Node, error) {
+	tv, ok := m["type"]
+	if !ok {
+		return nil, fmt.Errorf("%s: an object without \"type\"", where)
+	}
+	typ, ok := tv.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s: \"type\" is %s, not a string", where, JSONKind(tv))
+	}
+	if t, ok := primitiveTypes[typ]; ok {
+		n := &Node{Type: t}
+		reserved, err := logical(n, m, where)
+		if err != nil {
+			return nil, err
+		}
+		n.Props = otherProps(m, reserved, "type")
+		return n, nil
+	}
+	switch typ {
+	case "record", "error":
+		return p.named(Record, m, ns, where)
+	case "enum":
+		return p.named(Enum, m, ns, where)
+	case "fixed":
+		return p.named(Fixed, m, ns, where)
+	case "array", "map":
+		key, t := "items", Array
+		if typ == "map" {
+			key, t = "values", Map
+		}
+		c, ok := m[key]
+		if !ok {
+			return nil, fmt.Errorf("%s: %s without %q", where, typ, key)
+		}
+		cn, err := p.schema(c, ns, where+", "+key)
+		if err != nil {
+			return nil, err
+		}
+		n := &Node{Type: t}
+		if t == Array {
+			n.Items = cn
+		} else {
+			n.Values = cn
+		}
+		n.Props = otherProps(m, nil, "type", key)
+		return n, nil
+	}
+	// {"type":"a.Name"}: a reference to a named type.
+	return p.ref(typ, ns, where), nil
+}
+
+// namedKeys are the attributes the model holds for each named type.
+var namedKeys = map[Type][]string{
+	Record: {"type", "name", "namespace", "doc", "aliases", "fields"},
+	Enum:   {"type", "name", "namespace", "doc", "aliases", "symbols", "default"},
+	Fixed:  {"type", "name", "namespace", "doc", "aliases", "size"},
+}
+
+// named builds a record, enum or fixed type and registers its name.
+func (p *parser) named(t Type, m map[string]any, ns, where string) (*Node, error) {
+	kind := t.String()
+	nv, ok := m["name"]
+	if !ok {
+		return nil, fmt.Errorf("%s: %s without a name", where, kind)
+	}
+	name, ok := nv.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s: the name of a %s is %s, not a string", where, kind, JSONKind(nv))
+	}
+	if !strings.Contains(name, ".") {
+		if nsv, ok := m["namespace"]; ok {
+			s, ok := nsv.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: the namespace of %s %s is %s, not a string", where, kind, q(name), JSONKind(nsv))
+			}
+			if s != "" && !validFullName(s) {
+				return nil, fmt.Errorf("%s: %s %s has the invalid namespace %s", where, kind, q(name), q(s))
+			}
+			ns = s
+		}
+	}
+	full := fullName(name, ns)
+	if !validFullName(full) {
+		return nil, fmt.Errorf("%s: invalid %s name %s", where, kind, q(full))
+	}
+	if _, ok := primitiveTypes[full[strings.LastIndexByte(full, '.')+1:]]; ok {
+		return nil, fmt.Errorf("%s: %s %s is named after a primitive type", where, kind, q(full))
+	}
+	if _, dup := p.defs[full]; dup {
+		return nil, fmt.Errorf("%s: %s is defined twice", where, q(full))
+	}
+	n := &Node{Type: t, Name: full}
+	p.defs[full] = n
+	where = kind + " " + Truncate(full, 100)
+	if doc, ok := m["doc"].(string); ok {
+		n.Doc = doc
+	}
+	aliases, err := stringList(m, "aliases", where)
+	if err != nil {
+		return nil, err
+	}
+	n.Aliases = qualifyAliases(aliases, full)
+	reserved := namedKeys[t]
+	switch t {
+	case Record:
+		if err := p.fields(n, m, where); err != nil {
+			return nil, err
+		}
+	case Enum:
+		if err := enum(n, m, where); err != nil {
+			return nil, err
+		}
+	case Fixed:
+		sv, ok := m["size"]
+		if !ok {
+			return nil, fmt.Errorf("%s: fixed without a size", where)
+		}
+		size, err := smallInt(sv)
+		if err != nil {
+			return nil, fmt.Errorf("%s: size: %v", where, err)
+		}
+		n.Size = size
+		lk, err := logical(n, m, where)
+		if err != nil {
+			return nil, err
+		}
+		reserved = append(slices.Clone(reserved), lk...)
+	}
+	n.Props = otherProps(m, reserved)
+	return n, nil
+}
+
+// fieldKeys are the attributes the model holds for a record field.
+var fieldKeys = []string{"name", "type", "default", "doc", "aliases", "order"}
+
+// fields builds the fields of record n.
+func (p *parser) fields(n *Node, m map[string]any, where string) error {
+	fv, ok := m["fields"]
+	if !ok {
+		return fmt.Errorf("%s: a record without \"fields\"", where)
+	}
+	list, ok := fv.([]any)
+	if !ok {
+		return fmt.Errorf("%s: \"fields\" is %s, not an array", where, JSONKind(fv))
+	}
+	n.Fields = make([]Field, len(list))
+	names := make(map[string]bool, len(list))
+	inner := namespaceOf(n.Name)
+	for i, e := range list {
+		fm, ok := e.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: field %d is %s, not an object", where, i, JSONKind(e))
+		}
+		f := &n.Fields[i]
+		name, ok := fm["name"].(string)
+		if !ok {
+			return fmt.Errorf("%s: field %d has no name", where, i)
+		}
+		if !validName(name) {
+			return fmt.Errorf("%s: field %d has the invalid name %s", where, i, q(name))
+		}
+		if names[name] {
+			return fmt.Errorf("%s: field %s is defined twice", where, q(name))
+		}
+		names[name] = true
+		f.Name = name
+		fwhere := where + ", field " + name
+		tv, ok := fm["type"]
+		if !ok {
+			return fmt.Errorf("%s: no type", fwhere)
+		}
+		t, err := p.schema(tv, inner, fwhere)
+		if err != nil {
+			return err
+		}
+		f.Type = t
+		if doc, ok := fm["doc"].(string); ok {
+			f.Doc = doc
+		}
+		if f.Aliases, err = stringList(fm, "aliases", fwhere); err != nil {
+			return err
+		}
+		if ov, ok := fm["order"]; ok {
+			o, _ := ov.(string)
+			if o != "ascending" && o != "descending" && o != "ignore" {
+				return fmt.Errorf("%s: order is not \"ascending\", \"descending\" or \"ignore\"", fwhere)
+			}
+			f.Order = o
+		}
+		if dv, ok := fm["default"]; ok {
+			raw, err := json.Marshal(dv)
+			if err != nil {
+				return fmt.Errorf("%s: default: %v", fwhere, err)
+			}
+			f.Default = raw
+			p.defaults = append(p.defaults, fieldDefault{field: f, value: dv, record: n.Name})
+		}
+		f.Props = otherProps(fm, fieldKeys)
+	}
+	return nil
+}
+
+// enum reads the symbols and default of enum n.
+func enum(n *Node, m map[string]any, where string) error {
+	if _, ok := m["symbols"]; !ok {
+		return fmt.Errorf("%s: an enum without symbols", where)
+	}
+	symbols, err := stringList(m, "symbols", where)
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(symbols))
+	for _, s := range symbols {
+		if !validName(s) {
+			return fmt.Errorf("%s: invalid symbol %s", where, q(s))
+		}
+		if seen[s] {
+			return fmt.Errorf("%s: symbol %s appears twice", where, q(s))
+		}
+		seen[s] = true
+	}
+	n.Symbols = symbols
+	if dv, ok := m["default"]; ok {
+		d, ok := dv.(string)
+		if !ok || !seen[d] {
+			return fmt.Errorf("%s: the default is not one of the symbols", where)
+		}
+		n.EnumDefault, n.HasEnumDefault = d, true
+	}
+	return nil
+}
+
+// stringList reads the attribute key of m, an array of strings; nil when
+// absent.
+func stringList(m map[string]any, key, where string) ([]string, error) {
+	v, ok := m[key]
+	if !ok {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: %q is %s, not an array", where, key, JSONKind(v))
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s %d is %s, not a string", where, key, i, JSONKind(e))
+		}
+		out[i] = s
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// logicalTypes are the logical types of the specification, by the type
+// that carries them. A logicalType attribute that names none of these for
+// its type is kept as an attribute, and the type read as its carrier, as
+// the specification says of unknown and invalid logical types.
+var logicalTypes = map[Type][]string{
+	Int:    {"date", "time-millis"},
+	Long:   {"time-micros", "timestamp-millis", "timestamp-micros", "timestamp-nanos", "local-timestamp-millis", "local-timestamp-micros", "local-timestamp-nanos"},
+	String: {"uuid"},
+	Bytes:  {"decimal", "big-decimal"},
+	Fixed:  {"decimal", "duration", "uuid"},
+}
+
+// logical reads the logical type of n from m, and returns the attributes it
+// took. A decimal whose precision or scale is invalid is an error: its
+// values would be read at another scale.
+func logical(n *Node, m map[string]any, where string) ([]string, error) {
+	lt, ok := m["logicalType"].(string)
+	if !ok || !slices.Contains(logicalTypes[n.Type], lt) {
+		return nil, nil
+	}
+	switch {
+	case lt == "duration" && n.Size != 12, lt == "uuid" && n.Type == Fixed && n.Size != 16:
+		return nil, nil
+	case lt == "decimal":
+		pv, ok := m["precision"]
+		if !ok {
+			return nil, fmt.Errorf("%s: decimal without a precision", where)
+		}
+		prec, err := smallInt(pv)
+		if err != nil || prec < 1 {
+			return nil, fmt.Errorf("%s: decimal precision is not a positive integer", where)
+		}
+		scale := 0
+		if sv, ok := m["scale"]; ok {
+			if scale, err = smallInt(sv); err != nil {
+				return nil, fmt.Errorf("%s: decimal scale: %v", where, err)
+			}
+		}
+		if scale > prec {
+			return nil, fmt.Errorf("%s: decimal scale %d exceeds its precision %d", where, scale, prec)
+		}
+		if n.Type == Fixed {
+			if most := maxDecimalDigits(n.Size); prec > most {
+				return nil, fmt.Errorf("%s: decimal precision %d exceeds the %d digits a fixed of %d bytes holds", where, prec, most, n.Size)
+			}
+		}
+		n.Logical, n.Precision, n.Scale = lt, prec, scale
+		return []string{"logicalType", "precision", "scale"}, nil
+	}
+	n.Logical = lt
+	return []string{"logicalType"}, nil
+}
+
+// maxDecimalDigits is the largest precision of a decimal in a fixed of size
+// bytes: the digits of 2^(8·size-1)-1, the largest two's-complement value.
+func maxDecimalDigits(size int) int {
+	if size < 1 {
+		return 0
+	}
+	return int(math.Floor(float64(8*size-1) * math.Log10(2)))
+}
+
+// smallInt reads a JSON number that is a non-negative integer below 2^31.
+func smallInt(v any) (int, error) {
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("%s, not a number", JSONKind(v))
+	}
+	i, err := strconv.ParseInt(string(num), 10, 32)
+	if err != nil || i < 0 {
+		return 0, fmt.Errorf("%s is not an integer from 0 to 2^31-1", Truncate(string(num), 40))
+	}
+	return int(i), nil
+}
+
+// otherProps returns the attributes of m outside the reserved ones, sorted by
+// key, as compact JSON.
+func otherProps(m map[string]any, reserved []string, more ...string) []Prop {
+	var out []Prop
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if slices.Contains(reserved, k) || slices.Contains(more, k) {
+			continue
+		}
+		raw, _ := json.Marshal(m[k]) // decoded JSON always encodes
+		out = append(out, Prop{Key: k, Value: raw})
+	}
+	return out
+}
+
+// validName reports whether s is a name of the specification:
+// [A-Za-z_][A-Za-z0-9_]*.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// validFullName reports whether s is names joined by dots.
+func validFullName(s string) bool {
+	for part := range strings.SplitSeq(s, ".") {
+		if !validName(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// link points every reference made since the last call at its
+// definition, the name as written in the enclosing namespace, else as a full
+// name, then checks the unions, whose branches are known only now.
+func (p *parser) link() error {
+	for _, r := range p.refs {
+		def := p.defs[fullName(r.name, r.ns)]
+		if def == nil {
+			def = p.defs[r.name]
+		}
+		if def == nil {
+			return fmt.Errorf("%s: unknown type %s", r.where, q(r.name))
+		}
+		r.node.Type, r.node.Name, r.node.Def = def.Type, def.Name, def
+	}
+	p.refs = p.refs[:0]
+	for _, u := range p.unions {
+		seen := make(map[string]bool, len(u.node.Branches))
+		for _, b := range u.node.Branches {
+			key := b.Type.String()
+			if b.Type.Named() {
+				key = b.Name
+			}
+			if seen[key] {
+				return fmt.Errorf("%s: the union has two branches of type %s", u.where, q(key))
+			}
+			seen[key] = true
+		}
+	}
+	p.unions = p.unions[:0]
+	return nil
+}
+
+// placeDefinitions makes the first use of each named type in the tree, in
+// the order its JSON is written, the definition, and every later use a
+// reference: a tree that uses types defined in other texts (its
+// references), or before their definition, then stands alone.
+func placeDefinitions(slot **Node, seen map[*Node]bool) {
+	n := *slot
+	if n.Def != nil {
+		if seen[n.Def] {
+			return
+		}
+		n = n.Def
+		*slot = n
+	} else if n.Type.Named() && seen[n] {
+		*slot = RefTo(n)
+		return
+	}
+	if n.Type.Named() {
+		seen[n] = true
+	}
+	for i := range n.Fields {
+		placeDefinitions(&n.Fields[i].Type, seen)
+	}
+	if n.Items != nil {
+		placeDefinitions(&n.Items, seen)
+	}
+	if n.Values != nil {
+		placeDefinitions(&n.Values, seen)
+	}
+	for i := range n.Branches {
+		placeDefinitions(&n.Branches[i], seen)
+	}
 }

@@ -128,6 +128,15 @@ var sections = []section{
 		ratios:  []ratio{le("command / parts", ns("EncodeParts/Command"), ns("EncodeParts/Parts"), 1.5)},
 	},
 	{
+		file:  "hostile.txt",
+		title: "Untrusted input: a header schema of 100,000 fields in reverse order",
+		about: "`BenchmarkReversedFieldsHeader` (`protoavro/hostile_test.go`): `ParseSchema` of a container header's " +
+			"schema of 100,000 long fields written in reverse order (3.2 MB of JSON) and its resolution against the " +
+			"message of those fields, what a container reader does before its first record. docs/limits.md bounds it " +
+			"at 1 s and 256 MiB (`B/op` counts every allocation, not the peak).",
+		benches: []string{"ReversedFieldsHeader"},
+	},
+	{
 		file:  "workers.txt",
 		title: "Batch: two workers against one",
 		about: "`protoavro encode` and `protoavro decode` of varied AVRO-2147 records (their count is in the command) with zstd, `--workers 1` " +
