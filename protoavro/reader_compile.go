@@ -123,7 +123,11 @@ func (rc *readerCompiler) record(w *avroschema.Node, p *msgPlan) (*decRecord, er
 		}
 		return r, nil
 	}
-	if n := simpleName(w.Name); n != p.name && n != simpleName(p.avroName) {
+	// A deeper level of a bounded recursive type (Node_depth1) reads the
+	// writer's records of the type's own name (Node) too: data nested deeper
+	// than the reader's bound then fails where it meets the carried
+	// subtree, as CheckResolution, which knows no levels, refuses the pair.
+	if !namesMatch(p.avroName, nil, w.Name) && simpleName(w.Name) != p.name {
 		return nil, fmt.Errorf("%w: writer record %s cannot be read as message %s", ErrIncompatible, w.Name, p.desc.FullName())
 	}
 	r := &decRecord{name: p.name, fields: make([]decField, len(w.Fields)), zeroSize: rc.canBeEmpty(w)}
@@ -274,9 +278,6 @@ func inCompiledField(err error, name string) error {
 	}
 	return &fieldCompileError{path: []string{name}, err: err}
 }
-
-// simpleName returns the last part of an Avro full name.
-func simpleName(full string) string { return full[strings.LastIndexByte(full, '.')+1:] }
 
 // field compiles the writer type of a field against the reader field.
 func (rc *readerCompiler) field(w *avroschema.Node, f *fieldPlan) (valueDec, error) {

@@ -147,8 +147,8 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 // parsing it and written out as the message field. JSON is converted to the
 // message's deterministic protobuf encoding.
 func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
-	if w.Type != avroschema.Bytes && w.Type != avroschema.String {
-		return nil, incompatible(w, "a message carried as bytes or JSON ("+string(v.desc.FullName())+")")
+	if err := readsAs(w, v); err != nil {
+		return nil, fmt.Errorf("%w (a message carried as bytes or JSON: %s)", err, v.desc.FullName())
 	}
 	isJSON := w.Type == avroschema.String
 	resolver := resolverOrGlobal(rc.opts.AnyResolver)
@@ -209,7 +209,7 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 			return nil, incompatible(w, "enum "+string(v.enum.desc.FullName()))
 		}
 		ed := v.enum.desc
-		if n := simpleName(w.Name); n != string(ed.Name()) && n != simpleName(v.enum.avroName) {
+		if !namesMatch(v.enum.avroName, nil, w.Name) {
 			return nil, fmt.Errorf("%w: writer enum %s cannot be read as enum %s", ErrIncompatible, w.Name, ed.FullName())
 		}
 		numbers := make([]int32, len(w.Symbols))
@@ -233,17 +233,10 @@ func (rc *readerCompiler) scalar(w *avroschema.Node, num protowire.Number, v *va
 			return protowire.AppendVarint(dst, uint64(int64(numbers[i]))), nil
 		}, nil
 	}
+	if err := readsAs(w, v); err != nil {
+		return nil, err
+	}
 	wt0 := w.Type
-	rt := v.avroType()
-	if wt0 != rt && !avroschema.Promotes(wt0, rt) {
-		return nil, incompatible(w, rt.String())
-	}
-	if (v.kind == vUint64Dec || v.kind == vFixed64Dec) && w.Logical == "decimal" && w.Scale != 0 {
-		// The unscaled integer of another scale is another number: 1.23 of
-		// decimal(20,2) is 123 unscaled. Avro's rules match decimals only
-		// of the same scale.
-		return nil, fmt.Errorf("%w: writer decimal(%d,%d) cannot be read as decimal(20,0): its scale differs", ErrIncompatible, w.Precision, w.Scale)
-	}
 	if d := fastScalar(wt0, v, own, wt); d != nil {
 		return d, nil
 	}
@@ -422,18 +415,32 @@ func decimalUint64(b []byte, off int) (uint64, error) {
 	return u, nil
 }
 
+// readsAs returns the ErrIncompatible error of reading a value of the
+// writer's schema w as the reader's value v, by their Avro types
+// (promotions) and logical types (logicalMismatch): the rules
+// CheckResolution checks. Nil when it reads.
+func readsAs(w *avroschema.Node, v *valuePlan) error {
+	rt := v.avroType()
+	if w.Type != rt && !avroschema.Promotes(w.Type, rt) {
+		return incompatible(w, rt.String())
+	}
+	lt, precision := v.logicalType()
+	if d := logicalMismatch(w, lt, precision, 0); d != "" {
+		return fmt.Errorf("%w: %s", ErrIncompatible, d)
+	}
+	return nil
+}
+
 // civilDec reads an int (date) into a google.type.Date, or a long
 // (time-micros) or an int time-millis into a google.type.TimeOfDay.
 func civilDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
+	if err := readsAs(w, v); err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, v.kind)
+	}
 	date := v.kind == vDate
 	per := int64(1) // microseconds per unit of the writer's time of day
-	switch {
-	case date && w.Type == avroschema.Int && (w.Logical == "" || w.Logical == "date"):
-	case !date && w.Type == avroschema.Long && (w.Logical == "" || w.Logical == "time-micros"):
-	case !date && w.Type == avroschema.Int && w.Logical == "time-millis":
+	if logicalOf(w) == "time-millis" {
 		per = 1000
-	default:
-		return nil, fmt.Errorf("%w: writer %s %s cannot be read as %s", ErrIncompatible, w.Type, w.Logical, v.kind)
 	}
 	isInt := w.Type == avroschema.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {

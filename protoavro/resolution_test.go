@@ -36,6 +36,29 @@ func TestCheckResolution(t *testing.T) {
 			`{"type":"enum","name":"E","symbols":["A","B"]}`, ""},
 		{"union branch into union", `["null","long"]`, `["null","int"]`, ""},
 		{"union branch missing", `["null","int"]`, `["null","string"]`, "string"},
+		// The rules shared with the reader compiler: logical types, and a
+		// record reader of a writer union.
+		{"time of day not a timestamp", `{"type":"long","logicalType":"timestamp-millis"}`, `{"type":"int","logicalType":"time-millis"}`, "time of day"},
+		{"date as a timestamp", `{"type":"long","logicalType":"timestamp-micros"}`, `{"type":"int","logicalType":"date"}`, ""},
+		{"timestamp not a time of day", `{"type":"long","logicalType":"time-micros"}`, `{"type":"long","logicalType":"timestamp-micros"}`, "time of day"},
+		{"plain int not a time-micros", `{"type":"long","logicalType":"time-micros"}`, `"int"`, "unit"},
+		{"time of day not a date", `{"type":"int","logicalType":"date"}`, `{"type":"int","logicalType":"time-millis"}`, "date"},
+		{"unknown logical type read as its type", `{"type":"int","logicalType":"date"}`, `{"type":"int","logicalType":"x-days"}`, ""},
+		{"decimal of another scale",
+			`{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}`,
+			`{"type":"bytes","logicalType":"decimal","precision":10,"scale":3}`, "scale"},
+		{"decimal of another precision",
+			`{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}`,
+			`{"type":"bytes","logicalType":"decimal","precision":20,"scale":2}`, ""},
+		{"fixed decimal of another scale",
+			`{"type":"fixed","name":"D","size":8,"logicalType":"decimal","precision":10,"scale":2}`,
+			`{"type":"fixed","name":"D","size":8,"logicalType":"decimal","precision":10,"scale":0}`, "scale"},
+		{"union branch chosen by promotion, logical type checked",
+			`["null",{"type":"long","logicalType":"timestamp-millis"}]`,
+			`["null",{"type":"int","logicalType":"time-millis"}]`, "time of day"},
+		{"writer union at the top of a record reader",
+			`{"type":"record","name":"R","fields":[]}`,
+			`[{"type":"record","name":"R","fields":[]}]`, "union"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := ParseSchema([]byte(tc.reader))

@@ -32,12 +32,12 @@ func splitTimestamp(x int64, prec TimestampPrecision) (int64, int64) {
 // reader's when the writer has no logical type) into a Timestamp message. A
 // writer date is midnight UTC of the day; a time of day is no instant.
 func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, error) {
-	if w.Type != avroschema.Long && w.Type != avroschema.Int {
-		return nil, incompatible(w, "a timestamp long")
+	if err := readsAs(w, v); err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, v.fullName)
 	}
 	prec := v.tsPrec
 	days := false
-	switch w.Logical {
+	switch logicalOf(w) {
 	case "timestamp-millis", "local-timestamp-millis":
 		prec = TimestampMillis
 	case "timestamp-micros", "local-timestamp-micros":
@@ -45,9 +45,7 @@ func timestampDec(w *avroschema.Node, v *valuePlan, defTag uint64) (valueDec, er
 	case "timestamp-nanos", "local-timestamp-nanos":
 		prec = TimestampNanos
 	case "date":
-		days = w.Type == avroschema.Int
-	case "time-millis", "time-micros":
-		return nil, fmt.Errorf("%w: writer %s %s, a time of day, cannot be read as a Timestamp", ErrIncompatible, w.Type, w.Logical)
+		days = true
 	}
 	isInt := w.Type == avroschema.Int
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
