@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http/httptest"
@@ -17,8 +18,10 @@ import (
 
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -61,6 +64,7 @@ func checkNoSecret(t *testing.T, what string, outputs ...string) {
 // secure is a kfake cluster with TLS (and SASL or client certificates)
 // and an srfake registry behind TLS with basic auth, on loopback.
 type secure struct {
+	cluster  *kfake.Cluster
 	pki      *kafkatest.PKI
 	brokers  []string
 	registry string // https URL
@@ -93,7 +97,7 @@ func newSecure(t *testing.T, mtls bool, n int, topics ...string) *secure {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	s.brokers = c.ListenAddrs()
+	s.cluster, s.brokers = c, c.ListenAddrs()
 
 	fake := srfake.NewRegistry(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(registryUser+":"+registryPass))))
 	srv := httptest.NewUnstartedServer(fake.Handler())
@@ -367,10 +371,11 @@ func TestPropertiesFileBridge(t *testing.T) {
 // client certificate: with --tls-cert and --tls-key it runs; without, it
 // stops with one line. kcat (librdkafka) produces to the same broker with a
 // properties file (-F) that the bridge then reads too (--config).
-//
-// kcat does not run against kfake with SASL: kfake serves SaslHandshake
-// from version 1 only, and librdkafka enables SASL only when the broker
-// has version 0 of it (every real broker has).
+// TestKcatSASLBridge does the same over SASL_SSL, for which the cluster
+// advertises SaslHandshake from version 0 to librdkafka
+// (advertiseSaslHandshakeV0: kfake has version 1 only, and librdkafka uses
+// SASL only when the broker's range includes version 0; it then speaks
+// version 1).
 func TestMutualTLSBridge(t *testing.T) {
 	const n = 50
 	s := newSecure(t, true, n, "avro-mtls", "from-kcat", "avro-kcat")
@@ -399,18 +404,7 @@ func TestMutualTLSBridge(t *testing.T) {
 	if err := os.WriteFile(props, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var files []string
-	for i := range n {
-		f := filepath.Join(dir, fmt.Sprintf("rec%02d.bin", i))
-		if err := os.WriteFile(f, kafkatest.Wire(t, kafkatest.NewPerson(s.md, i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	// kcat -P with files sends each file as one message, all with one key;
-	// records are told apart by their content below.
-	out, err := exec.Command(kcat, append([]string{"-F", props, "-P", "-t", "from-kcat", "-k", "kcat"}, files...)...).CombinedOutput()
-	if err != nil {
+	if out, err := kcatProduce(kcat, props, "from-kcat", personFiles(t, s.md, dir, n)); err != nil {
 		t.Fatalf("kcat -F -P over mutual TLS: %v\n%s", err, out)
 	}
 	args := s.bridgeArgs("avro-kcat", n, append([]string{"--config", props}, reg...)...)
@@ -448,5 +442,146 @@ func TestRegistryURLPassword(t *testing.T) {
 			t.Fatalf("%s: exit %d, want 1\n%s%s", cmd, code, stdout, stderr)
 		}
 		oneLine(t, cmd, stderr, "schema registry unavailable", "http://"+addr)
+	}
+}
+
+// advertiseSaslHandshakeV0 has the SASL cluster answer librdkafka's
+// ApiVersions requests with kfake's own answer except that SaslHandshake's
+// range starts at version 0. kfake serves SaslHandshake version 1 only, and
+// librdkafka turns its SASL handshake on only when the broker's range holds
+// version 0 (as every real broker's does); it then sends version 1, which
+// kfake serves, and SaslAuthenticate. Other clients get kfake's answer
+// unchanged. The answer skips kfake's checks of the request (the client
+// software name, KIP-1242's cluster and node), which librdkafka's requests
+// pass. This is the tests' shim, not part of the product.
+func (s *secure) advertiseSaslHandshakeV0(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "protoavro-test", "1"
+	own, err := req.RequestWith(ctx, s.client(t, 0))
+	if err == nil {
+		err = kerr.ErrorForCode(own.ErrorCode)
+	}
+	if err != nil {
+		t.Fatalf("kfake's ApiVersions: %v", err)
+	}
+	keys := slices.Clone(own.ApiKeys)
+	i := slices.IndexFunc(keys, func(k kmsg.ApiVersionsResponseApiKey) bool { return k.ApiKey == int16(kmsg.SASLHandshake) })
+	if i < 0 || keys[i].MinVersion != 1 || keys[i].MaxVersion != 1 {
+		t.Fatalf("kfake no longer serves SaslHandshake versions 1 to 1 only (%v): the shim is to be revised", keys)
+	}
+	keys[i].MinVersion = 0
+	s.cluster.ControlKey(int16(kmsg.ApiVersions), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		r := kreq.(*kmsg.ApiVersionsRequest)
+		// kfake answers a version above its own with version 0 and
+		// UNSUPPORTED_VERSION, and the client asks again.
+		if r.ClientSoftwareName != "librdkafka" || r.Version > own.Version {
+			return nil, nil, false
+		}
+		s.cluster.KeepControl()
+		resp := r.ResponseKind().(*kmsg.ApiVersionsResponse)
+		resp.ApiKeys = slices.Clone(keys)
+		resp.SupportedFeatures = slices.Clone(own.SupportedFeatures)
+		resp.FinalizedFeatures = slices.Clone(own.FinalizedFeatures)
+		resp.FinalizedFeaturesEpoch = own.FinalizedFeaturesEpoch
+		return resp, nil, true
+	})
+}
+
+// personFiles writes the wire bytes of Person records 0 to n-1 to files in
+// dir and returns their paths.
+func personFiles(t *testing.T, md protoreflect.MessageDescriptor, dir string, n int) []string {
+	t.Helper()
+	var files []string
+	for i := range n {
+		f := filepath.Join(dir, fmt.Sprintf("rec%02d.bin", i))
+		if err := os.WriteFile(f, kafkatest.Wire(t, kafkatest.NewPerson(md, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// kcatProduce has kcat, configured by the properties file props (-F),
+// send each file as one message to topic, all with the key "kcat", and
+// returns its output. A broker kcat cannot reach or authenticate to makes
+// it fail within seconds; the context bounds it should it hang.
+func kcatProduce(kcat, props, topic string, files []string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := []string{"-F", props, "-X", "socket.timeout.ms=10000", "-X", "message.timeout.ms=10000", "-P", "-t", topic, "-k", "kcat"}
+	out, err := exec.CommandContext(ctx, kcat, append(args, files...)...).CombinedOutput()
+	return string(out), err
+}
+
+// TestKcatSASLBridge has kcat (librdkafka) produce raw protobuf records
+// over SASL_SSL with each SASL mechanism kfake has, configured by a
+// properties file (-F) that the bridge then reads too (--config), and
+// the bridge's output decode to the records sent; kcat with a wrong
+// password fails. The cluster answers librdkafka's ApiVersions with
+// SaslHandshake from version 0 (advertiseSaslHandshakeV0).
+func TestKcatSASLBridge(t *testing.T) {
+	const n = 20
+	kcat := needTool(t, "kcat")
+	var topics []string
+	for _, u := range saslUsers {
+		m := strings.ToLower(u.mech)
+		topics = append(topics, "from-kcat-"+m, "avro-kcat-"+m)
+	}
+	s := newSecure(t, false, 0, topics...)
+	s.advertiseSaslHandshakeV0(t)
+	dir := t.TempDir()
+	files := personFiles(t, s.md, dir, n)
+	t.Setenv("PROTOAVRO_REGISTRY_PASSWORD", registryPass)
+	for i, u := range saslUsers {
+		t.Run(u.mech, func(t *testing.T) {
+			m := strings.ToLower(u.mech)
+			writeProps := func(name, pass string) string {
+				path := filepath.Join(dir, name)
+				text := fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_SSL\nsasl.mechanism=%s\nsasl.username=%s\nsasl.password=%s\nssl.ca.location=%s\n",
+					s.brokers[0], u.mech, u.user, pass, s.pki.CAFile)
+				if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return path
+			}
+			props := writeProps(m+".properties", u.pass)
+			out, err := kcatProduce(kcat, props, "from-kcat-"+m, files)
+			checkNoSecret(t, "kcat over SASL_SSL", out)
+			if err != nil {
+				t.Fatalf("kcat -F -P over SASL_SSL with %s: %v\n%s", u.mech, err, out)
+			}
+			args := s.bridgeArgs("avro-kcat-"+m, n, "--config", props, "--registry", s.registry, "--registry-ca", s.pki.CAFile,
+				"--registry-user", registryUser)
+			args[slices.Index(args, "--in")+1] = "from-kcat-" + m
+			code, stdout, stderr := runCLI(t, args...)
+			checkNoSecret(t, "bridge of kcat's records", stdout, stderr)
+			if code != 0 {
+				t.Fatalf("bridge --config of kcat's records: exit %d\n%s%s", code, stdout, stderr)
+			}
+			recs := s.client(t, i, kgo.ConsumeTopics("avro-kcat-"+m), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+			seen := s.decodeAll(t, recs, n)
+			for j := range n {
+				if !seen[j] {
+					t.Errorf("record %d of kcat's is not in the output", j)
+				}
+			}
+
+			out, err = kcatProduce(kcat, writeProps(m+"-wrong.properties", u.pass+"-wrong"), "from-kcat-"+m+"-wrong", files)
+			checkNoSecret(t, "kcat with a wrong password", out)
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() <= 0 {
+				t.Fatalf("kcat with a wrong %s password: %v, want a non-zero exit\n%s", u.mech, err, out)
+			}
+			// kfake closes the connection on a wrong password (a real
+			// broker answers SASL_AUTHENTICATION_FAILED); librdkafka
+			// names the state it was in.
+			if !strings.Contains(out, "in state AUTH_REQ") {
+				t.Errorf("kcat with a wrong %s password does not say it failed while authenticating:\n%s", u.mech, out)
+			}
+		})
 	}
 }
