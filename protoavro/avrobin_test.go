@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
@@ -89,5 +92,107 @@ func TestEmptyItemsClass(t *testing.T) {
 	}
 	if err := errs["Unmarshal"]; !errors.Is(err, ErrMalformed) {
 		t.Errorf("Unmarshal: %v, want ErrMalformed too", err)
+	}
+}
+
+// TestUnionIndexLongVarint: the index of a ["null", T] union written in a
+// varint of more bytes than it needs (0x80 0x00 for 0, 0x82 0x00 for 1),
+// which the Avro specification does not forbid, is read as the one-byte
+// index by every reader: Unmarshal into a generated message (the direct
+// reader) and into a dynamicpb message (the transcoder), TranscodeToProto,
+// and avrojson; an index of 2 so written is refused by all, as
+// ErrMalformed.
+func TestUnionIndexLongVarint(t *testing.T) {
+	c := mustCodec(t, Options{}, &kitchenpb.OptionalScalars{})
+	// 16 nullable fields, double_field first: null, then 1.5.
+	double := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))
+	rest := make([]byte, 15)
+	for _, d := range []struct{ short, long []byte }{
+		{append([]byte{0x00}, rest...), append([]byte{0x80, 0x00}, rest...)},
+		{append(append([]byte{0x02}, double...), rest...), append(append([]byte{0x82, 0x00}, double...), rest...)},
+		{append(append([]byte{0x02}, double...), rest...), append(append([]byte{0x82, 0x80, 0x80, 0x00}, double...), rest...)},
+	} {
+		want := &kitchenpb.OptionalScalars{}
+		if err := c.Unmarshal(d.short, want); err != nil {
+			t.Fatal(err)
+		}
+		wantWire, _ := c.TranscodeToProto(nil, d.short)
+		wantJSON, _, _ := avrojson.AppendJSON(nil, c.schema.root, d.short)
+		got := &kitchenpb.OptionalScalars{}
+		if err := c.Unmarshal(d.long, got); err != nil || !proto.Equal(got, want) {
+			t.Errorf("Unmarshal of %x: %v, %v; want %v", d.long, got, err, want)
+		}
+		dyn := dynamicpb.NewMessage(want.ProtoReflect().Descriptor())
+		if err := c.Unmarshal(d.long, dyn); err != nil || !proto.Equal(dyn, want) {
+			t.Errorf("Unmarshal into dynamicpb of %x: %v, %v; want %v", d.long, dyn, err, want)
+		}
+		if wire, err := c.TranscodeToProto(nil, d.long); err != nil || !bytes.Equal(wire, wantWire) {
+			t.Errorf("TranscodeToProto of %x: %x, %v; want %x", d.long, wire, err, wantWire)
+		}
+		if js, n, err := avrojson.AppendJSON(nil, c.schema.root, d.long); err != nil || n != len(d.long) || !bytes.Equal(js, wantJSON) {
+			t.Errorf("AppendJSON of %x: %s, %d bytes, %v; want %s", d.long, js, n, err, wantJSON)
+		}
+	}
+	bad := append([]byte{0x84, 0x00}, rest...)
+	errs := map[string]error{
+		"Unmarshal":           c.Unmarshal(bad, &kitchenpb.OptionalScalars{}),
+		"Unmarshal dynamicpb": c.Unmarshal(bad, dynamicpb.NewMessage((&kitchenpb.OptionalScalars{}).ProtoReflect().Descriptor())),
+	}
+	_, errs["TranscodeToProto"] = c.TranscodeToProto(nil, bad)
+	_, _, errs["AppendJSON"] = avrojson.AppendJSON(nil, c.schema.root, bad)
+	for what, err := range errs {
+		if !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s of %x: %v, want ErrMalformed", what, bad, err)
+		}
+	}
+}
+
+// TestNestingLimitAlike: a Tree inside 1,000 others (through parent) is
+// read by every reader (Unmarshal, TranscodeToProto, avrojson and its
+// skipper) and written back as it was by Marshal; one inside 1,001 is
+// refused by all: ErrTooDeep by the codec, ocf.ErrLimit by avrojson.
+// Records alone count: avrojson does not count the unions between them.
+func TestNestingLimitAlike(t *testing.T) {
+	c := mustCodec(t, Options{}, &kitchenpb.Tree{})
+	skip := avrobin.NewSkipper(c.schema.root, 0)
+	// n Trees nested in the first: label, children, parent (branch 1) of
+	// each, the last one's four fields, then each one's named map.
+	chain := func(n int) []byte {
+		b := bytes.Repeat([]byte{0, 0, 2}, n)
+		b = append(b, 0, 0, 0, 0)
+		return append(b, bytes.Repeat([]byte{0}, n)...)
+	}
+	deepest := chain(maxDepth)
+	m := &kitchenpb.Tree{}
+	if err := c.Unmarshal(deepest, m); err != nil {
+		t.Fatalf("Unmarshal: %v", err)
+	}
+	if _, err := c.TranscodeToProto(nil, deepest); err != nil {
+		t.Errorf("TranscodeToProto: %v", err)
+	}
+	if _, n, err := avrojson.AppendJSON(nil, c.schema.root, deepest); err != nil || n != len(deepest) {
+		t.Errorf("AppendJSON: %d of %d bytes, %v", n, len(deepest), err)
+	}
+	if r := (avrobin.Reader{Buf: deepest}); skip.Skip(&r) != nil || r.Pos != len(deepest) {
+		t.Errorf("Skip: ends at %d of %d bytes, %v", r.Pos, len(deepest), skip.Skip(&avrobin.Reader{Buf: deepest}))
+	}
+	if again, err := c.Marshal(m); err != nil || !bytes.Equal(again, deepest) {
+		t.Errorf("Marshal of the message read: %d bytes, %v; want the %d bytes read", len(again), err, len(deepest))
+	}
+
+	deeper := chain(maxDepth + 1)
+	errs := map[string]error{"Unmarshal": c.Unmarshal(deeper, &kitchenpb.Tree{})}
+	_, errs["TranscodeToProto"] = c.TranscodeToProto(nil, deeper)
+	for what, err := range errs {
+		if !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%s: %.200v, want ErrTooDeep", what, err)
+		}
+	}
+	_, _, jerr := avrojson.AppendJSON(nil, c.schema.root, deeper)
+	serr := skip.Skip(&avrobin.Reader{Buf: deeper})
+	for what, err := range map[string]error{"AppendJSON": jerr, "Skip": serr} {
+		if !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "more than 1000 nested records") {
+			t.Errorf("%s: %.200v, want ocf.ErrLimit", what, err)
+		}
 	}
 }

@@ -82,14 +82,22 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 			st.r.Pos++
 			return nil
 		}
-		if off >= len(st.r.Buf) || st.r.Buf[off] != 2 {
-			i, err := st.r.long()
-			if err != nil {
-				return err
-			}
+		if off < len(st.r.Buf) && st.r.Buf[off] == 2 {
+			st.r.Pos++
+			break
+		}
+		// The index in a varint of more bytes than it needs, or bad.
+		i, err := st.r.long()
+		if err != nil {
+			return err
+		}
+		switch i {
+		case 0:
+			return nil
+		case 1:
+		default:
 			return dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
 		}
-		st.r.Pos++
 	case modeList:
 		if sf.repr == gList {
 			return st.decodeScalarList(sf, fp)
