@@ -196,3 +196,54 @@ func TestNestingLimitAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockMinItemSize: every reader checks an array or map block's count
+// against the bytes left with the same least size of an item
+// (avrobin.MinSize: 8 bytes for a double, 4 for a float, one more for a
+// map key), so a block of more items than the bytes can hold is refused
+// at its header alike, with the same error, by Unmarshal into a generated
+// message (the direct reader) and into a dynamicpb message (the
+// transcoder), TranscodeToProto and avrojson.
+func TestBlockMinItemSize(t *testing.T) {
+	zeros := func(n int) []byte { return make([]byte, n) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, c := range []struct {
+		name string
+		m    proto.Message
+		data []byte
+		at   int
+		want string
+	}{
+		// packed_double, the first field: 8 items, with a byte size of
+		// -25, in 9 bytes.
+		{"doubles", &kitchenpb.Repeateds{}, []byte("\x0f1000000000"), 0, "block of 8 items exceeds the 9 bytes left"},
+		// packed_float, the second field: 3 items in 8 bytes.
+		{"floats", &kitchenpb.Repeateds{}, cat([]byte{0, 6}, zeros(8)), 1, "block of 3 items exceeds the 8 bytes left"},
+		// string_to_double, after 12 empty maps: 2 entries in 11 bytes.
+		{"map of doubles", &kitchenpb.Maps{}, cat(zeros(12), []byte{4, 2, 'a'}, zeros(9)), 12, "block of 2 items exceeds the 11 bytes left"},
+		// repeated_double_wrapper, after 17 nulls and 2 empty arrays: 2
+		// items in 8 bytes.
+		{"double wrappers", &kitchenpb.WellKnown{}, cat(zeros(19), []byte{4}, zeros(8)), 19, "block of 2 items exceeds the 8 bytes left"},
+	} {
+		codec := mustCodec(t, Options{}, c.m)
+		errs := map[string]error{
+			"Unmarshal":           codec.Unmarshal(c.data, c.m.ProtoReflect().New().Interface()),
+			"Unmarshal dynamicpb": codec.Unmarshal(c.data, dynamicpb.NewMessage(c.m.ProtoReflect().Descriptor())),
+		}
+		_, errs["TranscodeToProto"] = codec.TranscodeToProto(nil, c.data)
+		_, _, errs["AppendJSON"] = avrojson.AppendJSON(nil, codec.schema.root, c.data)
+		for what, err := range errs {
+			var de *DataError
+			var e *avrobin.Error
+			off := -2
+			if errors.As(err, &de) {
+				off = de.Offset
+			} else if errors.As(err, &e) {
+				off = e.Offset
+			}
+			if !errors.Is(err, ErrTruncated) || off != c.at || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s of %x: %v, want ErrTruncated at byte %d with %q", c.name, what, c.data, err, c.at, c.want)
+			}
+		}
+	}
+}
