@@ -594,10 +594,10 @@ func sameValues(n *avroschema.Node, md protoreflect.MessageDescriptor, fd protor
 	return nil
 }
 
-// checkContainer writes data in a container file, alone in a block and
-// twice in a block of two records, with the block codec comp, and reads
-// the files with ocf's Reader (the block's framing must read back as
-// written) and with ContainerReader, which must read the block as the
+// checkContainer writes data in a container file of two blocks, alone
+// in the first and twice in the second, with the block codec comp, and
+// reads the file with ocf's Reader (the blocks' framing must read back as
+// written) and with ContainerReader, which must read each block as the
 // codec reads data (wire, cerr):
 //
 //   - A datum the codec accepts is read as the same protobuf bytes, in
@@ -615,9 +615,11 @@ func sameValues(n *avroschema.Node, md protoreflect.MessageDescriptor, fd protor
 //     else the first record can read on into the second copy.
 func checkContainer(t *testing.T, at *agreeType, comp Compression, data, wire []byte, cerr error) {
 	t.Helper()
-	for _, count := range []int{1, 2} {
-		block := bytes.Repeat(data, count)
-		got, err := readAgreeContainer(t, at, comp, count, block)
+	blocks := [][]byte{data, bytes.Repeat(data, 2)}
+	results := readAgreeFile(t, at, comp, blocks)
+	for b, block := range blocks {
+		count := b + 1
+		got, err := results[b].records, results[b].err
 		what := fmt.Sprintf("%s: %.256x in a %s block of %d records", at.name, data, comp, count)
 		budgetErr := skipBlock(at, count, block)
 		switch {
@@ -676,20 +678,29 @@ func skipBlock(at *agreeType, count int, data []byte) error {
 	return nil
 }
 
-// readAgreeContainer writes a container file of one block, count records in
-// data, with ocf's Writer and the block codec comp, checks that ocf's
-// Reader reads the block back as written, and reads the file with
-// ContainerReader: the protobuf bytes of its records, and its error (nil
-// at the end of the file).
-func readAgreeContainer(t *testing.T, at *agreeType, comp Compression, count int, data []byte) ([][]byte, error) {
+// blockRead is what ContainerReader read of one block: the protobuf bytes
+// of its records, and its error.
+type blockRead struct {
+	records [][]byte
+	err     error
+}
+
+// readAgreeFile writes a container file with ocf's Writer and the block
+// codec comp, block i holding i+1 records in blocks[i], checks that ocf's
+// Reader reads the blocks back as written, and reads the file with
+// ContainerReader, block by block: after an error in a block, Resync skips
+// the rest of it and reading goes on with the next.
+func readAgreeFile(t *testing.T, at *agreeType, comp Compression, blocks [][]byte) []blockRead {
 	t.Helper()
 	var file bytes.Buffer
 	ow, err := ocf.NewWriter(&file, ocf.WriterOptions{Schema: at.schema, Codec: comp})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ow.WriteBlock(int64(count), data); err != nil {
-		t.Fatalf("%s: WriteBlock of %d records in %d bytes: %v", at.name, count, len(data), err)
+	for i, data := range blocks {
+		if err := ow.WriteBlock(int64(i+1), data); err != nil {
+			t.Fatalf("%s: WriteBlock of %d records in %d bytes: %v", at.name, i+1, len(data), err)
+		}
 	}
 	if err := ow.Close(); err != nil {
 		t.Fatal(err)
@@ -698,28 +709,68 @@ func readAgreeContainer(t *testing.T, at *agreeType, comp Compression, count int
 	if err != nil {
 		t.Fatalf("%s: ocf.NewReader: %v", at.name, err)
 	}
-	b, err := or.Next()
-	if err != nil || b.Count != int64(count) || !bytes.Equal(b.Data, data) {
-		t.Fatalf("%s: ocf's Reader reads the %s block of %d records in %.256x as %d records in %.256x, %v", at.name, comp, count, data, b.Count, b.Data, err)
+	for i, data := range blocks {
+		b, err := or.Next()
+		if err != nil || b.Count != int64(i+1) || !bytes.Equal(b.Data, data) {
+			t.Fatalf("%s: ocf's Reader reads the %s block of %d records in %.256x as %d records in %.256x, %v", at.name, comp, i+1, data, b.Count, b.Data, err)
+		}
 	}
 	if _, err := or.Next(); err != io.EOF {
-		t.Fatalf("%s: after the one block, ocf's Reader gives %v, want io.EOF", at.name, err)
+		t.Fatalf("%s: after the blocks, ocf's Reader gives %v, want io.EOF", at.name, err)
 	}
+
 	cr, err := NewContainerReader(bytes.NewReader(file.Bytes()), ReaderOptions{Message: at.mt})
 	if err != nil {
 		t.Fatalf("%s: NewContainerReader: %v", at.name, err)
 	}
-	var records [][]byte
+	// Block i holds records i*(i+1)/2 on; Resync counts the records it
+	// skips as read.
+	first := func(i int) int64 { return int64(i * (i + 1) / 2) }
+	reads := make([]blockRead, len(blocks))
 	for {
 		w, err := cr.ReadWire(nil)
 		if err == io.EOF {
-			return records, nil
+			return reads
 		}
-		if err != nil {
-			return records, err
+		// The block of the record read, or of the error: a record's error
+		// names the record, a block's error the block.
+		var b int
+		var re *RecordError
+		var ce *ContainerError
+		switch {
+		case err == nil:
+			b = blockOfRecord(cr.Records()-1, first)
+		case errors.As(err, &re):
+			b = blockOfRecord(re.Index, first)
+		case errors.As(err, &ce) && ce.Block >= 0:
+			b = int(ce.Block)
+		default:
+			t.Fatalf("%s: ContainerReader: an error of no record or block: %v", at.name, err)
 		}
-		records = append(records, w)
+		if b >= len(blocks) || reads[b].err != nil {
+			t.Fatalf("%s: ContainerReader: a read of block %d after its error or beyond the blocks: %v", at.name, b, err)
+		}
+		if err == nil {
+			reads[b].records = append(reads[b].records, w)
+			continue
+		}
+		reads[b].err = err
+		if _, rerr := cr.Resync(nil); rerr == io.EOF {
+			return reads
+		} else if rerr != nil {
+			t.Fatalf("%s: Resync after %v: %v", at.name, err, rerr)
+		}
 	}
+}
+
+// blockOfRecord returns the block of record index, block i starting at
+// record first(i).
+func blockOfRecord(index int64, first func(int) int64) int {
+	b := 0
+	for index >= first(b+1) {
+		b++
+	}
+	return b
 }
 
 // TestSameValues: the comparison of FuzzBinaryReadersAgree takes the
