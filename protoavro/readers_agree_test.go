@@ -4,7 +4,7 @@ package protoavro
 // Avro binary data, which all read through internal/avrobin: the codec
 // (TranscodeToProto), avrojson (AppendJSON, as the CLI's tojson and cat
 // read a datum) with avrobin's Skipper (which tojson uses to find where
-// records end), and container files (ocf's framing of a block, read
+// records end), and container files (ocf's framing of blocks, read
 // through ContainerReader). It checks that they accept and refuse the same
 // datums, with the same error classes, and read the same values.
 
@@ -417,7 +417,10 @@ func readJSON(t *testing.T, at *agreeType, data []byte) ([]byte, error) {
 // keep of an Avro datum that the codec's writers would not write
 // (sameValues). Comparing the JSON of values, not bytes, lets the
 // datum use another encoding of the same values (varints of more bytes
-// than needed, blocks of other sizes, with byte sizes or not).
+// than needed, blocks of other sizes, with byte sizes or not). The
+// comparison is exact otherwise: every value of both JSON texts is
+// compared, numbers as written (-0.0 is not 0), so a value either reader
+// reads wrong, drops or adds is a difference (TestSameValues).
 func sameDatum(at *agreeType, wire, js []byte) error {
 	m := at.mt.New().Interface()
 	if err := proto.Unmarshal(wire, m); err != nil {
