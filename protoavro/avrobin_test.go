@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
@@ -89,5 +92,158 @@ func TestEmptyItemsClass(t *testing.T) {
 	}
 	if err := errs["Unmarshal"]; !errors.Is(err, ErrMalformed) {
 		t.Errorf("Unmarshal: %v, want ErrMalformed too", err)
+	}
+}
+
+// TestUnionIndexLongVarint: the index of a ["null", T] union written in a
+// varint of more bytes than it needs (0x80 0x00 for 0, 0x82 0x00 for 1),
+// which the Avro specification does not forbid, is read as the one-byte
+// index by every reader: Unmarshal into a generated message (the direct
+// reader) and into a dynamicpb message (the transcoder), TranscodeToProto,
+// and avrojson; an index of 2 so written is refused by all, as
+// ErrMalformed.
+func TestUnionIndexLongVarint(t *testing.T) {
+	c := mustCodec(t, Options{}, &kitchenpb.OptionalScalars{})
+	// 16 nullable fields, double_field first: null, then 1.5.
+	double := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))
+	rest := make([]byte, 15)
+	for _, d := range []struct{ short, long []byte }{
+		{append([]byte{0x00}, rest...), append([]byte{0x80, 0x00}, rest...)},
+		{append(append([]byte{0x02}, double...), rest...), append(append([]byte{0x82, 0x00}, double...), rest...)},
+		{append(append([]byte{0x02}, double...), rest...), append(append([]byte{0x82, 0x80, 0x80, 0x00}, double...), rest...)},
+	} {
+		want := &kitchenpb.OptionalScalars{}
+		if err := c.Unmarshal(d.short, want); err != nil {
+			t.Fatal(err)
+		}
+		wantWire, _ := c.TranscodeToProto(nil, d.short)
+		wantJSON, _, _ := avrojson.AppendJSON(nil, c.schema.root, d.short)
+		got := &kitchenpb.OptionalScalars{}
+		if err := c.Unmarshal(d.long, got); err != nil || !proto.Equal(got, want) {
+			t.Errorf("Unmarshal of %x: %v, %v; want %v", d.long, got, err, want)
+		}
+		dyn := dynamicpb.NewMessage(want.ProtoReflect().Descriptor())
+		if err := c.Unmarshal(d.long, dyn); err != nil || !proto.Equal(dyn, want) {
+			t.Errorf("Unmarshal into dynamicpb of %x: %v, %v; want %v", d.long, dyn, err, want)
+		}
+		if wire, err := c.TranscodeToProto(nil, d.long); err != nil || !bytes.Equal(wire, wantWire) {
+			t.Errorf("TranscodeToProto of %x: %x, %v; want %x", d.long, wire, err, wantWire)
+		}
+		if js, n, err := avrojson.AppendJSON(nil, c.schema.root, d.long); err != nil || n != len(d.long) || !bytes.Equal(js, wantJSON) {
+			t.Errorf("AppendJSON of %x: %s, %d bytes, %v; want %s", d.long, js, n, err, wantJSON)
+		}
+	}
+	bad := append([]byte{0x84, 0x00}, rest...)
+	errs := map[string]error{
+		"Unmarshal":           c.Unmarshal(bad, &kitchenpb.OptionalScalars{}),
+		"Unmarshal dynamicpb": c.Unmarshal(bad, dynamicpb.NewMessage((&kitchenpb.OptionalScalars{}).ProtoReflect().Descriptor())),
+	}
+	_, errs["TranscodeToProto"] = c.TranscodeToProto(nil, bad)
+	_, _, errs["AppendJSON"] = avrojson.AppendJSON(nil, c.schema.root, bad)
+	for what, err := range errs {
+		if !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s of %x: %v, want ErrMalformed", what, bad, err)
+		}
+	}
+}
+
+// TestNestingLimitAlike: a Tree inside 1,000 others (through parent) is
+// read by every reader (Unmarshal, TranscodeToProto, avrojson and its
+// skipper) and written back as it was by Marshal; one inside 1,001 is
+// refused by all: ErrTooDeep by the codec, ocf.ErrLimit by avrojson.
+// Records alone count: avrojson does not count the unions between them.
+func TestNestingLimitAlike(t *testing.T) {
+	c := mustCodec(t, Options{}, &kitchenpb.Tree{})
+	skip := avrobin.NewSkipper(c.schema.root, 0)
+	// n Trees nested in the first: label, children, parent (branch 1) of
+	// each, the last one's four fields, then each one's named map.
+	chain := func(n int) []byte {
+		b := bytes.Repeat([]byte{0, 0, 2}, n)
+		b = append(b, 0, 0, 0, 0)
+		return append(b, bytes.Repeat([]byte{0}, n)...)
+	}
+	deepest := chain(maxDepth)
+	m := &kitchenpb.Tree{}
+	if err := c.Unmarshal(deepest, m); err != nil {
+		t.Fatalf("Unmarshal: %v", err)
+	}
+	if _, err := c.TranscodeToProto(nil, deepest); err != nil {
+		t.Errorf("TranscodeToProto: %v", err)
+	}
+	if _, n, err := avrojson.AppendJSON(nil, c.schema.root, deepest); err != nil || n != len(deepest) {
+		t.Errorf("AppendJSON: %d of %d bytes, %v", n, len(deepest), err)
+	}
+	if r := (avrobin.Reader{Buf: deepest}); skip.Skip(&r) != nil || r.Pos != len(deepest) {
+		t.Errorf("Skip: ends at %d of %d bytes, %v", r.Pos, len(deepest), skip.Skip(&avrobin.Reader{Buf: deepest}))
+	}
+	if again, err := c.Marshal(m); err != nil || !bytes.Equal(again, deepest) {
+		t.Errorf("Marshal of the message read: %d bytes, %v; want the %d bytes read", len(again), err, len(deepest))
+	}
+
+	deeper := chain(maxDepth + 1)
+	errs := map[string]error{"Unmarshal": c.Unmarshal(deeper, &kitchenpb.Tree{})}
+	_, errs["TranscodeToProto"] = c.TranscodeToProto(nil, deeper)
+	for what, err := range errs {
+		if !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%s: %.200v, want ErrTooDeep", what, err)
+		}
+	}
+	_, _, jerr := avrojson.AppendJSON(nil, c.schema.root, deeper)
+	serr := skip.Skip(&avrobin.Reader{Buf: deeper})
+	for what, err := range map[string]error{"AppendJSON": jerr, "Skip": serr} {
+		if !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "more than 1000 nested records") {
+			t.Errorf("%s: %.200v, want ocf.ErrLimit", what, err)
+		}
+	}
+}
+
+// TestBlockMinItemSize: every reader checks an array or map block's count
+// against the bytes left with the same least size of an item
+// (avrobin.MinSize: 8 bytes for a double, 4 for a float, one more for a
+// map key), so a block of more items than the bytes can hold is refused
+// at its header alike, with the same error, by Unmarshal into a generated
+// message (the direct reader) and into a dynamicpb message (the
+// transcoder), TranscodeToProto and avrojson.
+func TestBlockMinItemSize(t *testing.T) {
+	zeros := func(n int) []byte { return make([]byte, n) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, c := range []struct {
+		name string
+		m    proto.Message
+		data []byte
+		at   int
+		want string
+	}{
+		// packed_double, the first field: 8 items, with a byte size of
+		// -25, in 9 bytes.
+		{"doubles", &kitchenpb.Repeateds{}, []byte("\x0f1000000000"), 0, "block of 8 items exceeds the 9 bytes left"},
+		// packed_float, the second field: 3 items in 8 bytes.
+		{"floats", &kitchenpb.Repeateds{}, cat([]byte{0, 6}, zeros(8)), 1, "block of 3 items exceeds the 8 bytes left"},
+		// string_to_double, after 12 empty maps: 2 entries in 11 bytes.
+		{"map of doubles", &kitchenpb.Maps{}, cat(zeros(12), []byte{4, 2, 'a'}, zeros(9)), 12, "block of 2 items exceeds the 11 bytes left"},
+		// repeated_double_wrapper, after 17 nulls and 2 empty arrays: 2
+		// items in 8 bytes.
+		{"double wrappers", &kitchenpb.WellKnown{}, cat(zeros(19), []byte{4}, zeros(8)), 19, "block of 2 items exceeds the 8 bytes left"},
+	} {
+		codec := mustCodec(t, Options{}, c.m)
+		errs := map[string]error{
+			"Unmarshal":           codec.Unmarshal(c.data, c.m.ProtoReflect().New().Interface()),
+			"Unmarshal dynamicpb": codec.Unmarshal(c.data, dynamicpb.NewMessage(c.m.ProtoReflect().Descriptor())),
+		}
+		_, errs["TranscodeToProto"] = codec.TranscodeToProto(nil, c.data)
+		_, _, errs["AppendJSON"] = avrojson.AppendJSON(nil, codec.schema.root, c.data)
+		for what, err := range errs {
+			var de *DataError
+			var e *avrobin.Error
+			off := -2
+			if errors.As(err, &de) {
+				off = de.Offset
+			} else if errors.As(err, &e) {
+				off = e.Offset
+			}
+			if !errors.Is(err, ErrTruncated) || off != c.at || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s of %x: %v, want ErrTruncated at byte %d with %q", c.name, what, c.data, err, c.at, c.want)
+			}
+		}
 	}
 }

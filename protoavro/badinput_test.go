@@ -491,6 +491,9 @@ func TestTruncatedWire(t *testing.T) {
 	}
 }
 
+// TestWireTooDeep: the writers (the transcoder and the direct writer of
+// generated messages) write a message inside maxDepth others, which the
+// readers read (TestAvroTooDeep), and refuse one inside maxDepth+1.
 func TestWireTooDeep(t *testing.T) {
 	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	deep := func(n int) []byte {
@@ -500,21 +503,28 @@ func TestWireTooDeep(t *testing.T) {
 		}
 		return fooWire(t, m)
 	}
-	if _, err := c.TranscodeToAvro(nil, deep(maxDepth-1)); err != nil {
+	if _, err := c.TranscodeToAvro(nil, deep(maxDepth)); err != nil {
 		t.Fatalf("%d levels: %v", maxDepth, err)
 	}
+	deepest := &avro2147pb.Foo{}
+	if err := proto.Unmarshal(deep(maxDepth), deepest); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Marshal(deepest); err != nil {
+		t.Fatalf("Marshal, %d levels: %v", maxDepth, err)
+	}
 	wire := deep(2000)
-	// Find the start of the message at depth maxDepth+1: each level is
-	// int32 (2 bytes), then the tag and length of foo.
+	// Find the start of the message inside maxDepth+1 others: each level
+	// is int32 (2 bytes), then the tag and length of foo.
 	off := 0
-	for range maxDepth {
+	for range maxDepth + 1 {
 		b := wire[off+2:]
 		_, _, n := protowire.ConsumeTag(b)
 		_, m := protowire.ConsumeVarint(b[n:])
 		off += 2 + n + m
 	}
 	_, err := c.TranscodeToAvro(nil, wire)
-	wantDataError(t, err, ErrTooDeep, "Foo"+strings.Repeat(".foo", maxDepth), off)
+	wantDataError(t, err, ErrTooDeep, "Foo"+strings.Repeat(".foo", maxDepth+1), off)
 	// The direct writer of generated messages has the same limit.
 	m := &avro2147pb.Foo{}
 	if err := proto.Unmarshal(wire, m); err != nil {

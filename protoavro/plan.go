@@ -547,6 +547,23 @@ func (v *valuePlan) avroType() avroschema.Type {
 	return avroschema.Long // 64-bit integers, timestamps, times of day
 }
 
+// minSize is the least number of bytes the Avro value of v takes, as
+// avrobin.MinSize counts it (the plan has no fixed types): 4 for a float, 8
+// for a double, 0 for a record that takes none, else 1.
+func (v *valuePlan) minSize() int {
+	switch v.avroType() {
+	case avroschema.Float:
+		return 4
+	case avroschema.Double:
+		return 8
+	case avroschema.Record:
+		if v.msg.zeroSize {
+			return 0
+		}
+	}
+	return 1
+}
+
 // logicalType is the Avro logical type of a value, and its decimal precision.
 func (v *valuePlan) logicalType() (string, int) {
 	switch v.kind {

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
 )
 
@@ -339,13 +340,12 @@ func incompatible(w *avroschema.Node, want string) error {
 	return fmt.Errorf("%w: writer type %s cannot be read as %s", ErrIncompatible, w.Type, want)
 }
 
-// minSize is the least number of bytes a value of the writer type takes: 0
-// if it can be empty (null, fixed(0), a record of such values), else 1.
+// minSize is the least number of bytes a value of the writer type takes,
+// as avrobin.MinSize counts it for every reader of the module: 0 if it can
+// be empty (null, fixed(0), a record of such values), the size of a float,
+// double or fixed, else 1.
 func (rc *readerCompiler) minSize(s *avroschema.Node) int {
-	if rc.canBeEmpty(s) {
-		return 0
-	}
-	return 1
+	return avrobin.MinSize(s, rc.canBeEmpty)
 }
 
 // canBeEmpty reports whether a value of the writer type can take no bytes.

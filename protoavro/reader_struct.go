@@ -82,14 +82,22 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 			st.r.Pos++
 			return nil
 		}
-		if off >= len(st.r.Buf) || st.r.Buf[off] != 2 {
-			i, err := st.r.long()
-			if err != nil {
-				return err
-			}
+		if off < len(st.r.Buf) && st.r.Buf[off] == 2 {
+			st.r.Pos++
+			break
+		}
+		// The index in a varint of more bytes than it needs, or bad.
+		i, err := st.r.long()
+		if err != nil {
+			return err
+		}
+		switch i {
+		case 0:
+			return nil
+		case 1:
+		default:
 			return dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
 		}
-		st.r.Pos++
 	case modeList:
 		if sf.repr == gList {
 			return st.decodeScalarList(sf, fp)
@@ -193,13 +201,9 @@ func (st *decState) goScalar(v *valuePlan, fv reflect.Value) error {
 // and the same GC shape (all pointers), as protobuf-go's own
 // pointer.AppendPointerSlice relies on.
 func (st *decState) decodeMessageList(sf *structField, s *[]unsafe.Pointer) error {
-	v := &sf.f.val
-	minSize := 1
-	if v.kind == vMessage && v.msg.zeroSize {
-		// Records that take no bytes: those without fields, and those
-		// whose fields are such records (required empty messages).
-		minSize = 0
-	}
+	// 0 for records that take no bytes: those without fields, and those
+	// whose fields are such records (required empty messages).
+	minSize := sf.f.val.minSize()
 	idx := 0
 	for {
 		n, err := st.r.blockCount(minSize)
@@ -234,9 +238,13 @@ func (st *decState) decodeStructMap(sf *structField, fv reflect.Value) error {
 	mt := fv.Type()
 	kt, vt := mt.Key(), mt.Elem()
 	entries := sf.f.mode == modeEntries
+	minSize := 1 // an entry record: a key takes a byte at least
+	if !entries {
+		minSize += sf.val.minSize() // the key's length, and the value
+	}
 	idx := 0
 	for {
-		n, err := st.r.blockCount(1) // a key takes a byte at least
+		n, err := st.r.blockCount(minSize)
 		if err != nil {
 			return err
 		}
@@ -424,9 +432,10 @@ func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) er
 
 // decodeScalarList decodes an Avro array of scalars into the slice at p.
 func (st *decState) decodeScalarList(sf *structField, p unsafe.Pointer) error {
+	minSize := sf.f.val.minSize()
 	idx := 0
 	for {
-		n, err := st.r.blockCount(1)
+		n, err := st.r.blockCount(minSize)
 		if err != nil {
 			return err
 		}

@@ -118,10 +118,16 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 					return b(st, dst, tag)
 				}
 			}
+			// The index in a varint of more bytes than it needs, or bad.
 			off := st.r.Pos
 			i, err := st.r.long()
-			if err != nil {
+			switch {
+			case err != nil:
 				return dst, err
+			case i == 0:
+				return dst, nil
+			case i == 1:
+				return b(st, dst, tag)
 			}
 			return dst, dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
 		}

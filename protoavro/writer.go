@@ -124,7 +124,7 @@ type encState struct {
 // protobuf merges repeated occurrences of a message.
 func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, error) {
 	st.depth++
-	if st.depth > maxDepth {
+	if st.depth > maxDepth+1 { // the top-level message is at depth 1
 		off := 0
 		if head >= 0 {
 			off = int(st.occ[head].start)
@@ -865,5 +865,6 @@ func resolverOrGlobal(r AnyResolver) AnyResolver {
 	return r
 }
 
-// maxDepth bounds message nesting, in both directions.
+// maxDepth bounds message nesting, in both directions: a message inside
+// more than maxDepth others is refused.
 const maxDepth = limits.Depth

@@ -396,7 +396,7 @@ func messageTypeOf(fd protoreflect.FieldDescriptor, parent protoreflect.MessageT
 // struct at base (a *M's pointer, never nil).
 func (st *encState) encodeStruct(dst []byte, p *structPlan, base unsafe.Pointer) ([]byte, error) {
 	st.depth++
-	if st.depth > maxDepth {
+	if st.depth > maxDepth+1 { // the top-level message is at depth 1
 		return dst, dataErr(ErrTooDeep, 0, "more than %d nested messages", maxDepth)
 	}
 	if p.msg.zeroSize && st.depth > 1 {

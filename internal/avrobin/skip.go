@@ -16,11 +16,12 @@ type Skipper struct {
 	run skipFn
 }
 
-// skipFn skips one value at r.Pos, nested depth levels deep.
+// skipFn skips one value at r.Pos inside depth records (-1 for the datum
+// itself: see [Nested]).
 type skipFn func(r *Reader, depth int) error
 
-// NewSkipper compiles a Skipper for datums of s, nested at most maxDepth
-// levels (records, arrays, maps and unions; 0: limits.Depth).
+// NewSkipper compiles a Skipper for datums of s whose records nest at most
+// maxDepth deep (0: limits.Depth), as [Nested] counts them.
 func NewSkipper(s *avroschema.Node, maxDepth int) *Skipper {
 	if maxDepth <= 0 {
 		maxDepth = limits.Depth
@@ -30,7 +31,7 @@ func NewSkipper(s *avroschema.Node, maxDepth int) *Skipper {
 }
 
 // Skip reads past one datum at r.Pos, returning an *Error on bad input.
-func (k *Skipper) Skip(r *Reader) error { return k.run(r, 0) }
+func (k *Skipper) Skip(r *Reader) error { return k.run(r, -1) }
 
 // RecordEmpties returns, for every record type of s, whether a value of it
 // can take no bytes (avroschema.Empties), worked out once so that the map
@@ -74,9 +75,21 @@ func EnumIndexFormat(name string) string {
 // range (from the index and the number of branches).
 const UnionIndexFormat = "union branch %d out of range (%d branches)"
 
-// DepthError is the error of a value at off nested deeper than max.
-func DepthError(off, max int) error {
-	return Errorf(ErrLimit, off, "nested more than %d levels deep", max)
+// Nested checks the nesting of a record read at off inside depth others
+// (-1 for the datum itself): the readers of the module read a record
+// inside at most limit others, as protoavro's codecs count nesting
+// (records only: the unions, arrays and maps between two records nest no
+// deeper than the schema, whose JSON nests at most 256 levels). It returns
+// the record's depth (0 for the datum) and whether the record is the datum
+// itself, or an ErrLimit *Error.
+func Nested(depth, limit, off int) (int, bool, error) {
+	if depth < 0 {
+		return 0, true, nil
+	}
+	if depth > limit {
+		return depth, false, Errorf(ErrLimit, off, "more than %d nested records", limit)
+	}
+	return depth, false, nil
 }
 
 // Within prefixes the path of err, an *Error, with seg (see [JoinPath]);
@@ -158,16 +171,12 @@ func (c *skipCompiler) union(s *avroschema.Node) skipFn {
 			segs[i] = "<" + d.Type.String() + ">"
 		}
 	}
-	maxDepth := c.maxDepth
 	return func(r *Reader, depth int) error {
-		if depth >= maxDepth {
-			return DepthError(r.Pos, maxDepth)
-		}
 		i, err := r.Index(len(branches), UnionIndexFormat)
 		if err != nil {
 			return err
 		}
-		return Within(branches[i](r, depth+1), segs[i])
+		return Within(branches[i](r, max(depth, 0)), segs[i])
 	}
 }
 
@@ -184,10 +193,11 @@ func (c *skipCompiler) record(s *avroschema.Node) skipFn {
 		}
 		empty, maxDepth := c.empty[s], c.maxDepth
 		*cell = func(r *Reader, depth int) error {
-			if depth >= maxDepth {
-				return DepthError(r.Pos, maxDepth)
+			depth, top, err := Nested(depth, maxDepth, r.Pos)
+			if err != nil {
+				return err
 			}
-			if err := r.Empty.Record(empty, depth == 0, r.Pos); err != nil {
+			if err := r.Empty.Record(empty, top, r.Pos); err != nil {
 				return err
 			}
 			for i, f := range fields {
@@ -214,11 +224,8 @@ func (c *skipCompiler) block(s *avroschema.Node) skipFn {
 		minItem++ // the key's length
 	}
 	skipItem := c.compile(item)
-	maxDepth := c.maxDepth
 	return func(r *Reader, depth int) error {
-		if depth >= maxDepth {
-			return DepthError(r.Pos, maxDepth)
-		}
+		depth = max(depth, 0)
 		n := 0
 		for {
 			count, err := r.BlockCount(minItem)
@@ -233,7 +240,7 @@ func (c *skipCompiler) block(s *avroschema.Node) skipFn {
 					}
 				}
 				r.Empty.Item(minItem == 0)
-				if err := skipItem(r, depth+1); err != nil {
+				if err := skipItem(r, depth); err != nil {
 					if isMap {
 						return Within(err, "["+strconv.Quote(string(key))+"]")
 					}

@@ -88,7 +88,7 @@ func TestSkipper(t *testing.T) {
 		{`["null","int"]`, "04", avrobin.ErrMalformed, "branch 2 out of range"},
 		{`["null",{"type":"record","name":"R","fields":[{"name":"x","type":"int"}]}]`, "02", avrobin.ErrTruncated, "<R>.x at byte 1"},
 		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", avrobin.ErrMalformed, "index 1 out of range"},
-		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), avrobin.ErrLimit, "levels deep"},
+		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), avrobin.ErrLimit, "more than 1000 nested records"},
 	} {
 		s := mustParse(t, c.schema)
 		data, _ := hex.DecodeString(c.hex)

@@ -24,8 +24,10 @@ import (
 // Limits bound the datums a [Schema] converts. A zero field takes its
 // default.
 type Limits struct {
-	// MaxDepth bounds the nesting of records, arrays, maps and unions
-	// (default 1000, the depth protoavro's codecs allow).
+	// MaxDepth bounds the nesting of records: a record inside more than
+	// MaxDepth others is refused (default 1000, as protoavro's codecs
+	// count and bound nesting; the unions, arrays and maps between two
+	// records nest no deeper than the schema: avrobin.Nested).
 	MaxDepth int
 	// MaxEmptyItems bounds the values inside one datum whose encoding may
 	// take no bytes, which the input's size alone cannot bound: the items of

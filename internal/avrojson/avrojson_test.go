@@ -152,7 +152,7 @@ func TestBinaryErrors(t *testing.T) {
 		{`{"type":"map","values":"int"}`, "020261", ocf.ErrTruncated, `["a"] at byte 3`},
 		{`["null","int"]`, "04", ocf.ErrMalformed, "branch 2 out of range"},
 		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", ocf.ErrMalformed, "index 1 out of range"},
-		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), ocf.ErrLimit, "levels deep"},
+		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), ocf.ErrLimit, "more than 1000 nested records"},
 	} {
 		s := mustParse(t, c.schema)
 		data, _ := hex.DecodeString(c.hex)
@@ -163,30 +163,38 @@ func TestBinaryErrors(t *testing.T) {
 	}
 }
 
-// TestDepthLimitBothWays: a datum nested as deep as AppendJSON allows, with
-// a scalar at the bottom, converts back with AppendBinary: the limit counts
-// records, arrays, maps and unions in both directions, not the scalar.
+// TestDepthLimitBothWays: a datum of records nested as deep as AppendJSON
+// allows, 1,001 records (1,000 of them nested), converts back with
+// AppendBinary, and one record more is refused both ways: the limit counts
+// records alone, not the unions and arrays between them, as protoavro's
+// codecs count nesting.
 func TestDepthLimitBothWays(t *testing.T) {
-	s := mustParse(t, `{"type":"record","name":"R","fields":[{"name":"n","type":["int","R"]}]}`)
-	// Records at even depths, unions at odd ones: 500 records, the last
-	// union at depth 999 holding an int at depth 1000.
-	bin := append(bytes.Repeat([]byte{2}, 499), 0, 2)
-	js, _, err := AppendJSON(nil, s, bin)
-	if err != nil {
-		t.Fatal(err)
+	s := mustParse(t, `{"type":"record","name":"R","fields":[{"name":"n","type":["int",{"type":"array","items":"R"}]}]}`)
+	// n records: each but the last holds an array of the next (branch 1, a
+	// block of one item, then the end of the array after it); the last
+	// holds the int 1.
+	chain := func(n int) []byte {
+		b := bytes.Repeat([]byte{2, 2}, n-1)
+		b = append(b, 0, 2)
+		return append(b, bytes.Repeat([]byte{0}, n-1)...)
+	}
+	bin := chain(DefaultMaxDepth + 1)
+	js, n, err := AppendJSON(nil, s, bin)
+	if err != nil || n != len(bin) {
+		t.Fatalf("AppendJSON of %d records: %d of %d bytes, %v", DefaultMaxDepth+1, n, len(bin), err)
 	}
 	again, err := AppendBinary(nil, s, js)
 	if err != nil || !bytes.Equal(again, bin) {
 		t.Fatalf("AppendBinary of AppendJSON's output: %x, %v; want %x", again, err, bin)
 	}
-	// One level more is refused both ways.
-	deeper := append(bytes.Repeat([]byte{2}, 500), 0, 2)
-	if _, _, err := AppendJSON(nil, s, deeper); !errors.Is(err, ocf.ErrLimit) {
-		t.Errorf("AppendJSON of 501 records: %v, want ErrLimit", err)
+	// One record more is refused both ways.
+	const msg = "more than 1000 nested records"
+	if _, _, err := AppendJSON(nil, s, chain(DefaultMaxDepth+2)); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), msg) {
+		t.Errorf("AppendJSON of %d records: %v, want ErrLimit with %q", DefaultMaxDepth+2, err, msg)
 	}
-	js = append(append([]byte(`{"n":{"R":`), js...), "}}"...)
-	if _, err := AppendBinary(nil, s, js); !errors.Is(err, ocf.ErrLimit) {
-		t.Errorf("AppendBinary of 501 records: %v, want ErrLimit", err)
+	js = append(append([]byte(`{"n":{"array":[`), js...), "]}}"...)
+	if _, err := AppendBinary(nil, s, js); !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), msg) {
+		t.Errorf("AppendBinary of %d records: %v, want ErrLimit with %q", DefaultMaxDepth+2, err, msg)
 	}
 }
 

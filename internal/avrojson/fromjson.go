@@ -42,7 +42,7 @@ func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 		return dst, 0, &Error{Offset: -1, Err: fmt.Errorf("%w: key %q twice in an object (at byte %d of the JSON)", ErrJSON, key, off)}
 	}
 	e := encoder{c: c, lim: c.lim, empty: avrobin.Budget{Max: c.lim.MaxEmptyItems}}
-	out, err := e.value(dst, c.root, v, false, 0)
+	out, err := e.value(dst, c.root, v, false, -1)
 	if err != nil {
 		return dst, 0, err
 	}
@@ -149,20 +149,14 @@ func jsonErr(format string, args ...any) error {
 	return errAt(ErrJSON, -1, format, args...)
 }
 
-// value encodes v as a datum of s. isDefault says that v is a field
-// default, where a union's value is that of its first branch, untagged.
+// value encodes v as a value of s inside depth records (-1 for the datum
+// itself: see avrobin.Nested). isDefault says that v is a field default,
+// where a union's value is that of its first branch, untagged.
 func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, depth int) ([]byte, error) {
 	s = s.Deref()
 	if isDefault {
 		if e.defaulted++; e.defaulted > e.lim.MaxDefaultValues {
 			return dst, errAt(avrobin.ErrLimit, -1, "more than %d values from field defaults in the datum", e.lim.MaxDefaultValues)
-		}
-	}
-	switch s.Type {
-	case avroschema.Union, avroschema.Record, avroschema.Array, avroschema.Map:
-		// As in AppendJSON, the limit is on the nesting of these alone.
-		if depth >= e.lim.MaxDepth {
-			return dst, errAt(avrobin.ErrLimit, -1, "nested more than %d levels deep", e.lim.MaxDepth)
 		}
 	}
 	want := func() error { return jsonErr("want %s, got %s", s.Type, avroschema.JSONKind(v)) }
@@ -264,7 +258,12 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		if !ok {
 			return dst, want()
 		}
-		if e.empty.Record(e.c.zeroSize(s), depth == 0, -1) != nil {
+		// As in AppendJSON, the limit is on the nesting of records alone.
+		depth, top, err := avrobin.Nested(depth, e.lim.MaxDepth, -1)
+		if err != nil {
+			return dst, err
+		}
+		if e.empty.Record(e.c.zeroSize(s), top, -1) != nil {
 			return dst, e.errTooManyEmpty()
 		}
 
@@ -287,7 +286,6 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 				}
 				fv, def = d.v, true
 			}
-			var err error
 			if dst, err = e.value(dst, f.Type, fv, def, depth+1); err != nil {
 				return dst, within(err, f.Name)
 			}
@@ -307,7 +305,7 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 			for i, item := range arr {
 				e.empty.Item(empty)
 				var err error
-				if dst, err = e.value(dst, s.Items, item, isDefault, depth+1); err != nil {
+				if dst, err = e.value(dst, s.Items, item, isDefault, max(depth, 0)); err != nil {
 					return dst, within(err, "["+strconv.Itoa(i)+"]")
 				}
 			}
@@ -325,7 +323,7 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 				dst = binary.AppendVarint(dst, int64(len(k)))
 				dst = append(dst, k...)
 				var err error
-				if dst, err = e.value(dst, s.Values, obj[k], isDefault, depth+1); err != nil {
+				if dst, err = e.value(dst, s.Values, obj[k], isDefault, max(depth, 0)); err != nil {
 					return dst, within(err, "["+strconv.Quote(k)+"]")
 				}
 			}
@@ -351,7 +349,7 @@ func (e *encoder) union(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		empty := e.empty
 		var first error
 		for i, b := range s.Branches {
-			out, err := e.value(binary.AppendVarint(dst, int64(i)), b, v, true, depth+1)
+			out, err := e.value(binary.AppendVarint(dst, int64(i)), b, v, true, max(depth, 0))
 			if err == nil {
 				return out, nil
 			}
@@ -381,7 +379,7 @@ func (e *encoder) union(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		for i, b := range s.Branches {
 			if BranchName(b) == name {
 				dst = binary.AppendVarint(dst, int64(i))
-				out, err := e.value(dst, b, bv, false, depth+1)
+				out, err := e.value(dst, b, bv, false, max(depth, 0))
 				if err != nil {
 					return dst, within(err, "<"+name+">")
 				}

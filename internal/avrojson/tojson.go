@@ -15,7 +15,7 @@ import (
 // unchanged and an *[Error] with the datum's path and byte offset.
 func (c *Schema) AppendJSON(dst []byte, data []byte) ([]byte, int, error) {
 	d := decoder{Reader: avrobin.Reader{Buf: data, Empty: avrobin.Budget{Max: c.lim.MaxEmptyItems}}, c: c, lim: c.lim, limit: len(dst) + c.lim.MaxJSONSize}
-	out, err := d.value(dst, c.root, 0)
+	out, err := d.value(dst, c.root, -1)
 	if err != nil {
 		return dst, d.Pos, err
 	}
@@ -34,6 +34,8 @@ type decoder struct {
 	limit int // the length of dst past which the JSON exceeds MaxJSONSize
 }
 
+// value appends the JSON of a value of s inside depth records (-1 for the
+// datum itself: see avrobin.Nested).
 func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, error) {
 	s = s.Deref()
 	start := d.Pos
@@ -101,9 +103,6 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		}
 		return appendString(dst, []byte(s.Symbols[i])), nil
 	}
-	if depth >= d.lim.MaxDepth {
-		return dst, avrobin.DepthError(start, d.lim.MaxDepth)
-	}
 	switch s.Type {
 	case avroschema.Union:
 		i, err := d.Index(len(s.Branches), avrobin.UnionIndexFormat)
@@ -118,13 +117,17 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 		dst = append(dst, '{')
 		dst = appendString(dst, []byte(name))
 		dst = append(dst, ':')
-		out, err := d.value(dst, b, depth+1)
+		out, err := d.value(dst, b, max(depth, 0))
 		if err != nil {
 			return dst, within(err, "<"+name+">")
 		}
 		return append(out, '}'), nil
 	case avroschema.Record:
-		if err := d.Empty.Record(d.c.zeroSize(s), depth == 0, start); err != nil {
+		depth, top, err := avrobin.Nested(depth, d.lim.MaxDepth, start)
+		if err != nil {
+			return dst, err
+		}
+		if err := d.Empty.Record(d.c.zeroSize(s), top, start); err != nil {
 			return dst, err
 		}
 		dst = append(dst, '{')
@@ -135,7 +138,6 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 			}
 			dst = appendString(dst, []byte(f.Name))
 			dst = append(dst, ':')
-			var err error
 			if dst, err = d.value(dst, f.Type, depth+1); err != nil {
 				return dst, within(err, f.Name)
 			}
@@ -151,6 +153,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 			minItem++ // the key's length
 		}
 		dst = append(dst, open)
+		depth = max(depth, 0)
 		n := 0
 		for {
 			count, err := d.BlockCount(minItem)
@@ -175,7 +178,7 @@ func (d *decoder) value(dst []byte, s *avroschema.Node, depth int) ([]byte, erro
 					dst = append(dst, ':')
 				}
 				d.Empty.Item(minItem == 0)
-				if dst, err = d.value(dst, item, depth+1); err != nil {
+				if dst, err = d.value(dst, item, depth); err != nil {
 					return dst, within(err, seg)
 				}
 				n++

@@ -12,8 +12,11 @@ import (
 	"os"
 )
 
-// Depth bounds the nesting of messages, and of Avro records, arrays, maps
-// and unions, in a datum.
+// Depth bounds the nesting of messages, and of Avro records, in a datum: a
+// record inside more than Depth others is refused, by every reader and
+// writer of Avro binary in the module, which count records alone (the
+// arrays, maps and unions between two records nest no deeper than the
+// schema).
 const Depth = 1000
 
 // RecordSize bounds the Avro encoding of one record a writer writes:
