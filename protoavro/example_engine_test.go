@@ -48,7 +48,7 @@ func ExampleParseSchema() {
 	// geo.Point
 	// {"name":"geo.Point","type":"record","fields":[{"name":"x","type":"long"}]}
 	// ad97c9279f163dce
-	// true protoavro: invalid Avro schema: unknown type "nope"
+	// true protoavro: invalid Avro schema: record Point, field x: unknown type "nope"
 }
 
 // ExampleParseSchemaWith parses a schema that uses a named type defined in
@@ -68,8 +68,8 @@ func ExampleParseSchemaWith() {
 	fmt.Println(err)
 	// Output:
 	// {"name":"geo.Segment","type":"record","fields":[{"name":"from","type":{"name":"geo.Point","type":"record","fields":[{"name":"x","type":"long"}]}},{"name":"to","type":"geo.Point"}]}
-	// protoavro: invalid Avro schema: unknown type "Point"
-	// protoavro: invalid Avro schema: reference 1 of 1: unknown type "geo.Nope"
+	// protoavro: invalid Avro schema: record geo.Segment, field from: unknown type "Point"
+	// protoavro: invalid Avro schema: reference 1 of 1: record geo.Point, field x: unknown type "geo.Nope"
 }
 
 // ExampleCheckResolution tells whether a new version of a schema reads the
