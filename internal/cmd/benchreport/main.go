@@ -273,8 +273,10 @@ func writeSection(w io.Writer, s section, lines map[string][]map[string]float64,
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", b, strings.Join(cells, " | "))
 	}
-	fmt.Fprintf(w, "\n| ratio | per round | median | goal |\n|---|---|---|---|\n")
 	var goals []string
+	if len(s.ratios) > 0 {
+		fmt.Fprintf(w, "\n| ratio | per round | median | goal |\n|---|---|---|---|\n")
+	}
 	for _, r := range s.ratios {
 		num, den := values(lines[r.num.bench], r.num.metric), values(lines[r.den.bench], r.den.metric)
 		if len(num) == 0 || len(den) == 0 {
