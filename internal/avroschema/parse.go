@@ -351,7 +351,13 @@ func (p *parser) object(m map[string]any, ns, where string) (*Node, error) {
 		n.Props = otherProps(m, nil, "type", key)
 		return n, nil
 	}
-	// {"type":"a.Name"}: a reference to a named type.
+	// {"type":"a.Name"}: a reference to a named type, which has none of
+	// the attributes that define a type.
+	for _, k := range []string{"fields", "symbols", "size", "items", "values"} {
+		if _, ok := m[k]; ok {
+			return nil, fmt.Errorf("%s: an object of type %s with %q: %s is not a record, enum, fixed, array or map", where, q(typ), k, q(typ))
+		}
+	}
 	return p.ref(typ, ns, where), nil
 }
 
