@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/protoavro/protoavro/beam/internal/ranges"
+	"github.com/protoavro/protoavro/beam/internal/worker"
 )
 
 func init() {
@@ -69,6 +70,7 @@ type readJSONLinesFn struct {
 }
 
 func (fn *readJSONLinesFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, emit func(Records)) error {
+	worker.MarkStarted()
 	rc, err := f.Open(ctx)
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: %w", err)

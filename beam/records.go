@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/protoavro/protoavro/beam/internal/ranges"
+	"github.com/protoavro/protoavro/beam/internal/worker"
 )
 
 func init() {
@@ -116,6 +117,7 @@ type byteRanges struct {
 }
 
 func (br *byteRanges) CreateInitialRestriction(f fileio.ReadableFile) offsetrange.Restriction {
+	worker.MarkStarted()
 	return offsetrange.Restriction{Start: 0, End: f.Metadata.Size}
 }
 
@@ -145,6 +147,7 @@ type readDelimitedFn struct {
 }
 
 func (fn *readDelimitedFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, f fileio.ReadableFile, emit func(Records)) error {
+	worker.MarkStarted()
 	rc, err := f.Open(ctx)
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: %w", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/protoavro/protoavro/beam/internal/ranges"
+	"github.com/protoavro/protoavro/beam/internal/worker"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -69,6 +70,7 @@ type readAvroFn struct {
 }
 
 func (fn *readAvroFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, f fileio.ReadableFile, emit func([]byte)) error {
+	worker.MarkStarted()
 	rangesRead.Inc(ctx, 1)
 	a := ranges.Avro{MaxBlockSize: fn.MaxBlockSize, Reader: fn.readerOptions}
 	open := func() (io.ReadCloser, error) { return f.Open(ctx) }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/beam/internal/worker"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 )
@@ -107,6 +108,7 @@ type typed struct {
 
 // Setup compiles the Type, once per process (see [Type.compile]).
 func (fn *typed) Setup() error {
+	worker.MarkStarted()
 	var err error
 	fn.c, err = fn.Type.compile()
 	return err

@@ -60,6 +60,7 @@ import (
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
 	"github.com/protoavro/protoavro/beam/internal/usage"
+	"github.com/protoavro/protoavro/beam/internal/worker"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 )
@@ -282,6 +283,7 @@ func run(ctx context.Context) error {
 	var errs []error
 	state := ""
 	if interrupted {
+		waitForWorker(actx, ran)
 		if state, err = cancelJob(actx, *jobopts.JobName, ran); err != nil {
 			errs = append(errs, err)
 		}
@@ -304,6 +306,29 @@ func run(ctx context.Context) error {
 	}
 	return errors.Join(append([]error{runErr}, errs...)...)
 }
+
+// waitForWorker waits, on the loopback environment, until this process
+// runs a worker of the job (see beam/internal/worker: prism panics when the
+// job is cancelled while it starts one), or the run ends, or workerWait
+// passes. Elsewhere the workers are not in this process, and it returns at
+// once.
+func waitForWorker(ctx context.Context, ran chan error) {
+	if !strings.EqualFold(*jobopts.EnvironmentType, "loopback") {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, workerWait)
+	defer cancel()
+	select {
+	case <-worker.Started():
+	case err := <-ran:
+		ran <- err // for cancelJob: ran holds one result and is ours
+	case <-ctx.Done():
+	}
+}
+
+// workerWait bounds the wait for the job's worker before its cancellation,
+// within abortTimeout.
+const workerWait = 10 * time.Second
 
 // abortTimeout bounds the cancellation of a job and the removal of its
 // output after an interrupt or a failure.
