@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -35,15 +34,7 @@ func TestKcat(t *testing.T) {
 	_, brokers := kafkatest.Cluster(t, 1, "raw", "avro")
 	fake, reg := kafkatest.Registry(t)
 	md := kafkatest.Person(t, "v2")
-	dir := t.TempDir()
-	var files []string
-	for i := range n {
-		f := filepath.Join(dir, fmt.Sprintf("rec%02d.bin", i))
-		if err := os.WriteFile(f, kafkatest.Wire(t, kafkatest.NewPerson(md, i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
+	files := personFiles(t, md, t.TempDir(), n)
 	// kcat -P with files sends each file as one message.
 	out, err := exec.Command(kcat, append([]string{"-P", "-b", brokers[0], "-t", "raw", "-k", "from-kcat"}, files...)...).CombinedOutput()
 	if err != nil {
