@@ -35,88 +35,16 @@ func newFlagSet(name string) *flag.FlagSet {
 // its other name, as -m and --message) is a [usage.Error]. Flags whose value
 // is a list ([stringList]) repeat.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	args = splitImportFlags(fs, args)
 	twice := onlyOnce(fs)
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			if *twice != "" {
-				return nil, usage.Errorf("%s given twice; it takes one value (run \"%s -h\" for usage)", flagName(*twice), fs.Name())
-			}
-			return nil, usage.Errorf("%s (run \"%s -h\" for usage)", dashes(err.Error()), fs.Name())
-		}
-		rest := fs.Args()
-		consumed := args[:len(args)-len(rest)]
-		if endsWithTerminator(fs, consumed) {
-			return append(positional, rest...), nil
-		}
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+	positional, err := usage.ParseArgs(fs, args)
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return positional, err
+	case *twice != "":
+		return nil, usage.Errorf("%s given twice; it takes one value (run \"%s -h\" for usage)", flagName(*twice), fs.Name())
+	default:
+		return nil, usage.Errorf("%s (run \"%s -h\" for usage)", dashes(err.Error()), fs.Name())
 	}
-}
-
-// endsWithTerminator reports whether the last argument fs consumed was the
-// "--" that ends flag parsing, rather than the value of a flag.
-func endsWithTerminator(fs *flag.FlagSet, consumed []string) bool {
-	n := len(consumed)
-	if n == 0 || consumed[n-1] != "--" {
-		return false
-	}
-	return n < 2 || !takesValue(fs, consumed[n-2])
-}
-
-// takesValue reports whether arg is a flag of fs, written without "=value",
-// that consumes the next argument as its value.
-func takesValue(fs *flag.FlagSet, arg string) bool {
-	name, ok := strings.CutPrefix(arg, "-")
-	if !ok || name == "" || name == "-" {
-		return false
-	}
-	name = strings.TrimPrefix(name, "-")
-	if strings.Contains(name, "=") {
-		return false
-	}
-	f := fs.Lookup(name)
-	if f == nil {
-		return false
-	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return false
-	}
-	return true
-}
-
-// splitImportFlags rewrites protoc-style "-IDIR" arguments into "-I", "DIR"
-// when fs defines -I. Arguments after "--" and flag values are left alone.
-func splitImportFlags(fs *flag.FlagSet, args []string) []string {
-	if fs.Lookup("I") == nil {
-		return args
-	}
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return append(out, args[i:]...)
-		case takesValue(fs, a):
-			out = append(out, a)
-			if i+1 < len(args) {
-				i++
-				out = append(out, args[i])
-			}
-		case strings.HasPrefix(a, "-I") && len(a) > 2 && a[2] != '=':
-			out = append(out, "-I", a[2:])
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // flagAliases maps a flag's other name to the name that usage shows first.

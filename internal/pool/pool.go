@@ -1,5 +1,8 @@
 // Package pool runs jobs on worker goroutines and hands back their results
 // in the order the jobs were submitted.
+//
+// The nested modules have generated copies of this package
+// (internal/cmd/genshared).
 package pool
 
 // Ordered is an ordered worker pool. Submit jobs, and take results with

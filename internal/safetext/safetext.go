@@ -3,6 +3,9 @@
 // names) may hold terminal escape sequences, bidirectional overrides or
 // invalid UTF-8, and may be megabytes long; Escape and Truncate bound it and
 // make every such byte visible instead of letting it act.
+//
+// The nested modules have generated copies of this package
+// (internal/cmd/genshared).
 package safetext
 
 import (

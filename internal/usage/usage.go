@@ -1,8 +1,12 @@
-// Package usage is the error of a bad command line, shared by protoavro's
-// commands (protoavro, protoavro-kafka, protoavro-beam) and the packages
-// they load input with: a flag or argument that is wrong, or an input file
-// that is missing or cannot be loaded. A command exits with status 2 for it
-// and 1 for other errors.
+// Package usage is the command line shared by protoavro's commands
+// (protoavro, protoavro-kafka, protoavro-beam) and the packages they load
+// input with: [ParseArgs] reads flags and files in any order, and [Error] is
+// the error of a bad command line: a flag or argument that is wrong, or an
+// input file that is missing or cannot be loaded. A command exits with
+// status 2 for it and 1 for other errors.
+//
+// The nested modules have generated copies of this package
+// (internal/cmd/genshared).
 package usage
 
 import (

@@ -156,70 +156,9 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 // protoc-style "-IDIR" is read as "-I DIR". Flag errors are usage errors;
 // -h and --help return flag.ErrHelp.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	args = splitImportFlags(fs, args)
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usage.Wrap(err)
-		}
-		rest := fs.Args()
-		consumed := args[:len(args)-len(rest)]
-		if n := len(consumed); n > 0 && consumed[n-1] == "--" && (n < 2 || !takesValue(fs, consumed[n-2])) {
-			return append(positional, rest...), nil
-		}
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+	positional, err := usage.ParseArgs(fs, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, usage.Wrap(err)
 	}
-}
-
-// takesValue reports whether arg is a flag of fs, written without
-// "=value", that takes the next argument as its value.
-func takesValue(fs *flag.FlagSet, arg string) bool {
-	name, ok := strings.CutPrefix(arg, "-")
-	if !ok || name == "" || name == "-" {
-		return false
-	}
-	name = strings.TrimPrefix(name, "-")
-	if strings.Contains(name, "=") {
-		return false
-	}
-	f := fs.Lookup(name)
-	if f == nil {
-		return false
-	}
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
-}
-
-// splitImportFlags rewrites "-IDIR" into "-I", "DIR" when fs has -I,
-// leaving flag values and what follows "--" alone.
-func splitImportFlags(fs *flag.FlagSet, args []string) []string {
-	if fs.Lookup("I") == nil {
-		return args
-	}
-	out := make([]string, 0, len(args)+1)
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return append(out, args[i:]...)
-		case takesValue(fs, a):
-			out = append(out, a)
-			if i+1 < len(args) {
-				i++
-				out = append(out, args[i])
-			}
-		case strings.HasPrefix(a, "-I") && len(a) > 2 && a[2] != '=':
-			out = append(out, "-I", a[2:])
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
+	return positional, err
 }
