@@ -757,7 +757,7 @@ func TestSizeFlags(t *testing.T) {
 	for _, c := range []struct {
 		v    string
 		want int
-	}{{"7", 7}, {"3k", 3 << 10}, {"3K", 3 << 10}, {"3KiB", 3 << 10}, {"2M", 2 << 20}, {"2MiB", 2 << 20}, {"2G", 2 << 30}, {"2GiB", 2 << 30}} {
+	}{{"7", 7}, {"3k", 3 << 10}, {"3K", 3 << 10}, {"3KiB", 3 << 10}, {"2M", 2 << 20}, {"2MiB", 2 << 20}, {"1G", 1 << 30}, {"1GiB", 1 << 30}} {
 		f := sizeFlag{min: 1, max: math.MaxInt}
 		if err := f.Set(c.v); err != nil || f.n != c.want {
 			t.Errorf("size %q = %d, %v; want %d", c.v, f.n, err, c.want)

@@ -310,7 +310,7 @@ func createOutput(path, flag string, std stdio) (*output, error) {
 			return nil, usage.Errorf("%s %s: %w", flag, path, err)
 		}
 	}
-	cw := &countingWriter{w: tmp, name: path}
+	cw := &countingWriter{w: &writeBehind{f: tmp, every: writeBehindBytes}, name: path}
 	return &output{w: bufio.NewWriterSize(cw, 256<<10), n: cw, target: target, tmp: tmp}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,9 +69,14 @@ func (s *shardSet) name(i int) string {
 // affixes returns what the names of all shards start and end with: the
 // name around the shard number.
 func (s *shardSet) affixes() (prefix, suffix string) {
-	// Two numbers with no digit in common, the second longer than any
-	// padding: the names agree exactly outside the number.
-	a, b := s.name(1), s.name(2222222222222222222)
+	// Two numbers with no digit in common, the second as long as an int
+	// allows (longer than any sensible padding): the names agree exactly
+	// outside the number.
+	ones := 1
+	for ones <= (math.MaxInt-1)/10 {
+		ones = ones*10 + 1
+	}
+	a, b := s.name(2), s.name(ones)
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
