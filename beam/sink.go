@@ -187,8 +187,8 @@ type bundleFile struct {
 	name    string
 	f       io.WriteCloser
 	bw      *bufio.Writer
-	records int64
-	first   bool // no element written yet
+	records int64 // records written
+	first   bool  // no element written yet
 }
 
 func openBundleFile(ctx context.Context, prefix, suffix string) (*bundleFile, error) {
@@ -220,6 +220,30 @@ func (b *bundleFile) close(err error) error {
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: %s: %w", b.name, err)
 	}
+	return nil
+}
+
+// finishBundle ends a bundle of the write run to prefix, whose temporary
+// file is f (nil if the bundle wrote nothing): detach lets go of f, after
+// closing what writes into it and setting its records, and returns the
+// error of that close; f is then closed and reported to the finalizing
+// step by emit. abort closes what the bundle holds open when the write may
+// not go on.
+func finishBundle(run, prefix string, f *bundleFile, abort func(), emit func(tempFile), detach func() error) error {
+	if f == nil {
+		bundleEnded(run)
+		return nil
+	}
+	if err := startWrite(); err != nil {
+		abort()
+		return fmt.Errorf("protoavrobeam: write %s: %w", prefix, err)
+	}
+	defer endWrite()
+	if err := f.close(detach()); err != nil {
+		return err
+	}
+	emit(tempFile{Name: f.name, Records: f.records})
+	bundleEnded(run)
 	return nil
 }
 
@@ -332,26 +356,12 @@ func (fn *writeAvroFn) abort() {
 }
 
 func (fn *writeAvroFn) FinishBundle(ctx context.Context, emit func(tempFile)) error {
-	if fn.file == nil {
-		bundleEnded(fn.Run)
-		return nil
-	}
-	if err := startWrite(); err != nil {
-		fn.abort()
-		return fmt.Errorf("protoavrobeam: write %s: %w", fn.Prefix, err)
-	}
-	defer endWrite()
-	err := fn.cw.Close()
-	records := fn.cw.Records()
-	fn.cw = nil
-	f := fn.file
-	fn.file = nil
-	if err := f.close(err); err != nil {
+	return finishBundle(fn.Run, fn.Prefix, fn.file, fn.abort, emit, func() error {
+		err := fn.cw.Close()
+		fn.file.records = fn.cw.Records()
+		fn.cw, fn.file = nil, nil
 		return err
-	}
-	emit(tempFile{Name: f.name, Records: records})
-	bundleEnded(fn.Run)
-	return nil
+	})
 }
 
 // Teardown closes the file of a bundle that failed.
@@ -412,23 +422,10 @@ func (fn *writeDelimitedFn) abort() {
 }
 
 func (fn *writeDelimitedFn) FinishBundle(ctx context.Context, emit func(tempFile)) error {
-	if fn.file == nil {
-		bundleEnded(fn.Run)
+	return finishBundle(fn.Run, fn.Prefix, fn.file, fn.abort, emit, func() error {
+		fn.file = nil
 		return nil
-	}
-	if err := startWrite(); err != nil {
-		fn.abort()
-		return fmt.Errorf("protoavrobeam: write %s: %w", fn.Prefix, err)
-	}
-	defer endWrite()
-	f := fn.file
-	fn.file = nil
-	if err := f.close(nil); err != nil {
-		return err
-	}
-	emit(tempFile{Name: f.name, Records: f.records})
-	bundleEnded(fn.Run)
-	return nil
+	})
 }
 
 // Teardown closes the file of a bundle that failed.

@@ -1,20 +1,18 @@
 package enginetest
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
-	"bytes"
-
-	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
 // TestArrowEmptyRecords: messages with no fields (google.protobuf.Empty)
@@ -24,47 +22,21 @@ import (
 // 0 rows, whatever the file holds (an Arrow record batch without columns has
 // no rows).
 func TestArrowEmptyRecords(t *testing.T) {
-	fdp := &descriptorpb.FileDescriptorProto{
-		Name: proto.String("e.proto"), Package: proto.String("e"), Syntax: proto.String("proto3"),
-		Dependency: []string{"google/protobuf/empty.proto"},
-		MessageType: []*descriptorpb.DescriptorProto{{
-			Name: proto.String("E"),
-			Field: []*descriptorpb.FieldDescriptorProto{
-				{Name: proto.String("id"), Number: proto.Int32(1), Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()},
-				{Name: proto.String("e"), Number: proto.Int32(2), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: proto.String(".google.protobuf.Empty"), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()},
-				{Name: proto.String("l"), Number: proto.Int32(3), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: proto.String(".google.protobuf.Empty"), Label: descriptorpb.FieldDescriptorProto_LABEL_REPEATED.Enum()},
-			},
-		}},
-	}
-	fd, err := protodesc.NewFile(fdp, protoregistry.GlobalFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := fd.Messages().Get(0)
+	md := compileMessage(t, `syntax = "proto3";
+package e;
+import "google/protobuf/empty.proto";
+message E { int32 id = 1; google.protobuf.Empty e = 2; repeated google.protobuf.Empty l = 3; }`, "e.E")
 	for _, which := range []string{"E", "Empty"} {
 		d := md
 		if which == "Empty" {
 			d = (&emptypb.Empty{}).ProtoReflect().Descriptor()
-		}
-		var buf bytes.Buffer
-		w, err := protoavro.NewContainerWriter(&buf, d, protoavro.ContainerOptions{Options: engineOptions()})
-		if err != nil {
-			t.Fatal(err)
 		}
 		m := dynamicpb.NewMessage(d)
 		if which == "E" {
 			m.Set(d.Fields().ByName("id"), protoreflect.ValueOfInt32(7))
 			m.Set(d.Fields().ByName("e"), protoreflect.ValueOfMessage(dynamicpb.NewMessage(d.Fields().ByName("e").Message())))
 		}
-		for range 3 {
-			if err := w.Write(m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		w.Close()
-		s, _ := engineOptions().Schema(d)
-		js, _ := s.JSON()
-		f := &engineFile{md: d, data: buf.Bytes(), avsc: js}
+		f := writeFile(t, d, []proto.Message{m, m, m}, engineOptions(), 0)
 		var got []string
 		rows := arrowRead(t, f, 7, func(rec *array.Struct, first int) {
 			for i := range rec.Len() {
@@ -76,7 +48,7 @@ func TestArrowEmptyRecords(t *testing.T) {
 			want = `{"__dummy_field_in_empty_struct":null}`
 		}
 		if rows != wantRows {
-			t.Errorf("%s (%s): Arrow reads %d rows of 3, want %d", which, s.Canonical(), rows, wantRows)
+			t.Errorf("%s (%s): Arrow reads %d rows of 3, want %d", which, f.avsc, rows, wantRows)
 		}
 		for i, g := range got {
 			if i < int(wantRows) && g != want {
@@ -90,27 +62,11 @@ func TestArrowEmptyRecords(t *testing.T) {
 // (here with their upstream shapes, built at run time) read in Arrow as
 // date32 and time64[us].
 func TestArrowGoogleTypes(t *testing.T) {
-	i32 := func(name string, n int32) *descriptorpb.FieldDescriptorProto {
-		return &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(n),
-			Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()}
-	}
-	msg := func(name string, n int32, typ string) *descriptorpb.FieldDescriptorProto {
-		return &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(n), TypeName: proto.String(typ),
-			Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()}
-	}
-	fdp := &descriptorpb.FileDescriptorProto{
-		Name: proto.String("gt.proto"), Package: proto.String("google.type"), Syntax: proto.String("proto3"),
-		MessageType: []*descriptorpb.DescriptorProto{
-			{Name: proto.String("Date"), Field: []*descriptorpb.FieldDescriptorProto{i32("year", 1), i32("month", 2), i32("day", 3)}},
-			{Name: proto.String("TimeOfDay"), Field: []*descriptorpb.FieldDescriptorProto{i32("hours", 1), i32("minutes", 2), i32("seconds", 3), i32("nanos", 4)}},
-			{Name: proto.String("C"), Field: []*descriptorpb.FieldDescriptorProto{msg("d", 1, ".google.type.Date"), msg("t", 2, ".google.type.TimeOfDay")}},
-		},
-	}
-	fd, err := protodesc.NewFile(fdp, protoregistry.GlobalFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := fd.Messages().ByName("C")
+	md := compileMessage(t, `syntax = "proto3";
+package google.type;
+message Date { int32 year = 1; int32 month = 2; int32 day = 3; }
+message TimeOfDay { int32 hours = 1; int32 minutes = 2; int32 seconds = 3; int32 nanos = 4; }
+message C { Date d = 1; TimeOfDay t = 2; }`, "google.type.C")
 	m := dynamicpb.NewMessage(md)
 	set := func(field string, vals ...int32) {
 		sub := dynamicpb.NewMessage(md.Fields().ByName(protoreflect.Name(field)).Message())
@@ -121,21 +77,8 @@ func TestArrowGoogleTypes(t *testing.T) {
 	}
 	set("d", 2024, 2, 29)
 	set("t", 23, 59, 58, 123456000)
-	var buf bytes.Buffer
-	w, err := protoavro.NewContainerWriter(&buf, md, protoavro.ContainerOptions{Options: engineOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := engineOptions().Schema(md)
-	js, _ := s.JSON()
 	var got []string
-	rows := arrowRead(t, &engineFile{md: md, data: buf.Bytes(), avsc: js}, 1, func(rec *array.Struct, first int) {
+	rows := arrowRead(t, writeFile(t, md, []proto.Message{m}, engineOptions(), 0), 1, func(rec *array.Struct, first int) {
 		for i := range rec.NumField() {
 			got = append(got, rec.Field(i).DataType().String()+" "+rec.Field(i).ValueStr(0))
 		}
@@ -144,4 +87,19 @@ func TestArrowGoogleTypes(t *testing.T) {
 	if rows != 1 || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("Arrow reads %d rows: %q, want %q", rows, got, want)
 	}
+}
+
+// compileMessage compiles the .proto text src and returns its message name.
+func compileMessage(t *testing.T, src, name string) protoreflect.MessageDescriptor {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "test.proto")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, err := protoload.Resolve(context.Background(), protoload.Input{Protos: []string{path}, ImportPaths: []string{dir}, Message: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
 }

@@ -43,6 +43,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -116,32 +117,41 @@ public class Interop {
     }
   }
 
-  static void read(String path) {
-    StringBuilder sb = new StringBuilder();
-    try (DataFileReader<Object> r = new DataFileReader<>(new File(path), new GenericDatumReader<Object>())) {
-      Schema s = r.getSchema();
-      String codec = r.getMetaString("avro.codec");
-      sb.append("{\"file\":").append(str(path)).append(",\"codec\":").append(str(codec == null ? "null" : codec)).append(",\"records\":[");
-      boolean first = true;
-      while (r.hasNext()) {
-        if (!first) sb.append(',');
-        first = false;
-        toInterop(sb, s, r.next());
-      }
-      sb.append("]}");
+  // answer prints {KEY: id, ...}: the fields that work returns (each after
+  // a comma), or "error" with the exception it throws.
+  static void answer(String key, String id, Callable<String> work) {
+    StringBuilder sb = new StringBuilder("{").append(str(key)).append(':').append(str(id));
+    try {
+      sb.append(work.call());
     } catch (Exception e) {
-      sb.setLength(0);
-      sb.append("{\"file\":").append(str(path)).append(",\"error\":").append(str(e.toString())).append('}');
+      sb.append(",\"error\":").append(str(e.toString()));
     }
-    out.println(sb);
+    out.println(sb.append('}'));
+  }
+
+  static void read(String path) {
+    answer("file", path, () -> {
+      StringBuilder sb = new StringBuilder();
+      try (DataFileReader<Object> r = new DataFileReader<>(new File(path), new GenericDatumReader<Object>())) {
+        Schema s = r.getSchema();
+        String codec = r.getMetaString("avro.codec");
+        sb.append(",\"codec\":").append(str(codec == null ? "null" : codec)).append(",\"records\":[");
+        boolean first = true;
+        while (r.hasNext()) {
+          if (!first) sb.append(',');
+          first = false;
+          toInterop(sb, s, r.next());
+        }
+      }
+      return sb.append(']').toString();
+    });
   }
 
   static void write(String jobsFile) throws Exception {
     for (String line : lines(jobsFile)) {
       JsonNode job = mapper.readTree(line);
       String output = job.get("output").getTextValue();
-      StringBuilder sb = new StringBuilder("{\"output\":").append(str(output));
-      try {
+      answer("output", output, () -> {
         Schema s = new Schema.Parser().parse(new File(job.get("schema").getTextValue()));
         try (DataFileWriter<Object> w = new DataFileWriter<>(new GenericDatumWriter<Object>(s))) {
           w.setCodec(CodecFactory.fromString(job.get("codec").getTextValue()));
@@ -150,10 +160,8 @@ public class Interop {
             w.append(fromInterop(s, mapper.readTree(rec)));
           }
         }
-      } catch (Exception e) {
-        sb.append(",\"error\":").append(str(e.toString()));
-      }
-      out.println(sb.append('}'));
+        return "";
+      });
     }
   }
 
@@ -173,19 +181,15 @@ public class Interop {
     Schema s = new Schema.Parser().parse(new File(schemaFile));
     for (String line : lines(input)) {
       String[] f = line.split(" ");
-      StringBuilder sb = new StringBuilder("{\"name\":").append(str(f[0]));
-      try {
+      answer("name", f[0], () -> {
         BinaryDecoder d = DecoderFactory.get().binaryDecoder(hex(f[1]), null);
         Object v = new GenericDatumReader<Object>(s).read(null, d);
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         JsonEncoder e = EncoderFactory.get().jsonEncoder(s, b);
         new GenericDatumWriter<Object>(s).write(v, e);
         e.flush();
-        sb.append(",\"json\":").append(str(b.toString("UTF-8")));
-      } catch (Exception e) {
-        sb.append(",\"error\":").append(str(e.toString()));
-      }
-      out.println(sb.append('}'));
+        return ",\"json\":" + str(b.toString("UTF-8"));
+      });
     }
   }
 
@@ -193,8 +197,7 @@ public class Interop {
     Schema s = new Schema.Parser().parse(new File(schemaFile));
     for (String line : lines(input)) {
       int sp = line.indexOf(' ');
-      StringBuilder sb = new StringBuilder("{\"name\":").append(str(line.substring(0, sp)));
-      try {
+      answer("name", line.substring(0, sp), () -> {
         Object v = new GenericDatumReader<Object>(s).read(null, DecoderFactory.get().jsonDecoder(s, line.substring(sp + 1)));
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         BinaryEncoder e = EncoderFactory.get().binaryEncoder(b, null);
@@ -202,11 +205,8 @@ public class Interop {
         e.flush();
         StringBuilder h = new StringBuilder();
         for (byte x : b.toByteArray()) h.append(String.format("%02x", x & 0xff));
-        sb.append(",\"hex\":\"").append(h).append('"');
-      } catch (Exception e) {
-        sb.append(",\"error\":").append(str(e.toString()));
-      }
-      out.println(sb.append('}'));
+        return ",\"hex\":\"" + h + '"';
+      });
     }
   }
 

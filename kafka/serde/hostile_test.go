@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
@@ -26,6 +26,16 @@ func hostile(t *testing.T, h http.HandlerFunc) string {
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
 	return s.URL
+}
+
+// schemaByID asks the registry at url for schema id.
+func schemaByID(t *testing.T, url string, id int) (serde.Schema, error) {
+	t.Helper()
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg.SchemaByID(ctx, id)
 }
 
 // checkBounded fails unless msg is one line of at most max bytes with no
@@ -56,11 +66,7 @@ func TestHostileRegistryHugeErrorBody(t *testing.T) {
 			}
 		}
 	})
-	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = reg.SchemaByID(ctx, 7)
+	_, err := schemaByID(t, url, 7)
 	if !errors.Is(err, serde.ErrRegistryUnavailable) {
 		t.Fatalf("a 500 with a 50 MB body: %v, want ErrRegistryUnavailable (the status decides)", err)
 	}
@@ -81,11 +87,7 @@ func TestHostileRegistryHugeAnswer(t *testing.T) {
 		}
 		w.Write([]byte(`"}`))
 	})
-	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = reg.SchemaByID(ctx, 7)
+	_, err := schemaByID(t, url, 7)
 	var re *serde.RegistryError
 	if !errors.Is(err, serde.ErrRegistry) || errors.Is(err, serde.ErrRegistryUnavailable) || !errors.As(err, &re) || re.Temporary() {
 		t.Fatalf("a 50 MB answer: %v, want a permanent ErrRegistry", err)
@@ -102,11 +104,7 @@ func TestHostileRegistryHugeAnswer(t *testing.T) {
 		w.Write(bytes.Repeat([]byte("x"), serde.MaxRegistryResponse-len(head)-len(tail)))
 		w.Write([]byte(tail))
 	})
-	reg, err = serde.NewRegistry(serde.RegistryOptions{}, exact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := reg.SchemaByID(ctx, 7)
+	s, err := schemaByID(t, exact, 7)
 	if err != nil || len(s.Text) != serde.MaxRegistryResponse-13 {
 		t.Fatalf("an answer of exactly MaxRegistryResponse bytes: %d bytes of schema, %v", len(s.Text), err)
 	}
@@ -124,11 +122,7 @@ func TestHostileRegistryEscapes(t *testing.T) {
 			w.WriteHeader(http.StatusNotFound)
 			w.Write([]byte(body))
 		})
-		reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = reg.SchemaByID(ctx, 7)
+		_, err := schemaByID(t, url, 7)
 		if err == nil {
 			t.Fatal("no error")
 		}
@@ -165,18 +159,9 @@ func TestRegistryPasswordInURL(t *testing.T) {
 	checkBounded(t, "wrong password", err.Error(), 1024)
 
 	// A registry that is down: the client's error quotes the URL.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := kafkatest.DeadAddr(t)
 	for _, u := range []string{"http://alice:" + hostileSecret + "@" + addr, "alice:" + hostileSecret + "@" + addr} {
-		reg, err = serde.NewRegistry(serde.RegistryOptions{}, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = reg.SchemaByID(ctx, 1)
+		_, err = schemaByID(t, u, 1)
 		if !errors.Is(err, serde.ErrRegistryUnavailable) {
 			t.Fatalf("registry down: %v", err)
 		}

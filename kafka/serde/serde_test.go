@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -215,13 +214,7 @@ func TestStrategies(t *testing.T) {
 }
 
 func TestRegistryDown(t *testing.T) {
-	// A port nothing listens on.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := kafkatest.DeadAddr(t)
 	reg, err := serde.NewRegistry(serde.RegistryOptions{}, "http://"+addr)
 	if err != nil {
 		t.Fatal(err)

@@ -7,13 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 
-	"github.com/protoavro/protoavro/kafka/bridge"
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
-	"github.com/protoavro/protoavro/kafka/serde"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestHostileRegistryBridge runs the bridge on framed records whose schema
@@ -35,14 +31,7 @@ func TestHostileRegistryBridge(t *testing.T) {
 	}))
 	t.Cleanup(hostile.Close)
 	_, brokers := kafkatest.Cluster(t, 1, "in", "out", "dlq")
-	md := kafkatest.Person(t, "v2")
-	var recs []*kgo.Record
-	for i := range n {
-		framed := serde.AppendProtoHeader(nil, 7, nil)
-		framed = append(framed, kafkatest.Wire(t, kafkatest.NewPerson(md, i))...)
-		recs = append(recs, &kgo.Record{Topic: "in", Key: []byte(strconv.Itoa(i)), Value: framed})
-	}
-	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs)
+	produceFramed(t, brokers, 7, n)
 	url := strings.Replace(hostile.URL, "http://", "http://alice:"+registryPass+"@", 1)
 	code, stdout, stderr := runCLI(t, "bridge", "--brokers", brokers[0], "--registry", url, "--in", "in", "--out", "out",
 		"--dlq", "dlq", "--max-records", strconv.Itoa(n), "--progress", "0")
@@ -53,20 +42,10 @@ func TestHostileRegistryBridge(t *testing.T) {
 	if strings.ContainsAny(stdout+stderr, "\x1b\x07\r") {
 		t.Errorf("output holds control characters: %q", stdout+stderr)
 	}
-	got := kafkatest.ConsumeAll(t, brokers, "dlq", n, 30*time.Second)
-	if len(got) != n {
-		t.Fatalf("%d dead letters, want %d", len(got), n)
-	}
-	for _, r := range got {
-		msg := ""
-		for _, h := range r.Headers {
-			if h.Key == bridge.HeaderError {
-				msg = string(h.Value)
-			}
-		}
-		checkNoSecret(t, "dead-letter header", msg)
-		if len(msg) > 1024 || strings.IndexFunc(msg, unicode.IsControl) >= 0 || !strings.Contains(msg, `\x1b[2J`) {
-			t.Errorf("record %s: error header of %d bytes, want a bounded, escaped one: %.300q", r.Key, len(msg), msg)
+	for _, d := range deadLetters(t, brokers, n) {
+		checkNoSecret(t, "dead-letter header", d.err)
+		if len(d.err) > 1024 || strings.IndexFunc(d.err, unicode.IsControl) >= 0 || !strings.Contains(d.err, `\x1b[2J`) {
+			t.Errorf("record %s: error header of %d bytes, want a bounded, escaped one: %.300q", d.key, len(d.err), d.err)
 		}
 	}
 }

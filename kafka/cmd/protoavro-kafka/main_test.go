@@ -96,11 +96,8 @@ func killRestart(t *testing.T, eos bool) {
 	_, brokers := kafkatest.Cluster(t, 4, "in", "out")
 	fake, reg := kafkatest.Registry(t)
 	md := kafkatest.Person(t, "v2")
+	id := kafkatest.RegisterPerson(t, reg, "in-value", "v2")
 	enc := serde.NewProtoEncoder(reg)
-	id, err := enc.Register(context.Background(), "in-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	wires := kafkatest.PersonWires(t, md, 0, n)
 	recs := make([]*kgo.Record, n)
 	for i := range recs {

@@ -4,7 +4,6 @@ package main
 // endpoint and JSON logs.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -57,11 +56,8 @@ func killRestartManyTopics(t *testing.T, eos bool) {
 	_, brokers := kafkatest.Cluster(t, 3, "in-a", "in-b", "in-c", "in-a-avro", "in-b-avro", "in-c-avro")
 	fake, reg := kafkatest.Registry(t)
 	md := kafkatest.Person(t, "v2")
+	id := kafkatest.RegisterPerson(t, reg, "in-a-value", "v2")
 	enc := serde.NewProtoEncoder(reg)
-	id, err := enc.Register(context.Background(), "in-a-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Topic k holds the records k*n to (k+1)*n-1; in-c the first n again.
 	wires := kafkatest.PersonWires(t, md, 0, 2*n)
 	var recs []*kgo.Record
@@ -228,7 +224,7 @@ func TestBridgeMetricsAndJSONLog(t *testing.T) {
 	// figures to catch up.
 	var got map[string]float64
 	waitFor(t, time.Minute, "the figures of every record", func() bool {
-		got = scrapeURL(t, m[1]+"/metrics")
+		got = kafkatest.Scrape(t, m[1]+"/metrics")
 		for k, v := range want {
 			if got[k] != v {
 				return false
@@ -263,30 +259,6 @@ func TestBridgeMetricsAndJSONLog(t *testing.T) {
 	if logged < 2 || !strings.Contains(stderr.String(), `"msg":"bridge starting"`) || !strings.Contains(stderr.String(), `"msg":"bridge stopped"`) {
 		t.Errorf("%d JSON log lines, want the start and the stop:\n%s", logged, stderr.String())
 	}
-}
-
-// scrapeURL reads a Prometheus text-format page: the value of each series.
-func scrapeURL(t *testing.T, url string) map[string]float64 {
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("line %q: %v", line, err)
-		}
-		got[line[:i]] = v
-	}
-	return got
 }
 
 // TestBridgeFlagErrors: the flags of many topics, metrics and logs refuse

@@ -45,13 +45,19 @@ func (s *schemaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.level, "level", "", "compatibility `LEVEL` to check under (default: the subject's, from the registry)")
 }
 
-// registry returns the registry client of the connection flags.
-func (s *schemaFlags) registry(fs *flag.FlagSet, stderr io.Writer) (*serde.Registry, error) {
+// parse parses args with fs and returns the .proto files they name and
+// the registry client of the connection flags.
+func (s *schemaFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, *serde.Registry, error) {
+	files, err := parse(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
 	cfg, err := s.conn.resolve(fs, stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.conn.registryClient(&cfg)
+	reg, err := s.conn.registryClient(&cfg)
+	return files, reg, err
 }
 
 // avroSchema loads the message type and returns its Avro schema and subject.
@@ -121,11 +127,7 @@ func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, te
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, s := newSchemaFlags("check", stderr)
-	files, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	reg, err := s.registry(fs, stderr)
+	files, reg, err := s.parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -147,11 +149,7 @@ func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs, s := newSchemaFlags("register", stderr)
 	fs.BoolVar(&s.proto, "proto", false, "register the .proto file itself (a PROTOBUF schema, for protobuf producers), with its imports as references")
 	noCheck := fs.Bool("no-check", false, "register without the local compatibility gate")
-	files, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	reg, err := s.registry(fs, stderr)
+	files, reg, err := s.parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}

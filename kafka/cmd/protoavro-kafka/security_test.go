@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -138,11 +137,10 @@ func (s *secure) client(t *testing.T, user int, opts ...kgo.Opt) *kgo.Client {
 	return kafkatest.Client(t, s.brokers, opts...)
 }
 
-// checkOutput reads n records of topic and checks each decodes to the
-// Person record of its key.
-func (s *secure) checkOutput(t *testing.T, user int, topic string, n int) {
+// deserializer returns a deserializer of Person records of the registry,
+// over TLS with basic auth.
+func (s *secure) deserializer(t *testing.T) *serde.Deserializer {
 	t.Helper()
-	cl := s.client(t, user, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	reg, err := serde.NewRegistry(serde.RegistryOptions{TLS: s.pki.ClientTLS(), Username: registryUser, Password: registryPass}, s.registry)
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +149,15 @@ func (s *secure) checkOutput(t *testing.T, user int, topic string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return de
+}
+
+// checkOutput reads n records of topic and checks each decodes to the
+// Person record of its key.
+func (s *secure) checkOutput(t *testing.T, user int, topic string, n int) {
+	t.Helper()
+	cl := s.client(t, user, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	de := s.deserializer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	got := 0
@@ -177,14 +184,7 @@ func (s *secure) checkOutput(t *testing.T, user int, topic string, n int) {
 // the number they were made from) they decode to.
 func (s *secure) decodeAll(t *testing.T, cl *kgo.Client, n int) map[int]bool {
 	t.Helper()
-	reg, err := serde.NewRegistry(serde.RegistryOptions{TLS: s.pki.ClientTLS(), Username: registryUser, Password: registryPass}, s.registry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	de, err := serde.NewDeserializer(reg, s.md, protoavroOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	de := s.deserializer(t)
 	want := map[string]int{}
 	for i := range n {
 		want[string(kafkatest.Wire(t, kafkatest.NewPerson(s.md, i)))] = i
@@ -427,12 +427,7 @@ func TestMutualTLSBridge(t *testing.T) {
 // holding a password, while nothing listens there: the error says the
 // registry is unavailable, on one line, without the password.
 func TestRegistryURLPassword(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := kafkatest.DeadAddr(t)
 	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
 	for _, cmd := range []string{"register", "check"} {
 		code, stdout, stderr := runCLI(t, cmd, filepath.Join(dir, "person.proto"), "-I", dir, "-m", person,

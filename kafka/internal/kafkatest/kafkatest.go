@@ -5,15 +5,20 @@
 package kafkatest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -74,6 +79,54 @@ func RegistryDown(fake *srfake.Registry) *atomic.Bool {
 		return down.Load() && Unavailable(w, r)
 	})
 	return &down
+}
+
+// DeadAddr returns a loopback address (host:port) that nothing listens
+// on: a port the system gave and this process freed again.
+func DeadAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// Scrape reads the Prometheus text-format page at url, as Prometheus
+// would: the value of each series, by name and labels as the text format
+// writes them (`name{label="value"}`). It fails the test unless the page
+// answers 200 with series that parse.
+func Scrape(t testing.TB, url string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s: %d %s", url, resp.StatusCode, body)
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("%s line %q: %v", url, line, err)
+		}
+		out[line[:i]] = v
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", url, err)
+	}
+	return out
 }
 
 // RepoRoot returns the main repository's root directory.
