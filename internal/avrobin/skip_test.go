@@ -35,35 +35,17 @@ func TestSkipper(t *testing.T) {
 		}
 	}
 
-	for _, c := range []struct {
-		schema, hex string
-		class       error
-		want        string
-	}{
-		{`"int"`, "", avrobin.ErrTruncated, "datum at byte 0"},
-		{`"int"`, "8080808010", avrobin.ErrMalformed, "out of 32-bit range"},
-		{`"long"`, "ffffffffffffffffff7f", avrobin.ErrMalformed, "overflows"},
-		{`"boolean"`, "02", avrobin.ErrMalformed, "boolean byte"},
-		{`"string"`, "0a41", avrobin.ErrTruncated, "length 5 exceeds"},
-		{`{"type":"array","items":"null"}`, "feffffff0f", avrobin.ErrLimit, "zero-size items"},
-		{`{"type":"array","items":"string"}`, "0600000a", avrobin.ErrTruncated, "[2] at byte 3"},
-		{`{"type":"map","values":"int"}`, "020261", avrobin.ErrTruncated, `["a"] at byte 3`},
-		{`{"type":"record","name":"R","fields":[{"name":"paths","type":{"type":"array","items":"string"}}]}`, "01c801026100", avrobin.ErrTruncated, "paths at byte 1: truncated input: block size 100 exceeds the 3 bytes left"},
-		{`["null","int"]`, "04", avrobin.ErrMalformed, "branch 2 out of range"},
-		{`["null",{"type":"record","name":"R","fields":[{"name":"x","type":"int"}]}]`, "02", avrobin.ErrTruncated, "<R>.x at byte 1"},
-		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", avrobin.ErrMalformed, "index 1 out of range"},
-		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), avrobin.ErrLimit, "more than 1000 nested records"},
-	} {
-		s := testutil.MustParseAvro(t, c.schema)
-		data, _ := hex.DecodeString(c.hex)
+	for _, c := range testutil.BadAvroDatums {
+		s := testutil.MustParseAvro(t, c.Schema)
+		data, _ := hex.DecodeString(c.Hex)
 		r := avrobin.Reader{Buf: data}
 		err := avrobin.NewSkipper(s, 0).Skip(&r)
-		if !errors.Is(err, c.class) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Skip %s %s: got %v, want %v with %q", c.schema, c.hex, err, c.class, c.want)
+		if !errors.Is(err, c.Class) || !strings.Contains(err.Error(), c.Want) {
+			t.Errorf("Skip %s %s: got %v, want %v with %q", c.Schema, c.Hex, err, c.Class, c.Want)
 		}
 		_, _, jerr := avrojson.AppendJSON(nil, s, data)
 		if jerr == nil || jerr.Error() != err.Error() {
-			t.Errorf("%s %s: AppendJSON's error %v, the skipper's %v", c.schema, c.hex, jerr, err)
+			t.Errorf("%s %s: AppendJSON's error %v, the skipper's %v", c.Schema, c.Hex, jerr, err)
 		}
 	}
 }

@@ -97,31 +97,12 @@ func TestJSONErrors(t *testing.T) {
 }
 
 func TestBinaryErrors(t *testing.T) {
-	for _, c := range []struct {
-		schema, hex string
-		class       error
-		want        string
-	}{
-		{`"int"`, "", ocf.ErrTruncated, "datum at byte 0"},
-		{`"int"`, "8080808010", ocf.ErrMalformed, "out of 32-bit range"},
-		{`"long"`, "ffffffffffffffffff7f", ocf.ErrMalformed, "overflows"},
-		{`"boolean"`, "02", ocf.ErrMalformed, "boolean byte"},
-		{`"string"`, "03", ocf.ErrMalformed, "negative length"},
-		{`"string"`, "0a41", ocf.ErrTruncated, "length 5 exceeds"},
-		{`{"type":"array","items":"long"}`, "feffffff0f", ocf.ErrTruncated, "items exceeds"},
-		{`{"type":"array","items":"null"}`, "feffffff0f", ocf.ErrLimit, "zero-size items"},
-		{`{"type":"array","items":"string"}`, "0600000a", ocf.ErrTruncated, "[2] at byte 3"},
-		{`{"type":"array","items":"int"}`, "040204", ocf.ErrTruncated, "datum at byte 3"},
-		{`{"type":"map","values":"int"}`, "020261", ocf.ErrTruncated, `["a"] at byte 3`},
-		{`["null","int"]`, "04", ocf.ErrMalformed, "branch 2 out of range"},
-		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", ocf.ErrMalformed, "index 1 out of range"},
-		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), ocf.ErrLimit, "more than 1000 nested records"},
-	} {
-		s := testutil.MustParseAvro(t, c.schema)
-		data, _ := hex.DecodeString(c.hex)
+	for _, c := range testutil.BadAvroDatums {
+		s := testutil.MustParseAvro(t, c.Schema)
+		data, _ := hex.DecodeString(c.Hex)
 		_, _, err := AppendJSON(nil, s, data)
-		if !errors.Is(err, c.class) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s %s: got %v, want %v with %q", c.schema, c.hex, err, c.class, c.want)
+		if !errors.Is(err, c.Class) || !strings.Contains(err.Error(), c.Want) {
+			t.Errorf("%s %s: got %v, want %v with %q", c.Schema, c.Hex, err, c.Class, c.Want)
 		}
 	}
 }

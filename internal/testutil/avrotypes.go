@@ -2,8 +2,10 @@ package testutil
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
 )
 
@@ -77,4 +79,34 @@ func AddAvroSeeds(f *testing.F, encode func(dst []byte, s *avroschema.Node, json
 	f.Add(`{"type":"array","items":"null"}`, []byte{0xfe, 0xff, 0xff, 0xff, 0x0f})
 	f.Add(`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, bytes.Repeat([]byte{2}, 1100))
 	f.Add(`{"type":"map","values":{"type":"fixed","name":"F","size":0}}`, []byte{0x7f, 0, 0})
+}
+
+// BadAvroDatum is a binary datum, in hex, of the schema text Schema that
+// the readers of the Avro binary encoding refuse with an error of Class,
+// one of avrobin's, whose message holds Want.
+type BadAvroDatum struct {
+	Schema, Hex string
+	Class       error
+	Want        string
+}
+
+// BadAvroDatums are datums that avrobin's Skipper and avrojson.AppendJSON
+// refuse, each with the same error.
+var BadAvroDatums = []BadAvroDatum{
+	{`"int"`, "", avrobin.ErrTruncated, "datum at byte 0"},
+	{`"int"`, "8080808010", avrobin.ErrMalformed, "out of 32-bit range"},
+	{`"long"`, "ffffffffffffffffff7f", avrobin.ErrMalformed, "overflows"},
+	{`"boolean"`, "02", avrobin.ErrMalformed, "boolean byte"},
+	{`"string"`, "03", avrobin.ErrMalformed, "negative length"},
+	{`"string"`, "0a41", avrobin.ErrTruncated, "length 5 exceeds"},
+	{`{"type":"array","items":"long"}`, "feffffff0f", avrobin.ErrTruncated, "items exceeds"},
+	{`{"type":"array","items":"null"}`, "feffffff0f", avrobin.ErrLimit, "zero-size items"},
+	{`{"type":"array","items":"string"}`, "0600000a", avrobin.ErrTruncated, "[2] at byte 3"},
+	{`{"type":"array","items":"int"}`, "040204", avrobin.ErrTruncated, "datum at byte 3"},
+	{`{"type":"map","values":"int"}`, "020261", avrobin.ErrTruncated, `["a"] at byte 3`},
+	{`{"type":"record","name":"R","fields":[{"name":"paths","type":{"type":"array","items":"string"}}]}`, "01c801026100", avrobin.ErrTruncated, "paths at byte 1: truncated input: block size 100 exceeds the 3 bytes left"},
+	{`["null","int"]`, "04", avrobin.ErrMalformed, "branch 2 out of range"},
+	{`["null",{"type":"record","name":"R","fields":[{"name":"x","type":"int"}]}]`, "02", avrobin.ErrTruncated, "<R>.x at byte 1"},
+	{`{"type":"enum","name":"E","symbols":["A"]}`, "02", avrobin.ErrMalformed, "index 1 out of range"},
+	{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), avrobin.ErrLimit, "more than 1000 nested records"},
 }
