@@ -17,14 +17,7 @@ import (
 // bytes, and of records in two namespaces, logical types and recursion:
 // the cases where the JSON encoding of the specification can go wrong.
 const avroJSONSchema = `{"type":"record","name":"All","namespace":"ns","fields":[
- {"name":"n","type":"null"},
- {"name":"b","type":"boolean"},
- {"name":"i","type":"int"},
- {"name":"l","type":"long"},
- {"name":"f","type":"float"},
- {"name":"d","type":"double"},
- {"name":"s","type":"string"},
- {"name":"by","type":"bytes"},
+` + testutil.AvroPrimitiveFields + `,
  {"name":"fx","type":{"type":"fixed","name":"F2","size":2}},
  {"name":"e","type":{"type":"enum","name":"E","symbols":["RED","GREEN"]}},
  {"name":"a","type":{"type":"array","items":"double"}},

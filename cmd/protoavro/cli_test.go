@@ -315,13 +315,21 @@ func TestInspectJSONAndSeveralFiles(t *testing.T) {
 	}
 }
 
+// openDevice opens the device file name with flag, closed when the test
+// ends, or skips the test when it cannot.
+func openDevice(t *testing.T, name string, flag int) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(name, flag, 0)
+	if err != nil {
+		t.Skipf("cannot open %s: %v", name, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 func TestFullDisk(t *testing.T) {
 	t.Parallel()
-	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		t.Skipf("no /dev/full: %v", err)
-	}
-	defer full.Close()
+	full := openDevice(t, "/dev/full", os.O_WRONLY)
 	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", "/dev/full")...), 1, "write /dev/full: no space left on device")
 	// Standard output on /dev/full: a character device, not a terminal.
 	var stderr bytes.Buffer

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // TestDocsFlag: schema and encode keep the comments of the .proto files as
@@ -45,18 +43,10 @@ func TestDocsFlag(t *testing.T) {
 			if r := runCmd(t, append(append([]string{"encode", flag}, typeFlags...), "--in", in, "--out", out)...); r.code != 0 {
 				t.Fatalf("%s, %s: encode: %s", name, flag, r.stderr)
 			}
-			f, err := os.Open(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			or, err := ocf.NewReader(f, ocf.ReaderOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, or := readContainer(t, out)
 			if schema := string(or.Header().Schema); strings.Contains(schema, `"doc"`) {
 				t.Errorf("%s, %s: encode wrote docs: %s", name, flag, schema)
 			}
-			f.Close()
 		}
 	}
 	wantRun(t, runCmd(t, "schema", "--docs=maybe", "-I", dir, "-m", "docs.Order", "d.proto"), 2, "--docs")

@@ -103,13 +103,7 @@ func checkJSONLines(t *testing.T, path string, md protoreflect.MessageDescriptor
 func cloudLoggingPipeline(t *testing.T, typeArgs []string, encodeFlags ...string) {
 	t.Helper()
 	dir := t.TempDir()
-	// The preset keeps microseconds, as engines do: its messages have no
-	// finer Timestamps.
-	cfg := testutil.DefaultConfig
-	if slices.Contains(encodeFlags, "--preset") {
-		cfg.Timestamps = testutil.Micros
-	}
-	in, msgs, resolver := logEntries(t, dir, 60, cfg)
+	in, msgs, resolver := logEntries(t, dir, 60, realworld.Config(slices.Contains(encodeFlags, "--preset")))
 	avroFile := filepath.Join(dir, "LogEntry.avro")
 	args := append(append(append([]string{"encode"}, typeArgs...), encodeFlags...), "--in", in, "--out", avroFile)
 	if r := runCmd(t, args...); r.code != 0 {
@@ -183,13 +177,7 @@ func TestRealWorldCLI(t *testing.T) {
 			md, types := rt.Load(t, "../..")
 			r := types.Resolver()
 			for _, preset := range [][]string{nil, {"--preset", "engine"}} {
-				// The preset keeps microseconds, as engines do: its
-				// messages have no finer Timestamps.
-				cfg := testutil.DefaultConfig
-				if preset != nil {
-					cfg.Timestamps = testutil.Micros
-				}
-				realWorldCLI(t, rt, md, r, cfg, preset)
+				realWorldCLI(t, rt, md, r, realworld.Config(preset != nil), preset)
 			}
 		})
 	}

@@ -19,11 +19,8 @@ func writeHostileSet(t *testing.T, dir string, fdp *descriptorpb.FileDescriptorP
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "hostile.binpb")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	writeFiles(t, dir, map[string]string{"hostile.binpb": string(b)})
+	return filepath.Join(dir, "hostile.binpb")
 }
 
 // TestSchemaLimitsCommands runs schema, encode and decode on hostile

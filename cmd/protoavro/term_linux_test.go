@@ -13,11 +13,7 @@ import (
 // the character devices that are not (/dev/null, /dev/full) are not.
 func TestFileIsTerminal(t *testing.T) {
 	t.Parallel()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	defer ptmx.Close()
+	ptmx := openDevice(t, "/dev/ptmx", os.O_RDWR)
 	var unlock int32
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
 		t.Skipf("unlockpt: %v", e)
@@ -26,11 +22,7 @@ func TestFileIsTerminal(t *testing.T) {
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
 		t.Skipf("ptsname: %v", e)
 	}
-	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open the terminal side: %v", err)
-	}
-	defer pts.Close()
+	pts := openDevice(t, fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY)
 	if !isTerminal(pts) {
 		t.Errorf("a pseudo-terminal is not a terminal")
 	}

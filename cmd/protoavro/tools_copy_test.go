@@ -193,15 +193,7 @@ func TestCatSkipsRecords(t *testing.T) {
 	// records.
 	read := func(path string) ([]byte, int64) {
 		t.Helper()
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		r, err := ocf.NewReader(f, ocf.ReaderOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, r := readContainer(t, path)
 		var data []byte
 		var n int64
 		for {

@@ -252,14 +252,7 @@ var rawText = strings.NewReplacer(`\u00e9`, "\u00e9", `\u00ff`, "\u00ff", `\u008
 // has a bad union branch, keeping its block structure sound.
 func corrupt(t *testing.T, path string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	or, err := ocf.NewReader(bytes.NewReader(data), ocf.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, or := readContainer(t, path)
 	b, err := or.NextRaw()
 	if err != nil {
 		t.Fatal(err)
@@ -559,11 +552,7 @@ func TestGetSchemaGetMeta(t *testing.T) {
 		lines[3] != "protoavro.message\tprotoavro.avro2147.Foo" || lines[4] != "protoavro.options\tprofile=default timestamps=nanos uint64=long mapkeys=text" {
 		t.Errorf("getmeta: %d %s\n%s", r.code, r.stderr, r.stdout)
 	}
-	data, _ := os.ReadFile(path)
-	or, err := ocf.NewReader(bytes.NewReader(data), ocf.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, or := readContainer(t, path)
 	for _, key := range []string{"protoavro.descriptors", "avro.schema"} {
 		if r := runCmd(t, "getmeta", "--key", key, path); r.code != 0 || r.stdout != string(or.Header().Metadata[key]) {
 			t.Errorf("getmeta --key %s: %d, %d bytes", key, r.code, len(r.stdout))
@@ -581,18 +570,25 @@ func multiBlock(t *testing.T, dir, name, codec string) string {
 	return path
 }
 
+// readContainer reads the container file at path, and returns it and a
+// reader of it.
+func readContainer(t *testing.T, path string) ([]byte, *ocf.Reader) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	or, err := ocf.NewReader(bytes.NewReader(data), ocf.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, or
+}
+
 // rawBlocks returns the blocks of a container file as stored.
 func rawBlocks(t *testing.T, path string) (ocf.Codec, [][]byte, []int64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	or, err := ocf.NewReader(f, ocf.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, or := readContainer(t, path)
 	var blocks [][]byte
 	var counts []int64
 	for {

@@ -138,21 +138,7 @@ func TestProtocDocs(t *testing.T) {
 func stripDocs(t *testing.T, text []byte) string {
 	t.Helper()
 	v := testutil.JSONValue(t, text)
-	var strip func(any)
-	strip = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			delete(x, "doc")
-			for _, c := range x {
-				strip(c)
-			}
-		case []any:
-			for _, c := range x {
-				strip(c)
-			}
-		}
-	}
-	strip(v)
+	testutil.EachJSONObject(v, func(m map[string]any) { delete(m, "doc") })
 	b, _ := json.Marshal(v)
 	return string(b)
 }

@@ -16,54 +16,17 @@ import (
 	twmb "github.com/twmb/avro"
 )
 
-// allTypes is a schema with every Avro type, a recursive record, named
-// types in unions, and defaults.
-const allTypes = `{"type":"record","name":"ns.All","fields":[
- {"name":"n","type":"null"},
- {"name":"b","type":"boolean"},
- {"name":"i","type":"int"},
- {"name":"l","type":"long"},
- {"name":"f","type":"float"},
- {"name":"d","type":"double"},
- {"name":"s","type":"string"},
- {"name":"by","type":"bytes"},
- {"name":"fx","type":{"type":"fixed","name":"F4","size":4}},
- {"name":"e","type":{"type":"enum","name":"Color","symbols":["RED","GREEN"]}},
- {"name":"a","type":{"type":"array","items":"long"}},
- {"name":"m","type":{"type":"map","values":["null","string"]}},
- {"name":"u","type":["null","int","string","F4","Color",{"type":"array","items":"int"},"All"]},
- {"name":"dflt","type":["int","null"],"default":7},
- {"name":"rec","type":{"type":"record","name":"Sub","fields":[{"name":"x","type":"int","default":3}]},"default":{}}
-]}`
-
-func mustParse(t testing.TB, text string) *avroschema.Node {
-	t.Helper()
-	n, err := avroschema.Parse([]byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// goodDatums are JSON values of allTypes, in the form AppendJSON writes.
-var goodDatums = []string{
-	`{"n":null,"b":true,"i":-1,"l":9223372036854775807,"f":1.5,"d":-0.1,"s":"h\u00e9\"\\\n\u0001","by":"\u0000\u00ff\u0080A","fx":"abcd","e":"GREEN","a":[1,-2,3],"m":{"k":{"string":"v"},"z":null},"u":null,"dflt":{"int":7},"rec":{"x":3}}`,
-	`{"n":null,"b":false,"i":2147483647,"l":-9223372036854775808,"f":"NaN","d":"-Infinity","s":"","by":"","fx":"\u00ff\u00fe\u0000\u0001","e":"RED","a":[],"m":{},"u":{"ns.All":{"n":null,"b":false,"i":0,"l":0,"f":0,"d":1e+300,"s":"x","by":"","fx":"0000","e":"RED","a":[],"m":{},"u":{"ns.F4":"wxyz"},"dflt":null,"rec":{"x":0}}},"dflt":null,"rec":{"x":-5}}`,
-	`{"n":null,"b":false,"i":0,"l":0,"f":3.4028235e+38,"d":5e-324,"s":"日本","by":"b","fx":"abcd","e":"RED","a":[0],"m":{"":{"string":""}},"u":{"array":[1,2]},"dflt":null,"rec":{"x":1}}`,
-	`{"n":null,"b":false,"i":0,"l":0,"f":"Infinity","d":0.000001,"s":"s","by":"b","fx":"abcd","e":"RED","a":[],"m":{},"u":{"ns.Color":"GREEN"},"dflt":null,"rec":{"x":1}}`,
-}
-
-// rawText writes the escapes of goodDatums as AppendJSON does: characters
+// rawText writes the escapes of testutil.AllAvroTypesDatums as AppendJSON does: characters
 // from U+0080 on as they are.
 var rawText = strings.NewReplacer(`\u00e9`, "\u00e9", `\u00ff`, "\u00ff", `\u0080`, "\u0080", `\u00fe`, "\u00fe")
 
 func TestRoundTrip(t *testing.T) {
-	s := mustParse(t, allTypes)
-	indep, err := twmb.Parse(allTypes)
+	s := testutil.MustParseAvro(t, testutil.AllAvroTypes)
+	indep, err := twmb.Parse(testutil.AllAvroTypes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range goodDatums {
+	for _, text := range testutil.AllAvroTypesDatums {
 		bin, err := AppendBinary(nil, s, []byte(text))
 		if err != nil {
 			t.Fatalf("AppendBinary(%s): %v", text, err)
@@ -87,8 +50,8 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
-	s := mustParse(t, allTypes)
-	in := `{"n":null,"b":true,"i":1,"l":2,"f":1,"d":2,"s":"","by":"","fx":"abcd","e":"RED","a":[],"m":{},"u":null}`
+	s := testutil.MustParseAvro(t, testutil.AllAvroTypes)
+	in := `{"n":null,"b":true,"i":1,"l":2,"f":1,"d":2,"s":"","by":"","fx":"abcd","e":"RED","a":[],"m":{},"nulls":[],"empties":{},"u":null}`
 	bin, err := AppendBinary(nil, s, []byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +66,8 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestJSONErrors(t *testing.T) {
-	s := mustParse(t, allTypes)
-	base := `"n":null,"b":true,"i":1,"l":2,"f":1,"d":2,"s":"","by":"","fx":"abcd","e":"RED","a":[],"m":{}`
+	s := testutil.MustParseAvro(t, testutil.AllAvroTypes)
+	base := `"n":null,"b":true,"i":1,"l":2,"f":1,"d":2,"s":"","by":"","fx":"abcd","e":"RED","a":[],"m":{},"nulls":[],"empties":{}`
 	for _, c := range []struct{ in, want string }{
 		{`{` + base + `,"u":5}`, "u: "},
 		{`{` + base + `,"u":{"long":5}}`, `no branch "long"`},
@@ -134,31 +97,12 @@ func TestJSONErrors(t *testing.T) {
 }
 
 func TestBinaryErrors(t *testing.T) {
-	for _, c := range []struct {
-		schema, hex string
-		class       error
-		want        string
-	}{
-		{`"int"`, "", ocf.ErrTruncated, "datum at byte 0"},
-		{`"int"`, "8080808010", ocf.ErrMalformed, "out of 32-bit range"},
-		{`"long"`, "ffffffffffffffffff7f", ocf.ErrMalformed, "overflows"},
-		{`"boolean"`, "02", ocf.ErrMalformed, "boolean byte"},
-		{`"string"`, "03", ocf.ErrMalformed, "negative length"},
-		{`"string"`, "0a41", ocf.ErrTruncated, "length 5 exceeds"},
-		{`{"type":"array","items":"long"}`, "feffffff0f", ocf.ErrTruncated, "items exceeds"},
-		{`{"type":"array","items":"null"}`, "feffffff0f", ocf.ErrLimit, "zero-size items"},
-		{`{"type":"array","items":"string"}`, "0600000a", ocf.ErrTruncated, "[2] at byte 3"},
-		{`{"type":"array","items":"int"}`, "040204", ocf.ErrTruncated, "datum at byte 3"},
-		{`{"type":"map","values":"int"}`, "020261", ocf.ErrTruncated, `["a"] at byte 3`},
-		{`["null","int"]`, "04", ocf.ErrMalformed, "branch 2 out of range"},
-		{`{"type":"enum","name":"E","symbols":["A"]}`, "02", ocf.ErrMalformed, "index 1 out of range"},
-		{`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, strings.Repeat("02", 2000), ocf.ErrLimit, "more than 1000 nested records"},
-	} {
-		s := mustParse(t, c.schema)
-		data, _ := hex.DecodeString(c.hex)
+	for _, c := range testutil.BadAvroDatums {
+		s := testutil.MustParseAvro(t, c.Schema)
+		data, _ := hex.DecodeString(c.Hex)
 		_, _, err := AppendJSON(nil, s, data)
-		if !errors.Is(err, c.class) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s %s: got %v, want %v with %q", c.schema, c.hex, err, c.class, c.want)
+		if !errors.Is(err, c.Class) || !strings.Contains(err.Error(), c.Want) {
+			t.Errorf("%s %s: got %v, want %v with %q", c.Schema, c.Hex, err, c.Class, c.Want)
 		}
 	}
 }
@@ -169,7 +113,7 @@ func TestBinaryErrors(t *testing.T) {
 // records alone, not the unions and arrays between them, as protoavro's
 // codecs count nesting.
 func TestDepthLimitBothWays(t *testing.T) {
-	s := mustParse(t, `{"type":"record","name":"R","fields":[{"name":"n","type":["int",{"type":"array","items":"R"}]}]}`)
+	s := testutil.MustParseAvro(t, `{"type":"record","name":"R","fields":[{"name":"n","type":["int",{"type":"array","items":"R"}]}]}`)
 	// n records: each but the last holds an array of the next (branch 1, a
 	// block of one item, then the end of the array after it); the last
 	// holds the int 1.
@@ -205,7 +149,7 @@ func TestDepthLimitBothWays(t *testing.T) {
 // both ways and one more value is refused both ways. AppendDatum returns the
 // count.
 func TestEmptyLimitBothWays(t *testing.T) {
-	s := mustParse(t, `{"type":"record","name":"R","fields":[
+	s := testutil.MustParseAvro(t, `{"type":"record","name":"R","fields":[
 		{"name":"list","type":{"type":"array","items":{"type":"record","name":"E","fields":[]}}},
 		{"name":"nulls","type":{"type":"array","items":"null"}},
 		{"name":"map","type":{"type":"map","values":"E"}},
@@ -235,7 +179,7 @@ func TestEmptyLimitBothWays(t *testing.T) {
 		{`{"type":"record","name":"E","fields":[]}`, `{}`},
 		{`{"type":"array","items":{"type":"record","name":"I","fields":[{"name":"x","type":"int"}]}}`, `[{"x":1},{"x":2}]`},
 	} {
-		if _, n, err := (Limits{}).Compile(mustParse(t, c.schema)).AppendDatum(nil, []byte(c.json)); err != nil || n != 0 {
+		if _, n, err := (Limits{}).Compile(testutil.MustParseAvro(t, c.schema)).AppendDatum(nil, []byte(c.json)); err != nil || n != 0 {
 			t.Errorf("%s %s: %d zero-size values, %v; want 0", c.schema, c.json, n, err)
 		}
 	}
@@ -251,7 +195,7 @@ func TestSharedEmptyRecords(t *testing.T) {
 	for i := 29; i >= 0; i-- {
 		schema = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"a","type":%s},{"name":"b","type":"R%d"},{"name":"c","type":"R%d"}]}`, i, schema, i+1, i+1)
 	}
-	s := mustParse(t, `{"type":"array","items":`+schema+`}`)
+	s := testutil.MustParseAvro(t, `{"type":"array","items":`+schema+`}`)
 	c := Limits{}.Compile(s)
 	// Two items; each holds 3^30 nested empty records, over the limit of
 	// zero-size values, so the datum is refused, at once.
@@ -276,7 +220,7 @@ func TestDefaultsExpansionBounded(t *testing.T) {
 	for i := depth - 1; i >= 0; i-- {
 		schema = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"x","type":"int","default":7},{"name":"a","type":%s,"default":{}},{"name":"b","type":"R%d","default":{}},{"name":"c","type":"R%d","default":{}}]}`, i, schema, i+1, i+1)
 	}
-	s := mustParse(t, schema)
+	s := testutil.MustParseAvro(t, schema)
 	// A default record R_k is itself and its x, and three default records
 	// R_k+1: v(depth) = 2, v(k) = 2 + 3 v(k+1). The value {} of R0 takes x
 	// and three default R1 from defaults.
@@ -296,7 +240,7 @@ func TestDefaultsExpansionBounded(t *testing.T) {
 		t.Errorf("AppendDatum one over the limit: %v, want ErrLimit", err)
 	}
 	// The default limit (2^20) holds 5 such values, not 6.
-	arr := mustParse(t, `{"type":"array","items":`+schema+`}`)
+	arr := testutil.MustParseAvro(t, `{"type":"array","items":`+schema+`}`)
 	if _, err := AppendBinary(nil, arr, []byte(`[{},{},{},{},{}]`)); err != nil {
 		t.Errorf("AppendBinary of 5: %v", err)
 	}
@@ -310,7 +254,7 @@ func TestDefaultsExpansionBounded(t *testing.T) {
 // JSON stops at Limits.MaxJSONSize.
 func TestJSONSizeBounded(t *testing.T) {
 	name := strings.Repeat("n", 1<<20)
-	s := mustParse(t, `{"type":"array","items":{"type":"record","name":"R","fields":[{"name":"`+name+`","type":"null"}]}}`)
+	s := testutil.MustParseAvro(t, `{"type":"array","items":{"type":"record","name":"R","fields":[{"name":"`+name+`","type":"null"}]}}`)
 	data := []byte{0xfe, 0xff, 0x7f, 0} // one block of 1,048,575 items: a TiB of JSON
 	_, _, err := Limits{MaxJSONSize: 8 << 20}.Compile(s).AppendJSON(nil, data)
 	if !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "JSON exceeds") {
@@ -324,7 +268,7 @@ func TestJSONSizeBounded(t *testing.T) {
 }
 
 func TestNegativeBlockCount(t *testing.T) {
-	s := mustParse(t, `{"type":"array","items":"int"}`)
+	s := testutil.MustParseAvro(t, `{"type":"array","items":"int"}`)
 	// A block of -2 items with its byte size (2), then the end.
 	got, n, err := AppendJSON(nil, s, []byte{0x03, 0x04, 0x02, 0x04, 0x00})
 	if err != nil || string(got) != "[1,2]" || n != 5 {
@@ -336,18 +280,7 @@ func TestNegativeBlockCount(t *testing.T) {
 // accepts must convert back to binary and decode to the same JSON, but for
 // the order of map entries.
 func FuzzAppendJSON(f *testing.F) {
-	s := mustParse(f, allTypes)
-	for _, text := range goodDatums {
-		bin, err := AppendBinary(nil, s, []byte(text))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(allTypes, bin)
-		f.Add(allTypes, bin[:len(bin)/2])
-	}
-	f.Add(`{"type":"array","items":"null"}`, []byte{0xfe, 0xff, 0xff, 0xff, 0x0f})
-	f.Add(`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`, bytes.Repeat([]byte{2}, 1100))
-	f.Add(`{"type":"map","values":{"type":"fixed","name":"F","size":0}}`, []byte{0x7f, 0, 0})
+	testutil.AddAvroSeeds(f, AppendBinary)
 	f.Add(`{"type":"array","items":["float","double"]}`, []byte{4, 0, 0, 0, 0, 0x80, 2, 0, 0, 0, 0, 0, 0, 0, 0x80, 0})
 	f.Add(`{"type":"map","values":["int","long","string","bytes"]}`, []byte{4, 2, 0xff, 6, 2, 0x61, 2, 0, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, schema string, data []byte) {
@@ -381,9 +314,9 @@ func FuzzAppendJSON(f *testing.F) {
 // accepts must decode (AppendJSON) in full, and encode again to the same
 // bytes.
 func FuzzAppendDatum(f *testing.F) {
-	for _, text := range goodDatums {
-		f.Add(allTypes, text)
-		f.Add(allTypes, text[:len(text)/2])
+	for _, text := range testutil.AllAvroTypesDatums {
+		f.Add(testutil.AllAvroTypes, text)
+		f.Add(testutil.AllAvroTypes, text[:len(text)/2])
 	}
 	f.Add(`{"type":"array","items":"null"}`, `[null,null,null]`)
 	f.Add(`{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"],"default":null}]}`, `{"next":{"R":{"next":{"R":{}}}}}`)
@@ -448,7 +381,7 @@ func TestNegativeZero(t *testing.T) {
 		{`"float"`, "00000000", "0"},
 		{`["null","double"]`, "020000000000000080", `{"double":-0.0}`},
 	} {
-		s := mustParse(t, c.schema)
+		s := testutil.MustParseAvro(t, c.schema)
 		bin, _ := hex.DecodeString(c.hex)
 		js, _, err := AppendJSON(nil, s, bin)
 		if err != nil || string(js) != c.json {
@@ -479,7 +412,7 @@ func TestUnionDefaultAnyBranch(t *testing.T) {
 		{"name":"f","type":{"type":"array","items":["null","double"]},"default":[null,1.5]},
 		{"name":"g","type":["int","null"],"default":4}
 	]}`
-	s := mustParse(t, reader)
+	s := testutil.MustParseAvro(t, reader)
 	got, err := AppendBinary(nil, s, []byte(`{}`))
 	if err != nil {
 		t.Fatalf("AppendBinary({}): %v", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -45,7 +46,7 @@ func TestNumberRange(t *testing.T) {
 		schema := `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":["null",` + c.schema + `]}}]}`
 		branch := strings.Trim(c.schema, `"`)
 		text := `{"a":[null,{"` + branch + `":` + c.value + `}]}`
-		_, err := AppendBinary(nil, mustParse(t, schema), []byte(text))
+		_, err := AppendBinary(nil, testutil.MustParseAvro(t, schema), []byte(text))
 		shown := c.value[:min(len(c.value), 30)]
 		if c.want == "" {
 			if err != nil {

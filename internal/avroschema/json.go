@@ -3,6 +3,7 @@ package avroschema
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -33,10 +34,7 @@ func (n *Node) appendJSON(buf *bytes.Buffer, ns string) {
 	case n.Type == Record:
 		n.appendNameDoc(buf, ns)
 		buf.WriteString(`,"type":"record","fields":[`)
-		for i := range n.Fields {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
+		writeList(buf, len(n.Fields), func(i int) {
 			f := &n.Fields[i]
 			buf.WriteString(`{"name":`)
 			writeString(buf, f.Name)
@@ -57,19 +55,14 @@ func (n *Node) appendJSON(buf *bytes.Buffer, ns string) {
 			}
 			appendProps(buf, f.Props)
 			buf.WriteByte('}')
-		}
+		})
 		buf.WriteByte(']')
 		appendProps(buf, n.Props)
 		buf.WriteByte('}')
 	case n.Type == Enum:
 		n.appendNameDoc(buf, ns)
 		buf.WriteString(`,"type":"enum","symbols":[`)
-		for i, s := range n.Symbols {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, s)
-		}
+		writeList(buf, len(n.Symbols), func(i int) { writeString(buf, n.Symbols[i]) })
 		buf.WriteByte(']')
 		if n.HasEnumDefault {
 			buf.WriteString(`,"default":`)
@@ -95,12 +88,7 @@ func (n *Node) appendJSON(buf *bytes.Buffer, ns string) {
 		buf.WriteByte('}')
 	case n.Type == Union:
 		buf.WriteByte('[')
-		for i, b := range n.Branches {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			b.appendJSON(buf, ns)
-		}
+		writeList(buf, len(n.Branches), func(i int) { n.Branches[i].appendJSON(buf, ns) })
 		buf.WriteByte(']')
 	}
 }
@@ -140,15 +128,13 @@ func appendAliases(buf *bytes.Buffer, aliases []string, ns string) {
 		return
 	}
 	buf.WriteString(`,"aliases":[`)
-	for i, a := range aliases {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
+	writeList(buf, len(aliases), func(i int) {
+		a := aliases[i]
 		if ns != "" && !strings.Contains(a, ".") {
 			a = "." + a
 		}
 		writeString(buf, a)
-	}
+	})
 	buf.WriteByte(']')
 }
 
@@ -172,6 +158,16 @@ func appendProps(buf *bytes.Buffer, props []Prop) {
 		writeString(buf, p.Key)
 		buf.WriteByte(':')
 		buf.Write(p.Value)
+	}
+}
+
+// writeList writes n items separated by commas, item i by item(i).
+func writeList(w io.ByteWriter, n int, item func(i int)) {
+	for i := range n {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		item(i)
 	}
 }
 
@@ -219,24 +215,16 @@ func (n *Node) appendCanonical(sb *strings.Builder, seen map[*Node]bool) {
 	case Record:
 		seen[n] = true
 		sb.WriteString(`{"name":` + strconv.Quote(n.Name) + `,"type":"record","fields":[`)
-		for i := range n.Fields {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
+		writeList(sb, len(n.Fields), func(i int) {
 			sb.WriteString(`{"name":` + strconv.Quote(n.Fields[i].Name) + `,"type":`)
 			n.Fields[i].Type.appendCanonical(sb, seen)
 			sb.WriteByte('}')
-		}
+		})
 		sb.WriteString("]}")
 	case Enum:
 		seen[n] = true
 		sb.WriteString(`{"name":` + strconv.Quote(n.Name) + `,"type":"enum","symbols":[`)
-		for i, s := range n.Symbols {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString(strconv.Quote(s))
-		}
+		writeList(sb, len(n.Symbols), func(i int) { sb.WriteString(strconv.Quote(n.Symbols[i])) })
 		sb.WriteString("]}")
 	case Fixed:
 		seen[n] = true
@@ -251,12 +239,7 @@ func (n *Node) appendCanonical(sb *strings.Builder, seen map[*Node]bool) {
 		sb.WriteByte('}')
 	case Union:
 		sb.WriteByte('[')
-		for i, b := range n.Branches {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			b.appendCanonical(sb, seen)
-		}
+		writeList(sb, len(n.Branches), func(i int) { n.Branches[i].appendCanonical(sb, seen) })
 		sb.WriteByte(']')
 	default:
 		sb.WriteString(`"` + n.Type.String() + `"`)

@@ -234,21 +234,15 @@ func scanNumber(b []byte) (text []byte, plainInt, ok bool) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = skipDigits(b, i)
 	default:
 		return nil, false, false
 	}
 	plainInt = true
 	if i < len(b) && b[i] == '.' {
 		plainInt = false
-		i++
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == s {
+		s := i + 1
+		if i = skipDigits(b, s); i == s {
 			return nil, false, false
 		}
 	}
@@ -259,14 +253,20 @@ func scanNumber(b []byte) (text []byte, plainInt, ok bool) {
 			i++
 		}
 		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == s {
+		if i = skipDigits(b, s); i == s {
 			return nil, false, false
 		}
 	}
 	return b[:i], plainInt, true
+}
+
+// skipDigits returns the index of the first byte of b from i on that is
+// not a decimal digit.
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // skipValue skips one JSON value, checking its syntax.
@@ -652,11 +652,18 @@ func parseUint(t []byte, bits int) (uint64, bool) {
 		n, err := strconv.ParseUint(string(t), 10, bits)
 		return n, err == nil
 	}
+	n := decimal(t) // 19 digits cannot overflow
+	return n, bits == 64 || n <= math.MaxUint32
+}
+
+// decimal returns the value of the decimal digits t, which it must not
+// overflow.
+func decimal(t []byte) uint64 {
 	var n uint64
 	for _, c := range t {
-		n = n*10 + uint64(c-'0') // 19 digits cannot overflow
+		n = n*10 + uint64(c-'0')
 	}
-	return n, bits == 64 || n <= math.MaxUint32
+	return n
 }
 
 // parseInt parses t, a plain integer, as strconv.ParseInt does with base
@@ -671,10 +678,7 @@ func parseInt(t []byte, bits int) (int64, bool) {
 		n, err := strconv.ParseInt(string(t), 10, bits)
 		return n, err == nil
 	}
-	var n int64
-	for _, c := range digits {
-		n = n*10 + int64(c-'0') // 18 digits cannot overflow
-	}
+	n := int64(decimal(digits)) // 18 digits cannot overflow
 	if neg {
 		n = -n
 	}
@@ -711,26 +715,19 @@ func (d *jsonDec) scalar(f *fieldPlan, buf []byte) ([]byte, bool, bool) {
 			return append(buf, 0), true, d.literal("false")
 		}
 		return buf, false, false
-	case classInt:
+	case classInt, classUint:
 		t, ok := d.intText()
 		if !ok {
 			return buf, false, false
 		}
-		n, ok := parseInt(t, int(f.bits))
-		if !ok {
-			return buf, false, false
+		if f.class == classInt {
+			if n, ok := parseInt(t, int(f.bits)); ok {
+				return appendInt(buf, &f.kindInfo, n), n == 0, true
+			}
+		} else if n, ok := parseUint(t, int(f.bits)); ok && t[0] != '-' {
+			return appendUint(buf, &f.kindInfo, n), n == 0, true
 		}
-		return appendInt(buf, &f.kindInfo, n), n == 0, true
-	case classUint:
-		t, ok := d.intText()
-		if !ok || t[0] == '-' {
-			return buf, false, false
-		}
-		n, ok := parseUint(t, int(f.bits))
-		if !ok {
-			return buf, false, false
-		}
-		return appendUint(buf, &f.kindInfo, n), n == 0, true
+		return buf, false, false
 	case classFloat:
 		v, ok := d.float(int(f.bits))
 		if !ok {

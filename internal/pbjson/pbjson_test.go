@@ -53,35 +53,37 @@ func wantJSON(md protoreflect.MessageDescriptor, wire []byte) (_ []byte, err err
 // It returns whether the fast path accepted.
 func checkWire(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, text []byte) bool {
 	t.Helper()
-	got, ok := appendKeepsDst(t, md, "AppendWire", p.AppendWire, text)
-	if !ok {
-		return false
+	got, want, ok := fastAndSlow(t, md, "AppendWire", p.AppendWire, wantWire, text, short)
+	if ok && !bytes.Equal(got, want) {
+		t.Fatalf("%s: AppendWire(%s)\n got %s\nwant %s", md.FullName(), short(text), shortHex(got), shortHex(want))
 	}
-	want, err := wantWire(md, text)
-	if err != nil {
-		t.Fatalf("%s: fast path accepts %s, protojson rejects it: %v", md.FullName(), short(text), err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s: AppendWire(%s)\n got %s\nwant %s", md.FullName(), short(text), short(fmt.Appendf(nil, "%x", got)), short(fmt.Appendf(nil, "%x", want)))
-	}
-	return true
+	return ok
 }
 
-// appendKeepsDst calls fast, AppendWire or AppendJSON (called name), on in
+// fastAndSlow calls fast, AppendWire or AppendJSON (called name), on in
 // with a dst that holds a prefix, and checks that it keeps dst: appends
-// after it when it accepts, leaves it unchanged when it declines. It
-// returns what fast appended and whether it accepted.
-func appendKeepsDst(t testing.TB, md protoreflect.MessageDescriptor, name string, fast func(dst, in []byte) ([]byte, bool), in []byte) ([]byte, bool) {
+// after it when it accepts, leaves it unchanged when it declines. When
+// fast accepts, so must slow, its slow path (wantWire or wantJSON); show
+// (short or shortHex) writes in for the messages. It returns what fast
+// appended, what slow made and whether fast accepted.
+func fastAndSlow(t testing.TB, md protoreflect.MessageDescriptor, name string, fast func(dst, in []byte) ([]byte, bool), slow func(protoreflect.MessageDescriptor, []byte) ([]byte, error), in []byte, show func([]byte) string) (got, want []byte, ok bool) {
 	t.Helper()
 	prefix := []byte("prefix[")
-	got, ok := fast(bytes.Clone(prefix), in)
+	got, ok = fast(bytes.Clone(prefix), in)
 	if !bytes.HasPrefix(got, prefix) {
 		t.Fatalf("%s: %s lost dst", md.FullName(), name)
 	}
-	if !ok && len(got) != len(prefix) {
-		t.Fatalf("%s: %s declined but changed dst", md.FullName(), name)
+	if !ok {
+		if len(got) != len(prefix) {
+			t.Fatalf("%s: %s declined but changed dst", md.FullName(), name)
+		}
+		return nil, nil, false
 	}
-	return got[len(prefix):], ok
+	want, err := slow(md, in)
+	if err != nil {
+		t.Fatalf("%s: %s accepts %s, its slow path rejects it: %v", md.FullName(), name, show(in), err)
+	}
+	return got[len(prefix):], want, true
 }
 
 // checkJSON checks AppendJSON on wire against protojson: when the fast
@@ -89,20 +91,16 @@ func appendKeepsDst(t testing.TB, md protoreflect.MessageDescriptor, name string
 // and the JSON means the same. It returns whether the fast path accepted.
 func checkJSON(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, wire []byte) bool {
 	t.Helper()
-	text, ok := appendKeepsDst(t, md, "AppendJSON", p.AppendJSON, wire)
+	text, want, ok := fastAndSlow(t, md, "AppendJSON", p.AppendJSON, wantJSON, wire, shortHex)
 	if !ok {
 		return false
-	}
-	want, err := wantJSON(md, wire)
-	if err != nil {
-		t.Fatalf("%s: fast path accepts %s, protobuf rejects it: %v", md.FullName(), short(fmt.Appendf(nil, "%x", wire)), err)
 	}
 	if bytes.ContainsAny(text, "\n\r") {
 		t.Fatalf("%s: JSON spans lines: %s", md.FullName(), text)
 	}
 	// protojson varies its whitespace: compare by meaning.
 	if g, w := testutil.JSONValue(t, text), testutil.JSONValue(t, want); !reflect.DeepEqual(g, w) {
-		t.Fatalf("%s: AppendJSON(%s)\n got %s\nwant %s", md.FullName(), short(fmt.Appendf(nil, "%x", wire)), short(text), short(want))
+		t.Fatalf("%s: AppendJSON(%s)\n got %s\nwant %s", md.FullName(), shortHex(wire), short(text), short(want))
 	}
 	// And protojson reads it back as the same message, as it reads back
 	// its own JSON of the message: the JSON form drops what JSON cannot
@@ -130,6 +128,11 @@ func short(b []byte) string {
 		return string(b)
 	}
 	return fmt.Sprintf("%s ...(%d bytes)... %s", b[:300], len(b)-600, b[len(b)-300:])
+}
+
+// shortHex returns b in hex as short does.
+func shortHex(b []byte) string {
+	return short(fmt.Appendf(nil, "%x", b))
 }
 
 // hasNaN reports whether m holds a NaN, which proto.Equal never equals.
@@ -286,20 +289,10 @@ var mapKeys = []string{`"1"`, `"+1"`, `"-0"`, `"01"`, `" 1"`, `"1e2"`, `"true"`,
 // each test type: the fast path may decline, but what it accepts,
 // protojson accepts with the same wire bytes.
 func FuzzAppendWire(f *testing.F) {
-	mds := testTypes(f)
-	for _, md := range mds {
-		for _, m := range testutil.Corpus(md, testutil.CorpusConfig{Edges: 1, Random: 2}, testutil.Nanos, "fuzz") {
-			text, _ := protojson.Marshal(m)
-			f.Add(uint8(indexOf(mds, md)), text)
-		}
-	}
+	mds, plans := fuzzTypes(f, 2, protojson.Marshal)
 	k := kitchen(f)
 	for _, text := range jsonCases(k)[:200] {
 		f.Add(uint8(indexOf(mds, k)), []byte(text))
-	}
-	plans := make([]*Plan, len(mds))
-	for i, md := range mds {
-		plans[i] = Compile(md, Options{})
 	}
 	f.Fuzz(func(t *testing.T, typ uint8, text []byte) {
 		i := int(typ) % len(mds)
@@ -310,13 +303,7 @@ func FuzzAppendWire(f *testing.F) {
 // FuzzAppendJSON checks AppendJSON against proto.Unmarshal and protojson on
 // any input, for each test type.
 func FuzzAppendJSON(f *testing.F) {
-	mds := testTypes(f)
-	for _, md := range mds {
-		for _, m := range testutil.Corpus(md, testutil.CorpusConfig{Edges: 1, Random: 1}, testutil.Nanos, "fuzz") {
-			wire, _ := deterministic.Marshal(m)
-			f.Add(uint8(indexOf(mds, md)), wire)
-		}
-	}
+	mds, plans := fuzzTypes(f, 1, deterministic.Marshal)
 	scalars := indexOf(mds, findType(f, mds, "protoavro.test.kitchen.Scalars"))
 	for _, wire := range wireForms {
 		f.Add(uint8(scalars), wire)
@@ -325,14 +312,27 @@ func FuzzAppendJSON(f *testing.F) {
 	for _, wire := range enumMapWires {
 		f.Add(uint8(enumMaps), wire)
 	}
-	plans := make([]*Plan, len(mds))
-	for i, md := range mds {
-		plans[i] = Compile(md, Options{})
-	}
 	f.Fuzz(func(t *testing.T, typ uint8, wire []byte) {
 		i := int(typ) % len(mds)
 		checkJSON(t, plans[i], mds[i], wire)
 	})
+}
+
+// fuzzTypes returns the test types and their plans, for a fuzz target of
+// (type, input) that picks the type by its index modulo their number. It
+// seeds f with a corpus of each type, edge values and random messages of
+// it, marshalled by marshal.
+func fuzzTypes(f *testing.F, random int, marshal func(proto.Message) ([]byte, error)) ([]protoreflect.MessageDescriptor, []*Plan) {
+	mds := testTypes(f)
+	plans := make([]*Plan, len(mds))
+	for i, md := range mds {
+		for _, m := range testutil.Corpus(md, testutil.CorpusConfig{Edges: 1, Random: random}, testutil.Nanos, "fuzz") {
+			in, _ := marshal(m)
+			f.Add(uint8(i), in)
+		}
+		plans[i] = Compile(md, Options{})
+	}
+	return mds, plans
 }
 
 // extraProtos hold test types that the generated test protos lack:

@@ -34,3 +34,19 @@ func JSONValue(t testing.TB, data []byte) any {
 	}
 	return v
 }
+
+// EachJSONObject calls fn with every object in v, a generic JSON value (as
+// DecodeJSON returns it), each before the objects it holds.
+func EachJSONObject(v any, fn func(map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		fn(x)
+		for _, e := range x {
+			EachJSONObject(e, fn)
+		}
+	case []any:
+		for _, e := range x {
+			EachJSONObject(e, fn)
+		}
+	}
+}

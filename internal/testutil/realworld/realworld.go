@@ -67,6 +67,17 @@ func (rt Type) Load(t testing.TB, root string) (protoreflect.MessageDescriptor, 
 	return md, ts
 }
 
+// Config is the configuration of the random messages under the default
+// options or, when engine, under the engine preset, which keeps
+// microseconds, as engines do: its messages have no finer Timestamps.
+func Config(engine bool) testutil.Config {
+	cfg := testutil.DefaultConfig
+	if engine {
+		cfg.Timestamps = testutil.Micros
+	}
+	return cfg
+}
+
 // RealWorldMessage returns random message i of md (a dynamicpb message) for
 // the seed key, made such that protojson writes and reads it as it is: each
 // google.protobuf.Any packs a message of anyType (random at the top, empty
