@@ -46,21 +46,8 @@ type Type struct {
 // such as every file a command line loaded.
 func (t Type) WithAnyTypes(files ...protoreflect.FileDescriptor) (Type, error) {
 	var set descriptorpb.FileDescriptorSet
-	seen := map[string]bool{}
-	var add func(f protoreflect.FileDescriptor)
-	add = func(f protoreflect.FileDescriptor) {
-		if seen[f.Path()] || f.IsPlaceholder() {
-			return
-		}
-		seen[f.Path()] = true
-		imports := f.Imports()
-		for i := range imports.Len() {
-			add(imports.Get(i).FileDescriptor)
-		}
+	for _, f := range protoload.WithImports(files...) {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
-	}
-	for _, f := range files {
-		add(f)
 	}
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&set)
 	if err != nil {
