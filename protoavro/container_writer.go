@@ -395,30 +395,9 @@ func minimalFiles(md protoreflect.MessageDescriptor) []*descriptorpb.FileDescrip
 			}
 		}
 	}
-	var out []*descriptorpb.FileDescriptorProto
-	done := map[string]bool{}
-	var emit func(f protoreflect.FileDescriptor)
-	emit = func(f protoreflect.FileDescriptor) {
-		if done[f.Path()] {
-			return
-		}
-		done[f.Path()] = true
-		fdp := protodesc.ToFileDescriptorProto(f)
-		fdp.SourceCodeInfo, fdp.Service, fdp.Extension = nil, nil, nil
-		fdp.PublicDependency, fdp.WeakDependency = nil, nil
-		fdp.MessageType = pruneMessages(fdp.MessageType, f.Messages(), reached, enclosing)
-		fdp.EnumType = pruneEnums(fdp.EnumType, f.Enums(), reached)
-		// The imports are the files that declare the types kept here.
-		var deps []string
-		imps := f.Imports()
-		for i := range imps.Len() {
-			if imp := imps.Get(i).FileDescriptor; files[imp.Path()] != nil && usesFile(f, imp, reached) {
-				emit(imp)
-				deps = append(deps, imp.Path())
-			}
-		}
-		fdp.Dependency = deps
-		out = append(out, fdp)
+	// A file imports the files that declare the types kept in it.
+	keeps := func(f, imp protoreflect.FileDescriptor) bool {
+		return files[imp.Path()] != nil && usesFile(f, imp, reached)
 	}
 	// Files in a stable order: the message's file last, after what it needs.
 	paths := make([]string, 0, len(files))
@@ -426,12 +405,30 @@ func minimalFiles(md protoreflect.MessageDescriptor) []*descriptorpb.FileDescrip
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
+	roots := make([]protoreflect.FileDescriptor, 0, len(paths))
 	for _, p := range paths {
 		if p != md.ParentFile().Path() {
-			emit(files[p])
+			roots = append(roots, files[p])
 		}
 	}
-	emit(md.ParentFile())
+	roots = append(roots, md.ParentFile())
+	var out []*descriptorpb.FileDescriptorProto
+	for _, f := range protofiles.Following(keeps, roots...) {
+		fdp := protodesc.ToFileDescriptorProto(f)
+		fdp.SourceCodeInfo, fdp.Service, fdp.Extension = nil, nil, nil
+		fdp.PublicDependency, fdp.WeakDependency = nil, nil
+		fdp.MessageType = pruneMessages(fdp.MessageType, f.Messages(), reached, enclosing)
+		fdp.EnumType = pruneEnums(fdp.EnumType, f.Enums(), reached)
+		var deps []string
+		imps := f.Imports()
+		for i := range imps.Len() {
+			if imp := imps.Get(i).FileDescriptor; keeps(f, imp) {
+				deps = append(deps, imp.Path())
+			}
+		}
+		fdp.Dependency = deps
+		out = append(out, fdp)
+	}
 	return out
 }
 

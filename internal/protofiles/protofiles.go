@@ -14,6 +14,15 @@ import (
 // in declaration order, roots in the order given. An import that is a
 // placeholder (an unresolved file) is listed like any other.
 func WithDeps(roots ...protoreflect.FileDescriptor) []protoreflect.FileDescriptor {
+	return Following(nil, roots...)
+}
+
+// Following is WithDeps over the imports that follow accepts: it returns
+// roots and the files they reach through imports that follow(importer,
+// imported) accepts (every import when follow is nil), transitively, each
+// once (by path), each after the imports followed from it, in the same
+// order as WithDeps.
+func Following(follow func(f, imp protoreflect.FileDescriptor) bool, roots ...protoreflect.FileDescriptor) []protoreflect.FileDescriptor {
 	var out []protoreflect.FileDescriptor
 	seen := map[string]bool{}
 	var add func(f protoreflect.FileDescriptor)
@@ -24,7 +33,9 @@ func WithDeps(roots ...protoreflect.FileDescriptor) []protoreflect.FileDescripto
 		seen[f.Path()] = true
 		imps := f.Imports()
 		for i := range imps.Len() {
-			add(imps.Get(i).FileDescriptor)
+			if imp := imps.Get(i).FileDescriptor; follow == nil || follow(f, imp) {
+				add(imp)
+			}
 		}
 		out = append(out, f)
 	}

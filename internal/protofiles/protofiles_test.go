@@ -83,3 +83,28 @@ func TestWithDeps(t *testing.T) {
 		t.Errorf("the protos do not build a registry: %v", err)
 	}
 }
+
+func TestFollowing(t *testing.T) {
+	fs := files(t, []string{"c.proto", "b.proto", "d.proto", "a.proto"}, map[string][]string{
+		"b.proto": {"c.proto"},
+		"a.proto": {"b.proto", "c.proto", "d.proto"},
+	})
+	// Only the imports of a.proto other than c.proto are followed: c.proto
+	// is reached through b.proto, and listed before it.
+	var asked []string
+	follow := func(f, imp protoreflect.FileDescriptor) bool {
+		asked = append(asked, f.Path()+">"+imp.Path())
+		return f.Path() != "a.proto" || imp.Path() != "c.proto"
+	}
+	if got, want := paths(Following(follow, fs["a.proto"])), []string{"c.proto", "b.proto", "d.proto", "a.proto"}; !slices.Equal(got, want) {
+		t.Errorf("Following(a) = %v, want %v", got, want)
+	}
+	if want := []string{"a.proto>b.proto", "b.proto>c.proto", "a.proto>c.proto", "a.proto>d.proto"}; !slices.Equal(asked, want) {
+		t.Errorf("follow asked of %v, want %v", asked, want)
+	}
+	// No import followed: the roots alone, in their order.
+	none := func(f, imp protoreflect.FileDescriptor) bool { return false }
+	if got, want := paths(Following(none, fs["a.proto"], fs["b.proto"])), []string{"a.proto", "b.proto"}; !slices.Equal(got, want) {
+		t.Errorf("Following(none, a, b) = %v, want %v", got, want)
+	}
+}
