@@ -82,6 +82,18 @@ func codecRatios(p string) []ratio {
 	}
 }
 
+// workerRatios are the ratios of the workers benchmarks of command cmd
+// ("encode" or "decode"): two workers against one, and against the
+// machine's ceiling, two processes of one worker each.
+func workerRatios(cmd string) []ratio {
+	p := "CLI/" + cmd + "/"
+	return []ratio{
+		ge(cmd+" speed-up", ns(p+"workers=1"), ns(p+"workers=2"), 1.7),
+		info("two "+cmd+" processes' speed-up (the machine's ceiling)", ns(p+"workers=1"), ns(p+"2-processes")),
+		info(cmd+" speed-up / the ceiling", ns(p+"2-processes"), ns(p+"workers=2")),
+	}
+}
+
 var sections = []section{
 	{
 		file:  "avro2147.txt",
@@ -147,14 +159,7 @@ var sections = []section{
 			"over one is the most two workers of one process can gain on this machine.",
 		benches: []string{"CLI/encode/workers=1", "CLI/encode/workers=2", "CLI/encode/2-processes", "CLI/decode/workers=1", "CLI/decode/workers=2", "CLI/decode/2-processes"},
 		metrics: []string{"ns/op", "cpu-ns/op", "maxrss-KB"},
-		ratios: []ratio{
-			ge("encode speed-up", ns("CLI/encode/workers=1"), ns("CLI/encode/workers=2"), 1.7),
-			info("two encode processes' speed-up (the machine's ceiling)", ns("CLI/encode/workers=1"), ns("CLI/encode/2-processes")),
-			info("encode speed-up / the ceiling", ns("CLI/encode/2-processes"), ns("CLI/encode/workers=2")),
-			ge("decode speed-up", ns("CLI/decode/workers=1"), ns("CLI/decode/workers=2"), 1.7),
-			info("two decode processes' speed-up (the machine's ceiling)", ns("CLI/decode/workers=1"), ns("CLI/decode/2-processes")),
-			info("decode speed-up / the ceiling", ns("CLI/decode/2-processes"), ns("CLI/decode/workers=2")),
-		},
+		ratios:  append(workerRatios("encode"), workerRatios("decode")...),
 	},
 	{
 		file:  "bridge.txt",
