@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,16 +28,10 @@ func writeHostileSet(t *testing.T, dir string, fdp *descriptorpb.FileDescriptorP
 func TestSchemaLimitsCommands(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	mesh := filepath.Join(dir, "mesh.proto")
-	if err := os.WriteFile(mesh, []byte(testutil.HostileProto(testutil.Mesh, 1_000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, dir, map[string]string{"mesh.proto": testutil.HostileProto(testutil.Mesh, 1_000), "empty.jsonl": ""})
 	chain := writeHostileSet(t, dir, testutil.HostileFile(testutil.Chain, 20_000))
 	const limitPath = "records nested more than 63 deep (Limits.MaxDepth), at hostile.M0 > hostile.M1 > hostile.M2 > (58 more) > hostile.M61 > hostile.M62 > hostile.M63"
 	empty := filepath.Join(dir, "empty.jsonl")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, args := range [][]string{
 		{"schema", "-m", "hostile.M0", "-I", dir, "mesh.proto"},
 		{"schema", "-m", "hostile.M0", "--descriptor-set", chain},
@@ -66,10 +59,8 @@ func TestSchemaLimitsContainerHeader(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	set := writeHostileSet(t, dir, testutil.HostileFile(testutil.Star, 12_000))
+	writeFiles(t, dir, map[string]string{"empty.jsonl": ""})
 	empty := filepath.Join(dir, "empty.jsonl")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	avro := filepath.Join(dir, "wide.avro")
 	r := runIO(t, nil, "encode", "-m", "hostile.M0", "--descriptor-set", set, "--schema-limits", "types=20000", "--in", empty, "--out", avro)
 	if r.code != 0 {

@@ -28,10 +28,8 @@ import (
 func TestSchemaSIGTERM(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"ring.proto": testutil.HostileProto(testutil.Ring, 20_000)})
 	proto := filepath.Join(dir, "ring.proto")
-	if err := os.WriteFile(proto, []byte(testutil.HostileProto(testutil.Ring, 20_000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	set := writeHostileSet(t, dir, testutil.HostileFile(testutil.Ring, 20_000))
 	raised := []string{"--schema-limits", "depth=1000000,types=1000000,fields=10000000"}
 	for name, in := range map[string]struct {
