@@ -722,24 +722,14 @@ func (e *markedError) Is(target error) bool { return target == errMarked }
 // converts them on its workers.
 func (e *encoder) encodeDelimited(r io.Reader) error {
 	dr := records.NewDelimited(r)
-	done := e.std.ctx.Done()
-	for {
-		if err := interrupted(done); err != nil {
-			return err
-		}
+	return e.feed(func() (bool, error) {
 		rec, off, err := dr.Next()
 		e.bytesIn = e.inBase + dr.Offset()
-		if err == io.EOF {
-			return nil
-		}
 		if err != nil {
-			return err
+			return err == io.EOF, err
 		}
-		if err := e.write(rec, off); err != nil {
-			return err
-		}
-		e.prog.update(e.given, e.bytesIn)
-	}
+		return false, e.write(rec, off)
+	})
 }
 
 // encodeJSONL feeds JSON lines to the writer, whose workers convert them
@@ -747,26 +737,38 @@ func (e *encoder) encodeDelimited(r io.Reader) error {
 // records, in input order.
 func (e *encoder) encodeJSONL(r io.Reader) error {
 	lr := records.NewLines(r)
+	return e.feed(func() (bool, error) {
+		raw, off, line, err := lr.Next()
+		e.bytesIn = e.inBase + lr.Offset()
+		if err != nil && err != io.EOF && e.cw != nil {
+			// A bad record before the line is reported first.
+			if ferr := e.cw.Flush(); ferr != nil {
+				return false, e.recordError(ferr)
+			}
+		}
+		if err != nil {
+			return err == io.EOF, err
+		}
+		return false, e.writeInput(raw, off, line)
+	})
+}
+
+// feed runs next once per record of an input until the input ends: next
+// reads a record, sets e.bytesIn to the input's offset after it and hands
+// the record to the writer, or returns end (and io.EOF) at the end of the
+// input. Before each record feed looks at the interrupt, after each it
+// updates the progress.
+func (e *encoder) feed(next func() (end bool, err error)) error {
 	done := e.std.ctx.Done()
 	for {
 		if err := interrupted(done); err != nil {
 			return err
 		}
-		raw, off, line, err := lr.Next()
-		e.bytesIn = e.inBase + lr.Offset()
-		if err == io.EOF {
+		end, err := next()
+		if end {
 			return nil
 		}
 		if err != nil {
-			// A bad record before the line is reported first.
-			if e.cw != nil {
-				if ferr := e.cw.Flush(); ferr != nil {
-					return e.recordError(ferr)
-				}
-			}
-			return err
-		}
-		if err := e.writeInput(raw, off, line); err != nil {
 			return err
 		}
 		e.prog.update(e.given, e.bytesIn)
