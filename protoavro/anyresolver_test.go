@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // TestAnyResolver: with DynamicAsJSON, Any values of a type that only the
@@ -59,24 +60,15 @@ func TestAnyResolver(t *testing.T) {
 		"oneof":    {Choice: &kitchenpb.WellKnown_OneofAny{OneofAny: anyOf()}},
 	}
 	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
-	c, err := Options{DynamicAsJSON: true, AnyResolver: types}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	global, err := Options{DynamicAsJSON: true}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{DynamicAsJSON: true, AnyResolver: types}, md)
+	global := mustCodecFor(t, Options{DynamicAsJSON: true}, md)
 	for name, m := range shapes {
 		datum, err := c.Marshal(m)
 		if err != nil {
 			t.Fatalf("%s: Marshal: %v", name, err)
 		}
 		dyn := dynamicpb.NewMessage(md)
-		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		wire := testutil.Wire(t, m)
 		if err := proto.Unmarshal(wire, dyn); err != nil {
 			t.Fatal(err)
 		}

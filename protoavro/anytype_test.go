@@ -66,10 +66,7 @@ func TestUnknownAnyType(t *testing.T) {
 	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
 
 	for rname, r := range map[string]AnyResolver{"dynamicpb.Types": dynTypes, "protoregistry.Types": regTypes} {
-		c, err := Options{DynamicAsJSON: true, AnyResolver: r}.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCodecFor(t, Options{DynamicAsJSON: true, AnyResolver: r}, md)
 		// Known: written and read back.
 		known := &kitchenpb.WellKnown{Any: holder(nil)}
 		datum, err := c.Marshal(known)
@@ -104,18 +101,12 @@ func TestUnknownAnyType(t *testing.T) {
 	}
 
 	// Reading: a datum written with a resolver, read by a codec without it.
-	c, err := Options{DynamicAsJSON: true, AnyResolver: dynTypes}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{DynamicAsJSON: true, AnyResolver: dynTypes}, md)
 	datum, err := c.Marshal(&kitchenpb.WellKnown{Any: holder(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	global, err := Options{DynamicAsJSON: true}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	global := mustCodecFor(t, Options{DynamicAsJSON: true}, md)
 	err = global.Unmarshal(datum, &kitchenpb.WellKnown{})
 	var de *DataError
 	if !errors.Is(err, ErrUnknownAnyType) || !errors.As(err, &de) || de.Offset < 0 || !strings.Contains(err.Error(), "anytype.Holder") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -360,16 +361,6 @@ func TestAvroTooDeep(t *testing.T) {
 	wantDataError(t, err, ErrTooDeep, "Foo"+strings.Repeat(".foo", maxDepth+1), 20*(maxDepth+1))
 }
 
-// fooWire returns the protobuf encoding of m.
-func fooWire(t testing.TB, m proto.Message) []byte {
-	t.Helper()
-	b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestBadWireInput(t *testing.T) {
 	foo := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	kitchen := mustCodec(t, Options{}, &kitchenpb.KitchenSink{})
@@ -384,7 +375,7 @@ func TestBadWireInput(t *testing.T) {
 	}
 	int32Field := tag(nil, 1, protowire.VarintType)
 	int32Field = protowire.AppendVarint(int32Field, 7)
-	elem1 := fooWire(t, &avro2147pb.Foo{Int32: proto.Int32(1)})
+	elem1 := testutil.Wire(t, &avro2147pb.Foo{Int32: proto.Int32(1)})
 	elem2 := tag(append([]byte(nil), int32Field...), 14, protowire.BytesType)
 	elem2 = protowire.AppendBytes(elem2, []byte("a\xffb"))
 	fooArray := tag(append([]byte(nil), int32Field...), 20, protowire.BytesType)
@@ -428,7 +419,7 @@ func TestUnknownEnumNamesFieldAndNumber(t *testing.T) {
 	m := &kitchenpb.KitchenSink{Scalars: &kitchenpb.Scalars{EnumField: 77}}
 	// Marshal's input is a message, not bytes: the error names the field,
 	// and no offset, on the struct path and on the dynamic one alike.
-	wire := fooWire(t, m)
+	wire := testutil.Wire(t, m)
 	dyn := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
 	if err := proto.Unmarshal(wire, dyn); err != nil {
 		t.Fatal(err)
@@ -460,7 +451,7 @@ func TestUnknownEnumNamesFieldAndNumber(t *testing.T) {
 // A cut between top-level fields leaves a valid message (or one without its
 // required int32); any other cut is ErrTruncated.
 func TestTruncatedWire(t *testing.T) {
-	wire := fooWire(t, sampleFoo())
+	wire := testutil.Wire(t, sampleFoo())
 	boundaries := map[int]bool{0: true}
 	for b := wire; len(b) > 0; {
 		_, _, n := protowire.ConsumeField(b)
@@ -501,7 +492,7 @@ func TestWireTooDeep(t *testing.T) {
 		for range n {
 			m = &avro2147pb.Foo{Int32: proto.Int32(1), Foo: m}
 		}
-		return fooWire(t, m)
+		return testutil.Wire(t, m)
 	}
 	if _, err := c.TranscodeToAvro(nil, deep(maxDepth)); err != nil {
 		t.Fatalf("%d levels: %v", maxDepth, err)

@@ -198,10 +198,7 @@ func TestEmptyItemsBoundedPerDatum(t *testing.T) {
 // a removed field is skipped.
 func TestSkipLargeArray(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; message M { int32 a = 1; }`, "p.M")
-	c, err := Options{}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{}, md)
 	w, err := ParseSchema([]byte(`{"type": "record", "name": "p.M", "fields": [
 		{"name": "removed", "type": {"type": "array", "items": "int"}},
 		{"name": "a", "type": "int"}]}`))

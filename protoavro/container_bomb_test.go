@@ -47,10 +47,7 @@ func peakHeap(f func()) uint64 {
 // 256 MiB of heap, and reads every record.
 func TestDeflateBombBlocks(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package bomb; message B { bytes b = 1; }`, "bomb.B")
-	s, err := Options{}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSchema(t, Options{}, md)
 	const records, size = 4096, 16<<10 - 8
 	rec := appendAvroBytes(nil, make([]byte, size))
 	data := bytes.Repeat(rec, records)

@@ -29,15 +29,7 @@ func TestContainerHeader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		cw, err := NewContainerWriter(&buf, md, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		or, err := ocf.NewReader(&buf, ocf.ReaderOptions{})
+		or, err := ocf.NewReader(bytes.NewReader(writeContainer(t, md, opts)), ocf.ReaderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,20 +46,8 @@ func TestContainerHeader(t *testing.T) {
 	// A file started with the header holds the blocks of a writer's file.
 	amd := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
 	opts := ContainerOptions{Compression: CompressionSnappy, BlockSize: 1 << 10}
-	var src bytes.Buffer
-	cw, err := NewContainerWriter(&src, amd, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	msgs := sampleFoos(50)
-	for _, m := range msgs {
-		if err := cw.Write(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	src := containerBytes(t, opts.Compression, opts.BlockSize, msgs)
 	h, err := ContainerHeader(amd, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +57,7 @@ func TestContainerHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	or, err := ocf.NewReader(&src, ocf.ReaderOptions{})
+	or, err := ocf.NewReader(bytes.NewReader(src), ocf.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,19 +37,11 @@ func TestContainerWriteInput(t *testing.T) {
 	}
 	sync := ContainerOptions{BlockSize: 2 << 10, Workers: 3, Compression: CompressionDeflate, Input: input}
 	write := func(opts ContainerOptions, add func(cw *ContainerWriter, i int) error) ([]byte, *ContainerWriter, error) {
-		var buf bytes.Buffer
-		cw, err := NewContainerWriter(&buf, md, opts)
+		file, cw, err := containerRecords(md, opts, len(lines), add)
 		if err != nil {
-			t.Fatal(err)
+			return nil, cw, err
 		}
-		for i := range lines {
-			if err := add(cw, i); err != nil {
-				cw.Close()
-				return nil, cw, err
-			}
-		}
-		err = cw.Close()
-		return noSync(buf.Bytes()), cw, err
+		return noSync(file), cw, nil
 	}
 	viaDatum, want, err := write(sync, func(cw *ContainerWriter, i int) error {
 		d, err := cw.Codec().Marshal(msgs[i])

@@ -14,6 +14,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -46,24 +47,14 @@ func TestContainerDescriptorModes(t *testing.T) {
 		src := kitchenMessage(t, md)
 		sizes := map[DescriptorMode]int{}
 		for _, mode := range []DescriptorMode{DescriptorsFull, DescriptorsStripped, DescriptorsMinimal, DescriptorsNone} {
-			var buf bytes.Buffer
-			w, err := NewContainerWriter(&buf, md, ContainerOptions{Descriptors: mode})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(src); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			sizes[mode] = buf.Len()
-			r, err := NewContainerReader(bytes.NewReader(buf.Bytes()), ReaderOptions{})
+			file := writeContainer(t, md, ContainerOptions{Descriptors: mode}, src)
+			sizes[mode] = len(file)
+			r, err := NewContainerReader(bytes.NewReader(file), ReaderOptions{})
 			if mode == DescriptorsNone {
 				if !errors.Is(err, ErrIncompatible) || r != nil {
 					t.Errorf("%s/none: reading without a type: %v", name, err)
 				}
-				if len(embeddedSet(t, buf.Bytes()).GetFile()) != 0 {
+				if len(embeddedSet(t, file).GetFile()) != 0 {
 					t.Errorf("%s/none: descriptors embedded", name)
 				}
 				continue
@@ -75,12 +66,10 @@ func TestContainerDescriptorModes(t *testing.T) {
 			if err := r.Read(got); err != nil {
 				t.Fatalf("%s/%s: %v", name, mode, err)
 			}
-			a, _ := proto.MarshalOptions{Deterministic: true}.Marshal(src)
-			b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(got)
-			if !bytes.Equal(a, b) {
+			if !bytes.Equal(testutil.Wire(t, src), testutil.Wire(t, got)) {
 				t.Errorf("%s/%s: read back another message", name, mode)
 			}
-			set := embeddedSet(t, buf.Bytes())
+			set := embeddedSet(t, file)
 			for _, f := range set.GetFile() {
 				// The standard imports come from the Go runtime, without source info.
 				if f.GetName() == "kitchen/kitchen.proto" && (f.SourceCodeInfo != nil) != (mode == DescriptorsFull) {
@@ -126,11 +115,7 @@ func kitchenMessage(t *testing.T, md protoreflect.MessageDescriptor) proto.Messa
 	}
 	m := dynamicpb.NewMessage(md)
 	if gen != nil {
-		wire, err := proto.Marshal(gen)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := proto.Unmarshal(wire, m); err != nil {
+		if err := proto.Unmarshal(testutil.Wire(t, gen), m); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // TestParallelReaderRoundTrip reads the same files with 1 to 4 workers:
@@ -82,10 +83,7 @@ func TestNextDelimited(t *testing.T) {
 	msgs := sampleFoos(1500)
 	var want []byte
 	for _, m := range msgs {
-		w, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := testutil.Wire(t, m)
 		want = protowire.AppendVarint(want, uint64(len(w)))
 		want = append(want, w...)
 	}

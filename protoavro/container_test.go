@@ -12,6 +12,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -148,20 +149,41 @@ func containerBytes(t testing.TB, comp Compression, blockSize int, msgs []*avro2
 // writeContainer writes msgs, of type md, into a container file.
 func writeContainer(t testing.TB, md protoreflect.MessageDescriptor, opts ContainerOptions, msgs ...proto.Message) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := NewContainerWriter(&buf, md, opts)
+	file, _ := writeRecords(t, md, opts, len(msgs), func(w *ContainerWriter, i int) error { return w.Write(msgs[i]) })
+	return file
+}
+
+// writeRecords writes n records into a container file of md, record i by
+// write(w, i), and closes w. It returns the file and w.
+func writeRecords(t testing.TB, md protoreflect.MessageDescriptor, opts ContainerOptions, n int, write func(w *ContainerWriter, i int) error) ([]byte, *ContainerWriter) {
+	t.Helper()
+	file, w, err := containerRecords(md, opts, n, write)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, m := range msgs {
-		if err := w.Write(m); err != nil {
-			t.Fatalf("record %d: %v", i, err)
+	return file, w
+}
+
+// containerRecords writes n records into a container file of md, record i
+// by write(w, i), and closes w. It returns the file and w, or the first
+// error of NewContainerWriter, write or Close; w is closed after an error
+// of write.
+func containerRecords(md protoreflect.MessageDescriptor, opts ContainerOptions, n int, write func(w *ContainerWriter, i int) error) ([]byte, *ContainerWriter, error) {
+	var buf bytes.Buffer
+	w, err := NewContainerWriter(&buf, md, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range n {
+		if err := write(w, i); err != nil {
+			w.Close()
+			return nil, w, fmt.Errorf("record %d: %w", i, err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		return nil, w, err
 	}
-	return buf.Bytes()
+	return buf.Bytes(), w, nil
 }
 
 func readAll(data []byte, opts ReaderOptions) (int, error) {
@@ -282,22 +304,12 @@ func TestContainerBadRecords(t *testing.T) {
 func TestContainerReadsOtherVersion(t *testing.T) {
 	v1 := compileMessage(t, `syntax = "proto3"; package ev; message P { string name = 1; int32 age = 2; string gone = 3; }`, "ev.P")
 	v2 := compileMessage(t, `syntax = "proto3"; package ev; message P { string name = 1; int64 age = 2; repeated string tags = 4; }`, "ev.P")
-	var buf bytes.Buffer
-	w, err := NewContainerWriter(&buf, v1, ContainerOptions{Options: Options{Cache: NewCache()}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := newDynamic(v1)
 	m.Set(v1.Fields().ByName("name"), protoreflect.ValueOfString("ada"))
 	m.Set(v1.Fields().ByName("age"), protoreflect.ValueOfInt32(36))
 	m.Set(v1.Fields().ByName("gone"), protoreflect.ValueOfString("x"))
-	if err := w.Write(m.Interface()); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewContainerReader(&buf, ReaderOptions{Message: newDynamic(v2).Type(), Options: Options{Cache: NewCache()}})
+	file := writeContainer(t, v1, ContainerOptions{Options: Options{Cache: NewCache()}}, m.Interface())
+	r, err := NewContainerReader(bytes.NewReader(file), ReaderOptions{Message: newDynamic(v2).Type(), Options: Options{Cache: NewCache()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,20 +414,8 @@ func TestContainerWriteBadMessage(t *testing.T) {
 // A block of WriteWire records that are all empty messages (no wire bytes).
 func TestContainerEmptyWireRecords(t *testing.T) {
 	md := (&kitchenpb.Scalars{}).ProtoReflect().Descriptor()
-	var buf bytes.Buffer
-	w, err := NewContainerWriter(&buf, md, ContainerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		if err := w.WriteWire(nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := readAll(buf.Bytes(), ReaderOptions{}); err != nil || n != 3 {
+	file, _ := writeRecords(t, md, ContainerOptions{}, 3, func(w *ContainerWriter, _ int) error { return w.WriteWire(nil) })
+	if n, err := readAll(file, ReaderOptions{}); err != nil || n != 3 {
 		t.Fatalf("read %d records: %v", n, err)
 	}
 }
@@ -428,18 +428,8 @@ func TestContainerTimestampUnits(t *testing.T) {
 	ts := &timestamppb.Timestamp{Seconds: 1700000000, Nanos: 123456789}
 	for _, wp := range []TimestampPrecision{TimestampMillis, TimestampMicros, TimestampNanos} {
 		for _, rp := range []TimestampPrecision{TimestampMillis, TimestampMicros, TimestampNanos} {
-			var buf bytes.Buffer
-			w, err := NewContainerWriter(&buf, md, ContainerOptions{Options: Options{Timestamps: wp}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(&kitchenpb.WellKnown{Timestamp: ts}); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := NewContainerReader(&buf, ReaderOptions{Message: (&kitchenpb.WellKnown{}).ProtoReflect().Type(), Options: Options{Timestamps: rp}})
+			file := writeContainer(t, md, ContainerOptions{Options: Options{Timestamps: wp}}, &kitchenpb.WellKnown{Timestamp: ts})
+			r, err := NewContainerReader(bytes.NewReader(file), ReaderOptions{Message: (&kitchenpb.WellKnown{}).ProtoReflect().Type(), Options: Options{Timestamps: rp}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -535,10 +525,7 @@ func TestContainerWriteDatum(t *testing.T) {
 	}
 	var datum []byte
 	for i, m := range foos {
-		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		wire := testutil.Wire(t, m)
 		switch i % 3 {
 		case 0:
 			err = w.WriteWire(wire)

@@ -20,10 +20,7 @@ import (
 // give the bytes of the wire path (proto.Marshal, then TranscodeToAvro), and
 // the direct reader must give back the message proto.Unmarshal gives.
 func TestDirectOneofEdges(t *testing.T) {
-	c, err := Options{Cache: NewCache()}.Codec((&commonpb.AnyValue{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{Cache: NewCache()}, &commonpb.AnyValue{})
 	if c.direct(&commonpb.AnyValue{}) == nil {
 		t.Fatal("AnyValue takes no direct plan")
 	}
@@ -99,10 +96,7 @@ func TestDirectOTLPBatch(t *testing.T) {
 	if err := proto.Unmarshal(wire, msg); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Options{Cache: NewCache()}.Codec(msg.ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{Cache: NewCache()}, msg)
 	if c.direct(msg) == nil {
 		t.Fatal("TracesData takes no direct plan")
 	}
@@ -139,31 +133,16 @@ func TestDirectOTLPBatch(t *testing.T) {
 // proto.Unmarshal of the same message (allocations counted, not timed).
 func TestDirectScalarBlock(t *testing.T) {
 	msg := testutil.AVRO2147Datum()
-	c, err := Options{Cache: NewCache()}.Codec(msg.ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := c.Marshal(msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := &avro2147pb.Foo{}
-	if err := c.Unmarshal(data, got); err != nil {
-		t.Fatal(err)
-	}
-	if !proto.Equal(got, msg) {
-		t.Fatalf("Unmarshal gives %v, want %v", got, msg)
-	}
+	c := mustCodec(t, Options{Cache: NewCache()}, msg)
+	data, back := mustRoundTrip(t, c, msg)
+	got := back.(*avro2147pb.Foo)
 	*got.Int64, *got.Bool, *got.Float = -1, false, 0.25
 	want := testutil.AVRO2147Datum()
 	want.Int64, want.Bool, want.Float = proto.Int64(-1), proto.Bool(false), proto.Float32(0.25)
 	if !proto.Equal(got, want) {
 		t.Fatalf("after writes through three field pointers: %v, want %v", got, want)
 	}
-	wire, err := proto.Marshal(msg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wire := testutil.Wire(t, msg)
 	ours := testing.AllocsPerRun(100, func() { _ = c.Unmarshal(data, &avro2147pb.Foo{}) })
 	theirs := testing.AllocsPerRun(100, func() { _ = proto.Unmarshal(wire, &avro2147pb.Foo{}) })
 	if ours > theirs {

@@ -48,11 +48,9 @@ func TestDynamicpbPanicRefused(t *testing.T) {
 		{"replaced oneof member as JSON", EngineReady(), lenField(lenField(nil, 72, badStruct), 73, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			codec, err := tc.opts.Codec(md)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err = codec.TranscodeToAvro(nil, tc.wire); !errors.Is(err, ErrMalformed) {
+			codec := mustCodecFor(t, tc.opts, md)
+			_, err := codec.TranscodeToAvro(nil, tc.wire)
+			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("TranscodeToAvro: %v, want ErrMalformed", err)
 			}
 			t.Log(err)

@@ -28,18 +28,12 @@ func TestEmptyItemsCountedAlike(t *testing.T) {
 	for _, m := range []proto.Message{&kitchenpb.WellKnown{}, &kitchenpb.KitchenSink{}, &legacypb.Legacy{}} {
 		md := m.ProtoReflect().Descriptor()
 		for _, o := range []Options{{}, {Profile: JavaProfile}} {
-			c, err := o.Codec(md)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustCodecFor(t, o, md)
 			key := testutil.SeedKey("empty items " + string(md.FullName()))
 			var seen int64
 			for i := range 100 {
 				msg := testutil.RandMessage(md, false, key, i, testutil.DefaultConfig)
-				wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				wire := testutil.Wire(t, msg)
 				st := &encState{in: wire, occ: []occ{{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1}}, policy: c.policy, limit: math.MaxInt}
 				datum, err := st.encodeMessage(nil, c.enc, 0)
 				if err != nil {
@@ -77,10 +71,7 @@ func TestEmptyItemsCountedAlike(t *testing.T) {
 // single datums, with ErrOutOfRange and where; one at the bound is written
 // and reads back.
 func TestDatumEmptyItemsBound(t *testing.T) {
-	c, err := Options{}.Codec((&kitchenpb.WellKnown{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{}, &kitchenpb.WellKnown{})
 	with := func(n int) *kitchenpb.WellKnown {
 		m := &kitchenpb.WellKnown{Empty: &emptypb.Empty{}, RepeatedEmpty: make([]*emptypb.Empty, n-1)}
 		for i := range m.RepeatedEmpty {
@@ -94,10 +85,7 @@ func TestDatumEmptyItemsBound(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Marshal at the bound: %v", err)
 	}
-	wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wire := testutil.Wire(t, m)
 	// The reader takes it, and gives the message back (its wire bytes).
 	back, err := c.TranscodeToProto(nil, datum)
 	if err != nil || !bytes.Equal(back, wire) {
@@ -144,10 +132,7 @@ func TestDatumEmptyItemsBound(t *testing.T) {
 // the bound is written and reads back, in the file and as a single datum.
 func TestWriteDatumEmptyItems(t *testing.T) {
 	md := hostileMsg(t, "H")
-	c, err := Options{}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{}, md)
 	// H: id, items (an array of Empty), name (20,000 bytes), attrs, e,
 	// nums, note: a block of this record alone holds 65,536 + 64 × 20,000
 	// zero-size items, more than a datum may.

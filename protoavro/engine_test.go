@@ -120,10 +120,7 @@ func TestEngineRoundTripRandom(t *testing.T) {
 		for _, md := range testutil.Messages() {
 			t.Run(v.name+"/"+string(md.FullName()), func(t *testing.T) {
 				t.Parallel()
-				c, err := v.opts.Codec(md)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := mustCodecFor(t, v.opts, md)
 				key := testutil.SeedKey(v.name + "/" + string(md.FullName()))
 				reuse := testutil.NewMessage(md, false)
 				n := rtCount(engineRoundTrips, engineRoundTrips/20)
@@ -150,10 +147,7 @@ const engineRoundTrips = 10000
 // only of the form ["null", T] and timestamps in microseconds.
 func TestEngineReadyFinite(t *testing.T) {
 	foo := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
-	ref, err := Options{}.Schema(foo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := mustSchema(t, Options{}, foo)
 	if !recursive(ref.root) {
 		t.Error("the default mapping of Foo is not recursive")
 	}

@@ -39,22 +39,9 @@ func TestResolveUnionBranchErrorText(t *testing.T) {
 // "protoavro:" once.
 func TestContainerRecordErrorText(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; message B { bool b = 1; }`, "p.B")
-	var file bytes.Buffer
-	w, err := NewContainerWriter(&file, md, ContainerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := dynamicpb.NewMessage(md)
 	m.Set(md.Fields().ByName("b"), protoreflect.ValueOfBool(true))
-	for range 10 {
-		if err := w.Write(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := file.Bytes()
+	data, _ := writeRecords(t, md, ContainerOptions{}, 10, func(w *ContainerWriter, _ int) error { return w.Write(m) })
 	// One block of ten 1-byte datums, then the 16-byte sync marker: record
 	// 5 gets a boolean byte of 7.
 	data[len(data)-16-10+5] = 7

@@ -145,10 +145,7 @@ func evolve(t *testing.T, writer, reader *Codec, w proto.Message) *dynamicpb.Mes
 func evolutionCodec(t testing.TB, o Options, md protoreflect.MessageDescriptor) *Codec {
 	t.Helper()
 	o.Cache = NewCache() // descriptors made at run time: keep them out of the package cache
-	c, err := o.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, o, md)
 	return c
 }
 

@@ -46,10 +46,7 @@ func TestGoldenSchemas(t *testing.T) {
 			path := filepath.Join("testdata", "golden", v.dir, string(md.FullName())+".avsc")
 			seen[path] = true
 			t.Run(v.dir+"/"+string(md.FullName()), func(t *testing.T) {
-				s, err := v.opts.Schema(md)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s := mustSchema(t, v.opts, md)
 				got, err := s.JSON()
 				if err != nil {
 					t.Fatal(err)
@@ -191,10 +188,7 @@ func TestDescriptorProtoDerives(t *testing.T) {
 // TestJavaProfileMatchesReference compares the Java profile's schema of Foo
 // with the output of Apache Avro Java's ProtobufData.
 func TestJavaProfileMatchesReference(t *testing.T) {
-	s, err := Options{Profile: JavaProfile}.Schema((&avro2147pb.Foo{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSchema(t, Options{Profile: JavaProfile}, (&avro2147pb.Foo{}).ProtoReflect().Descriptor())
 	ref := filepath.Join("..", "testdata", "reference", "avro2147")
 	canon, err := os.ReadFile(filepath.Join(ref, "java_schema.canonical.json"))
 	if err != nil {
@@ -255,10 +249,7 @@ func hex16(v uint64) string {
 // comments become doc on records, enums and fields.
 func TestDocsFromSourceInfo(t *testing.T) {
 	md := compiledKitchen(t).Messages().ByName("KitchenSink")
-	s, err := Options{Cache: NewCache()}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSchema(t, Options{Cache: NewCache()}, md)
 	if s.root.Doc == "" {
 		t.Error("record has no doc")
 	}
@@ -271,18 +262,12 @@ func TestDocsFromSourceInfo(t *testing.T) {
 	if withDoc == 0 {
 		t.Error("no field has a doc")
 	}
-	js, err := Options{Profile: JavaProfile, Cache: NewCache()}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := mustSchema(t, Options{Profile: JavaProfile, Cache: NewCache()}, md)
 	if js.root.Doc != "" {
 		t.Error("the Java profile emits docs; ProtobufData does not")
 	}
 	// Docs do not change the canonical form.
-	g, err := Options{}.Schema((&kitchenpb.KitchenSink{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustSchema(t, Options{}, (&kitchenpb.KitchenSink{}).ProtoReflect().Descriptor())
 	if g.Canonical() != s.Canonical() {
 		t.Error("source info changed the canonical form")
 	}

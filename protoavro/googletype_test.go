@@ -95,10 +95,7 @@ func fieldSchema(t *testing.T, s *Schema, name string) string {
 
 func TestGoogleTypesSchema(t *testing.T) {
 	md := calendarFile(t).Messages().ByName("Calendar")
-	s, err := EngineReady().Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSchema(t, EngineReady(), md)
 	for field, want := range map[string]string{
 		"date":   `["null",{"type":"int","logicalType":"date"}]`,
 		"time":   `["null",{"type":"long","logicalType":"time-micros"}]`,
@@ -116,10 +113,7 @@ func TestGoogleTypesSchema(t *testing.T) {
 		}
 	}
 	// Without the option, they are records, as any message.
-	d, err := Options{}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := mustSchema(t, Options{}, md)
 	if got := fieldSchema(t, d, "date"); !strings.Contains(got, `"name":"year"`) {
 		t.Errorf("default profile: date is %s, want the record", got)
 	}
@@ -139,10 +133,7 @@ func TestGoogleTypesRoundTrip(t *testing.T) {
 		`{"nothing":{},"nothings":[{},{}]}`,
 	}
 	for _, o := range []Options{EngineReady(), {GoogleTypes: true}, {GoogleTypes: true, EmptyPlaceholder: true}, {}} {
-		c, err := o.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCodecFor(t, o, md)
 		for _, js := range msgs {
 			m := calendarMsg(t, md, js)
 			data, err := c.Marshal(m)
@@ -156,8 +147,7 @@ func TestGoogleTypesRoundTrip(t *testing.T) {
 			if !proto.Equal(m, got) {
 				t.Errorf("%v: %s read back as %v", o, js, got)
 			}
-			wire, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-			if data2, err := c.TranscodeToAvro(nil, wire); err != nil || !bytes.Equal(data, data2) {
+			if data2, err := c.TranscodeToAvro(nil, testutil.Wire(t, m)); err != nil || !bytes.Equal(data, data2) {
 				t.Errorf("%v: %s: TranscodeToAvro differs from Marshal (%v)", o, js, err)
 			}
 		}
@@ -168,10 +158,7 @@ func TestGoogleTypesRoundTrip(t *testing.T) {
 // microseconds since midnight.
 func TestGoogleTypesValues(t *testing.T) {
 	md := calendarFile(t).Messages().ByName("Calendar")
-	c, err := Options{GoogleTypes: true}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{GoogleTypes: true}, md)
 	for js, want := range map[string]int64{
 		`{"date":{"year":1970,"month":1,"day":2}}`:                  1,
 		`{"date":{"year":1969,"month":12,"day":31}}`:                -1,
@@ -199,10 +186,7 @@ func TestGoogleTypesValues(t *testing.T) {
 
 func TestGoogleTypesRefused(t *testing.T) {
 	md := calendarFile(t).Messages().ByName("Calendar")
-	c, err := EngineReady().Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, EngineReady(), md)
 	for js, path := range map[string]string{
 		`{"date":{"month":12,"day":25}}`:                  "Calendar.date",
 		`{"date":{"year":2024}}`:                          "Calendar.date",
@@ -250,19 +234,9 @@ func TestRoundedCounted(t *testing.T) {
 		o    Options
 		want int64
 	}{{EngineReady(), 3}, {Options{GoogleTypes: true}, 2}, {Options{Timestamps: TimestampMillis}, 2}, {Options{}, 0}} {
-		var buf bytes.Buffer
-		w, err := NewContainerWriter(&buf, md, ContainerOptions{Options: tc.o})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, js := range msgs {
-			if err := w.Write(calendarMsg(t, md, js)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		_, w := writeRecords(t, md, ContainerOptions{Options: tc.o}, len(msgs), func(w *ContainerWriter, i int) error {
+			return w.Write(calendarMsg(t, md, msgs[i]))
+		})
 		if got := w.Rounded(); got != tc.want {
 			t.Errorf("%v: Rounded() = %d, want %d", tc.o, got, tc.want)
 		}
@@ -280,10 +254,7 @@ func TestEngineReadyNoEmptyRecords(t *testing.T) {
 		mds = append(mds, md)
 	}
 	for _, md := range mds {
-		s, err := EngineReady().Schema(md)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustSchema(t, EngineReady(), md)
 		raw, _ := s.MarshalJSON()
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -311,17 +282,11 @@ func TestEngineReadyNoEmptyRecords(t *testing.T) {
 	}
 	empty := calendarFile(t).Messages().ByName("Nothing")
 	for _, o := range []Options{EngineReady(), {EmptyPlaceholder: true}} {
-		s, err := o.Schema(empty)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustSchema(t, o, empty)
 		if got := fieldSchema(t, s, emptyPlaceholderName); got != `["null","string"]` {
 			t.Errorf("%v: placeholder %s", o, got)
 		}
-		c, err := o.Codec(empty)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCodecFor(t, o, empty)
 		data, err := c.Marshal(dynamicpb.NewMessage(empty))
 		if err != nil || !bytes.Equal(data, []byte{0}) {
 			t.Fatalf("%v: %x, %v", o, data, err)
@@ -341,34 +306,14 @@ func TestJavaProfileStructNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := mustCodec(t, Options{Profile: JavaProfile}, st)
-	data, err := c.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := &structpb.Struct{}
-	if err := c.Unmarshal(data, got); err != nil {
-		t.Fatal(err)
-	}
-	if !proto.Equal(st, got) {
-		t.Errorf("got %v, want %v", got, st)
-	}
+	_, got := mustRoundTrip(t, mustCodec(t, Options{Profile: JavaProfile}, st), st)
 	if _, err := protojson.Marshal(got); err != nil {
 		t.Error(err)
 	}
 	// A Value alone, and through the transcoder.
 	v := structpb.NewNullValue()
-	cv := mustCodec(t, Options{Profile: JavaProfile}, v)
-	data, err = cv.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wire, err := cv.TranscodeToProto(nil, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gv := &structpb.Value{}
-	if err := proto.Unmarshal(wire, gv); err != nil || !proto.Equal(v, gv) {
+	gv, err := protoRoundTrip(mustCodec(t, Options{Profile: JavaProfile}, v), v)
+	if err != nil || !proto.Equal(v, gv) {
 		t.Errorf("got %v (%v), want %v", gv, err, v)
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 )
 
@@ -193,10 +194,7 @@ func readContainerWith(file []byte, md protoreflect.MessageDescriptor, workers i
 // hSchema is the writer schema of H with extra fields appended (JSON text
 // of Avro fields) and extra named types defined before H.
 func hSchema(t testing.TB, extraFields ...string) string {
-	c, err := Options{}.Codec(hostileMsg(t, "H"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{}, hostileMsg(t, "H"))
 	js, err := c.Schema().JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -409,15 +407,12 @@ func TestHostileSchemaSize(t *testing.T) {
 func TestHostileReversedFields(t *testing.T) {
 	const n = 100_000
 	md := wideMessage(t, n)
-	c, err := Options{}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{}, md)
 	text := reversedWideSchema(n)
 	// Parsing the header schema and resolving it, as a container reader
 	// does, within the budget.
 	var res *Resolver
-	err = budget(t, 256*mib, func() error {
+	err := budget(t, 256*mib, func() error {
 		w, err := ParseSchema(text)
 		if err != nil {
 			return err
@@ -549,11 +544,8 @@ func TestHostileZeroSizeWork(t *testing.T) {
 		{name: "2^40 records in 7 bytes", file: rawBlock(header, 1<<40, hDatum(1)), class: ErrMalformed, contains: "zero-size items"},
 	})
 	t.Run("per datum through a codec", func(t *testing.T) {
-		c, err := Options{}.Codec(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = budget(t, 64*mib, func() error { _, err := c.TranscodeToProto(nil, record(1<<20+1)); return err })
+		c := mustCodecFor(t, Options{}, h)
+		err := budget(t, 64*mib, func() error { _, err := c.TranscodeToProto(nil, record(1<<20+1)); return err })
 		wantClass(t, err, ErrMalformed, "per datum")
 	})
 }
@@ -650,10 +642,7 @@ func TestHostileBombs(t *testing.T) {
 func TestHostileCounts(t *testing.T) {
 	h := hostileMsg(t, "H")
 	header := rawHeader(schemaEntry(hSchema(t)))
-	c, err := Options{}.Codec(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{}, h)
 	datum := func(f func(b []byte) []byte) []byte { return f(appendLong(nil, 1)) }
 	for _, tc := range []struct {
 		name     string
@@ -715,7 +704,7 @@ func TestHostileTruncations(t *testing.T) {
 		t.Run(string(comp), func(t *testing.T) {
 			file := containerBytes(t, comp, 300, msgs)
 			// Block boundaries and their cumulative record counts.
-			bs := blockSpans(t, file)
+			bs := testutil.BlockSpans(t, file)
 			ends := map[int64]int{bs[0].Offset: 0}
 			total := 0
 			for _, b := range bs {
@@ -904,10 +893,7 @@ func TestHostileAvroOutput(t *testing.T) {
 	elems := func(n int) []byte { // n empty Doubles: 2 bytes of wire, 1600 of Avro each
 		return bytes.Repeat([]byte{0x0a, 0}, n)
 	}
-	c, err := Options{}.Codec(list)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{}, list)
 	huge := elems(200_000) // 400 KB of wire, 320 MB of Avro
 	dyn := dynamicpb.NewMessage(list)
 	if err := proto.Unmarshal(huge, dyn); err != nil {

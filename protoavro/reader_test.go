@@ -22,10 +22,7 @@ import (
 // struct reader must not take a dynamicpb struct for a generated one.
 func TestUnmarshalDynamicEmpty(t *testing.T) {
 	md := (&emptypb.Empty{}).ProtoReflect().Descriptor()
-	c, err := Options{Cache: NewCache()}.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, Options{Cache: NewCache()}, md)
 	m := dynamicpb.NewMessage(md)
 	if err := c.Unmarshal(nil, m); err != nil {
 		t.Fatal(err)
@@ -48,10 +45,7 @@ func TestUnmarshalDynamicEmpty(t *testing.T) {
 func TestMarshalTypedNil(t *testing.T) {
 	for _, m := range []proto.Message{(*kitchenpb.Scalars)(nil), (*timestamppb.Timestamp)(nil)} {
 		md := m.ProtoReflect().Descriptor()
-		c, err := Options{Cache: NewCache()}.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCodecFor(t, Options{Cache: NewCache()}, md)
 		got, err := c.Marshal(m)
 		if err != nil {
 			t.Fatalf("%s: Marshal(nil): %v", md.FullName(), err)
@@ -84,10 +78,7 @@ func TestMarshalTypedNil(t *testing.T) {
 // allocating the list it claims: lists grow as their elements are read.
 func TestUnmarshalListClaimsAllocateNothing(t *testing.T) {
 	const size = 64 << 20
-	c, err := Options{Cache: NewCache()}.Codec((&kitchenpb.Tree{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodec(t, Options{Cache: NewCache()}, &kitchenpb.Tree{})
 	for _, tc := range []struct {
 		name  string
 		datum []byte
@@ -108,16 +99,13 @@ func TestUnmarshalListClaimsAllocateNothing(t *testing.T) {
 		}
 	}
 	// The scalar lists: Repeateds.packed_double is the first field.
-	r, err := Options{Cache: NewCache()}.Codec((&kitchenpb.Repeateds{}).ProtoReflect().Descriptor())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustCodec(t, Options{Cache: NewCache()}, &kitchenpb.Repeateds{})
 	datum := append(appendLong(nil, size/8-2), make([]byte, size)...)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	datum[len(appendLong(nil, size/8-2))+8] = 0xff // garbage after item 0 does not matter: doubles are fixed
-	err = r.Unmarshal(datum[:len(datum)/2], &kitchenpb.Repeateds{})
+	err := r.Unmarshal(datum[:len(datum)/2], &kitchenpb.Repeateds{})
 	runtime.ReadMemStats(&after)
 	if err == nil {
 		t.Fatal("Unmarshal accepted a truncated list")
@@ -132,21 +120,9 @@ func TestUnmarshalListClaimsAllocateNothing(t *testing.T) {
 // block that ContainerReader accepts, so the reader reads the writer's file.
 func TestContainerManyEmptyRecords(t *testing.T) {
 	md := (&emptypb.Empty{}).ProtoReflect().Descriptor()
-	var b bytes.Buffer
-	w, err := NewContainerWriter(&b, md, ContainerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 70000
-	for range n {
-		if err := w.Write(&emptypb.Empty{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := readAll(b.Bytes(), ReaderOptions{})
+	file, w := writeRecords(t, md, ContainerOptions{}, n, func(w *ContainerWriter, _ int) error { return w.Write(&emptypb.Empty{}) })
+	got, err := readAll(file, ReaderOptions{})
 	if err != nil {
 		t.Fatalf("record %d: %v", got, err)
 	}

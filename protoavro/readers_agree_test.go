@@ -448,6 +448,15 @@ func sameDatum(at *agreeType, wire, js []byte) error {
 	return nil
 }
 
+// valueField returns the field whose values fd holds: the value field of a
+// map field, fd itself otherwise.
+func valueField(fd protoreflect.FieldDescriptor) protoreflect.FieldDescriptor {
+	if fd.IsMap() {
+		return fd.MapValue()
+	}
+	return fd
+}
+
 // sameValues compares a and b, the JSON values (testutil.DecodeJSON) of
 // the Avro value of schema n read from a datum (a) and from the datum that
 // the codec writes back from its reading (b). fd is the protobuf field of
@@ -469,10 +478,7 @@ func sameValues(n *avroschema.Node, md protoreflect.MessageDescriptor, fd protor
 	switch n.Type {
 	case avroschema.Record:
 		if fd != nil {
-			md = fd.Message()
-			if fd.IsMap() {
-				md = fd.MapValue().Message()
-			}
+			md = valueField(fd).Message()
 		}
 		if md == nil {
 			return fmt.Errorf("%s: record %s of no protobuf message", path, n.Name)
@@ -577,10 +583,7 @@ func sameValues(n *avroschema.Node, md protoreflect.MessageDescriptor, fd protor
 		}
 		var ed protoreflect.EnumDescriptor
 		if fd != nil {
-			ed = fd.Enum()
-			if fd.IsMap() {
-				ed = fd.MapValue().Enum()
-			}
+			ed = valueField(fd).Enum()
 		}
 		if ed == nil {
 			return fmt.Errorf("%s: enum %s of no protobuf enum", path, n.Name)

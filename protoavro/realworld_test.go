@@ -44,20 +44,12 @@ func TestRealWorldRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				var file bytes.Buffer
-				cw, err := NewContainerWriter(&file, md, ContainerOptions{Options: o})
-				if err != nil {
-					t.Fatal(err)
-				}
 				for i, m := range msgs {
 					datum, err := c.Marshal(m)
 					if err != nil {
 						t.Fatalf("%s: message %d: Marshal: %v", name, i, err)
 					}
-					wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-					if err != nil {
-						t.Fatal(err)
-					}
+					wire := testutil.Wire(t, m)
 					viaWire, err := c.TranscodeToAvro(nil, wire)
 					if err != nil || !bytes.Equal(viaWire, datum) {
 						t.Fatalf("%s: message %d: TranscodeToAvro: %v (same datum: %v)", name, i, err, bytes.Equal(viaWire, datum))
@@ -77,14 +69,9 @@ func TestRealWorldRoundTrip(t *testing.T) {
 					if err := proto.Unmarshal(wireBack, back); err != nil || !proto.Equal(back, m) {
 						t.Fatalf("%s: message %d: TranscodeToProto gives another message (%v)", name, i, err)
 					}
-					if err := cw.Write(m); err != nil {
-						t.Fatalf("%s: message %d: container Write: %v", name, i, err)
-					}
 				}
-				if err := cw.Close(); err != nil {
-					t.Fatal(err)
-				}
-				cr, err := NewContainerReader(&file, ReaderOptions{Message: dynamicpb.NewMessageType(md), Options: o})
+				file := writeContainer(t, md, ContainerOptions{Options: o}, msgs...)
+				cr, err := NewContainerReader(bytes.NewReader(file), ReaderOptions{Message: dynamicpb.NewMessageType(md), Options: o})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -36,10 +36,7 @@ func resolveDatumWith(t *testing.T, o Options, md protoreflect.MessageDescriptor
 // resolveText resolves the writer schema text against md's codec of o.
 func resolveText(t *testing.T, o Options, md protoreflect.MessageDescriptor, writer string) (*Resolver, error) {
 	t.Helper()
-	c, err := o.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, o, md)
 	ws, err := ParseSchema([]byte(writer))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -198,7 +199,7 @@ func TestResyncParallel(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			file := containerBytes(t, c.comp, 1024, msgs)
-			bs := blockSpans(t, file)
+			bs := testutil.BlockSpans(t, file)
 			if len(bs) < 6 {
 				t.Fatalf("%d blocks", len(bs))
 			}
@@ -342,30 +343,5 @@ func FuzzResyncParallel(f *testing.F) {
 	})
 }
 
-// span is a block of a container file: its framing as read, without its
-// data, and End, where its sync marker ends.
-type span struct {
-	ocf.Block
-	End int64
-}
-
-// blockSpans returns the blocks of a sound container file.
-func blockSpans(t testing.TB, file []byte) []span {
-	t.Helper()
-	or, err := ocf.NewReader(bytes.NewReader(file), ocf.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bs []span
-	for {
-		b, err := or.NextRaw()
-		if err == io.EOF {
-			return bs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Data = nil
-		bs = append(bs, span{Block: b, End: or.Offset()})
-	}
-}
+// span is a block of a container file as testutil.BlockSpans reads it.
+type span = testutil.BlockSpan

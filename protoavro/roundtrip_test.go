@@ -101,10 +101,7 @@ func TestRoundTripRandomDynamic(t *testing.T) {
 // runRoundTrips checks n random messages of type md.
 func runRoundTrips(t *testing.T, opts Options, variant string, md protoreflect.MessageDescriptor, dynamic bool, cfg testutil.Config, n int) {
 	t.Helper()
-	c, err := opts.Codec(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCodecFor(t, opts, md)
 	key := testutil.SeedKey(variant + "/" + string(md.FullName()))
 	reuse := testutil.NewMessage(md, dynamic) // Unmarshal resets it each time
 	for i := range n {
@@ -240,14 +237,8 @@ func TestMarshalDeterministic(t *testing.T) {
 		BoolToBool:     map[bool]bool{true: false, false: true},
 	}
 	for _, o := range []Options{{}, {MapKeys: MapAsEntryArray}, {Profile: JavaProfile}} {
-		c, err := o.Codec(m.ProtoReflect().Descriptor())
-		if err != nil {
-			t.Fatal(err)
-		}
-		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCodecFor(t, o, m.ProtoReflect().Descriptor())
+		wire := testutil.Wire(t, m)
 		want, err := c.TranscodeToAvro(nil, wire)
 		if err != nil {
 			t.Fatal(err)
@@ -376,23 +367,57 @@ func TestRoundTripTimestampTruncation(t *testing.T) {
 func TestRoundTripTimestampTruncationRandom(t *testing.T) {
 	cfg := testutil.DefaultConfig
 	cfg.Timestamps, cfg.SubMicros = testutil.Micros, true
-	for _, typ := range []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.WellKnown{}} {
+	checkAdjustedRoundTrips(t, adjustedRoundTrips{
+		seed: "submicros/", cfg: cfg, opts: Options{Timestamps: TimestampMicros},
+		types:  []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.WellKnown{}},
+		adjust: func(m protoreflect.Message) bool { return truncateTimestamps(m, 1000) },
+		what:   "a sub-microsecond Timestamp",
+	})
+}
+
+// adjustedRoundTrips are random messages that a codec reads back as
+// adjusted copies of themselves.
+type adjustedRoundTrips struct {
+	seed  string          // the SeedKey prefix, followed by the type's name
+	cfg   testutil.Config // of the random messages
+	opts  Options         // of the codec that writes and reads them
+	types []proto.Message
+	// adjust turns a copy of a message into what opts reads back and
+	// reports whether it changed it; what says, for the error when it
+	// changes none, what it adjusts.
+	adjust func(protoreflect.Message) bool
+	what   string
+	// each, if not nil, checks message i (adjusted: whether adjust changed
+	// it) before its round trip.
+	each func(typ proto.Message, i int, m proto.Message, adjusted bool)
+}
+
+// checkAdjustedRoundTrips round-trips rtCount(1000, 100) random messages of
+// each of a's types through a.opts' codec: each must read back as its
+// adjusted copy, and adjust must change at least one.
+func checkAdjustedRoundTrips(t *testing.T, a adjustedRoundTrips) {
+	t.Helper()
+	for _, typ := range a.types {
 		md := typ.ProtoReflect().Descriptor()
-		c := mustCodec(t, Options{Timestamps: TimestampMicros}, typ)
-		key := testutil.SeedKey("submicros/" + string(md.FullName()))
+		c := mustCodec(t, a.opts, typ)
+		key := testutil.SeedKey(a.seed + string(md.FullName()))
 		changed := 0
 		for i := range rtCount(1000, 100) {
-			m := testutil.RandMessage(md, false, key, i, cfg)
+			m := testutil.RandMessage(md, false, key, i, a.cfg)
 			want := testutil.CloneExact(m)
-			if truncateTimestamps(want.ProtoReflect(), 1000) {
+			adjusted := a.adjust(want.ProtoReflect())
+			if adjusted {
 				changed++
 			}
+			if a.each != nil {
+				a.each(typ, i, m, adjusted)
+			}
 			if err := roundTripsTo(c, m, want); err != nil {
-				t.Fatalf("message %d: %v", i, err)
+				t.Fatalf("%s message %d: %v", md.FullName(), i, err)
 			}
 		}
 		if changed == 0 {
-			t.Errorf("%s: no message had a sub-microsecond Timestamp", md.FullName())
+			t.Errorf("%s: no message had %s", md.FullName(), a.what)
 		}
 	}
 }
@@ -449,10 +474,7 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 		(&avro2147pb.Foo{}).ProtoReflect().Descriptor(),
 	} {
 		for _, dynamic := range []bool{false, true} {
-			c, err := Options{}.Codec(md)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustCodecFor(t, Options{}, md)
 			key := testutil.SeedKey("unknown/" + string(md.FullName()))
 			for i := range rtCount(300, 30) {
 				want := testutil.RandMessage(md, dynamic, key, i, testutil.DefaultConfig)
@@ -472,10 +494,7 @@ func TestRoundTripUnknownFieldsDropped(t *testing.T) {
 				if !bytes.Equal(data, wantData) {
 					t.Fatalf("message %d: unknown fields changed the Avro data", i)
 				}
-				wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-				if err != nil {
-					t.Fatal(err)
-				}
+				wire := testutil.Wire(t, m)
 				if tr, err := c.TranscodeToAvro(nil, wire); err != nil || !bytes.Equal(tr, wantData) {
 					t.Fatalf("message %d: TranscodeToAvro: %v", i, err)
 				}
@@ -542,11 +561,8 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 	}
 	for _, tc := range cases {
 		md := tc.m.ProtoReflect().Descriptor()
-		c, err := Options{}.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = c.Marshal(tc.m)
+		c := mustCodecFor(t, Options{}, md)
+		_, err := c.Marshal(tc.m)
 		wire, _ := proto.Marshal(tc.m)
 		_, terr := c.TranscodeToAvro(nil, wire)
 		for _, err := range []error{err, terr} {
@@ -558,10 +574,7 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 				t.Errorf("%v: error %q does not name the field %s", tc.m, err, tc.field)
 			}
 		}
-		dc, err := Options{UnknownEnums: UnknownEnumDefault}.Codec(md)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dc := mustCodecFor(t, Options{UnknownEnums: UnknownEnumDefault}, md)
 		data, err := dc.Marshal(tc.m)
 		if err != nil {
 			t.Fatalf("%v: UnknownEnumDefault: %v", tc.m, err)
@@ -583,7 +596,7 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 	if js := string(jc.Schema().root.JSON()); !strings.Contains(js, `"default":"LEVEL_HIGH"`) {
 		t.Fatalf("schema %s: the enum default is not LEVEL_HIGH", js)
 	}
-	viaWire, err := jc.TranscodeToAvro(nil, fooWire(t, unknown))
+	viaWire, err := jc.TranscodeToAvro(nil, testutil.Wire(t, unknown))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,36 +621,32 @@ func TestRoundTripUnknownEnums(t *testing.T) {
 	}
 
 	// Random messages with unknown numbers in their open enums.
+	// The default codec refuses them; UnknownEnumDefault reads them back
+	// with each unknown number replaced.
 	cfg := testutil.DefaultConfig
 	cfg.UnknownEnums = true
-	for _, typ := range []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.Repeateds{}, &kitchenpb.Maps{}, &kitchenpb.WellKnown{}} {
-		md := typ.ProtoReflect().Descriptor()
-		ec := mustCodec(t, Options{}, typ)
-		dc := mustCodec(t, Options{UnknownEnums: UnknownEnumDefault}, typ)
-		key := testutil.SeedKey("unknown-enums/" + string(md.FullName()))
-		withUnknown := 0
-		for i := range rtCount(1000, 100) {
-			m := testutil.RandMessage(md, false, key, i, cfg)
-			want := testutil.CloneExact(m)
-			has := replaceUnknownEnums(want.ProtoReflect())
-			_, err := ec.Marshal(m)
+	refusing := map[protoreflect.FullName]*Codec{}
+	checkAdjustedRoundTrips(t, adjustedRoundTrips{
+		seed: "unknown-enums/", cfg: cfg, opts: Options{UnknownEnums: UnknownEnumDefault},
+		types:  []proto.Message{&kitchenpb.KitchenSink{}, &kitchenpb.Repeateds{}, &kitchenpb.Maps{}, &kitchenpb.WellKnown{}},
+		adjust: replaceUnknownEnums,
+		what:   "an unknown enum number",
+		each: func(typ proto.Message, i int, m proto.Message, has bool) {
+			name := typ.ProtoReflect().Descriptor().FullName()
+			if refusing[name] == nil {
+				refusing[name] = mustCodec(t, Options{}, typ)
+			}
+			_, err := refusing[name].Marshal(m)
 			switch {
 			case has:
-				withUnknown++
 				if !errors.Is(err, ErrUnknownEnum) {
 					t.Fatalf("message %d: got %v, want ErrUnknownEnum", i, err)
 				}
 			case err != nil:
 				t.Fatalf("message %d: %v", i, err)
 			}
-			if err := roundTripsTo(dc, m, want); err != nil {
-				t.Fatalf("message %d: UnknownEnumDefault: %v", i, err)
-			}
-		}
-		if withUnknown == 0 {
-			t.Errorf("%s: no message had an unknown enum number", md.FullName())
-		}
-	}
+		},
+	})
 }
 
 // replaceUnknownEnums replaces every enum number of m that has no value by
@@ -774,10 +783,7 @@ func TestRoundTripJavaProfile(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				c, err := Options{Profile: JavaProfile}.Codec(md)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := mustCodecFor(t, Options{Profile: JavaProfile}, md)
 				key := testutil.SeedKey("java/" + name)
 				n := rtCount(1000, 100)
 				if dynamic {

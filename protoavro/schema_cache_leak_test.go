@@ -143,17 +143,11 @@ func TestCacheReleasesEmbeddedTypes(t *testing.T) {
 // (the same *Schema) across garbage collections.
 func TestCacheKeepsRegisteredTypes(t *testing.T) {
 	md := sampleFoo().ProtoReflect().Descriptor()
-	s1, err := Options{}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := mustSchema(t, Options{}, md)
 	p1 := fmt.Sprintf("%p", s1)
 	s1 = nil
 	heapAfterGC()
-	s2, err := Options{}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := mustSchema(t, Options{}, md)
 	if fmt.Sprintf("%p", s2) != p1 {
 		t.Fatal("the schema of a generated type was derived again after a GC")
 	}
@@ -163,15 +157,9 @@ func TestCacheKeepsRegisteredTypes(t *testing.T) {
 func TestCacheRuntimeTypeStaysWhileUsed(t *testing.T) {
 	md := distinctMessage(t, 100000)
 	c := NewCache()
-	s1, err := Options{Cache: c}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := mustSchema(t, Options{Cache: c}, md)
 	heapAfterGC()
-	s2, err := Options{Cache: c}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := mustSchema(t, Options{Cache: c}, md)
 	if s1 != s2 || c.Len() == 0 {
 		t.Fatalf("schema in use was dropped: %p %p, Len %d", s1, s2, c.Len())
 	}

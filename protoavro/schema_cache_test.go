@@ -158,14 +158,8 @@ func TestCacheConcurrent(t *testing.T) {
 func TestPrivateCacheIsIndependent(t *testing.T) {
 	md := (&descriptorpb.FileDescriptorProto{}).ProtoReflect().Descriptor()
 	c1, c2 := NewCache(), NewCache()
-	s1, err := Options{Cache: c1}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := Options{Cache: c2}.Schema(md)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := mustSchema(t, Options{Cache: c1}, md)
+	s2 := mustSchema(t, Options{Cache: c2}, md)
 	if s1 == s2 {
 		t.Error("two private caches share a schema object")
 	}

@@ -72,18 +72,12 @@ func TestTranscodeShuffled(t *testing.T) {
 		&editionspb.Open{}, &editionspb.Hybrid{}, &editionspb.Opaque{}} {
 		md := m.ProtoReflect().Descriptor()
 		for _, o := range []Options{{}, {Profile: JavaProfile}} {
-			c, err := o.Codec(md)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustCodecFor(t, o, md)
 			key := testutil.SeedKey("shuffle " + string(md.FullName()))
 			for i := range 300 {
 				msg := testutil.RandMessage(md, false, key, i, testutil.DefaultConfig)
 				what := fmt.Sprintf("%s %v #%d", md.FullName(), o.Profile, i)
-				wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				wire := testutil.Wire(t, msg)
 				shuffled := shuffleWire(r, md, wire)
 				back := m.ProtoReflect().New().Interface()
 				if err := proto.Unmarshal(shuffled, back); err != nil || !proto.Equal(back, msg) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -28,19 +29,7 @@ func damagedFiles(t *testing.T, dir string, codec ocf.Codec) map[string]string {
 		t.Fatal(err)
 	}
 	good := b.Bytes()
-	or, err := ocf.NewReader(bytes.NewReader(good), ocf.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var offs []int64
-	for {
-		bl, err := or.NextRaw()
-		if err != nil {
-			break
-		}
-		offs = append(offs, bl.Offset)
-	}
-	second := int(offs[1])
+	second := int(testutil.BlockSpans(t, good)[1].Offset)
 	files := map[string][]byte{
 		"good":      good,
 		"truncated": good[:second+4],
