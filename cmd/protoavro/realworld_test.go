@@ -21,6 +21,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/realworld"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
 // googleapis is the import root of the vendored googleapis files.
@@ -171,16 +172,11 @@ with open(sys.argv[1], "rb") as f:
 // those).
 func TestRealWorldCLI(t *testing.T) {
 	t.Parallel()
-	for _, rt := range realworld.Types {
-		t.Run(string(rt.Name), func(t *testing.T) {
-			t.Parallel()
-			md, types := rt.Load(t, "../..")
-			r := types.Resolver()
-			for _, preset := range [][]string{nil, {"--preset", "engine"}} {
-				realWorldCLI(t, rt, md, r, realworld.Config(preset != nil), preset)
-			}
-		})
-	}
+	realworld.Each(t, "../..", func(t *testing.T, rt realworld.Type, md protoreflect.MessageDescriptor, types *protoload.Types) {
+		for _, preset := range [][]string{nil, {"--preset", "engine"}} {
+			realWorldCLI(t, rt, md, types.Resolver(), realworld.Config(preset != nil), preset)
+		}
+	})
 }
 
 // realWorldCLI is one preset of TestRealWorldCLI.

@@ -67,6 +67,19 @@ func (rt Type) Load(t testing.TB, root string) (protoreflect.MessageDescriptor, 
 	return md, ts
 }
 
+// Each runs f for every type of the corpus, loaded from under root (the
+// repository's root), each in a parallel subtest of t named after the type.
+func Each(t *testing.T, root string, f func(t *testing.T, rt Type, md protoreflect.MessageDescriptor, types *protoload.Types)) {
+	t.Helper()
+	for _, rt := range Types {
+		t.Run(string(rt.Name), func(t *testing.T) {
+			t.Parallel()
+			md, types := rt.Load(t, root)
+			f(t, rt, md, types)
+		})
+	}
+}
+
 // Config is the configuration of the random messages under the default
 // options or, when engine, under the engine preset, which keeps
 // microseconds, as engines do: its messages have no finer Timestamps.
