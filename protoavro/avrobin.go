@@ -134,11 +134,32 @@ func (r *avroReader) bytes() ([]byte, error) {
 	return b, fromBin(err)
 }
 
-// blockCount reads the header of an array or map block
-// (avrobin.Reader.BlockCount).
-func (r *avroReader) blockCount(minItemSize int) (int64, error) {
-	n, err := r.BlockCount(minItemSize)
-	return n, fromBin(err)
+// blocks reads the blocks of an array or map, whose items take minItemSize
+// bytes at least, calling block with the count of each, up to the block of
+// count 0 that ends them. The headers are read by avrobin.Reader.BlockCount.
+func (r *avroReader) blocks(minItemSize int, block func(n int64) error) error {
+	for {
+		n, err := r.BlockCount(minItemSize)
+		if err != nil || n == 0 {
+			return fromBin(err)
+		}
+		if err := block(n); err != nil {
+			return err
+		}
+	}
+}
+
+// present reads the index of a ["null", T] union: true for T (1), false
+// for null (0). The index in one byte, as writers write it, is read here,
+// so that it costs one call from the readers, not two.
+func (r *avroReader) present() (bool, error) {
+	if p := r.Pos; p < len(r.Buf) && r.Buf[p]|2 == 2 { // 0 or 2
+		r.Pos++
+		return r.Buf[p] == 2, nil
+	}
+	// The index in a varint of more bytes than it needs, or bad.
+	i, err := r.index(2, unionIndexError)
+	return i == 1, err
 }
 
 // countEmpty counts n zero-size items (read at offset off) against the

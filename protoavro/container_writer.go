@@ -508,6 +508,19 @@ func (cw *ContainerWriter) enter() error {
 // leave ends a method call begun by enter.
 func (cw *ContainerWriter) leave() { cw.guard.leave() }
 
+// enterAdd starts a method call that adds records after those given so
+// far: enter, then settled. A call that succeeds must be ended with leave.
+func (cw *ContainerWriter) enterAdd() error {
+	if err := cw.enter(); err != nil {
+		return err
+	}
+	if err := cw.settled(); err != nil {
+		cw.leave()
+		return err
+	}
+	return nil
+}
+
 // callGuard refuses a method call while another runs, for the writers
 // and readers that are used from one goroutine at a time.
 type callGuard struct{ busy atomic.Bool }
@@ -526,16 +539,10 @@ func (g *callGuard) leave() { g.busy.Store(false) }
 // Write converts m and adds it to the current block. A nil message is an
 // error.
 func (cw *ContainerWriter) Write(m proto.Message) error {
-	if err := cw.enter(); err != nil {
+	if err := cw.enterAdd(); err != nil {
 		return err
 	}
 	defer cw.leave()
-	if err := cw.ready(); err != nil {
-		return err
-	}
-	if err := cw.settleInput(); err != nil {
-		return err
-	}
 	if m == nil {
 		return fmt.Errorf("%w: nil message", ErrWrongType)
 	}
@@ -572,16 +579,10 @@ func (cw *ContainerWriter) WriteWire(wire []byte) error {
 // WriteWireAt is WriteWire with the byte offset of the record in the
 // caller's input, which errors report.
 func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
-	if err := cw.enter(); err != nil {
+	if err := cw.enterAdd(); err != nil {
 		return err
 	}
 	defer cw.leave()
-	if err := cw.ready(); err != nil {
-		return err
-	}
-	if err := cw.settleInput(); err != nil {
-		return err
-	}
 	b := cw.block()
 	n := len(b.wire)
 	b.wire = append(b.wire, wire...)
@@ -600,16 +601,10 @@ func (cw *ContainerWriter) WriteWireAt(wire []byte, offset int64) error {
 // record's Avro encoding (docs/limits.md) is refused with a *RecordError
 // and not added; the writer stays usable and the record is not counted.
 func (cw *ContainerWriter) WriteDatum(datum []byte) error {
-	if err := cw.enter(); err != nil {
+	if err := cw.enterAdd(); err != nil {
 		return err
 	}
 	defer cw.leave()
-	if err := cw.ready(); err != nil {
-		return err
-	}
-	if err := cw.settleInput(); err != nil {
-		return err
-	}
 	if err := checkRecordSize(string(cw.codec.schema.desc.FullName()), len(datum)); err != nil {
 		return &RecordError{Index: cw.next, Offset: -1, Record: datum, Err: err}
 	}
@@ -619,6 +614,7 @@ func (cw *ContainerWriter) WriteDatum(datum []byte) error {
 	return cw.added(b, wrec{offset: -1, start: n, end: len(b.avro)})
 }
 
+// ready fails after an error, and once the writer is closed.
 func (cw *ContainerWriter) ready() error {
 	if cw.err != nil {
 		return cw.err
@@ -627,6 +623,15 @@ func (cw *ContainerWriter) ready() error {
 		return ErrClosed
 	}
 	return nil
+}
+
+// settled is ready, with the datums of the WriteInputAt records given so
+// far put into blocks (settleInput).
+func (cw *ContainerWriter) settled() error {
+	if err := cw.ready(); err != nil {
+		return err
+	}
+	return cw.settleInput()
 }
 
 // block returns the block being filled.
@@ -693,15 +698,7 @@ func (cw *ContainerWriter) WriteInputAt(record []byte, offset int64) error {
 }
 
 // submitInput hands the batch of WriteInputAt records to the workers.
-func (cw *ContainerWriter) submitInput() error {
-	b := cw.in
-	if b == nil || len(b.recs) == 0 {
-		return nil
-	}
-	cw.in = nil
-	cw.inFlight++
-	return cw.pool.Put(b, cw.writeBlock)
-}
+func (cw *ContainerWriter) submitInput() error { return cw.put(&cw.in) }
 
 // settleInput puts the datums of the WriteInputAt records given so far
 // into blocks, before a record given otherwise joins them.
@@ -764,7 +761,7 @@ func (cw *ContainerWriter) addConverted(b *wblock) error {
 		c.avro = append(c.avro, datum...)
 		c.raw = append(c.raw, b.wire[r.start:r.end]...)
 		c.recs = append(c.recs, wrec{index: r.index, offset: r.offset, start: n, end: len(c.avro), input: true, rawStart: rn, rawEnd: len(c.raw)})
-		if len(c.avro)+len(c.wire) >= cw.opts.BlockSize || len(c.recs) >= ocf.MaxBlockRecords {
+		if cw.full(c) {
 			// As added does; Submit, not Put: the batches after b are
 			// taken once this one is done.
 			cw.cur = nil
@@ -779,22 +776,35 @@ func (cw *ContainerWriter) added(b *wblock, r wrec) error {
 	r.index = cw.next
 	b.recs = append(b.recs, r)
 	cw.next++
-	// A block of many records may be of records that take no bytes:
-	// closed at the zero-size items that readers accept in a block.
-	if len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= ocf.MaxBlockRecords {
+	if cw.full(b) {
 		return cw.submit()
 	}
 	return nil
 }
 
-// submit hands the current block to the workers, then writes finished
-// blocks so that at most Workers blocks stay in flight.
-func (cw *ContainerWriter) submit() error {
-	b := cw.cur
+// full reports whether block b is to be closed: at BlockSize bytes, or at
+// the records a block holds at most. (A block of many records may be of
+// records that take no bytes: the workers' ocf.BlockBuilder splits it at
+// the zero-size items that readers accept in a block.)
+func (cw *ContainerWriter) full(b *wblock) bool {
+	return len(b.avro)+len(b.wire) >= cw.opts.BlockSize || len(b.recs) >= ocf.MaxBlockRecords
+}
+
+// submit hands the current block to the workers.
+func (cw *ContainerWriter) submit() error { return cw.put(&cw.cur) }
+
+// put hands the block or batch in *slot, if it holds records, to the
+// workers and empties the slot, then writes finished blocks so that at
+// most Workers blocks stay in flight.
+func (cw *ContainerWriter) put(slot **wblock) error {
+	b := *slot
 	if b == nil || len(b.recs) == 0 {
 		return nil
 	}
-	cw.cur = nil
+	*slot = nil
+	if b.input {
+		cw.inFlight++
+	}
 	return cw.pool.Put(b, cw.writeBlock)
 }
 
@@ -951,10 +961,7 @@ func (cw *ContainerWriter) Flush() error {
 
 // flush is Flush, within a method call.
 func (cw *ContainerWriter) flush() error {
-	if err := cw.ready(); err != nil {
-		return err
-	}
-	if err := cw.settleInput(); err != nil {
+	if err := cw.settled(); err != nil {
 		return err
 	}
 	if err := cw.submit(); err != nil {

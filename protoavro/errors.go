@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -84,21 +84,7 @@ type DataError struct {
 // Error formats the error as "protoavro: PATH at byte N: DETAIL", or
 // "protoavro: PATH: DETAIL" where Offset is -1.
 func (e *DataError) Error() string {
-	var sb strings.Builder
-	sb.WriteString("protoavro: ")
-	sb.WriteString(e.Path)
-	if e.Offset >= 0 {
-		if e.Path != "" {
-			sb.WriteString(" ")
-		}
-		sb.WriteString("at byte ")
-		sb.WriteString(strconv.Itoa(e.Offset))
-	}
-	if e.Path != "" || e.Offset >= 0 {
-		sb.WriteString(": ")
-	}
-	sb.WriteString(e.Err.Error())
-	return sb.String()
+	return avrobin.Describe("protoavro: ", e.Path, int64(e.Offset), e.Err)
 }
 
 // Unwrap returns the error class.

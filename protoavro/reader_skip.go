@@ -98,18 +98,12 @@ func skipFixed(n int) func(st *decState) error {
 }
 
 func skipBlocks(st *decState, minItemSize int, item func(st *decState) error) error {
-	for {
-		n, err := st.r.blockCount(minItemSize)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
+	return st.r.blocks(minItemSize, func(n int64) error {
 		for range n {
 			if err := item(st); err != nil {
 				return err
 			}
 		}
-	}
+		return nil
+	})
 }

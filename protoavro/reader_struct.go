@@ -60,11 +60,8 @@ func (st *decState) decodeStruct(p *structPlan, base unsafe.Pointer) error {
 // skipPlaceholder skips the value of the placeholder field of a message
 // without fields, ["null", "string"]: a null, or a string however long.
 func (st *decState) skipPlaceholder() error {
-	i, err := st.r.index(2, unionIndexError)
-	if err != nil {
-		return err
-	}
-	if i == 1 {
+	str, err := st.r.present()
+	if str && err == nil {
 		_, err = st.r.bytes()
 	}
 	return err
@@ -77,26 +74,8 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 	fp := unsafe.Add(base, sf.offset)
 	switch f.mode {
 	case modeNullable:
-		off := st.r.Pos
-		if off < len(st.r.Buf) && st.r.Buf[off] == 0 {
-			st.r.Pos++
-			return nil
-		}
-		if off < len(st.r.Buf) && st.r.Buf[off] == 2 {
-			st.r.Pos++
-			break
-		}
-		// The index in a varint of more bytes than it needs, or bad.
-		i, err := st.r.long()
-		if err != nil {
+		if present, err := st.r.present(); !present {
 			return err
-		}
-		switch i {
-		case 0:
-			return nil
-		case 1:
-		default:
-			return dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
 		}
 	case modeList:
 		if sf.repr == gList {
@@ -122,7 +101,7 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 			}
 			vp = unsafe.Add(*block, sf.blockOff)
 		} else {
-			vp = newScalar(sf.goKind)
+			vp = goScalars[sf.goKind].new()
 		}
 		if err := st.setScalar(&f.val, sf.goKind, vp); err != nil {
 			return err
@@ -205,14 +184,7 @@ func (st *decState) decodeMessageList(sf *structField, s *[]unsafe.Pointer) erro
 	// whose fields are such records (required empty messages).
 	minSize := sf.f.val.minSize()
 	idx := 0
-	for {
-		n, err := st.r.blockCount(minSize)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
+	return st.r.blocks(minSize, func(n int64) error {
 		for j := range int(n) {
 			// Grow as elements arrive, not by the count the input claims: a
 			// block of up to maxListChunk elements takes one allocation.
@@ -228,7 +200,8 @@ func (st *decState) decodeMessageList(sf *structField, s *[]unsafe.Pointer) erro
 			*s = append(*s, mp)
 			idx++
 		}
-	}
+		return nil
+	})
 }
 
 // decodeStructMap decodes an Avro map (string or text keys) or an array of
@@ -243,20 +216,14 @@ func (st *decState) decodeStructMap(sf *structField, fv reflect.Value) error {
 		minSize += sf.val.minSize() // the key's length, and the value
 	}
 	idx := 0
-	for {
-		n, err := st.r.blockCount(minSize)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
+	return st.r.blocks(minSize, func(n int64) error {
 		if fv.IsNil() {
 			fv.Set(reflect.MakeMapWithSize(mt, min(int(n), maxListChunk)))
 		}
 		for range int(n) {
 			kv, vv := reflect.New(kt).Elem(), reflect.New(vt).Elem()
-			if err := st.mapKey(sf, entries, kv); err != nil {
+			err := st.mapKey(sf, entries, kv)
+			if err != nil {
 				return inIndex(err, idx)
 			}
 			if sf.val.kind.isMessage() {
@@ -273,7 +240,8 @@ func (st *decState) decodeStructMap(sf *structField, fv reflect.Value) error {
 			fv.SetMapIndex(kv, vv)
 			idx++
 		}
-	}
+		return nil
+	})
 }
 
 // mapKey decodes a map key into kv: an entry record's key, an Avro map's
@@ -328,29 +296,6 @@ func readablePlan(p *structPlan, seen map[*structPlan]bool) bool {
 	return true
 }
 
-// newScalar allocates a zero scalar of a Go kind, as new(T) does.
-func newScalar(k reflect.Kind) unsafe.Pointer {
-	switch k {
-	case reflect.Bool:
-		return unsafe.Pointer(new(bool))
-	case reflect.Int32:
-		return unsafe.Pointer(new(int32))
-	case reflect.Int64:
-		return unsafe.Pointer(new(int64))
-	case reflect.Uint32:
-		return unsafe.Pointer(new(uint32))
-	case reflect.Uint64:
-		return unsafe.Pointer(new(uint64))
-	case reflect.Float32:
-		return unsafe.Pointer(new(float32))
-	case reflect.Float64:
-		return unsafe.Pointer(new(float64))
-	case reflect.String:
-		return unsafe.Pointer(new(string))
-	}
-	return unsafe.Pointer(new([]byte))
-}
-
 // setScalar decodes one scalar and stores it at p, a Go value of kind k (the
 // generated struct's field, or the element of a pointer or slice).
 func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) error {
@@ -372,10 +317,6 @@ func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) er
 		x, err := st.r.int()
 		*(*int32)(p) = x
 		return err
-	case reflect.Int64:
-		x, err := st.r.long()
-		*(*int64)(p) = x
-		return err
 	case reflect.Uint32:
 		x, err := st.r.long()
 		if err != nil {
@@ -386,7 +327,7 @@ func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) er
 		}
 		*(*uint32)(p) = uint32(x)
 		return nil
-	case reflect.Uint64:
+	case reflect.Int64, reflect.Uint64:
 		if v.kind == vUint64Dec || v.kind == vFixed64Dec {
 			b, err := st.r.bytes()
 			if err != nil {
@@ -396,8 +337,9 @@ func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) er
 			*(*uint64)(p) = u
 			return err
 		}
+		// A long, or the bits of a uint64 written as one.
 		x, err := st.r.long()
-		*(*uint64)(p) = uint64(x)
+		*(*int64)(p) = x
 		return err
 	case reflect.Float32:
 		x, err := st.r.float()
@@ -434,14 +376,7 @@ func (st *decState) setScalar(v *valuePlan, k reflect.Kind, p unsafe.Pointer) er
 func (st *decState) decodeScalarList(sf *structField, p unsafe.Pointer) error {
 	minSize := sf.f.val.minSize()
 	idx := 0
-	for {
-		n, err := st.r.blockCount(minSize)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
+	return st.r.blocks(minSize, func(n int64) error {
 		for left := int(n); left > 0; {
 			k := min(left, maxListChunk)
 			if err := st.decodeScalarChunk(sf, p, k, &idx); err != nil {
@@ -449,7 +384,8 @@ func (st *decState) decodeScalarList(sf *structField, p unsafe.Pointer) error {
 			}
 			left -= k
 		}
-	}
+		return nil
+	})
 }
 
 // maxListChunk bounds the elements a list grows by before they are read: a
@@ -468,29 +404,8 @@ func listGrowth(left, have int) int {
 
 // decodeScalarChunk decodes the next n elements of a scalar list.
 func (st *decState) decodeScalarChunk(sf *structField, p unsafe.Pointer, n int, idx *int) error {
-	var base unsafe.Pointer
-	var size uintptr
-	switch sf.goKind {
-	case reflect.Bool:
-		base, size = growSlice[bool](p, n)
-	case reflect.Int32:
-		base, size = growSlice[int32](p, n)
-	case reflect.Int64:
-		base, size = growSlice[int64](p, n)
-	case reflect.Uint32:
-		base, size = growSlice[uint32](p, n)
-	case reflect.Uint64:
-		base, size = growSlice[uint64](p, n)
-	case reflect.Float32:
-		base, size = growSlice[float32](p, n)
-	case reflect.Float64:
-		base, size = growSlice[float64](p, n)
-	case reflect.String:
-		base, size = growSlice[string](p, n)
-	default: // [][]byte
-		base, size = growSlice[[]byte](p, n)
-	}
 	k := sf.goKind
+	base, size := goScalars[k].grow(p, n), goScalars[k].size
 	for j := range n {
 		ep := unsafe.Add(base, uintptr(j)*size)
 		if err := st.setScalar(&sf.f.val, k, ep); err != nil {
@@ -505,8 +420,8 @@ func (st *decState) decodeScalarChunk(sf *structField, p unsafe.Pointer, n int, 
 }
 
 // growSlice extends the []T at p by n zero elements and returns the address
-// of the first new one and the element size.
-func growSlice[T any](p unsafe.Pointer, n int) (unsafe.Pointer, uintptr) {
+// of the first new one.
+func growSlice[T any](p unsafe.Pointer, n int) unsafe.Pointer {
 	s := (*[]T)(p)
 	l := len(*s)
 	if cap(*s)-l < n {
@@ -519,6 +434,36 @@ func growSlice[T any](p unsafe.Pointer, n int) (unsafe.Pointer, uintptr) {
 		*s = ns
 	}
 	*s = (*s)[:l+n]
+	return unsafe.Pointer(&(*s)[l])
+}
+
+// goScalarType is a Go type that generated structs hold scalars in, by
+// what the direct reader and writer do with it untyped.
+type goScalarType struct {
+	size uintptr                                      // unsafe.Sizeof(T)
+	new  func() unsafe.Pointer                        // new(T)
+	grow func(p unsafe.Pointer, n int) unsafe.Pointer // growSlice[T]
+}
+
+func goScalarOf[T any]() goScalarType {
 	var zero T
-	return unsafe.Pointer(&(*s)[l]), unsafe.Sizeof(zero)
+	return goScalarType{
+		size: unsafe.Sizeof(zero),
+		new:  func() unsafe.Pointer { return unsafe.Pointer(new(T)) },
+		grow: growSlice[T],
+	}
+}
+
+// goScalars holds the Go scalar types of generated structs by their kind,
+// the structField.goKind: enums are int32 kinds, bytes reflect.Slice.
+var goScalars = [...]goScalarType{
+	reflect.Bool:    goScalarOf[bool](),
+	reflect.Int32:   goScalarOf[int32](),
+	reflect.Int64:   goScalarOf[int64](),
+	reflect.Uint32:  goScalarOf[uint32](),
+	reflect.Uint64:  goScalarOf[uint64](),
+	reflect.Float32: goScalarOf[float32](),
+	reflect.Float64: goScalarOf[float64](),
+	reflect.String:  goScalarOf[string](),
+	reflect.Slice:   goScalarOf[[]byte](),
 }

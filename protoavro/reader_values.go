@@ -108,28 +108,10 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
 		b := branches[1]
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			if st.r.Pos < len(st.r.Buf) {
-				switch st.r.Buf[st.r.Pos] {
-				case 0:
-					st.r.Pos++
-					return dst, nil
-				case 2:
-					st.r.Pos++
-					return b(st, dst, tag)
-				}
-			}
-			// The index in a varint of more bytes than it needs, or bad.
-			off := st.r.Pos
-			i, err := st.r.long()
-			switch {
-			case err != nil:
+			if present, err := st.r.present(); !present {
 				return dst, err
-			case i == 0:
-				return dst, nil
-			case i == 1:
-				return b(st, dst, tag)
 			}
-			return dst, dataErr(ErrMalformed, off, "union index %d of 2 branches", i)
+			return b(st, dst, tag)
 		}
 	}
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {

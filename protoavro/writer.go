@@ -738,6 +738,22 @@ func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byt
 	return out, err
 }
 
+// occField reads the field at b[p:], in an occurrence of a message that
+// starts at byte start of the input: its number, wire type, and where its
+// value starts and ends in b; or the error at the bad byte.
+func occField(b []byte, p, start int) (num protowire.Number, wt protowire.Type, v, end int, err error) {
+	num, wt, n := consumeTag(b[p:])
+	if n < 0 {
+		return 0, 0, 0, 0, wireErr(n, start+p, "tag")
+	}
+	v = p + n
+	vn := protowire.ConsumeFieldValue(num, wt, b[v:])
+	if vn < 0 {
+		return 0, 0, 0, 0, wireErr(vn, start+v, "value")
+	}
+	return num, wt, v, v + vn, nil
+}
+
 // encodeCivil writes a google.type.Date or TimeOfDay from its occurrences,
 // merged: the last value of each int32 field wins.
 func (st *encState) encodeCivil(dst []byte, v *valuePlan, head int32) ([]byte, error) {
@@ -748,20 +764,15 @@ func (st *encState) encodeCivil(dst []byte, v *valuePlan, head int32) ([]byte, e
 		off = int(oc.start)
 		b := st.in[oc.start:oc.end]
 		for p := 0; p < len(b); {
-			num, wt, n := consumeTag(b[p:])
-			if n < 0 {
-				return dst, wireErr(n, int(oc.start)+p, "tag")
-			}
-			p += n
-			vn := protowire.ConsumeFieldValue(num, wt, b[p:])
-			if vn < 0 {
-				return dst, wireErr(vn, int(oc.start)+p, "value")
+			num, wt, vp, end, err := occField(b, p, int(oc.start))
+			if err != nil {
+				return dst, err
 			}
 			if wt == protowire.VarintType && num >= 1 && num <= 4 {
-				x, _ := protowire.ConsumeVarint(b[p:])
+				x, _ := protowire.ConsumeVarint(b[vp:])
 				f[num-1] = int64(int32(x))
 			}
-			p += vn
+			p = end
 		}
 	}
 	out, err := st.appendCivil(dst, v, &f)
@@ -781,17 +792,12 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 		b := st.in[oc.start:oc.end]
 		p := 0
 		for p < len(b) {
-			num, wt, n := consumeTag(b[p:])
-			if n < 0 {
-				return dst, wireErr(n, int(oc.start)+p, "tag")
-			}
-			p += n
-			vn := protowire.ConsumeFieldValue(num, wt, b[p:])
-			if vn < 0 {
-				return dst, wireErr(vn, int(oc.start)+p, "value")
+			num, wt, vp, end, err := occField(b, p, int(oc.start))
+			if err != nil {
+				return dst, err
 			}
 			if num == 1 && wt == v.inner.wt { // another wire type is an unknown field, as for proto.Unmarshal
-				last, lastRaw, lastOff = 0, b[p:p+vn], int(oc.start)+p
+				last, lastRaw, lastOff = 0, b[vp:end], int(oc.start)+vp
 				if wt == protowire.BytesType {
 					_, ln := protowire.ConsumeVarint(lastRaw)
 					lastRaw, lastOff = lastRaw[ln:], lastOff+ln
@@ -801,7 +807,7 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 					}
 				}
 			}
-			p += vn
+			p = end
 		}
 	}
 	if last < 0 {

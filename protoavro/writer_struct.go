@@ -433,43 +433,35 @@ func (st *encState) encodeStruct(dst []byte, p *structPlan, base unsafe.Pointer)
 func (st *encState) encodeStructField(dst []byte, p *structPlan, sf *structField, base unsafe.Pointer) ([]byte, error) {
 	f := sf.f
 	fp := unsafe.Add(base, sf.offset)
+	// A singular value: vp addresses it (nil when unset), a message
+	// through its *M.
+	var vp unsafe.Pointer
+	msg := false
 	switch sf.repr {
 	case gValue:
 		if f.mode == modeImplicit && f.absent != nil && isZeroAt(sf.goKind, fp) {
 			return append(dst, f.absent...), nil
 		}
-		if f.mode == modeNullable {
-			dst = append(dst, 2)
-		}
-		return appendScalarAt(dst, &f.val, sf.goKind, fp, st.policy)
+		vp = fp
 	case gPtr:
-		vp := *(*unsafe.Pointer)(fp)
-		if vp == nil {
-			return st.absentStruct(dst, sf)
-		}
-		if f.mode == modeNullable {
-			dst = append(dst, 2)
-		}
-		return appendScalarAt(dst, &f.val, sf.goKind, vp, st.policy)
+		vp = *(*unsafe.Pointer)(fp)
 	case gBytes:
-		if *(*[]byte)(fp) == nil {
-			return st.absentStruct(dst, sf)
+		if *(*[]byte)(fp) != nil {
+			vp = fp
 		}
-		if f.mode == modeNullable {
-			dst = append(dst, 2)
+	case gMsg:
+		if *(*unsafe.Pointer)(fp) != nil {
+			vp, msg = fp, true
 		}
-		return appendScalarAt(dst, &f.val, reflect.Slice, fp, st.policy)
+	case gOneof:
+		// A set member is present even when zero, bytes when empty, and a
+		// message when its pointer is nil: proto.Marshal writes it as the
+		// empty message. Its value is the wrapper's only field, at offset 0.
+		if w := (*ifaceWords)(fp); w.tab == sf.itab { // not another member, nor none
+			vp, msg = w.data, sf.wrapRep == gMsg // nil for a nil wrapper
+		}
 	case gList:
 		return appendScalarList(dst, &f.val, sf.goKind, fp, st.policy)
-	case gMsg:
-		mp := *(*unsafe.Pointer)(fp)
-		if mp == nil {
-			return st.absentStruct(dst, sf)
-		}
-		if f.mode == modeNullable {
-			dst = append(dst, 2)
-		}
-		return st.goMessage(dst, sf, mp)
 	case gMsgList:
 		list := *(*[]unsafe.Pointer)(fp)
 		if len(list) == 0 {
@@ -483,25 +475,21 @@ func (st *encState) encodeStructField(dst []byte, p *structPlan, sf *structField
 			}
 		}
 		return append(dst, 0), nil
-	case gOneof:
-		w := (*ifaceWords)(fp)
-		if w.tab != sf.itab || w.data == nil { // another member, none, or a nil wrapper
-			return st.absentStruct(dst, sf)
-		}
-		// A set member is present even when zero, bytes when empty, and a
-		// message when its pointer is nil: proto.Marshal writes it as the
-		// empty message. Its value is the wrapper's only field, at offset 0.
-		if f.mode == modeNullable {
-			dst = append(dst, 2)
-		}
-		if sf.wrapRep == gMsg {
-			return st.goMessage(dst, sf, *(*unsafe.Pointer)(w.data))
-		}
-		return appendScalarAt(dst, &f.val, sf.goKind, w.data, st.policy)
 	case gReflect:
 		return st.encodeMapReflect(dst, sf, reflect.NewAt(p.typ, base).Elem())
+	default:
+		return dst, dataErr(ErrMalformed, 0, "internal error: field representation %d", sf.repr)
 	}
-	return dst, dataErr(ErrMalformed, 0, "internal error: field representation %d", sf.repr)
+	if vp == nil {
+		return st.absentStruct(dst, sf)
+	}
+	if f.mode == modeNullable {
+		dst = append(dst, 2)
+	}
+	if msg {
+		return st.goMessage(dst, sf, *(*unsafe.Pointer)(vp))
+	}
+	return appendScalarAt(dst, &f.val, sf.goKind, vp, st.policy)
 }
 
 // isZeroAt reports whether the implicit-presence value at p is unset
@@ -578,19 +566,7 @@ func appendScalarList(dst []byte, v *valuePlan, k reflect.Kind, p unsafe.Pointer
 	if hdr.n == 0 {
 		return append(dst, 0), nil
 	}
-	var size uintptr
-	switch k {
-	case reflect.Bool:
-		size = 1
-	case reflect.Int32, reflect.Uint32, reflect.Float32:
-		size = 4
-	case reflect.Int64, reflect.Uint64, reflect.Float64:
-		size = 8
-	case reflect.String:
-		size = unsafe.Sizeof("")
-	default:
-		size = unsafe.Sizeof([]byte(nil))
-	}
+	size := goScalars[k].size
 	dst = appendLong(dst, int64(hdr.n))
 	var err error
 	for j := range hdr.n {

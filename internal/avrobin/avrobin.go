@@ -48,18 +48,33 @@ type Error struct {
 
 // Error returns "PATH at byte N: MESSAGE" ("datum" for an empty path).
 func (e *Error) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "datum"
+	}
+	return Describe("", where, int64(e.Offset), e.Err)
+}
+
+// Describe formats an error at a place in the input as "PREFIXWHERE at byte
+// N: MESSAGE": where names the place (a path, a block), the offset is left
+// out where negative, and where both are left out the message follows the
+// prefix alone. The positioned errors of the module give their messages
+// through it: [Error], protoavro's DataError, ocf's Error.
+func Describe(prefix, where string, offset int64, err error) string {
 	var b strings.Builder
-	if e.Path != "" {
-		b.WriteString(e.Path)
-	} else {
-		b.WriteString("datum")
+	b.WriteString(prefix)
+	b.WriteString(where)
+	if offset >= 0 {
+		if where != "" {
+			b.WriteByte(' ')
+		}
+		b.WriteString("at byte ")
+		b.WriteString(strconv.FormatInt(offset, 10))
 	}
-	if e.Offset >= 0 {
-		b.WriteString(" at byte ")
-		b.WriteString(strconv.Itoa(e.Offset))
+	if where != "" || offset >= 0 {
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
+	b.WriteString(err.Error())
 	return b.String()
 }
 

@@ -2,7 +2,7 @@ package ocf
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
 )
@@ -51,10 +51,11 @@ type Error struct {
 // Error describes the error and where it is, as "container header at byte
 // N: ..." or "container block B at byte N: ...".
 func (e *Error) Error() string {
-	if e.Block < 0 {
-		return fmt.Sprintf("container header at byte %d: %v", e.Offset, e.Err)
+	where := "container header"
+	if e.Block >= 0 {
+		where = "container block " + strconv.FormatInt(e.Block, 10)
 	}
-	return fmt.Sprintf("container block %d at byte %d: %v", e.Block, e.Offset, e.Err)
+	return avrobin.Describe("", where, e.Offset, e.Err)
 }
 
 // Unwrap returns the underlying error.
