@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/protoavro/protoavro/kafka/bridge"
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -141,18 +143,23 @@ func (j *joins) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.
 // pass-through, bridge; the next iteration the other way round), so that a
 // drift of the machine's load weighs on both alike; each run is a fresh
 // consumer group reading the whole input. What is measured of a run starts
-// when its first batch (at most Config.BatchSize records) is committed, after the
-// group join, the registry lookups and the producer's first connection, and
-// ends when the batch holding the last record is committed
+// when its first batch (at most Config.BatchSize records) is committed,
+// after the group join, the registry lookups and the producer's first
+// connection, and ends when the batch holding the last record is committed
 // (Config.OnCommit), before the client leaves the group and closes; a run
 // whose member joined the group again in that time (a rebalance) fails the
-// benchmark. A garbage collection runs before each run, unmeasured.
+// benchmark. After each run the records of the output topic are deleted, so
+// that the broker holds and does the same from run to run (a log that grows
+// makes its appends slower at some sizes than at others), and a garbage
+// collection runs before each run, both unmeasured.
 //
-// It reports, for each mode, the records per second of the measured parts,
-// and per record the process's CPU time (user and system), heap allocations
-// and heap bytes allocated; and the ratio of the bridge's records per second
-// to the pass-through's. With -cpuprofile, the pprof label mode (pprof
-// -tagfocus mode=bridge) tells the two apart.
+// It reports, for each mode, the median over its runs of the records per
+// second of the measured part, and of the process's CPU time (user and
+// system), heap allocations and heap bytes allocated per record; and the
+// ratio of the bridge's records per second to the pass-through's. A run
+// slowed by a burst of load elsewhere on the machine moves the medians
+// little. With -v it logs each run's figures. With -cpuprofile, the pprof
+// label mode (pprof -tagfocus mode=bridge) tells the two apart.
 func BenchmarkBridge(b *testing.B) {
 	n := *benchRecords
 	brokers := brokerProcess(b)
@@ -165,12 +172,11 @@ func BenchmarkBridge(b *testing.B) {
 		r.Headers = nil
 	}
 	kafkatest.Produce(b, cl, recs)
-	cl.Close()
 	recs = nil
 
 	modes := []string{"passthrough", "bridge"}
-	var spent [2]usage
-	var records [2]int64
+	// figures[m] holds a perRun of each counted run of mode m.
+	var figures [2][]perRun
 	runs := 0
 	run := func(m int) {
 		runtime.GC()
@@ -208,18 +214,24 @@ func BenchmarkBridge(b *testing.B) {
 		if sum.Records != int64(n) || end.wall == 0 {
 			b.Fatalf("%s: %d records of %d, the first batch %d", modes[m], sum.Records, n, from)
 		}
-		d := end.sub(start)
-		spent[m].wall += d.wall
-		spent[m].cpu += d.cpu
-		spent[m].allocs += d.allocs
-		spent[m].bytes += d.bytes
-		records[m] += sum.Records - from
+		d, k := end.sub(start), float64(sum.Records-from)
+		f := perRun{
+			rate:   k / d.wall.Seconds(),
+			cpu:    float64(d.cpu.Nanoseconds()) / 1e3 / k,
+			allocs: float64(d.allocs) / k,
+			bytes:  float64(d.bytes) / k,
+		}
+		if testing.Verbose() {
+			b.Logf("%s: %.0f records/s, %.3f cpu-µs/record", modes[m], f.rate, f.cpu)
+		}
+		figures[m] = append(figures[m], f)
+		emptyTopic(b, cl, "out", 4)
 	}
 	// A run of each mode first, not counted: the process's heap grows to its
 	// size, the registry's connection is made.
 	run(0)
 	run(1)
-	spent, records = [2]usage{}, [2]int64{}
+	figures = [2][]perRun{}
 	b.ResetTimer()
 	for i := range b.N {
 		for _, m := range []int{0, 1, 1, 0, 1, 0, 0, 1} {
@@ -229,12 +241,61 @@ func BenchmarkBridge(b *testing.B) {
 	b.StopTimer()
 	var rate [2]float64
 	for m, mode := range modes {
-		rate[m] = float64(records[m]) / spent[m].wall.Seconds()
+		med := func(of func(perRun) float64) float64 {
+			vs := make([]float64, len(figures[m]))
+			for i, f := range figures[m] {
+				vs[i] = of(f)
+			}
+			return median(vs)
+		}
+		rate[m] = med(func(f perRun) float64 { return f.rate })
 		b.ReportMetric(rate[m], mode+"-records/s")
-		b.ReportMetric(float64(spent[m].cpu.Nanoseconds())/1e3/float64(records[m]), mode+"-cpu-µs/record")
-		b.ReportMetric(float64(spent[m].allocs)/float64(records[m]), mode+"-allocs/record")
-		b.ReportMetric(float64(spent[m].bytes)/float64(records[m]), mode+"-B/record")
+		b.ReportMetric(med(func(f perRun) float64 { return f.cpu }), mode+"-cpu-µs/record")
+		b.ReportMetric(med(func(f perRun) float64 { return f.allocs }), mode+"-allocs/record")
+		b.ReportMetric(med(func(f perRun) float64 { return f.bytes }), mode+"-B/record")
 	}
 	b.ReportMetric(rate[1]/rate[0], "ratio")
 	b.ReportMetric(0, "ns/op")
+}
+
+// emptyTopic deletes the records of the first partitions of topic, so
+// that the broker's memory and work do not grow from run to run.
+func emptyTopic(b *testing.B, cl *kgo.Client, topic string, partitions int) {
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	req.TimeoutMillis = 10_000
+	rt := kmsg.NewDeleteRecordsRequestTopic()
+	rt.Topic = topic
+	for p := range partitions {
+		rp := kmsg.NewDeleteRecordsRequestTopicPartition()
+		rp.Partition, rp.Offset = int32(p), -1 // up to the high watermark
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(context.Background(), cl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				b.Fatalf("deleting the records of %s/%d: %v", t.Topic, p.Partition, err)
+			}
+		}
+	}
+}
+
+// perRun is what one run of BenchmarkBridge measured: its records per
+// second, and per record its CPU time in µs, heap allocations and heap
+// bytes allocated.
+type perRun struct{ rate, cpu, allocs, bytes float64 }
+
+// median returns the median of vs (the mean of the middle two for an even
+// count), sorting vs.
+func median(vs []float64) float64 {
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
 }
