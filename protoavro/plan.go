@@ -98,6 +98,11 @@ type valuePlan struct {
 	fullName   protoreflect.FullName          // vTimestamp/vWrapper: for errors
 	carrier    Carrier                        // vCarrier: bytes or JSON
 	desc       protoreflect.MessageDescriptor // vCarrier/vJSON: the message type
+
+	// scanned marks the strings of a singular field whose every occurrence
+	// the scanner has checked to be UTF-8 (scanInfo.utf8, set by
+	// msgPlan.finish): scalar does not check them again.
+	scanned bool
 }
 
 // jsonText reports whether the value is carried as JSON text: a JSON

@@ -69,6 +69,7 @@ func (m *msgPlan) finish() {
 		}
 		m.scanInfo[i] = scanInfo{wireTypes: wts,
 			utf8: f.val.kind == vString && f.mode <= modeRequired && enforceUTF8(f.fd), oneof: int16(f.oneof)}
+		f.val.scanned = m.scanInfo[i].utf8
 	}
 	m.blank = make([]int32, 2*len(m.fields)+m.nOneofs)
 	for i := range m.blank {
@@ -679,7 +680,7 @@ func (st *encState) scalar(dst []byte, v *valuePlan, raw []byte, off int) ([]byt
 	case vDouble:
 		return append(dst, raw[:8]...), nil
 	case vString:
-		if !utf8.Valid(raw) {
+		if !v.scanned && !utf8.Valid(raw) {
 			return dst, dataErr(ErrMalformed, off, "string is not valid UTF-8")
 		}
 		return appendAvroBytes(dst, raw), nil

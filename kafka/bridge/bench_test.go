@@ -12,16 +12,19 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/protoavro/protoavro/kafka/bridge"
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // benchRecords is the number of records each run of BenchmarkBridge reads.
@@ -113,15 +116,14 @@ func (u usage) sub(v usage) usage {
 	return usage{wall: u.wall - v.wall, cpu: u.cpu - v.cpu, allocs: u.allocs - v.allocs, bytes: u.bytes - v.bytes}
 }
 
-// firstFetch is a kgo hook that takes the usage when the first batch of
-// records is read from a fetch response.
-type firstFetch struct {
-	once sync.Once
-	at   usage
-}
+// joins is a kgo hook that counts the client's JoinGroup requests: a
+// rebalance makes the member join again.
+type joins struct{ n atomic.Int64 }
 
-func (f *firstFetch) OnFetchBatchRead(kgo.BrokerMetadata, string, int32, kgo.FetchBatchMetrics) {
-	f.once.Do(func() { f.at = now() })
+func (j *joins) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, _ error) {
+	if key == kmsg.JoinGroup.Int16() {
+		j.n.Add(1)
+	}
 }
 
 // BenchmarkBridge compares the bridge (Confluent-framed protobuf in,
@@ -131,25 +133,33 @@ func (f *firstFetch) OnFetchBatchRead(kgo.BrokerMetadata, string, int32, kgo.Fet
 // The broker (kfake) runs in a child process (this test binary, started by
 // the benchmark), so the process's CPU time and allocations are the
 // clients' and the bridge's, not the broker's (the schema registry, srfake,
-// is in the process, but is asked only when a run meets its first record).
-// The input topic ("in", 4 partitions, -bridge.records records, 200,000 by
-// default) is written before anything is measured.
+// is in the process, but is asked only in a run's first batch, which is not
+// measured). The input topic ("in", 4 partitions, -bridge.records records,
+// 200,000 by default) is written before anything is measured.
 //
 // A run of each mode, not counted, warms the process up. Then each
-// iteration runs the two modes in the order pass-through, bridge, bridge,
-// pass-through (the next iteration the other way round), so that a drift of
-// the machine's load weighs on both alike; each run is a fresh consumer
-// group reading the whole input. What is measured of a run starts when its
-// client reads the first batch of records of a fetch response, after the
-// group join and the offset fetch, and ends when the batch holding the last
-// record is committed (Config.OnCommit), before the client leaves the group
-// and closes. A garbage collection runs before each run, unmeasured.
+// iteration runs each mode 4 times, interleaved in both orders
+// (pass-through, bridge, bridge, pass-through, bridge, pass-through,
+// pass-through, bridge; the next iteration the other way round), so that a
+// drift of the machine's load weighs on both alike; each run is a fresh
+// consumer group reading the whole input. What is measured of a run starts
+// when its first batch (at most Config.BatchSize records) is committed,
+// after the group join, the registry lookups and the producer's first
+// connection, and ends when the batch holding the last record is committed
+// (Config.OnCommit), before the client leaves the group and closes; a run
+// whose member joined the group again in that time (a rebalance) fails the
+// benchmark. After each run the records of the output topic are deleted, so
+// that the broker holds and does the same from run to run (a log that grows
+// makes its appends slower at some sizes than at others), and a garbage
+// collection runs before each run, both unmeasured.
 //
-// It reports, for each mode, the records per second of the measured part,
-// and per record the process's CPU time (user and system), heap allocations
-// and heap bytes allocated; and the ratio of the bridge's records per second
-// to the pass-through's. With -cpuprofile, the pprof label mode (pprof
-// -tagfocus mode=bridge) tells the two apart.
+// It reports, for each mode, the median over its runs of the records per
+// second of the measured part, and of the process's CPU time (user and
+// system), heap allocations and heap bytes allocated per record; and the
+// ratio of the bridge's records per second to the pass-through's. A run
+// slowed by a burst of load elsewhere on the machine moves the medians
+// little. With -v it logs each run's figures. With -cpuprofile, the pprof
+// label mode (pprof -tagfocus mode=bridge) tells the two apart.
 func BenchmarkBridge(b *testing.B) {
 	n := *benchRecords
 	brokers := brokerProcess(b)
@@ -162,24 +172,31 @@ func BenchmarkBridge(b *testing.B) {
 		r.Headers = nil
 	}
 	kafkatest.Produce(b, cl, recs)
-	cl.Close()
 	recs = nil
 
 	modes := []string{"passthrough", "bridge"}
-	var spent [2]usage
-	var records [2]int64
+	// figures[m] holds a perRun of each counted run of mode m.
+	var figures [2][]perRun
 	runs := 0
 	run := func(m int) {
 		runtime.GC()
-		first := &firstFetch{}
-		var end usage
+		var start, end usage
+		var from int64 // the records committed when the measure starts
+		var joinsAt int64
+		js := &joins{}
 		cfg := bridge.Config{
 			Brokers: brokers, Group: fmt.Sprintf("%s-%d", modes[m], runs), Inputs: []string{"in"}, Output: "out",
 			Registry: reg, MaxRecords: int64(n), PassThrough: m == 0,
-			KafkaOpts: []kgo.Opt{kgo.WithHooks(first)},
+			KafkaOpts: []kgo.Opt{kgo.WithHooks(js)},
 			OnCommit: func(s bridge.Summary) {
-				if s.Records >= int64(n) {
+				switch {
+				case from == 0:
+					start, from, joinsAt = now(), s.Records, js.n.Load()
+				case s.Records >= int64(n):
 					end = now()
+					if j := js.n.Load(); j != joinsAt {
+						b.Errorf("%s: the member joined the group %d times during the measure", modes[m], j-joinsAt)
+					}
 				}
 			},
 		}
@@ -194,40 +211,91 @@ func BenchmarkBridge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if sum.Records != int64(n) || end.wall == 0 || first.at.wall == 0 {
-			b.Fatalf("%s: %d records of %d", modes[m], sum.Records, n)
+		if sum.Records != int64(n) || end.wall == 0 {
+			b.Fatalf("%s: %d records of %d, the first batch %d", modes[m], sum.Records, n, from)
 		}
-		d := end.sub(first.at)
-		spent[m].wall += d.wall
-		spent[m].cpu += d.cpu
-		spent[m].allocs += d.allocs
-		spent[m].bytes += d.bytes
-		records[m] += sum.Records
+		d, k := end.sub(start), float64(sum.Records-from)
+		f := perRun{
+			rate:   k / d.wall.Seconds(),
+			cpu:    float64(d.cpu.Nanoseconds()) / 1e3 / k,
+			allocs: float64(d.allocs) / k,
+			bytes:  float64(d.bytes) / k,
+		}
+		if testing.Verbose() {
+			b.Logf("%s: %.0f records/s, %.3f cpu-µs/record", modes[m], f.rate, f.cpu)
+		}
+		figures[m] = append(figures[m], f)
+		emptyTopic(b, cl, "out", 4)
 	}
 	// A run of each mode first, not counted: the process's heap grows to its
-	// size, the registry's connection and the schema caches are made.
+	// size, the registry's connection is made.
 	run(0)
 	run(1)
-	spent, records = [2]usage{}, [2]int64{}
+	figures = [2][]perRun{}
 	b.ResetTimer()
 	for i := range b.N {
-		order := []int{0, 1, 1, 0}
-		if i%2 == 1 {
-			order = []int{1, 0, 0, 1}
-		}
-		for _, m := range order {
-			run(m)
+		for _, m := range []int{0, 1, 1, 0, 1, 0, 0, 1} {
+			run(m ^ i&1) // the other way round in odd iterations
 		}
 	}
 	b.StopTimer()
 	var rate [2]float64
 	for m, mode := range modes {
-		rate[m] = float64(records[m]) / spent[m].wall.Seconds()
+		med := func(of func(perRun) float64) float64 {
+			vs := make([]float64, len(figures[m]))
+			for i, f := range figures[m] {
+				vs[i] = of(f)
+			}
+			return median(vs)
+		}
+		rate[m] = med(func(f perRun) float64 { return f.rate })
 		b.ReportMetric(rate[m], mode+"-records/s")
-		b.ReportMetric(float64(spent[m].cpu.Nanoseconds())/1e3/float64(records[m]), mode+"-cpu-µs/record")
-		b.ReportMetric(float64(spent[m].allocs)/float64(records[m]), mode+"-allocs/record")
-		b.ReportMetric(float64(spent[m].bytes)/float64(records[m]), mode+"-B/record")
+		b.ReportMetric(med(func(f perRun) float64 { return f.cpu }), mode+"-cpu-µs/record")
+		b.ReportMetric(med(func(f perRun) float64 { return f.allocs }), mode+"-allocs/record")
+		b.ReportMetric(med(func(f perRun) float64 { return f.bytes }), mode+"-B/record")
 	}
 	b.ReportMetric(rate[1]/rate[0], "ratio")
 	b.ReportMetric(0, "ns/op")
+}
+
+// emptyTopic deletes the records of the first partitions of topic, so
+// that the broker's memory and work do not grow from run to run.
+func emptyTopic(b *testing.B, cl *kgo.Client, topic string, partitions int) {
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	req.TimeoutMillis = 10_000
+	rt := kmsg.NewDeleteRecordsRequestTopic()
+	rt.Topic = topic
+	for p := range partitions {
+		rp := kmsg.NewDeleteRecordsRequestTopicPartition()
+		rp.Partition, rp.Offset = int32(p), -1 // up to the high watermark
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(context.Background(), cl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				b.Fatalf("deleting the records of %s/%d: %v", t.Topic, p.Partition, err)
+			}
+		}
+	}
+}
+
+// perRun is what one run of BenchmarkBridge measured: its records per
+// second, and per record its CPU time in µs, heap allocations and heap
+// bytes allocated.
+type perRun struct{ rate, cpu, allocs, bytes float64 }
+
+// median returns the median of vs (the mean of the middle two for an even
+// count), sorting vs.
+func median(vs []float64) float64 {
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
 }

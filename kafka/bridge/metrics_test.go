@@ -1,13 +1,10 @@
 package bridge_test
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,25 +20,7 @@ func scrape(t testing.TB, m *bridge.Metrics) map[string]float64 {
 	t.Helper()
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
-	code, body := get(t, srv.URL+"/metrics")
-	if code != http.StatusOK {
-		t.Fatalf("/metrics: %d %s", code, body)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(strings.NewReader(body))
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("/metrics line %q: %v", line, err)
-		}
-		out[line[:i]] = v
-	}
-	return out
+	return kafkatest.Scrape(t, srv.URL+"/metrics")
 }
 
 func get(t testing.TB, url string) (int, string) {

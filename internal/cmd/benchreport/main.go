@@ -166,9 +166,12 @@ var sections = []section{
 		title: "Kafka: the bridge against a pass-through",
 		about: "`BenchmarkBridge` (`kafka/bridge`): the bridge (Confluent-framed protobuf in, Confluent-framed Avro " +
 			"out) and a pass-through (the same records consumed and produced unchanged by the same code) over the " +
-			"same input, each run a fresh consumer group, the broker (kfake) in a child process. Timed from the first " +
-			"batch of records fetched (after the group join) to the commit of the last; CPU per record and allocations per " +
-			"record are the benchmark process's, that is the clients' and the bridge's, without the broker's.",
+			"same input, each run a fresh consumer group, the broker (kfake) in a child process. A round (one count) runs each " +
+			"mode 4 times, interleaved in both orders, and its figures are the medians of each mode's 4 runs. A run is timed " +
+			"from the commit of its first batch (after the group join and the registry lookups) to the commit of the last; a " +
+			"run whose member joins the group again in that time fails; the output topic is emptied between runs. CPU per " +
+			"record and allocations per record are the benchmark process's, that is the clients' and the bridge's, without " +
+			"the broker's.",
 		benches: []string{"Bridge"},
 		metrics: []string{"passthrough-records/s", "bridge-records/s", "passthrough-cpu-µs/record", "bridge-cpu-µs/record",
 			"passthrough-allocs/record", "bridge-allocs/record"},
