@@ -74,7 +74,11 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 	fp := unsafe.Add(base, sf.offset)
 	switch f.mode {
 	case modeNullable:
-		if present, err := st.r.present(); !present {
+		// A value present, its index in one byte as writers write it, is
+		// read inline: present is a call.
+		if p := st.r.Pos; p < len(st.r.Buf) && st.r.Buf[p] == 2 {
+			st.r.Pos++
+		} else if present, err := st.r.present(); !present {
 			return err
 		}
 	case modeList:

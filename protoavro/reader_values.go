@@ -108,7 +108,11 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
 		b := branches[1]
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			if present, err := st.r.present(); !present {
+			// A value present, its index in one byte as writers write it,
+			// is read inline: present is a call.
+			if p := st.r.Pos; p < len(st.r.Buf) && st.r.Buf[p] == 2 {
+				st.r.Pos++
+			} else if present, err := st.r.present(); !present {
 				return dst, err
 			}
 			return b(st, dst, tag)
