@@ -134,6 +134,15 @@ func (r *avroReader) bytes() ([]byte, error) {
 	return b, fromBin(err)
 }
 
+// blockCount reads the header of an array or map block
+// (avrobin.Reader.BlockCount), for the codec's loops over blocks, which
+// keep their output in locals that a closure given to blocks would move to
+// memory.
+func (r *avroReader) blockCount(minItemSize int) (int64, error) {
+	n, err := r.BlockCount(minItemSize)
+	return n, fromBin(err)
+}
+
 // blocks reads the blocks of an array or map, whose items take minItemSize
 // bytes at least, calling block with the count of each, up to the block of
 // count 0 that ends them. The headers are read by avrobin.Reader.BlockCount.

@@ -81,7 +81,14 @@ func listDec(tag uint64, item valueDec, packed bool, minItemSize int) valueDec {
 			start = len(dst)
 		}
 		i := 0
-		err := st.r.blocks(minItemSize, func(n int64) error {
+		for {
+			n, err := st.r.blockCount(minItemSize)
+			if err != nil {
+				return dst, err
+			}
+			if n == 0 {
+				break
+			}
 			if packed && start == len(dst) {
 				dst = protowire.AppendVarint(dst, packedTag)
 				start = len(dst)
@@ -92,20 +99,15 @@ func listDec(tag uint64, item valueDec, packed bool, minItemSize int) valueDec {
 				if packed {
 					t = 0
 				}
-				// An item of zero size is counted by blocks already.
+				// An item of zero size is counted by blockCount already.
 				st.itemCounted = minItemSize == 0
-				var err error
 				dst, err = item(st, dst, t)
 				st.itemCounted = false
 				if err != nil {
-					return inIndex(err, i)
+					return dst, inIndex(err, i)
 				}
 				i++
 			}
-			return nil
-		})
-		if err != nil {
-			return dst, err
 		}
 		if packed && start >= 0 && start < len(dst) {
 			dst = fixLength(dst, start)
@@ -122,27 +124,32 @@ func mapDec(f *fieldPlan, val valueDec, minEntrySize int) valueDec {
 	key := f.key
 	valTag := protowire.EncodeTag(2, f.val.wt)
 	return func(st *decState, dst []byte, _ uint64) ([]byte, error) {
-		err := st.r.blocks(minEntrySize, func(n int64) error {
+		for {
+			n, err := st.r.blockCount(minEntrySize)
+			if err != nil {
+				return dst, err
+			}
+			if n == 0 {
+				return dst, nil
+			}
 			for range n {
 				off := st.r.Pos
 				k, err := st.r.bytes()
 				if err != nil {
-					return err
+					return dst, err
 				}
 				dst = protowire.AppendVarint(dst, tag)
 				start := len(dst)
 				dst = append(dst, 0)
 				if dst, err = appendMapKey(dst, key, k, off); err != nil {
-					return err
+					return dst, err
 				}
 				if dst, err = val(st, dst, valTag); err != nil {
-					return inField(err, safetext.Quote(string(k), maxKeyInPath))
+					return dst, inField(err, safetext.Quote(string(k), maxKeyInPath))
 				}
 				dst = fixLength(dst, start)
 			}
-			return nil
-		})
-		return dst, err
+		}
 	}
 }
 

@@ -74,10 +74,13 @@ func (st *decState) decodeStructField(p *structPlan, sf *structField, base unsaf
 	fp := unsafe.Add(base, sf.offset)
 	switch f.mode {
 	case modeNullable:
-		// A value present, its index in one byte as writers write it, is
-		// read inline: present is a call.
-		if p := st.r.Pos; p < len(st.r.Buf) && st.r.Buf[p] == 2 {
+		// The index in one byte (0 or 2), as writers write it, is read
+		// inline: present is a call.
+		if p := st.r.Pos; p < len(st.r.Buf) && st.r.Buf[p]|2 == 2 {
 			st.r.Pos++
+			if st.r.Buf[p] == 0 {
+				return nil
+			}
 		} else if present, err := st.r.present(); !present {
 			return err
 		}

@@ -108,10 +108,13 @@ func (rc *readerCompiler) union(w *avroschema.Node, branch func(*avroschema.Node
 		// ["null", T], the common case: index 0 (byte 0) or 1 (byte 2).
 		b := branches[1]
 		return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
-			// A value present, its index in one byte as writers write it,
-			// is read inline: present is a call.
-			if p := st.r.Pos; p < len(st.r.Buf) && st.r.Buf[p] == 2 {
+			// The index in one byte (0 or 2), as writers write it, is
+			// read inline: present is a call.
+			if p := st.r.Pos; p < len(st.r.Buf) && st.r.Buf[p]|2 == 2 {
 				st.r.Pos++
+				if st.r.Buf[p] == 0 {
+					return dst, nil
+				}
 			} else if present, err := st.r.present(); !present {
 				return dst, err
 			}
