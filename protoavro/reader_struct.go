@@ -412,7 +412,30 @@ func listGrowth(left, have int) int {
 // decodeScalarChunk decodes the next n elements of a scalar list.
 func (st *decState) decodeScalarChunk(sf *structField, p unsafe.Pointer, n int, idx *int) error {
 	k := sf.goKind
-	base, size := goScalars[k].grow(p, n), goScalars[k].size
+	// A switch, not a function in goScalars: growSlice is inlined in each
+	// case, once for every chunk of every list.
+	var base unsafe.Pointer
+	switch k {
+	case reflect.Bool:
+		base = growSlice[bool](p, n)
+	case reflect.Int32:
+		base = growSlice[int32](p, n)
+	case reflect.Int64:
+		base = growSlice[int64](p, n)
+	case reflect.Uint32:
+		base = growSlice[uint32](p, n)
+	case reflect.Uint64:
+		base = growSlice[uint64](p, n)
+	case reflect.Float32:
+		base = growSlice[float32](p, n)
+	case reflect.Float64:
+		base = growSlice[float64](p, n)
+	case reflect.String:
+		base = growSlice[string](p, n)
+	default: // [][]byte
+		base = growSlice[[]byte](p, n)
+	}
+	size := goScalars[k].size
 	for j := range n {
 		ep := unsafe.Add(base, uintptr(j)*size)
 		if err := st.setScalar(&sf.f.val, k, ep); err != nil {
@@ -447,9 +470,8 @@ func growSlice[T any](p unsafe.Pointer, n int) unsafe.Pointer {
 // goScalarType is a Go type that generated structs hold scalars in, by
 // what the direct reader and writer do with it untyped.
 type goScalarType struct {
-	size uintptr                                      // unsafe.Sizeof(T)
-	new  func() unsafe.Pointer                        // new(T)
-	grow func(p unsafe.Pointer, n int) unsafe.Pointer // growSlice[T]
+	size uintptr               // unsafe.Sizeof(T)
+	new  func() unsafe.Pointer // new(T)
 }
 
 func goScalarOf[T any]() goScalarType {
@@ -457,7 +479,6 @@ func goScalarOf[T any]() goScalarType {
 	return goScalarType{
 		size: unsafe.Sizeof(zero),
 		new:  func() unsafe.Pointer { return unsafe.Pointer(new(T)) },
-		grow: growSlice[T],
 	}
 }
 
