@@ -390,7 +390,18 @@ func TestBadWireInput(t *testing.T) {
 	barEnumOff := len(bar) + 1
 	bar = append(bar, 0x08, 0) // enum = 0: LargeEnum starts at 1
 
+	// A well-known message whose second field's varint does not end: the
+	// error is at that varint, 2 bytes into the message, after the field's
+	// tag and length.
+	wellKnown := mustCodec(t, Options{}, &kitchenpb.WellKnown{})
+	badVarint := []byte{0x08, 0x01, 0x10, 0xff}
+	wellKnownWire := func(num protowire.Number) []byte {
+		return protowire.AppendBytes(tag(nil, num, protowire.BytesType), badVarint)
+	}
+
 	cases := []tc{
+		{"truncated varint in a Timestamp", wellKnown, wellKnownWire(1), ErrTruncated, "WellKnown.timestamp", 2 + 3},
+		{"truncated varint in a wrapper", wellKnown, wellKnownWire(7), ErrTruncated, "WellKnown.int32_wrapper", 2 + 3},
 		{"invalid UTF-8 in an element", foo, fooArray, ErrMalformed, "Foo.fooArray[1].string", stringOff},
 		{"unknown closed enum number in a nested message", foo, bar, ErrUnknownEnum, "Foo.bar.enum", barEnumOff},
 		{"missing required field", foo, nil, ErrMissingRequired, "Foo.int32", 0},

@@ -710,18 +710,13 @@ func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byt
 		oc := st.occ[o]
 		off = int(oc.start)
 		b := st.in[oc.start:oc.end]
-		for len(b) > 0 {
-			num, wt, n := consumeTag(b)
-			if n < 0 {
-				return dst, wireErr(n, off, "tag")
-			}
-			b = b[n:]
-			vn := protowire.ConsumeFieldValue(num, wt, b)
-			if vn < 0 {
-				return dst, wireErr(vn, off, "value")
+		for p := 0; p < len(b); {
+			num, wt, vp, end, err := occField(b, p, off)
+			if err != nil {
+				return dst, err
 			}
 			if wt == protowire.VarintType {
-				x, _ := protowire.ConsumeVarint(b)
+				x, _ := protowire.ConsumeVarint(b[vp:])
 				switch num {
 				case 1:
 					secs = int64(x)
@@ -729,7 +724,7 @@ func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byt
 					nanos = int64(int32(x))
 				}
 			}
-			b = b[vn:]
+			p = end
 		}
 	}
 	out, err := st.appendTimestamp(dst, v, secs, nanos)
