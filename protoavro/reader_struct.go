@@ -412,30 +412,27 @@ func listGrowth(left, have int) int {
 // decodeScalarChunk decodes the next n elements of a scalar list.
 func (st *decState) decodeScalarChunk(sf *structField, p unsafe.Pointer, n int, idx *int) error {
 	k := sf.goKind
-	// A switch, not a function in goScalars: growSlice is inlined in each
+	size := goScalars[k].size
+	// Elements without pointers grow by their size alone: a []float64 as a
+	// []uint64, a []bool as a []uint8, as an enum list is a []int32. A
+	// switch, not a function in goScalars: growSlice is inlined in each
 	// case, once for every chunk of every list.
 	var base unsafe.Pointer
 	switch k {
-	case reflect.Bool:
-		base = growSlice[bool](p, n)
-	case reflect.Int32:
-		base = growSlice[int32](p, n)
-	case reflect.Int64:
-		base = growSlice[int64](p, n)
-	case reflect.Uint32:
-		base = growSlice[uint32](p, n)
-	case reflect.Uint64:
-		base = growSlice[uint64](p, n)
-	case reflect.Float32:
-		base = growSlice[float32](p, n)
-	case reflect.Float64:
-		base = growSlice[float64](p, n)
 	case reflect.String:
 		base = growSlice[string](p, n)
-	default: // [][]byte
+	case reflect.Slice: // [][]byte
 		base = growSlice[[]byte](p, n)
+	default:
+		switch size {
+		case 1:
+			base = growSlice[uint8](p, n)
+		case 4:
+			base = growSlice[uint32](p, n)
+		default:
+			base = growSlice[uint64](p, n)
+		}
 	}
-	size := goScalars[k].size
 	for j := range n {
 		ep := unsafe.Add(base, uintptr(j)*size)
 		if err := st.setScalar(&sf.f.val, k, ep); err != nil {

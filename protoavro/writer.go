@@ -704,8 +704,46 @@ func (st *encState) scalar(dst []byte, v *valuePlan, raw []byte, off int) ([]byt
 // configured precision. Sub-precision nanoseconds are truncated toward
 // negative infinity, so the long orders like the instant.
 func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byte, error) {
-	var secs, nanos int64
-	off := len(st.in)
+	f, off, err := st.wellKnownVarints(head)
+	if err != nil {
+		return dst, err
+	}
+	out, err := st.appendTimestamp(dst, v, int64(f[0]), int64(int32(f[1])))
+	return out, atOffset(err, off)
+}
+
+// encodeCivil writes a google.type.Date or TimeOfDay from its occurrences,
+// merged: the last value of each int32 field wins.
+func (st *encState) encodeCivil(dst []byte, v *valuePlan, head int32) ([]byte, error) {
+	f, off, err := st.wellKnownVarints(head)
+	if err != nil {
+		return dst, err
+	}
+	var c [4]int64
+	for i, x := range f {
+		c[i] = int64(int32(x))
+	}
+	out, err := st.appendCivil(dst, v, &c)
+	return out, atOffset(err, off)
+}
+
+// atOffset sets the offset of err, if it is a *DataError, to off and
+// returns it: a well-known value's range error is reported where its last
+// occurrence starts.
+func atOffset(err error, off int) error {
+	if de, ok := err.(*DataError); ok {
+		de.Offset = off
+	}
+	return err
+}
+
+// wellKnownVarints reads the varint fields numbered 1 to 4 of the
+// occurrences from head on of a Timestamp, Date or TimeOfDay, merged: the
+// last value of each field wins, other fields and wire types are skipped.
+// off is where the last occurrence starts (the input's end when there is
+// none).
+func (st *encState) wellKnownVarints(head int32) (f [4]uint64, off int, err error) {
+	off = len(st.in)
 	for o := head; o >= 0; o = st.occ[o].next {
 		oc := st.occ[o]
 		off = int(oc.start)
@@ -713,25 +751,15 @@ func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byt
 		for p := 0; p < len(b); {
 			num, wt, vp, end, err := occField(b, p, off)
 			if err != nil {
-				return dst, err
+				return f, off, err
 			}
-			if wt == protowire.VarintType {
-				x, _ := protowire.ConsumeVarint(b[vp:])
-				switch num {
-				case 1:
-					secs = int64(x)
-				case 2:
-					nanos = int64(int32(x))
-				}
+			if wt == protowire.VarintType && num >= 1 && num <= 4 {
+				f[num-1], _ = protowire.ConsumeVarint(b[vp:])
 			}
 			p = end
 		}
 	}
-	out, err := st.appendTimestamp(dst, v, secs, nanos)
-	if de, ok := err.(*DataError); ok {
-		de.Offset = off
-	}
-	return out, err
+	return f, off, nil
 }
 
 // occField reads the field at b[p:], in an occurrence of a message that
@@ -748,34 +776,6 @@ func occField(b []byte, p, start int) (num protowire.Number, wt protowire.Type, 
 		return 0, 0, 0, 0, wireErr(vn, start+v, "value")
 	}
 	return num, wt, v, v + vn, nil
-}
-
-// encodeCivil writes a google.type.Date or TimeOfDay from its occurrences,
-// merged: the last value of each int32 field wins.
-func (st *encState) encodeCivil(dst []byte, v *valuePlan, head int32) ([]byte, error) {
-	var f [4]int64
-	off := len(st.in)
-	for o := head; o >= 0; o = st.occ[o].next {
-		oc := st.occ[o]
-		off = int(oc.start)
-		b := st.in[oc.start:oc.end]
-		for p := 0; p < len(b); {
-			num, wt, vp, end, err := occField(b, p, int(oc.start))
-			if err != nil {
-				return dst, err
-			}
-			if wt == protowire.VarintType && num >= 1 && num <= 4 {
-				x, _ := protowire.ConsumeVarint(b[vp:])
-				f[num-1] = int64(int32(x))
-			}
-			p = end
-		}
-	}
-	out, err := st.appendCivil(dst, v, &f)
-	if de, ok := err.(*DataError); ok {
-		de.Offset = off
-	}
-	return out, err
 }
 
 // encodeWrapper writes the value field of a wrapper message (zero if absent).
