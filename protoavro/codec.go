@@ -91,27 +91,36 @@ func (c *Codec) TranscodeToAvro(dst, wire []byte) ([]byte, error) {
 // transcodeToAvro is TranscodeToAvro that also returns the number of values
 // it rounded (see encState.rounded).
 func (c *Codec) transcodeToAvro(dst, wire []byte) ([]byte, int64, error) {
+	out, rounded, _, err := c.transcode(dst, wire, false)
+	return out, rounded, err
+}
+
+// transcode is transcodeToAvro that also reports whether the one-pass path
+// (encodeInOrder) gave up on a message of the datum, or was kept out:
+// scanOnly keeps it out altogether, so that the tests can compare the two
+// paths.
+func (c *Codec) transcode(dst, wire []byte, scanOnly bool) (_ []byte, rounded int64, gaveUp bool, _ error) {
 	if len(wire) > maxWireSize {
-		return dst, 0, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
+		return dst, 0, scanOnly, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
 	}
 	st := encStatePool.Get().(*encState)
 	st.in = wire
 	st.policy, st.resolver = c.policy, c.opts.AnyResolver
 	st.occ = append(st.occ[:0], occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	st.tbl = st.tbl[:0]
-	st.depth, st.empty, st.rounded = 0, 0, 0
+	st.depth, st.empty, st.rounded, st.scanOnly = 0, 0, 0, scanOnly
 	n := len(dst)
 	st.limit = n + maxRecordAvroSize
 	out, err := st.encodeMessage(dst, c.enc, 0)
-	rounded := st.rounded
+	rounded, gaveUp = st.rounded, st.scanOnly
 	st.in = nil
 	if cap(st.occ) <= maxPooledBuffer/16 {
 		encStatePool.Put(st)
 	}
 	if err != nil {
-		return dst[:n], 0, inField(err, c.enc.name)
+		return dst[:n], 0, gaveUp, inField(err, c.enc.name)
 	}
-	return out, rounded, nil
+	return out, rounded, gaveUp, nil
 }
 
 // maxWireSize is the largest message the 32-bit offsets of the transcoder hold.
@@ -150,7 +159,7 @@ func (c *Codec) marshalAppend(dst []byte, m proto.Message) ([]byte, int64, error
 	}
 	if p != nil {
 		st := encStatePool.Get().(*encState)
-		st.depth, st.empty, st.rounded = 0, 0, 0
+		st.depth, st.empty, st.rounded, st.scanOnly = 0, 0, 0, false
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
 		st.limit = n + maxRecordAvroSize

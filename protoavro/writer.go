@@ -75,6 +75,12 @@ func (m *msgPlan) finish() {
 	for i := range m.blank {
 		m.blank[i] = -1
 	}
+	m.inOrder = m.nOneofs <= 64
+	for i := 1; i < len(m.fields); i++ {
+		if m.fields[i].num <= m.fields[i-1].num {
+			m.inOrder = false
+		}
+	}
 }
 
 func (m *msgPlan) index(num protowire.Number) int {
@@ -114,6 +120,9 @@ type encState struct {
 	// message holds: Timestamps of timestamp-micros or -millis and
 	// TimeOfDays of time-micros with nanoseconds below that precision.
 	rounded int64
+	// scanOnly is set once encodeInOrder has given up on a message of the
+	// datum: the scanning path writes the rest.
+	scanOnly bool
 }
 
 // frame layout for a message with n fields and k oneofs at base:
@@ -141,35 +150,18 @@ func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, e
 			return dst, err
 		}
 	}
-	nf := len(m.fields)
-	base := len(st.tbl)
-	st.tbl = append(st.tbl, m.blank...)
-	for o := head; o >= 0; o = st.occ[o].next {
-		if err := st.scan(m, base, int(st.occ[o].start), int(st.occ[o].end)); err != nil {
-			return dst, err
-		}
-	}
 	var err error
-	for i := range m.fields {
-		f := &m.fields[i]
-		first, last := st.tbl[base+2*i], st.tbl[base+2*i+1]
-		if f.oneof >= 0 && st.tbl[base+2*nf+f.oneof] != int32(i) {
-			// Another member of the oneof was set last.
-			if err = st.checkDropped(f, first); err != nil {
-				st.tbl = st.tbl[:base]
-				st.depth--
-				return dst, err
-			}
-			first, last = -1, -1
-		}
-		if dst, err = st.encodeField(dst, f, first, last); err != nil {
-			st.tbl = st.tbl[:base]
-			st.depth--
-			return dst, inField(err, f.name)
-		}
+	ok := false
+	if m.inOrder && !st.scanOnly && head >= 0 && st.occ[head].next < 0 {
+		dst, ok = st.encodeInOrder(dst, m, st.occ[head])
 	}
-	st.tbl = st.tbl[:base]
+	if !ok {
+		dst, err = st.encodeScanned(dst, m, head)
+	}
 	st.depth--
+	if err != nil {
+		return dst, err
+	}
 	if m.placeholder {
 		dst = append(dst, 0) // the placeholder field's null
 	}
@@ -181,6 +173,36 @@ func (st *encState) encodeMessage(dst []byte, m *msgPlan, head int32) ([]byte, e
 		return dst, errTooLarge(off)
 	}
 	return dst, nil
+}
+
+// encodeScanned writes the record of m from the occurrences from head on,
+// scanned into a frame of the occurrence table first: the last occurrence
+// of a singular field wins, messages merge, and repeated fields collect
+// their elements wherever they are.
+func (st *encState) encodeScanned(dst []byte, m *msgPlan, head int32) ([]byte, error) {
+	nf := len(m.fields)
+	base := len(st.tbl)
+	st.tbl = append(st.tbl, m.blank...)
+	var err error
+	for o := head; o >= 0 && err == nil; o = st.occ[o].next {
+		err = st.scan(m, base, int(st.occ[o].start), int(st.occ[o].end))
+	}
+	for i := 0; i < nf && err == nil; i++ {
+		f := &m.fields[i]
+		first, last := st.tbl[base+2*i], st.tbl[base+2*i+1]
+		if f.oneof >= 0 && st.tbl[base+2*nf+f.oneof] != int32(i) {
+			// Another member of the oneof was set last.
+			if err = st.checkDropped(f, first); err != nil {
+				break
+			}
+			first, last = -1, -1
+		}
+		if dst, err = st.encodeField(dst, f, first, last); err != nil {
+			err = inField(err, f.name)
+		}
+	}
+	st.tbl = st.tbl[:base]
+	return dst, err
 }
 
 // errTooLarge reports a datum whose Avro encoding exceeds maxRecordAvroSize,
@@ -206,63 +228,12 @@ func (st *encState) zeroItem(off int) error {
 func (st *encState) scan(m *msgPlan, base, start, end int) error {
 	nf := len(m.fields)
 	b := st.in[:end]
-	pos := start
-	for pos < end {
-		var (
-			num protowire.Number
-			wt  protowire.Type
-		)
-		if c := b[pos]; c < 0x80 && c >= 8 { // one-byte tag, field number ≥ 1
-			num, wt = protowire.Number(c>>3), protowire.Type(c&7)
-			pos++
-		} else {
-			var n int
-			if num, wt, n = consumeTag(b[pos:]); n < 0 {
-				return wireErr(n, pos, "tag")
-			}
-			pos += n
+	for pos := start; pos < end; {
+		num, wt, vstart, vend, next, err := wireField(b, pos)
+		if err != nil {
+			return err
 		}
-		vstart, vend := pos, -1
-		switch wt { // fast paths for the common encodings
-		case protowire.VarintType:
-			for p := pos; p < end && p < pos+10; p++ {
-				if b[p] < 0x80 {
-					if p-pos < 9 || b[p] <= 1 { // else overflow: the slow path reports it
-						vend = p + 1
-					}
-					break
-				}
-			}
-		case protowire.Fixed32Type:
-			if end-pos >= 4 {
-				vend = pos + 4
-			}
-		case protowire.Fixed64Type:
-			if end-pos >= 8 {
-				vend = pos + 8
-			}
-		case protowire.BytesType:
-			if pos < end && b[pos] < 0x80 && int(b[pos]) <= end-pos-1 {
-				vstart, vend = pos+1, pos+1+int(b[pos])
-			}
-		}
-		if vend < 0 { // long lengths, groups, and errors
-			vn := protowire.ConsumeFieldValue(num, wt, b[pos:])
-			if vn < 0 {
-				return inField(wireErr(vn, pos, "value"), "#"+strconv.Itoa(int(num)))
-			}
-			vend = pos + vn
-			switch wt {
-			case protowire.BytesType:
-				_, ln := protowire.ConsumeVarint(b[pos:])
-				vstart += ln
-			case protowire.StartGroupType:
-				vend -= protowire.SizeTag(num) // the end-group tag
-			}
-			pos += vn
-		} else {
-			pos = vend
-		}
+		pos = next
 		i := m.index(num)
 		if i < 0 {
 			continue // unknown field: not part of the schema (see docs/mapping.md)
@@ -298,6 +269,65 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 		}
 	}
 	return nil
+}
+
+// wireField reads the field at b[pos:], b ending where the message does:
+// its number and wire type, where its value starts and ends (a
+// length-delimited value without its length, a group without its end tag)
+// and where the next field starts; or the error at the bad byte.
+func wireField(b []byte, pos int) (num protowire.Number, wt protowire.Type, vstart, vend, next int, err error) {
+	end := len(b)
+	if c := b[pos]; c < 0x80 && c >= 8 { // one-byte tag, field number ≥ 1
+		num, wt = protowire.Number(c>>3), protowire.Type(c&7)
+		pos++
+	} else {
+		var n int
+		if num, wt, n = consumeTag(b[pos:]); n < 0 {
+			return 0, 0, 0, 0, 0, wireErr(n, pos, "tag")
+		}
+		pos += n
+	}
+	vstart, vend = pos, -1
+	switch wt { // fast paths for the common encodings
+	case protowire.VarintType:
+		for p := pos; p < end && p < pos+10; p++ {
+			if b[p] < 0x80 {
+				if p-pos < 9 || b[p] <= 1 { // else overflow: the slow path reports it
+					vend = p + 1
+				}
+				break
+			}
+		}
+	case protowire.Fixed32Type:
+		if end-pos >= 4 {
+			vend = pos + 4
+		}
+	case protowire.Fixed64Type:
+		if end-pos >= 8 {
+			vend = pos + 8
+		}
+	case protowire.BytesType:
+		if pos < end && b[pos] < 0x80 && int(b[pos]) <= end-pos-1 {
+			return num, wt, pos + 1, pos + 1 + int(b[pos]), pos + 1 + int(b[pos]), nil
+		}
+	}
+	if vend >= 0 {
+		return num, wt, vstart, vend, vend, nil
+	}
+	// Long lengths, groups, and errors.
+	vn := protowire.ConsumeFieldValue(num, wt, b[pos:])
+	if vn < 0 {
+		return 0, 0, 0, 0, 0, inField(wireErr(vn, pos, "value"), "#"+strconv.Itoa(int(num)))
+	}
+	vend = pos + vn
+	switch wt {
+	case protowire.BytesType:
+		_, ln := protowire.ConsumeVarint(b[pos:])
+		vstart += ln
+	case protowire.StartGroupType:
+		vend -= protowire.SizeTag(num) // the end-group tag
+	}
+	return num, wt, vstart, vend, pos + vn, nil
 }
 
 // checkDropped checks the occurrences from head of a message-valued oneof
