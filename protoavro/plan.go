@@ -153,11 +153,16 @@ type msgPlan struct {
 	// Set by finish, once the fields are compiled:
 	scanInfo []scanInfo // per field, what the scanner checks
 	blank    []int32    // a frame of -1s: 2 per field, 1 per oneof
-	// inOrder is set when the schema's fields are in the order of their
-	// numbers, the order protobuf encoders write them in, and the oneofs
-	// are few enough for encodeInOrder to track: the transcoder first
-	// tries its one-pass path on such a message.
+	// inOrder is set when the oneofs are few enough for encodeInOrder to
+	// track: the transcoder first tries its one-pass path on such a
+	// message.
 	inOrder bool
+	// prefix is the number of leading fields that the schema declares in
+	// the order of their numbers, the order protobuf encoders write them
+	// in (all of them, usually); rank gives the place of each field in
+	// number order.
+	prefix int
+	rank   []int32
 	// placeholder records (of messages without fields, under
 	// Options.EmptyPlaceholder) have one field, emptyPlaceholderName, which
 	// the writers write as null and the readers skip.

@@ -2,9 +2,11 @@ package protoavro
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -76,9 +78,17 @@ func (m *msgPlan) finish() {
 		m.blank[i] = -1
 	}
 	m.inOrder = m.nOneofs <= 64
-	for i := 1; i < len(m.fields); i++ {
-		if m.fields[i].num <= m.fields[i-1].num {
-			m.inOrder = false
+	byNum := make([]int32, len(m.fields))
+	for i := range byNum {
+		byNum[i] = int32(i)
+	}
+	slices.SortFunc(byNum, func(a, b int32) int { return cmp.Compare(m.fields[a].num, m.fields[b].num) })
+	m.rank = make([]int32, len(m.fields))
+	m.prefix = len(m.fields)
+	for r, i := range byNum {
+		m.rank[i] = int32(r)
+		if int(i) != r {
+			m.prefix = min(m.prefix, r)
 		}
 	}
 }

@@ -9,6 +9,8 @@ package protoavro
 import (
 	"errors"
 	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // errOutOfOrder stops encodeInOrder on a field it does not write in one
@@ -17,26 +19,41 @@ import (
 var errOutOfOrder = errors.New("field out of the schema's order")
 
 // encodeInOrder writes the record of m from its one occurrence oc in a
-// single pass, when every field comes after the fields before it in the
-// schema, each singular field and each oneof once and the elements of each
-// repeated field together. On any other input, and on any error, it
-// reports false and leaves st as it found it, with dst's length restored;
-// it also sets st.scanOnly, so that the scanning path alone writes the
-// rest of the datum and no input is read more than twice.
+// single pass, when its fields come in the order of their numbers, as
+// protobuf encoders write them: each singular field and each oneof once,
+// the elements of each repeated field together. The fields that the schema
+// declares in that order, up to the first that it does not (m.prefix), are
+// written as they are read; the fields after them are recorded in a frame
+// of the occurrence table and written at the end, in the schema's order.
+// On any other input, and on any error, it reports false and leaves st as
+// it found it, with dst's length restored; it also sets st.scanOnly, so
+// that the scanning path alone writes the rest of the datum and no input
+// is read more than twice.
 func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool) {
 	mark, occs, tbl := len(dst), len(st.occ), len(st.tbl)
 	empty, rounded, depth := st.empty, st.rounded, st.depth
 	b := st.in[:oc.end]
-	next := 0       // the index of the first field not written yet
+	rest := -1      // where the frame of the fields after the prefix starts in st.tbl, once one is read
+	next := 0       // the rank, in number order, of the first field not written or recorded yet
 	var ones uint64 // the oneofs set so far
 	var err error
 	for pos := int(oc.start); pos < len(b); {
-		num, wt, vs, ve, p, ferr := wireField(b, pos)
-		if ferr != nil {
-			err = ferr
-			break
+		var (
+			num    protowire.Number
+			wt     protowire.Type
+			vs, ve int
+		)
+		if c := b[pos]; c < 0x80 && c >= 8 && c&7 == 0 && pos+1 < len(b) && b[pos+1] < 0x80 {
+			// A one-byte tag and a one-byte varint, read here, not in a call.
+			num, vs, ve = protowire.Number(c>>3), pos+1, pos+2
+			pos += 2
+		} else {
+			var p int
+			if num, wt, vs, ve, p, err = wireField(b, pos); err != nil {
+				break
+			}
+			pos = p
 		}
-		pos = p
 		i := m.index(num)
 		if i < 0 {
 			continue // unknown field: not part of the schema (see docs/mapping.md)
@@ -45,7 +62,11 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 		if si.wireTypes&(1<<wt) == 0 {
 			continue // dropped as an unknown field, as the scanner does
 		}
-		if i < next || si.utf8 && !utf8.Valid(b[vs:ve]) {
+		r := i // a field of the prefix is at its own rank
+		if i >= m.prefix {
+			r = int(m.rank[i])
+		}
+		if r < next || si.utf8 && !utf8.Valid(b[vs:ve]) {
 			err = errOutOfOrder
 			break
 		}
@@ -56,15 +77,17 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 			}
 			ones |= 1 << si.oneof
 		}
-		for ; next < i && err == nil; next++ {
+		// The prefix's fields before this one, or all of them before the
+		// first field after the prefix, are absent.
+		for ; next < min(r, m.prefix) && err == nil; next++ {
 			dst, err = st.encodeField(dst, &m.fields[next], -1, -1)
 		}
 		if err != nil {
 			break
 		}
+		next = r + 1
 		f := &m.fields[i]
-		next = i + 1
-		if f.val.kind < vMessage && f.mode <= modeRequired { // a singular scalar
+		if r < m.prefix && f.val.kind < vMessage && f.mode <= modeRequired { // a singular scalar, written now
 			if f.mode == modeNullable {
 				dst = append(dst, 2) // union branch 1, zig-zag encoded
 			}
@@ -94,16 +117,32 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 				last = o
 			}
 		}
-		if dst, err = st.encodeField(dst, f, first, last); err != nil {
-			break
+		if r < m.prefix {
+			if dst, err = st.encodeField(dst, f, first, last); err != nil {
+				break
+			}
+			continue
 		}
+		if rest < 0 {
+			rest = len(st.tbl)
+			st.tbl = append(st.tbl, m.blank[:2*(len(m.fields)-m.prefix)]...)
+		}
+		j := rest + 2*(i-m.prefix)
+		st.tbl[j], st.tbl[j+1] = first, last
 	}
-	for ; next < len(m.fields) && err == nil; next++ {
+	for ; next < m.prefix && err == nil; next++ {
 		dst, err = st.encodeField(dst, &m.fields[next], -1, -1)
 	}
-	st.occ = st.occ[:occs]
+	for i := m.prefix; i < len(m.fields) && err == nil; i++ {
+		first, last := int32(-1), int32(-1)
+		if rest >= 0 {
+			j := rest + 2*(i-m.prefix)
+			first, last = st.tbl[j], st.tbl[j+1]
+		}
+		dst, err = st.encodeField(dst, &m.fields[i], first, last)
+	}
+	st.occ, st.tbl = st.occ[:occs], st.tbl[:tbl]
 	if err != nil {
-		st.tbl = st.tbl[:tbl]
 		st.empty, st.rounded, st.depth = empty, rounded, depth
 		st.scanOnly = true
 		return dst[:mark], false
