@@ -9,8 +9,6 @@ package protoavro
 import (
 	"errors"
 	"unicode/utf8"
-
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // errOutOfOrder stops encodeInOrder on a field it does not write in one
@@ -38,22 +36,12 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 	var ones uint64 // the oneofs set so far
 	var err error
 	for pos := int(oc.start); pos < len(b); {
-		var (
-			num    protowire.Number
-			wt     protowire.Type
-			vs, ve int
-		)
-		if c := b[pos]; c < 0x80 && c >= 8 && c&7 == 0 && pos+1 < len(b) && b[pos+1] < 0x80 {
-			// A one-byte tag and a one-byte varint, read here, not in a call.
-			num, vs, ve = protowire.Number(c>>3), pos+1, pos+2
-			pos += 2
-		} else {
-			var p int
-			if num, wt, vs, ve, p, err = wireField(b, pos); err != nil {
-				break
-			}
-			pos = p
+		num, wt, vs, ve, p, ferr := wireField(b, pos)
+		if ferr != nil {
+			err = ferr
+			break
 		}
+		pos = p
 		i := m.index(num)
 		if i < 0 {
 			continue // unknown field: not part of the schema (see docs/mapping.md)
