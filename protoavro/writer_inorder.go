@@ -1,8 +1,8 @@
 // writer_inorder.go holds the transcoder's one-pass path: a message whose
-// fields come in the schema's order, as protobuf encoders write them, is
-// written as it is read, without the occurrence table of the scanning path
-// (writer.go), which remains the definition of the output and handles
-// everything else.
+// fields come in number order, as protobuf encoders write them, is written
+// as it is read, without scanning it into the occurrence table first as
+// the scanning path (writer.go) does; that path remains the definition of
+// the output and handles everything else.
 
 package protoavro
 
@@ -14,7 +14,7 @@ import (
 // errOutOfOrder stops encodeInOrder on a field it does not write in one
 // pass (or an invalid string, which the scanner reports in its own words);
 // it never leaves the package.
-var errOutOfOrder = errors.New("field out of the schema's order")
+var errOutOfOrder = errors.New("field out of number order")
 
 // encodeInOrder writes the record of m from its one occurrence oc in a
 // single pass, when its fields come in the order of their numbers, as
