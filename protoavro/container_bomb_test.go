@@ -72,3 +72,41 @@ func TestDeflateBombBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestTinyRecordBlocks reads blocks of a million one-byte records (each an
+// empty message) with the sequential reader and the parallel one: the
+// parallel reader allocates a few bytes per record more than the
+// sequential one (its blocks' wire bytes), nothing per record beyond, so
+// that a file of a few KB cannot make it allocate gigabytes. The
+// sequential reader is the baseline, which also holds what the race
+// detector adds (its sync.Pool drops items at random).
+func TestTinyRecordBlocks(t *testing.T) {
+	md := compileMessage(t, `syntax = "proto3"; package bomb; message B { bytes b = 1; }`, "bomb.B")
+	s := mustSchema(t, Options{}, md)
+	const blocks, records = 4, 1 << 20
+	block, err := CompressionDeflate.Compress(nil, make([]byte, records)) // records of one byte: an empty bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := rawHeader(schemaEntry(s.Canonical()), codecEntry("deflate"))
+	for range blocks {
+		file = rawBlock(file, records, block)
+	}
+	var sequential float64
+	for _, workers := range []int{1, 2, 4} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		n, err := readContainerWith(file, md, workers)
+		runtime.ReadMemStats(&after)
+		if err != nil || n != blocks*records {
+			t.Fatalf("%d workers: %d records, %v", workers, n, err)
+		}
+		perRecord := float64(after.TotalAlloc-before.TotalAlloc) / (blocks * records)
+		t.Logf("%d workers: %.2f bytes allocated per record", workers, perRecord)
+		if workers == 1 {
+			sequential = perRecord
+		} else if perRecord > sequential+12 {
+			t.Errorf("%d workers: %.2f bytes allocated per one-byte record, the sequential reader %.2f: want at most 12 more", workers, perRecord, sequential)
+		}
+	}
+}

@@ -22,7 +22,9 @@ import (
 // hands the records out in file order. At most Workers+1 blocks are in
 // flight (internal/pool's Ordered), each holding its compressed data, its
 // decompressed data and its records' wire bytes, so memory stays bounded
-// by about 3 × (Workers+1) × the block size, as in the writer.
+// by about 3 × (Workers+1) × the block size, as in the writer. Nothing is
+// kept per record: a block of many tiny records takes no more than one of
+// a few large ones.
 
 // parallelReader is the state of a parallel ContainerReader.
 type parallelReader struct {
@@ -30,8 +32,15 @@ type parallelReader struct {
 	free    []*pblock
 	cur     *pblock // the block being handed out
 	next    int     // index in cur of the next record
+	pos     int     // where in cur.wire the next record's size starts
 	readErr error   // the error that ended the reading of raw blocks (io.EOF at the end)
 	closed  bool
+	// bigData and bigWire are the buffers of the last large block, kept
+	// for the next one: large blocks are decoded one at a time, on the
+	// reader's goroutine, and reuse one set of buffers rather than
+	// allocate their size anew (the last block's buffers may not be
+	// collected yet when the next one's are allocated).
+	bigData, bigWire []byte
 }
 
 // pblock is one block on its way through the workers.
@@ -39,13 +48,11 @@ type pblock struct {
 	b    ocf.Block // as read; b.Data aliases raw
 	raw  []byte
 	data []byte // decompressed
-	// wire holds the records length-delimited: each one's size as a
-	// varint, then its wire bytes; starts and ends bound the wire bytes of
-	// each record (its size ends where it starts).
-	wire   []byte
-	starts []int
-	ends   []int
-	// err ends the block after its len(ends) records: a block error (a
+	// wire holds the n records decoded, length-delimited: each one's size
+	// as a varint, then its wire bytes.
+	wire []byte
+	n    int
+	// err ends the block after its n records: a block error (a
 	// *ContainerError), or a record error (recErr set) of the record at
 	// errStart..errEnd of data. skip and rest are what Resync skips then:
 	// the records and bytes counted, and the bytes themselves (in raw or
@@ -63,9 +70,10 @@ type pblock struct {
 
 // largeBlock is the decompressed size of a block above which it is
 // decoded by the reader's goroutine rather than a worker, and its buffers
-// are not kept for reuse: blocks in flight take at most about
-// (Workers+1) × largeBlock, plus one large block, not (Workers+1) × 64 MiB
-// (a deflate bomb of a few KB per block).
+// are kept for the next such block, not for the workers: blocks in flight
+// take at most about (Workers+1) × largeBlock, plus one large block's
+// buffers, not (Workers+1) × 64 MiB (a deflate bomb of a few KB per
+// block).
 const largeBlock = 8 << 20
 
 // newParallelReader starts the workers of cr. They use only what does not
@@ -88,7 +96,7 @@ func newParallelReader(cr *ContainerReader, workers int) *parallelReader {
 // accepts). On an error it sets what Resync skips as the sequential
 // reader's Resync skips it.
 func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
-	pb.wire, pb.starts, pb.ends, pb.err, pb.recErr = pb.wire[:0], pb.starts[:0], pb.ends[:0], nil, false
+	pb.wire, pb.n, pb.err, pb.recErr = pb.wire[:0], 0, nil, false
 	pb.skip, pb.rest, pb.large = Skipped{}, nil, false
 	var err error
 	if within > 0 && within < or.MaxBlockDataSize() {
@@ -119,12 +127,11 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
 	}
 	// The records' wire takes about as much as their Avro: room for that
 	// from the start spares a large block the copies of growing.
-	pb.wire = slices.Grow(pb.wire, len(data)+len(data)/8)
+	pb.wire = limits.Grow(pb.wire, len(data)+len(data)/8)
 	pos, guess := 0, 1
 	for i := int64(0); i < pb.b.Count; i++ {
 		start := pos
-		var rs int
-		pb.wire, rs, guess, err = appendDelimited(pb.wire, guess, func(dst []byte) ([]byte, error) {
+		pb.wire, guess, err = appendDelimited(pb.wire, guess, func(dst []byte) ([]byte, error) {
 			var err error
 			dst, pos, err = decodeRecord(dec, dst, data, pos, &empty)
 			return dst, err
@@ -134,8 +141,7 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
 			pb.skip, pb.rest = Skipped{Records: pb.b.Count - i, Bytes: int64(len(data) - start)}, data[start:]
 			return
 		}
-		pb.starts = append(pb.starts, rs)
-		pb.ends = append(pb.ends, len(pb.wire))
+		pb.n++
 		if i == pb.b.Count-1 && pos != len(data) {
 			// The records are sound; the error comes after them.
 			pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset,
@@ -148,15 +154,15 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
 
 // appendDelimited appends a record, length-delimited, to dst: read appends
 // the record's wire bytes after guess bytes set aside for its size, which
-// are moved when the size takes another number of bytes. It returns where
-// the record's wire bytes start, and the size of this size as the next
-// guess. On an error dst is returned as it was.
-func appendDelimited(dst []byte, guess int, read func([]byte) ([]byte, error)) ([]byte, int, int, error) {
+// are moved when the size takes another number of bytes. It returns the
+// size of this size as the next guess. On an error dst is returned as it
+// was.
+func appendDelimited(dst []byte, guess int, read func([]byte) ([]byte, error)) ([]byte, int, error) {
 	n := len(dst)
 	dst = append(dst, make([]byte, guess)...)
 	dst, err := read(dst)
 	if err != nil {
-		return dst[:n], 0, guess, err
+		return dst[:n], guess, err
 	}
 	size := len(dst) - n - guess
 	if need := protowire.SizeVarint(uint64(size)); need != guess {
@@ -168,7 +174,7 @@ func appendDelimited(dst []byte, guess int, read func([]byte) ([]byte, error)) (
 		guess = need
 	}
 	protowire.AppendVarint(dst[n:n], uint64(size))
-	return dst, n + guess, guess, nil
+	return dst, guess, nil
 }
 
 // NextDelimited returns the records of the current block that are not
@@ -192,21 +198,17 @@ func (cr *ContainerReader) NextDelimited() ([]byte, int, error) {
 			return nil, 0, err
 		}
 		pb := p.cur
-		from := 0
-		if p.next > 0 {
-			from = pb.ends[p.next-1]
-		}
-		n := len(pb.ends) - p.next
-		p.next = len(pb.ends)
+		from, n := p.pos, pb.n-p.next
+		p.next, p.pos = pb.n, len(pb.wire)
 		cr.index += int64(n)
-		return pb.wire[from:pb.ends[len(pb.ends)-1]], n, nil
+		return pb.wire[from:], n, nil
 	}
 	// Sequential: decode the rest of the block, at least one record.
 	cr.delim = cr.delim[:0]
 	n, guess := 0, 1
 	for n == 0 || cr.left > 0 {
 		var err error
-		if cr.delim, _, guess, err = appendDelimited(cr.delim, guess, cr.readWire); err != nil {
+		if cr.delim, guess, err = appendDelimited(cr.delim, guess, cr.readWire); err != nil {
 			if n > 0 {
 				break // the records before it first; the error is sticky
 			}
@@ -243,8 +245,11 @@ func (p *parallelReader) readWire(cr *ContainerReader, dst []byte) ([]byte, erro
 	if err := p.nextBlock(cr); err != nil {
 		return dst, err
 	}
-	pb := p.cur
-	dst = append(dst, pb.wire[pb.starts[p.next]:pb.ends[p.next]]...)
+	// The size was written by decodeBlock: a varint within the wire.
+	size, w := protowire.ConsumeVarint(p.cur.wire[p.pos:])
+	start := p.pos + w
+	dst = append(dst, p.cur.wire[start:start+int(size)]...)
+	p.pos = start + int(size)
 	p.next++
 	cr.index++
 	return dst, nil
@@ -253,15 +258,17 @@ func (p *parallelReader) readWire(cr *ContainerReader, dst []byte) ([]byte, erro
 // nextBlock makes p.cur a block with records left to hand out, or
 // returns the reader's error (io.EOF at the end).
 func (p *parallelReader) nextBlock(cr *ContainerReader) error {
-	for p.cur == nil || p.next >= len(p.cur.ends) {
+	for p.cur == nil || p.next >= p.cur.n {
 		if pb := p.cur; pb != nil {
 			if pb.err != nil {
 				// p.cur stays, for Resync; so do the workers and the
 				// blocks in flight behind it.
 				return p.fail(cr, pb)
 			}
-			if pb.large || cap(pb.data) > largeBlock {
-				// Not kept for reuse: a later block this large is rare.
+			if cap(pb.data) > largeBlock {
+				// A large block's: kept for the next large block, not
+				// for the workers.
+				p.bigData, p.bigWire = pb.data, pb.wire
 				pb.raw, pb.data, pb.wire = nil, nil, nil
 			}
 			p.free = append(p.free, pb)
@@ -270,6 +277,11 @@ func (p *parallelReader) nextBlock(cr *ContainerReader) error {
 		p.fill(cr)
 		pb, ok := p.pool.Next()
 		if ok && pb.large {
+			// The worker's partial output gives way to the large
+			// buffers, if a large block came before.
+			if p.bigData != nil {
+				pb.data, pb.wire, p.bigData, p.bigWire = p.bigData, p.bigWire, nil, nil
+			}
 			decodeBlock(cr.or, cr.dec, pb, 0)
 		}
 		if !ok {
@@ -281,7 +293,7 @@ func (p *parallelReader) nextBlock(cr *ContainerReader) error {
 			}
 			return cr.err
 		}
-		p.cur, p.next = pb, 0
+		p.cur, p.next, p.pos = pb, 0, 0
 		cr.block = pb.b
 	}
 	return nil
@@ -378,5 +390,6 @@ func (p *parallelReader) close() {
 	if !p.closed {
 		p.closed = true
 		p.pool.Close()
+		p.bigData, p.bigWire = nil, nil
 	}
 }

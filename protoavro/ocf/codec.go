@@ -9,12 +9,12 @@ import (
 	"hash/crc32"
 	"io"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/protoavro/protoavro/internal/limits"
 	"github.com/protoavro/protoavro/internal/safetext"
 )
 
@@ -182,7 +182,7 @@ func (c *deflateCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
 	if err := r.(flate.Resetter).Reset(bytes.NewReader(src), nil); err != nil {
 		return dst, err
 	}
-	out := slices.Grow(dst, int(total))
+	out := limits.Grow(dst, int(total))
 	m, err := io.ReadFull(r, out[len(dst):len(dst)+int(total)])
 	if err != nil {
 		return dst, err
@@ -380,7 +380,7 @@ func (c *zstdCodec) decompress(dst, src []byte, limit int) ([]byte, error) {
 		if n > int64(limit) {
 			return dst, tooLarge(limit)
 		}
-		dst = slices.Grow(dst, int(n))
+		dst = limits.Grow(dst, int(n))
 	}
 	return c.decodeAll(dst, src, limit)
 }
