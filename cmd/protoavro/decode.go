@@ -246,8 +246,8 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{Resolver: d.resolver})
 	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan, resolver: d.resolver} }
 	reset := func(b *decodeBatch) {
-		b.first, b.wire, b.ends, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.ends[:0], b.out[:0], nil, b.bad[:0]
-		b.starts, b.skips, b.count = b.starts[:0], b.skips[:0], 0
+		b.first, b.wire, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.out[:0], nil, b.bad[:0]
+		b.skips, b.count = b.skips[:0], 0
 	}
 	// Whole blocks go to the batches as the reader gives them,
 	// length-delimited; the workers split them.
@@ -284,7 +284,7 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 				}
 			}
 		}
-		d.records += int64(len(b.ends) - len(b.bad))
+		d.records += int64(b.count - len(b.bad))
 		if _, err := d.out.Write(b.out); err != nil {
 			return err
 		}
@@ -358,12 +358,9 @@ func (d *decoder) decodeDelimited(cr *protoavro.ContainerReader, name string, pr
 type decodeBatch struct {
 	// first is the index of the first record.
 	first int64
-	// wire holds count records length-delimited; the worker sets starts
-	// and ends, where the wire bytes of each record start and end.
-	wire   []byte
-	starts []int
-	ends   []int
-	count  int
+	// wire holds count records length-delimited.
+	wire  []byte
+	count int
 	// out is the formatted records.
 	out []byte
 	err error
@@ -394,19 +391,16 @@ type unformatted struct {
 // format formats each record of b as a line of JSON, appended to b.out;
 // with skip, records that fail go to b.bad. It runs on a worker goroutine.
 func (b *decodeBatch) format(skip bool, name string) error {
-	// Split the length-delimited records (the reader wrote them).
-	for pos := 0; pos < len(b.wire); {
-		size, n := protowire.ConsumeVarint(b.wire[pos:])
-		if n < 0 || size > uint64(len(b.wire)-pos-n) {
+	index, skips := b.first, b.skips
+	// The records come length-delimited (the reader wrote them); nothing
+	// is kept per record, however small the records.
+	for pos, i := 0, 0; pos < len(b.wire); i++ {
+		size, w := protowire.ConsumeVarint(b.wire[pos:])
+		if w < 0 || size > uint64(len(b.wire)-pos-w) {
 			return fmt.Errorf("%s: internal error: bad length prefix at batch byte %d", name, pos)
 		}
-		b.starts = append(b.starts, pos+n)
-		pos += n + int(size)
-		b.ends = append(b.ends, pos)
-	}
-	index, skips := b.first, b.skips
-	for i, end := range b.ends {
-		wire := b.wire[b.starts[i]:end]
+		wire := b.wire[pos+w : pos+w+int(size)]
+		pos += w + int(size)
 		for len(skips) > 0 && skips[0].at == i {
 			index += skips[0].n
 			skips = skips[1:]

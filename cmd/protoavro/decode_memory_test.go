@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/protoavro/protoavro/protoavro/ocf"
+)
+
+// raceEnabled is set under the race detector (race_test.go).
+var raceEnabled bool
+
+// TestDecodeTinyRecords decodes blocks of a million one-byte records
+// (each an empty message) to JSON Lines and length-delimited with two
+// workers: JSON Lines allocates a few bytes per record more than
+// length-delimited (its lines, and the batch's copy of the records),
+// nothing per record beyond, so that a file of a few KB cannot make decode
+// allocate gigabytes. Length-delimited is the baseline. Under the race
+// detector only the output is checked: its sync.Pool drops items at random,
+// and the JSON formatter's pooled state then costs tens of bytes per
+// record that length-delimited does not pay.
+func TestDecodeTinyRecords(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"b.proto": "syntax = \"proto3\";\npackage tiny;\nmessage B { bytes b = 1; }\n"})
+	const blocks, records = 2, 1 << 20
+	var file bytes.Buffer
+	w, err := ocf.NewWriter(&file, ocf.WriterOptions{
+		Schema: []byte(`{"type":"record","name":"B","namespace":"tiny","fields":[{"name":"b","type":"bytes"}]}`),
+		Codec:  ocf.Deflate,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ocf.Deflate.Compress(nil, make([]byte, records)) // records of one byte: an empty bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range blocks {
+		if err := w.WriteRawBlock(records, block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "tiny.avro")
+	if err := os.WriteFile(in, file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	perRecord := map[string]float64{}
+	for _, format := range []string{"delimited", "jsonl"} {
+		out := filepath.Join(dir, "out."+format)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := runIO(t, nil, "decode", "-I", dir, "-m", "tiny.B", "b.proto", "--workers", "2", "--format", format, "--out", out, in)
+		runtime.ReadMemStats(&after)
+		if r.code != 0 {
+			t.Fatalf("decode --format %s: exit code %d: %s", format, r.code, r.stderr)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := map[string]string{"delimited": "\x00", "jsonl": "{}\n"}[format]
+		if !bytes.Equal(got, bytes.Repeat([]byte(line), blocks*records)) {
+			t.Fatalf("decode --format %s: %d bytes of output, want %d records of %q", format, len(got), blocks*records, line)
+		}
+		perRecord[format] = float64(after.TotalAlloc-before.TotalAlloc) / (blocks * records)
+		t.Logf("%s: %.2f bytes allocated per record", format, perRecord[format])
+	}
+	if extra := perRecord["jsonl"] - perRecord["delimited"]; extra > 24 && !raceEnabled {
+		t.Errorf("JSON Lines allocates %.2f bytes per one-byte record more than length-delimited, want at most 24", extra)
+	}
+}
