@@ -244,7 +244,9 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	}
 	m := cr.NewMessage()
 	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{Resolver: d.resolver})
-	fresh := func() *decodeBatch { return &decodeBatch{m: cr.NewMessage(), json: plan, resolver: d.resolver} }
+	fresh := func() *decodeBatch {
+		return &decodeBatch{m: cr.NewMessage(), json: plan.Formatter(), resolver: d.resolver}
+	}
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.out[:0], nil, b.bad[:0]
 		b.skips, b.count = b.skips[:0], 0
@@ -367,7 +369,7 @@ type decodeBatch struct {
 	m   proto.Message
 	// json formats records without protojson's generic path; what it
 	// declines goes to proto.Unmarshal and protojson.
-	json *pbjson.Plan
+	json *pbjson.Formatter
 	// resolver resolves google.protobuf.Any for protojson.
 	resolver protoavro.AnyResolver
 	// skips mark records skipped between the batch's records.

@@ -92,6 +92,14 @@ func fastAndSlow(t testing.TB, md protoreflect.MessageDescriptor, name string, f
 func checkJSON(t testing.TB, p *Plan, md protoreflect.MessageDescriptor, wire []byte) bool {
 	t.Helper()
 	text, want, ok := fastAndSlow(t, md, "AppendJSON", p.AppendJSON, wantJSON, wire, shortHex)
+	// A Formatter writes the same bytes and declines the same input, on
+	// its first use and again with its scratch space used.
+	f := p.Formatter()
+	for range 2 {
+		if got, fok := f.AppendJSON(nil, wire); fok != ok || !bytes.Equal(got, text) {
+			t.Fatalf("%s: Formatter.AppendJSON(%s) = %s, %v; Plan.AppendJSON gives %s, %v", md.FullName(), shortHex(wire), short(got), fok, short(text), ok)
+		}
+	}
 	if !ok {
 		return false
 	}

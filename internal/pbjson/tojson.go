@@ -27,10 +27,34 @@ func (p *Plan) AppendJSON(dst, wire []byte) (out []byte, ok bool) {
 		return dst, false
 	}
 	st := p.pool.Get().(*state)
+	out, ok = p.appendJSON(st, dst, wire)
+	p.pool.Put(st)
+	return out, ok
+}
+
+// Formatter is AppendJSON with scratch space of its own rather than the
+// plan's pool: for one goroutine that formats many records.
+type Formatter struct {
+	p  *Plan
+	st state
+}
+
+// Formatter returns a Formatter of p.
+func (p *Plan) Formatter() *Formatter { return &Formatter{p: p} }
+
+// AppendJSON is [Plan.AppendJSON].
+func (f *Formatter) AppendJSON(dst, wire []byte) (out []byte, ok bool) {
+	if f.p.root.unsupported {
+		return dst, false
+	}
+	return f.p.appendJSON(&f.st, dst, wire)
+}
+
+// appendJSON is AppendJSON with the scratch space st.
+func (p *Plan) appendJSON(st *state, dst, wire []byte) ([]byte, bool) {
 	e := wireEnc{st: st, resolver: p.resolver}
 	n := len(dst)
-	out, ok = e.message(p.root, dst, wire, 0)
-	p.pool.Put(st)
+	out, ok := e.message(p.root, dst, wire, 0)
 	if !ok {
 		return dst[:n], false
 	}
