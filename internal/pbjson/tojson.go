@@ -23,9 +23,6 @@ import (
 // valid in a form that only proto.Unmarshal handles, such as a field that
 // appears twice.
 func (p *Plan) AppendJSON(dst, wire []byte) (out []byte, ok bool) {
-	if p.root.unsupported {
-		return dst, false
-	}
 	st := p.pool.Get().(*state)
 	out, ok = p.appendJSON(st, dst, wire)
 	p.pool.Put(st)
@@ -44,14 +41,14 @@ func (p *Plan) Formatter() *Formatter { return &Formatter{p: p} }
 
 // AppendJSON is [Plan.AppendJSON].
 func (f *Formatter) AppendJSON(dst, wire []byte) (out []byte, ok bool) {
-	if f.p.root.unsupported {
-		return dst, false
-	}
 	return f.p.appendJSON(&f.st, dst, wire)
 }
 
 // appendJSON is AppendJSON with the scratch space st.
 func (p *Plan) appendJSON(st *state, dst, wire []byte) ([]byte, bool) {
+	if p.root.unsupported {
+		return dst, false
+	}
 	e := wireEnc{st: st, resolver: p.resolver}
 	n := len(dst)
 	out, ok := e.message(p.root, dst, wire, 0)
