@@ -10,7 +10,8 @@
 // Config.ExactlyOnce, each batch is produced and its offsets committed in one
 // Kafka transaction, so a crash neither loses nor duplicates records for
 // consumers that read committed data. Keys, headers and timestamps are carried
-// over. Records that cannot be converted (their data, or their registered
+// over. A tombstone (a null value, a compacted topic's delete marker) stays a
+// tombstone, with its key, rather than being converted. Records that cannot be converted (their data, or their registered
 // schema, which does not compile or cannot be mapped) go to a dead-letter
 // topic, unchanged, with the reason in headers (HeaderError and the others).
 // A registry that is down is retried, never dead-lettered.
@@ -57,6 +58,7 @@ type bridge struct {
 	all     []*worker // the workers, for recycling their blocks between batches
 
 	records, dead  atomic.Int64
+	tombstones     atomic.Int64
 	warnings       atomic.Int64 // fetch warnings
 	commitWarnings atomic.Int64
 	regWait        registryWait
@@ -144,9 +146,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	sum := b.summary()
 	cfg.Metrics.stopped(err)
 	if err != nil {
-		cfg.Logger.Error("bridge stopped", "error", safeErr(err), "records", sum.Records, "dead_lettered", sum.DeadLettered)
+		cfg.Logger.Error("bridge stopped", "error", safeErr(err), "records", sum.Records, "dead_lettered", sum.DeadLettered, "tombstones", sum.Tombstones)
 	} else {
-		cfg.Logger.Info("bridge stopped", "records", sum.Records, "dead_lettered", sum.DeadLettered)
+		cfg.Logger.Info("bridge stopped", "records", sum.Records, "dead_lettered", sum.DeadLettered, "tombstones", sum.Tombstones)
 	}
 	return sum, err
 }

@@ -304,7 +304,11 @@ func (b *bridge) convert(ctx context.Context, r, o *kgo.Record, w *worker) error
 		return err
 	}
 	*o = kgo.Record{Topic: out, Key: r.Key, Headers: r.Headers, Timestamp: r.Timestamp}
-	if b.cfg.PassThrough {
+	if b.cfg.PassThrough || r.Value == nil {
+		// A null value is a tombstone, a compacted topic's delete marker
+		// for its key: it stays one (Value nil), as Confluent's converters
+		// keep it, rather than being read as the empty protobuf message,
+		// which an empty value (non-nil, no bytes) is.
 		o.Value = r.Value
 		return nil
 	}

@@ -29,8 +29,9 @@ const maxTopicLabels = 1000
 // format:
 //
 //	protoavro_bridge_records_in_total{topic}       input records committed, by input topic
-//	protoavro_bridge_records_out_total{topic}      records converted and committed, by output topic
+//	protoavro_bridge_records_out_total{topic}      records converted (or tombstones forwarded) and committed, by output topic
 //	protoavro_bridge_dead_lettered_total{class}    records dead-lettered, by class (HeaderClass)
+//	protoavro_bridge_tombstones_total{topic}       tombstones (null values) forwarded as tombstones, by input topic
 //	protoavro_bridge_lag_records{topic,partition}  records behind the end of the partition (Summary.Lag)
 //	protoavro_bridge_registry_lookups_total{outcome}  schema lookups through the registry client
 //	protoavro_bridge_batch_seconds                 time from a batch's poll to its commit
@@ -49,6 +50,7 @@ type Metrics struct {
 	reg                   *prometheus.Registry
 	recordsIn, recordsOut *prometheus.CounterVec
 	dead, lookups         *prometheus.CounterVec
+	tombstones            *prometheus.CounterVec
 	lag                   *prometheus.GaugeVec
 	batch                 prometheus.Histogram
 	waiting               prometheus.Gauge
@@ -68,9 +70,11 @@ func NewMetrics() *Metrics {
 		recordsIn: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_records_in_total",
 			Help: "Input records committed, by input topic."}, []string{"topic"}),
 		recordsOut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_records_out_total",
-			Help: "Records converted and committed, by output topic."}, []string{"topic"}),
+			Help: "Records converted (or tombstones forwarded) and committed, by output topic."}, []string{"topic"}),
 		dead: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_dead_lettered_total",
 			Help: "Records dead-lettered, by error class."}, []string{"class"}),
+		tombstones: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_tombstones_total",
+			Help: "Tombstones (records with a null value) forwarded and committed, by input topic."}, []string{"topic"}),
 		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_registry_lookups_total",
 			Help: "Schema lookups through the registry client, by outcome."}, []string{"outcome"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "protoavro_bridge_lag_records",
@@ -81,7 +85,7 @@ func NewMetrics() *Metrics {
 			Help: "1 while the bridge waits for a schema registry that is down."}),
 		topics: map[string]bool{},
 	}
-	m.reg.MustRegister(m.recordsIn, m.recordsOut, m.dead, m.lookups, m.lag, m.batch, m.waiting,
+	m.reg.MustRegister(m.recordsIn, m.recordsOut, m.dead, m.tombstones, m.lookups, m.lag, m.batch, m.waiting,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -210,6 +214,9 @@ func (m *Metrics) committed(t *tally, elapsed time.Duration) {
 	}
 	for class, n := range t.dead {
 		m.dead.WithLabelValues(class).Add(float64(n))
+	}
+	for topic, n := range t.tombstones {
+		m.tombstones.WithLabelValues(m.topicLabel(topic)).Add(float64(n))
 	}
 	m.batch.Observe(elapsed.Seconds())
 }

@@ -42,23 +42,28 @@ func (b *bridge) done(ctx context.Context) bool {
 }
 
 // tally counts a batch's records: data records in by input topic, records
-// out by output topic (dead letters not included), dead letters by class.
+// out by output topic (dead letters not included), dead letters by class,
+// tombstones (which are always forwarded) by input topic.
 type tally struct {
-	in, out, dead map[string]int
-	records       int // data records in
+	in, out, dead, tombstones map[string]int
+	records                   int // data records in
 }
 
 func newTally(data []*kgo.Record) *tally {
-	t := &tally{in: map[string]int{}, out: map[string]int{}, dead: map[string]int{}, records: len(data)}
+	t := &tally{in: map[string]int{}, out: map[string]int{}, dead: map[string]int{}, tombstones: map[string]int{}, records: len(data)}
 	for _, r := range data {
 		t.in[r.Topic]++
+		if r.Value == nil {
+			t.tombstones[r.Topic]++
+		}
 	}
 	return t
 }
 
-func (t *tally) deadLettered() int {
+// total is the sum of a tally's counts.
+func total(counts map[string]int) int {
 	n := 0
-	for _, k := range t.dead {
+	for _, k := range counts {
 		n += k
 	}
 	return n
@@ -67,7 +72,8 @@ func (t *tally) deadLettered() int {
 // committed counts a committed batch.
 func (b *bridge) committed(t *tally, elapsed time.Duration) {
 	b.records.Add(int64(t.records))
-	b.dead.Add(int64(t.deadLettered()))
+	b.dead.Add(int64(total(t.dead)))
+	b.tombstones.Add(int64(total(t.tombstones)))
 	b.cfg.Metrics.committed(t, elapsed)
 	if b.cfg.OnCommit != nil {
 		b.cfg.OnCommit(b.summary())

@@ -18,6 +18,9 @@ type Summary struct {
 	Records int64
 	// DeadLettered is how many of them went to the dead-letter topic.
 	DeadLettered int64
+	// Tombstones is how many of them were tombstones (a null value, a
+	// compacted topic's delete marker), forwarded as tombstones.
+	Tombstones int64
 	// Elapsed is the running time.
 	Elapsed time.Duration
 	// Lag is the number of input records behind the last stable offsets
@@ -59,6 +62,9 @@ func (s Summary) Rate() float64 {
 func (s Summary) String() string {
 	out := fmt.Sprintf("%d records (%d dead-lettered) in %s, %.0f records/s, lag %d",
 		s.Records, s.DeadLettered, s.Elapsed.Round(time.Millisecond), s.Rate(), s.Lag)
+	if s.Tombstones > 0 {
+		out += fmt.Sprintf(", %d tombstones", s.Tombstones)
+	}
 	if s.FetchWarnings > 0 {
 		out += fmt.Sprintf(", %d fetch warnings", s.FetchWarnings)
 	}
@@ -72,7 +78,7 @@ func (s Summary) String() string {
 }
 
 func (b *bridge) summary() Summary {
-	s := Summary{Records: b.records.Load(), DeadLettered: b.dead.Load(), Elapsed: time.Since(b.start), Lag: b.totalLag(),
+	s := Summary{Records: b.records.Load(), DeadLettered: b.dead.Load(), Tombstones: b.tombstones.Load(), Elapsed: time.Since(b.start), Lag: b.totalLag(),
 		FetchWarnings: b.warnings.Load(), CommitWarnings: b.commitWarnings.Load()}
 	s.RegistryWait, s.RegistryError = b.regWait.state()
 	return s
