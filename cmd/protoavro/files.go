@@ -238,7 +238,8 @@ func regularSize(f *os.File) int64 {
 // complete one, which keeps its permissions. A symbolic link is followed:
 // its target is replaced, the link stays.
 type output struct {
-	// w buffers the writes and counts the bytes.
+	// w buffers the writes and counts the bytes; finish releases it, so
+	// that the finished shards of a run, kept until commit, hold no buffer.
 	w *bufio.Writer
 	// n counts the bytes written to w's underlying writer.
 	n *countingWriter
@@ -336,7 +337,12 @@ func createTemp(path string) (*os.File, error) {
 func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
 
 // written returns the number of bytes written so far, buffered ones included.
-func (o *output) written() int64 { return o.n.n + int64(o.w.Buffered()) }
+func (o *output) written() int64 {
+	if o.w == nil {
+		return o.n.n
+	}
+	return o.n.n + int64(o.w.Buffered())
+}
 
 // finish flushes the output; for a file it syncs and closes the temporary
 // file, for a device it closes it. On failure it aborts.
@@ -349,6 +355,7 @@ func (o *output) finish() error {
 		o.abort()
 		return err
 	}
+	o.w = nil
 	var err error
 	switch {
 	case o.tmp != nil:

@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
 
 // TestShardIndex checks that a shard set recognizes exactly the names of
 // its shards, whatever digits and padding surround the number.
@@ -40,6 +46,52 @@ func TestShardIndex(t *testing.T) {
 	for _, out := range []string{"-", "", "p-%s.avro", "p.avro%", "p-%d-%d.avro", "p-%%.avro"} {
 		if _, err := newShardSet(out, true, 1, 0, stdio{}); err == nil {
 			t.Errorf("newShardSet(%q) accepted", out)
+		}
+	}
+}
+
+// TestFinishedShardsHoldNoBuffer: the shards of a run are kept until
+// commit, each without its 256 KiB write buffer, so that a run of many
+// small shards (--shard-records 1) holds a few hundred bytes per shard
+// rather than the buffer of every shard written.
+func TestFinishedShardsHoldNoBuffer(t *testing.T) {
+	const shards = 400
+	s, err := newShardSet(filepath.Join(t.TempDir(), "s.avro"), true, 1, 0, stdio{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.abort()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range shards {
+		out, err := s.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fmt.Fprintf(out, "shard %d\n", i); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.finish(); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.written(); got != int64(len(fmt.Sprintf("shard %d\n", i))) {
+			t.Fatalf("shard %d: written() = %d after finish", i, got)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// Held live until commit: 400 shards of 256 KiB would be 100 MiB.
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 8<<20 {
+		t.Errorf("%d finished shards hold %d KiB of heap, want at most 8 MiB", shards, grown>>10)
+	}
+	if err := s.commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, shards - 1} {
+		b, err := os.ReadFile(s.name(i))
+		if err != nil || string(b) != fmt.Sprintf("shard %d\n", i) {
+			t.Errorf("shard %d: %q, %v", i, b, err)
 		}
 	}
 }
