@@ -116,7 +116,16 @@ type Schema struct {
 	lim      Limits
 	empty    map[*avroschema.Node]bool // per record: can it take no bytes?
 	defaults map[*avroschema.Field]fieldDefault
+	// names indexes the field names of records, the symbols of enums and
+	// the branch names of unions that have more than indexedNames of them,
+	// so that a JSON value costs a lookup per name, not a scan of the
+	// schema's list.
+	names map[*avroschema.Node]map[string]int
 }
+
+// indexedNames is the most names a record, enum or union has for them to be
+// looked up by a scan of its list rather than through Schema.names.
+const indexedNames = 8
 
 // fieldDefault is a field's default, parsed once.
 type fieldDefault struct {
@@ -135,7 +144,46 @@ func (l Limits) Compile(s *avroschema.Node) *Schema {
 			}
 		}
 	}
+	c.names = map[*avroschema.Node]map[string]int{}
+	s.Walk(func(n *avroschema.Node) {
+		switch {
+		case n.Type == avroschema.Record && len(n.Fields) > indexedNames:
+			c.names[n] = nameIndex(len(n.Fields), func(i int) string { return n.Fields[i].Name })
+		case n.Type == avroschema.Enum && len(n.Symbols) > indexedNames:
+			c.names[n] = nameIndex(len(n.Symbols), func(i int) string { return n.Symbols[i] })
+		case n.Type == avroschema.Union && len(n.Branches) > indexedNames:
+			c.names[n] = nameIndex(len(n.Branches), func(i int) string { return BranchName(n.Branches[i]) })
+		}
+	})
 	return c
+}
+
+// nameIndex maps each of n names to its first index.
+func nameIndex(n int, name func(int) string) map[string]int {
+	m := make(map[string]int, n)
+	for i := range n {
+		if _, dup := m[name(i)]; !dup {
+			m[name(i)] = i
+		}
+	}
+	return m
+}
+
+// index returns the index of name among the n names of node, the fields of
+// a record, the symbols of an enum or the branches of a union, or -1.
+func (c *Schema) index(node *avroschema.Node, n int, name func(int) string, want string) int {
+	if m, ok := c.names[node]; ok {
+		if i, ok := m[want]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range n {
+		if name(i) == want {
+			return i
+		}
+	}
+	return -1
 }
 
 // zeroSize reports whether a value of n, a node of c's schema, can take no

@@ -540,3 +540,94 @@ func FuzzDuplicateKey(f *testing.F) {
 		}
 	})
 }
+
+// TestManyNames: records, enums and unions with more names than
+// indexedNames are looked up through Schema's index, with fewer by a scan;
+// both find every name and refuse unknown ones alike.
+func TestManyNames(t *testing.T) {
+	for _, n := range []int{3, indexedNames, indexedNames + 1, 300} {
+		var fields, symbols, branches, values []string
+		for i := range n {
+			symbols = append(symbols, fmt.Sprintf("S%d", i))
+			branches = append(branches, fmt.Sprintf(`{"type":"fixed","name":"F%d","size":1}`, i))
+		}
+		for i := range n {
+			fields = append(fields, fmt.Sprintf(`{"name":"f%d","type":"int"}`, i))
+			values = append(values, fmt.Sprintf(`"f%d":%d`, i, i))
+		}
+		fields = append(fields, fmt.Sprintf(`{"name":"e","type":{"type":"enum","name":"E","symbols":["%s"]}}`, strings.Join(symbols, `","`)),
+			fmt.Sprintf(`{"name":"u","type":["null",%s]}`, strings.Join(branches, ",")))
+		schema := fmt.Sprintf(`{"type":"record","name":"R","fields":[%s]}`, strings.Join(fields, ","))
+		c := Limits{}.Compile(testutil.MustParseAvro(t, schema))
+		indep, err := twmb.Parse(schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{0, n / 2, n - 1} {
+			text := fmt.Sprintf(`{%s,"e":"S%d","u":{"F%d":"\u0007"}}`, strings.Join(values, ","), k, k)
+			bin, _, err := c.AppendDatum(nil, []byte(text))
+			if err != nil {
+				t.Fatalf("%d names, %s: %v", n, text, err)
+			}
+			var got map[string]any
+			if rest, err := indep.Decode(bin, &got); err != nil || len(rest) != 0 {
+				t.Fatalf("%d names: twmb/avro decodes %x: %v, %d bytes left", n, bin, err, len(rest))
+			}
+			if got["e"] != fmt.Sprintf("S%d", k) || got[fmt.Sprintf("f%d", n-1)] != int32(n-1) {
+				t.Errorf("%d names, symbol %d: decoded %v", n, k, got)
+			}
+			back, _, err := AppendJSON(nil, c.root, bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, again any
+			if err := json.Unmarshal([]byte(text), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(back, &again); err != nil || !reflect.DeepEqual(want, again) {
+				t.Errorf("%d names: %s back as %s (%v)", n, text, back, err)
+			}
+		}
+		for _, c2 := range []struct{ text, want string }{
+			{`{"nope":1}`, `record R has no field "nope"`},
+			{fmt.Sprintf(`{%s,"e":"S%d","u":null}`, strings.Join(values, ","), n), fmt.Sprintf(`"S%d" is not a symbol of enum E`, n)},
+			{fmt.Sprintf(`{%s,"e":"S0","u":{"F%d":"\u0007"}}`, strings.Join(values, ","), n), fmt.Sprintf(`the union has no branch "F%d"`, n)},
+		} {
+			if _, _, err := c.AppendDatum(nil, []byte(c2.text)); err == nil || !strings.Contains(err.Error(), c2.want) {
+				t.Errorf("%d names: %.60s...: %v, want %q", n, c2.text, err, c2.want)
+			}
+		}
+	}
+}
+
+// BenchmarkAppendDatumManyNames converts a record of n fields, each an enum
+// of n symbols: the time per field stays flat as n grows when names are
+// looked up through the index.
+func BenchmarkAppendDatumManyNames(b *testing.B) {
+	for _, n := range []int{10, 1000, 4000} {
+		var symbols, fields, values []string
+		for i := range n {
+			symbols = append(symbols, fmt.Sprintf("S%d", i))
+		}
+		for i := range n {
+			typ := `"E"`
+			if i == 0 {
+				typ = fmt.Sprintf(`{"type":"enum","name":"E","symbols":["%s"]}`, strings.Join(symbols, `","`))
+			}
+			fields = append(fields, fmt.Sprintf(`{"name":"f%d","type":%s}`, i, typ))
+			values = append(values, fmt.Sprintf(`"f%d":"S%d"`, i, n-1-i))
+		}
+		c := Limits{}.Compile(testutil.MustParseAvro(b, fmt.Sprintf(`{"type":"record","name":"R","fields":[%s]}`, strings.Join(fields, ","))))
+		text := []byte("{" + strings.Join(values, ",") + "}")
+		b.Run(fmt.Sprintf("fields=%d", n), func(b *testing.B) {
+			var buf []byte
+			for b.Loop() {
+				var err error
+				if buf, _, err = c.AppendDatum(buf[:0], text); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/field")
+		})
+	}
+}

@@ -246,7 +246,7 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		if !ok {
 			return dst, want()
 		}
-		i := slices.Index(s.Symbols, str)
+		i := e.c.index(s, len(s.Symbols), func(i int) string { return s.Symbols[i] }, str)
 		if i < 0 {
 			return dst, jsonErr("%q is not a symbol of enum %s", str, s.Name)
 		}
@@ -268,7 +268,7 @@ func (e *encoder) value(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		}
 
 		for k := range obj {
-			if !slices.ContainsFunc(s.Fields, func(f avroschema.Field) bool { return f.Name == k }) {
+			if e.c.index(s, len(s.Fields), func(i int) string { return s.Fields[i].Name }, k) < 0 {
 				return dst, jsonErr("record %s has no field %q", s.Name, k)
 			}
 		}
@@ -376,17 +376,16 @@ func (e *encoder) union(dst []byte, s *avroschema.Node, v any, isDefault bool, d
 		return dst, jsonErr("a union value is null or an object with one key naming the branch, got %s", avroschema.JSONKind(v))
 	}
 	for name, bv := range obj {
-		for i, b := range s.Branches {
-			if BranchName(b) == name {
-				dst = binary.AppendVarint(dst, int64(i))
-				out, err := e.value(dst, b, bv, false, max(depth, 0))
-				if err != nil {
-					return dst, within(err, "<"+name+">")
-				}
-				return out, nil
-			}
+		i := e.c.index(s, len(s.Branches), func(i int) string { return BranchName(s.Branches[i]) }, name)
+		if i < 0 {
+			return dst, jsonErr("the union has no branch %q", name)
 		}
-		return dst, jsonErr("the union has no branch %q", name)
+		dst = binary.AppendVarint(dst, int64(i))
+		out, err := e.value(dst, s.Branches[i], bv, false, max(depth, 0))
+		if err != nil {
+			return dst, within(err, "<"+name+">")
+		}
+		return out, nil
 	}
 	return dst, nil
 }
