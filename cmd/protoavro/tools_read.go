@@ -180,7 +180,6 @@ func runToJSON(args []string, std stdio) error {
 		return err
 	}
 	defer out.abort()
-	var line []byte
 	var ind bytes.Buffer
 	for _, path := range files {
 		c, err := openContainer(path, std)
@@ -190,15 +189,18 @@ func runToJSON(args []string, std stdio) error {
 		err = c.parseSchema()
 		if err == nil {
 			err = c.eachRecord(func(js []byte) error {
-				line = append(line[:0], js...)
+				// Written as it is (out buffers it): a record's JSON can
+				// be hundreds of MiB, so it is not copied to add the
+				// newline.
 				if *pretty {
 					ind.Reset()
 					_ = json.Indent(&ind, js, "", "  ")
-					line = append(line[:0], ind.Bytes()...)
+					js = ind.Bytes()
 				}
-				line = append(line, '\n')
-				_, err := out.Write(line)
-				return err
+				if _, err := out.Write(js); err != nil {
+					return err
+				}
+				return out.w.WriteByte('\n')
 			})
 		}
 		c.close()
