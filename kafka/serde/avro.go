@@ -38,7 +38,9 @@ type SerializerOptions struct {
 	// ErrUnknownSubject) within one IDTTL. If the registry is down then
 	// (ErrRegistryUnavailable), the ID is kept for another IDTTL. 0 (the
 	// default) keeps each ID for the life of the serializer, as Confluent's
-	// Java client does.
+	// Java client does (up to 10,000 (subject, schema) pairs, as that client
+	// bounds its caches by size: beyond, a pair not used lately is
+	// asked for again when next used).
 	IDTTL time.Duration
 }
 

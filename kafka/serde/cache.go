@@ -2,20 +2,40 @@ package serde
 
 import (
 	"context"
-	"maps"
 	"sync"
 	"sync/atomic"
 )
 
+// maxCacheEntries bounds the values each onceCache holds: the registry's
+// schemas by ID and by (subject, version), a ProtoDecoder's compiled files
+// and codecs, a Deserializer's resolvers, a Serializer's IDs. Records may
+// carry any number of schema IDs (a producer that registers its schemas
+// makes new ones), so a cache that kept every one would grow without end;
+// Confluent's clients bound theirs the same way (the Java client's
+// max.schemas.per.subject, 1000 by default). A value evicted is fetched or
+// built again when next asked for.
+const maxCacheEntries = 10_000
+
 // onceCache memoizes the successful results of a function per key. Callers
 // asking for one key at the same time share one call; failures are not
 // cached, so a registry that was down is asked again next time. Cached
-// values are read without locking (peek), from a copy-on-write map: the keys
-// are schema IDs and subjects, few and added rarely.
+// values are read without locking (peek, on the per-record path) from a
+// sync.Map; adding one costs O(1) amortized. It holds at most
+// maxCacheEntries values (limit, when set, for tests): when full, adding
+// one evicts another, by second chance (a value read since the last sweep
+// is passed over once), so values in use stay and those read once go.
 type onceCache[K comparable, V any] struct {
-	mu    sync.Mutex
-	m     map[K]*onceEntry[V]
-	ready atomic.Pointer[map[K]V]
+	ready sync.Map // K → *cached[V]
+
+	mu      sync.Mutex
+	pending map[K]*onceEntry[V] // the calls under way
+	n       int                 // the values in ready
+	limit   int                 // 0: maxCacheEntries
+}
+
+type cached[V any] struct {
+	v    V
+	used atomic.Bool // read since the last sweep
 }
 
 type onceEntry[V any] struct {
@@ -31,25 +51,23 @@ func (c *onceCache[K, V]) get(ctx context.Context, k K, fn func() (V, error)) (V
 		return v, nil
 	}
 	c.mu.Lock()
-	if c.m == nil {
-		c.m = make(map[K]*onceEntry[V])
+	if e, ok := c.ready.Load(k); ok { // a call that finished meanwhile
+		c.mu.Unlock()
+		return e.(*cached[V]).v, nil
 	}
-	e, ok := c.m[k]
+	e, ok := c.pending[k]
 	if !ok {
+		if c.pending == nil {
+			c.pending = make(map[K]*onceEntry[V])
+		}
 		e = &onceEntry[V]{done: make(chan struct{})}
-		c.m[k] = e
+		c.pending[k] = e
 		c.mu.Unlock()
 		e.v, e.err = fn()
 		c.mu.Lock()
-		if e.err != nil {
-			delete(c.m, k)
-		} else {
-			next := make(map[K]V, len(c.m))
-			if old := c.ready.Load(); old != nil {
-				maps.Copy(next, *old)
-			}
-			next[k] = e.v
-			c.ready.Store(&next)
+		delete(c.pending, k)
+		if e.err == nil {
+			c.store(k, e.v)
 		}
 		c.mu.Unlock()
 		close(e.done)
@@ -68,14 +86,63 @@ func (c *onceCache[K, V]) get(ctx context.Context, k K, fn func() (V, error)) (V
 	return e.v, nil
 }
 
-// peek returns the cached value of k without calling anything or locking.
-func (c *onceCache[K, V]) peek(k K) (V, bool) {
-	if m := c.ready.Load(); m != nil {
-		v, ok := (*m)[k]
-		return v, ok
+// store caches v as k's value, evicting another when full. c.mu is held.
+func (c *onceCache[K, V]) store(k K, v V) {
+	limit := c.limit
+	if limit <= 0 {
+		limit = maxCacheEntries
 	}
-	var zero V
-	return zero, false
+	if c.n >= limit {
+		c.evict()
+	}
+	if _, had := c.ready.Swap(k, &cached[V]{v: v}); !had {
+		c.n++
+	}
+}
+
+// evict removes one value: the first of a sweep not read since the last
+// sweep, clearing the mark of those that were. c.mu is held. Each mark
+// cleared was set by a read, so the sweeps cost O(1) amortized per read
+// and insertion.
+func (c *onceCache[K, V]) evict() {
+	for range 2 { // a second sweep finds every mark cleared
+		done := false
+		c.ready.Range(func(k, e any) bool {
+			if x := e.(*cached[V]); x.used.Load() {
+				x.used.Store(false)
+				return true
+			}
+			c.ready.Delete(k)
+			c.n--
+			done = true
+			return false
+		})
+		if done {
+			return
+		}
+	}
+}
+
+// peek returns the cached value of k without calling anything, locking or
+// allocating.
+func (c *onceCache[K, V]) peek(k K) (V, bool) {
+	e, ok := c.ready.Load(k)
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	x := e.(*cached[V])
+	if !x.used.Load() { // written once per sweep, not per read
+		x.used.Store(true)
+	}
+	return x.v, true
+}
+
+// len returns the number of values cached.
+func (c *onceCache[K, V]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // drop removes k's cached value if stale reports it stale, so the next get
@@ -85,19 +152,10 @@ func (c *onceCache[K, V]) peek(k K) (V, bool) {
 func (c *onceCache[K, V]) drop(k K, stale func(V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old := c.ready.Load()
-	if old == nil {
+	e, ok := c.ready.Load(k)
+	if !ok || !stale(e.(*cached[V]).v) {
 		return
 	}
-	v, ok := (*old)[k]
-	if !ok || !stale(v) {
-		return
-	}
-	// A value in ready is a finished call's, still in m (get deletes only
-	// failed ones): drop both.
-	delete(c.m, k)
-	next := make(map[K]V, len(*old))
-	maps.Copy(next, *old)
-	delete(next, k)
-	c.ready.Store(&next)
+	c.ready.Delete(k)
+	c.n--
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/protoavro/protoavro/kafka/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -89,21 +90,32 @@ type Report struct {
 // Compatible reports whether no problem was found.
 func (r *Report) Compatible() bool { return len(r.Problems) == 0 }
 
+// maxErrProblems bounds the problems Report.Err lists; Problems holds them
+// all.
+const maxErrProblems = 20
+
 // Err returns nil when compatible, else an error wrapping ErrIncompatible
-// that lists every problem.
+// that lists the problems: the first 20, each escaped and cut to 512 bytes,
+// then the number of the others.
 func (r *Report) Err() error {
 	if r.Compatible() {
 		return nil
 	}
-	lines := make([]string, len(r.Problems))
-	for i, p := range r.Problems {
-		lines[i] = "  " + p.String()
-	}
+	var sb strings.Builder
 	what := "schema"
 	if r.Subject != "" {
-		what = "schema for subject " + r.Subject
+		what = "schema for subject " + safetext.Escape(r.Subject, 256)
 	}
-	return fmt.Errorf("%w: %s is not %v compatible (%d problems):\n%s", ErrIncompatible, what, r.Level, len(r.Problems), strings.Join(lines, "\n"))
+	fmt.Fprintf(&sb, "%s is not %v compatible (%d problems):", what, r.Level, len(r.Problems))
+	for i, p := range r.Problems {
+		if i == maxErrProblems {
+			fmt.Fprintf(&sb, "\n  ... and %d more", len(r.Problems)-i)
+			break
+		}
+		sb.WriteString("\n  ")
+		sb.WriteString(safetext.Escape(p.String(), maxErrorText))
+	}
+	return fmt.Errorf("%w: %s", ErrIncompatible, sb.String())
 }
 
 // Check checks the Avro schema newSchema (JSON) against the versions of
@@ -117,35 +129,45 @@ func (r *Registry) Check(ctx context.Context, subject, newSchema string) (*Repor
 	return r.CheckAt(ctx, subject, lvl, newSchema)
 }
 
-// CheckAt is Check under the given level instead of the subject's.
+// CheckAt is Check under the given level instead of the subject's. It
+// fetches the schemas of the versions the level compares with only: every
+// one at a TRANSITIVE level, the latest at the others, none at NONE.
 func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSchema string) (*Report, error) {
-	vs, err := r.Versions(ctx, subject)
+	nums, err := r.versionNumbers(ctx, subject)
 	if err != nil && !errors.Is(err, ErrUnknownSubject) {
 		return nil, err
 	}
-	var prev []*protoavro.Schema
-	var nums []int
-	from := 0 // the versions the level compares with: all, or the last
-	if !lvl.transitive() {
-		from = max(len(vs)-1, 0)
+	from := 0 // the versions the level compares with: all, the last, or none
+	switch {
+	case lvl == LevelNone:
+		from = len(nums)
+	case !lvl.transitive():
+		from = max(len(nums)-1, 0)
 	}
-	for i, v := range vs {
-		if v.Schema.Type != TypeAvro && v.Schema.Type != "" {
-			return nil, fmt.Errorf("%w: %s version %d is %s, want AVRO", ErrWrongSchemaType, subject, v.Version, v.Schema.Type)
+	prev := make([]*protoavro.Schema, len(nums))
+	byID := map[int]*protoavro.Schema{} // versions of one schema ID parse once
+	for i := from; i < len(nums); i++ {
+		v := nums[i]
+		s, err := r.SchemaByVersion(ctx, subject, v)
+		if err != nil {
+			return nil, err
 		}
-		var n *protoavro.Schema
-		if i >= from && lvl != LevelNone {
-			// A version may take named types from other subjects.
-			var refs [][]byte
-			if err := r.references(ctx, v.Schema.References, func(_ Reference, s Schema) { refs = append(refs, []byte(s.Text)) }); err != nil {
-				return nil, fmt.Errorf("%s version %d: %w", subject, v.Version, err)
-			}
-			if n, err = parseCompat(v.Schema.Text, refs, false); err != nil {
-				return nil, fmt.Errorf("%s version %d: %w", subject, v.Version, err)
-			}
+		if s.Type != TypeAvro && s.Type != "" {
+			return nil, fmt.Errorf("%w: %s version %d is %s, want AVRO", ErrWrongSchemaType, safetext.Escape(subject, 256), v, safetext.Escape(string(s.Type), 64))
 		}
-		prev = append(prev, n)
-		nums = append(nums, v.Version)
+		if n, ok := byID[s.ID]; ok && s.ID != 0 {
+			prev[i] = n
+			continue
+		}
+		// A version may take named types from other subjects.
+		var refs [][]byte
+		if err := r.references(ctx, s.References, func(_ Reference, s Schema) { refs = append(refs, []byte(s.Text)) }); err != nil {
+			return nil, fmt.Errorf("%s version %d: %w", safetext.Escape(subject, 256), v, err)
+		}
+		if prev[i], err = parseCompat(s.Text, refs, false); err != nil {
+			return nil, fmt.Errorf("%s version %d: %w", safetext.Escape(subject, 256), v, err)
+		}
+		byID[s.ID] = prev[i]
 	}
 	rep, err := checkParsed(lvl, newSchema, prev)
 	if err != nil {
@@ -198,20 +220,29 @@ func checkParsed(lvl Level, newSchema string, previous []*protoavro.Schema) (*Re
 	if lvl.transitive() {
 		from = 0
 	}
+	// One schema held by several versions is checked once.
+	type result struct{ backward, forward []protoavro.ResolutionProblem }
+	done := map[*protoavro.Schema]result{}
 	for i := len(previous) - 1; i >= from; i-- {
 		old := previous[i]
 		rep.Versions = append(rep.Versions, i+1)
+		res, ok := done[old]
+		if !ok {
+			if lvl.backward() {
+				res.backward = protoavro.CheckResolution(nw, old)
+			}
+			if lvl.forward() {
+				res.forward = protoavro.CheckResolution(old, nw)
+			}
+			done[old] = res
+		}
 		add := func(dir string, ps []protoavro.ResolutionProblem) {
 			for _, p := range ps {
 				rep.Problems = append(rep.Problems, Incompatibility{Version: i + 1, Direction: dir, Path: p.Path, Detail: p.Detail})
 			}
 		}
-		if lvl.backward() {
-			add("new reads old", protoavro.CheckResolution(nw, old))
-		}
-		if lvl.forward() {
-			add("old reads new", protoavro.CheckResolution(old, nw))
-		}
+		add("new reads old", res.backward)
+		add("old reads new", res.forward)
 	}
 	return rep, nil
 }

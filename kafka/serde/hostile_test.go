@@ -3,9 +3,13 @@ package serde_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
+	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
 
@@ -201,4 +206,306 @@ func FuzzRedactURLs(f *testing.F) {
 			t.Fatalf("RedactURLs(%q) = %q holds the password", in, got)
 		}
 	})
+}
+
+// allocated returns the bytes f allocates (the test server's included).
+func allocated(f func()) uint64 {
+	runtime.GC()
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// intRecord is an Avro record of n int fields, f0 of type f0.
+func intRecord(n int, f0 string) string {
+	var sb strings.Builder
+	sb.WriteString(`{"type":"record","name":"P","fields":[`)
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		typ := "int"
+		if i == 0 {
+			typ = f0
+		}
+		fmt.Fprintf(&sb, `{"name":"f%d","type":%q}`, i, typ)
+	}
+	sb.WriteString(`]}`)
+	return sb.String()
+}
+
+// versionsRegistry serves subject "s" at level, whose versions list is
+// list and whose every version is schema ID 1 of text; it counts the
+// requests for versions' schemas.
+func versionsRegistry(t *testing.T, level, list, text string) (url string, fetches *atomic.Int64) {
+	ans, _ := json.Marshal(map[string]any{"subject": "s", "version": 1, "id": 1, "schema": text})
+	fetches = new(atomic.Int64)
+	url = hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/config"):
+			fmt.Fprintf(w, `{"compatibilityLevel":%q}`, level)
+		case r.URL.Path == "/subjects/s/versions":
+			w.Write([]byte(list))
+		case strings.HasPrefix(r.URL.Path, "/subjects/s/versions/"):
+			fetches.Add(1)
+			w.Write(ans)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	return url, fetches
+}
+
+// versionList is the JSON list of versions from..to.
+func versionList(from, to int) string {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for v := from; v <= to; v++ {
+		if v > from {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(strconv.Itoa(v))
+	}
+	return sb.String() + "]"
+}
+
+// TestHostileRegistryVersionLists: the compatibility gate refuses a
+// versions list that is no list of a subject's versions (longer than
+// 10,000, a version twice, a version below 1) with ErrRegistry, bounded,
+// before it fetches any version.
+func TestHostileRegistryVersionLists(t *testing.T) {
+	for name, list := range map[string]string{
+		"2,000 copies of version 1": "[" + strings.TrimSuffix(strings.Repeat("1,", 2_000), ",") + "]",
+		"a version twice":           "[1,2,3,2]",
+		"version 0":                 "[0,1]",
+		"a negative version":        "[1,-2]",
+		"10,001 versions":           versionList(1, 10_001),
+	} {
+		url, fetches := versionsRegistry(t, "FULL_TRANSITIVE", list, intRecord(200, "int"))
+		reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := reg.Check(ctx, "s", intRecord(200, "string"))
+		if !errors.Is(err, serde.ErrRegistry) {
+			n := 0
+			if rep != nil {
+				n = len(rep.Versions)
+			}
+			t.Fatalf("%s: %d versions checked, %v; want ErrRegistry", name, n, err)
+		}
+		checkBounded(t, name, err.Error(), 1024)
+		if n := fetches.Load(); n != 0 {
+			t.Errorf("%s: %d versions fetched, want none", name, n)
+		}
+	}
+	// A list out of order is put in order.
+	url, _ := versionsRegistry(t, "BACKWARD", "[3,1,2]", intRecord(1, "int"))
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := reg.Versions(ctx, "s"); err != nil || len(vs) != 3 || vs[0].Version != 1 || vs[2].Version != 3 {
+		t.Fatalf("versions [3,1,2]: %v, %v", vs, err)
+	}
+}
+
+// TestHostileRegistryLatestOnly: a level that is not TRANSITIVE compares
+// with the latest version, and the gate fetches that one only, of 2,000;
+// NONE fetches none.
+func TestHostileRegistryLatestOnly(t *testing.T) {
+	for level, want := range map[string]int64{"BACKWARD": 1, "FORWARD": 1, "FULL": 1, "NONE": 0} {
+		url, fetches := versionsRegistry(t, level, versionList(1, 2_000), intRecord(1, "int"))
+		reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := reg.Check(ctx, "s", intRecord(1, "long"))
+		if err != nil {
+			t.Fatalf("%s: %v", level, err)
+		}
+		if n := fetches.Load(); n != want {
+			t.Errorf("%s: %d versions fetched, want %d", level, n, want)
+		}
+		if want == 1 && (len(rep.Versions) != 1 || rep.Versions[0] != 2_000 || rep.Compatible() != (level == "BACKWARD")) {
+			t.Errorf("%s: checked against %v, compatible %v", level, rep.Versions, rep.Compatible())
+		}
+	}
+}
+
+// TestHostileRegistryTransitiveOneSchema: 1,000 versions that all hold one
+// schema ID, at FULL_TRANSITIVE: the schema is parsed and checked once, not
+// once per version (a parse of its 200 fields allocates about 270 KB, 1,000
+// of them far more than the bound), and the report's error lists 20 of its
+// 2,000 problems, bounded.
+func TestHostileRegistryTransitiveOneSchema(t *testing.T) {
+	url, _ := versionsRegistry(t, "FULL_TRANSITIVE", versionList(1, 1_000), intRecord(200, "int"))
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Warm the HTTP client up.
+	if _, err := reg.SchemaByVersion(ctx, "s", -1); err != nil {
+		t.Fatal(err)
+	}
+	var rep *serde.Report
+	n := allocated(func() { rep, err = reg.Check(ctx, "s", intRecord(200, "string")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("1,000 versions of one schema: %.1f MiB allocated", float64(n)/(1<<20))
+	if n > 64<<20 {
+		t.Errorf("Check allocated %.1f MiB, want under 64 MiB", float64(n)/(1<<20))
+	}
+	if len(rep.Versions) != 1_000 || len(rep.Problems) != 2_000 {
+		t.Fatalf("%d versions checked, %d problems; want 1,000 and 2,000", len(rep.Versions), len(rep.Problems))
+	}
+	msg := rep.Err().Error()
+	if !errors.Is(rep.Err(), serde.ErrIncompatible) || !strings.Contains(msg, "... and 1980 more") {
+		t.Errorf("error %.300q: want 20 problems and the number of the others", msg)
+	}
+	if len(msg) > 20*600 {
+		t.Errorf("error of %d bytes", len(msg))
+	}
+}
+
+// TestHostileRegistryManySchemas: a registry client that fetches 4,000
+// schema IDs allocates in proportion: the second 2,000 no more than half as
+// much again as the first (a cache copied whole for each new ID allocates
+// nearly three times as much); its cache holds at most its bound, evicting
+// the values not read since the last sweep.
+func TestHostileRegistryManySchemas(t *testing.T) {
+	var ones atomic.Int64 // requests for ID 1
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimPrefix(r.URL.Path, "/schemas/ids/")
+		if id == "1" {
+			ones.Add(1)
+		}
+		fmt.Fprintf(w, `{"schema":"{\"type\":\"fixed\",\"name\":\"F%s\",\"size\":1}"}`, id)
+	})
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(from, to int) {
+		for id := from; id <= to; id++ {
+			if _, err := reg.SchemaByID(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fetch(1, 100) // warm up
+	first := allocated(func() { fetch(101, 2_100) })
+	second := allocated(func() { fetch(2_101, 4_100) })
+	t.Logf("IDs 101-2100: %.1f MiB allocated, 2101-4100: %.1f MiB", float64(first)/(1<<20), float64(second)/(1<<20))
+	if second > first*3/2 || second > 64<<20 {
+		t.Errorf("2,000 new IDs after 2,100 allocate %.1f MiB, after 100 %.1f MiB: want linear, under 64 MiB", float64(second)/(1<<20), float64(first)/(1<<20))
+	}
+
+	// The bound: 100 values, of which ID 1, read all along, stays.
+	reg, err = serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serde.SetCacheLimit(reg, 100)
+	ones.Store(0)
+	for id := 2; id <= 1_000; id++ {
+		for _, id := range []int{1, id} {
+			if _, err := reg.SchemaByID(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := serde.CachedSchemas(reg); n != 100 {
+		t.Errorf("%d schemas cached, want the bound, 100", n)
+	}
+	if n := ones.Load(); n != 1 {
+		t.Errorf("ID 1, read all along, was fetched %d times, want once", n)
+	}
+}
+
+// TestHostileRegistryManyProtoIDs: records of 2,000 new schema IDs through
+// ProtoDecoder.Decode allocate in proportion: the second 1,000 no more than
+// half as much again as the first.
+func TestHostileRegistryManyProtoIDs(t *testing.T) {
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimPrefix(r.URL.Path, "/schemas/ids/")
+		text := fmt.Sprintf("syntax = \"proto3\";\npackage p%s;\nmessage M { int32 a = 1; }\n", id)
+		b, _ := json.Marshal(map[string]any{"schema": text, "schemaType": "PROTOBUF"})
+		w.Write(b)
+	})
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
+	decode := func(from, to int) {
+		for id := from; id <= to; id++ {
+			rec := append(serde.AppendProtoHeader(nil, uint32(id), []int{0}), 0x08, 0x01)
+			if _, err := dec.Decode(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	decode(1, 50)
+	first := allocated(func() { decode(51, 1_050) })
+	second := allocated(func() { decode(1_051, 2_050) })
+	t.Logf("IDs 51-1050: %.1f MiB allocated, 1051-2050: %.1f MiB", float64(first)/(1<<20), float64(second)/(1<<20))
+	if second > first*3/2 {
+		t.Errorf("1,000 new IDs after 1,050 allocate %.1f MiB, after 50 %.1f MiB: want linear", float64(second)/(1<<20), float64(first)/(1<<20))
+	}
+}
+
+// TestHostileRegistryHugeReferenceList: a schema answer within
+// MaxRegistryResponse that lists a million references is refused with
+// ErrBadSchema, as the walk of references would refuse it, is not cached
+// and leaves the heap as it was (a million references kept would hold
+// about 40 MB); 256 references are a schema.
+func TestHostileRegistryHugeReferenceList(t *testing.T) {
+	n := 1_000_000
+	huge := `{"schema":"\"string\"","references":[` + strings.TrimSuffix(strings.Repeat("{},", n), ",") + `]}`
+	ok := `{"schema":"\"string\"","references":[` + strings.TrimSuffix(strings.Repeat(`{"name":"a","subject":"a","version":1},`, 256), ",") + `]}`
+	var requests atomic.Int64
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		switch r.URL.Path {
+		case "/schemas/ids/1":
+			w.Write([]byte(huge))
+		case "/schemas/ids/2":
+			w.Write([]byte(ok))
+		default: // a version: the huge answer with an ID
+			w.Write([]byte(`{"subject":"s","version":1,"id":3,` + huge[1:]))
+		}
+	})
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 2 {
+		_, err := reg.SchemaByID(ctx, 1)
+		if !errors.Is(err, serde.ErrBadSchema) || !strings.Contains(err.Error(), "more than 256 references") {
+			t.Fatalf("%d references: %v, want ErrBadSchema", n, err)
+		}
+		checkBounded(t, "references", err.Error(), 1024)
+	}
+	_, err = reg.SchemaByVersion(ctx, "s", 1)
+	if !errors.Is(err, serde.ErrBadSchema) {
+		t.Fatalf("%d references, by version: %v, want ErrBadSchema", n, err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if r := requests.Load(); r != 3 {
+		t.Errorf("%d requests, want 3: the refusal is not cached", r)
+	}
+	if after.HeapInuse > before.HeapInuse+(16<<20) {
+		t.Errorf("heap in use grew by %.1f MiB", float64(after.HeapInuse-before.HeapInuse)/(1<<20))
+	}
+	if s, err := reg.SchemaByID(ctx, 2); err != nil || len(s.References) != 256 {
+		t.Fatalf("256 references: %d, %v", len(s.References), err)
+	}
 }

@@ -274,3 +274,29 @@ func FuzzCompileSerialized(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkProtoDecodeCached decodes the header of a record whose schema ID
+// is cached: the per-record path, which reads the decoder's caches only.
+func BenchmarkProtoDecodeCached(b *testing.B) {
+	_, reg := kafkatest.Registry(b)
+	enc := serde.NewProtoEncoder(reg)
+	id, err := enc.Register(ctx, "people-value", kafkatest.EvolutionSource(b, "v2"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	md := kafkatest.Person(b, "v2")
+	rec := enc.Append(nil, id, md, kafkatest.Wire(b, kafkatest.NewPerson(md, 7)))
+	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
+	if _, err := dec.Decode(ctx, rec); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := dec.Decode(ctx, rec); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

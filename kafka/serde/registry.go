@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -55,7 +56,8 @@ type SubjectVersion struct {
 // Registry is a client of a Confluent Schema Registry (franz-go's sr client)
 // that caches schemas by ID: each ID is fetched once, and only successful
 // answers are kept, so a registry that was down is asked again later and never
-// yields a wrong schema. An ID the registry answers it does not know
+// yields a wrong schema. The cache holds up to 10,000 schemas; beyond, one not
+// read lately is dropped and fetched again when next asked for. An ID the registry answers it does not know
 // (ErrUnknownID) is answered so for RegistryOptions.UnknownIDTTL without
 // asking again (at most 1024 such IDs are remembered); no other error is. It
 // is safe for concurrent use.
@@ -149,7 +151,24 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 	return &Registry{cl: cl, auth: auth, misses: missCache{ttl: ttl, now: time.Now}}, nil
 }
 
-func fromSR(id int, s sr.Schema) Schema {
+// maxVersions bounds the versions of one subject the registry may list.
+// Confluent's registry sets no bound of its own per subject; Confluent Cloud
+// holds about 20,000 schema versions in a whole registry.
+const maxVersions = 10_000
+
+// errTooManyReferences refuses a schema that names more than maxReferences
+// schemas, in its own references or with theirs.
+func errTooManyReferences() error {
+	return fmt.Errorf("%w: more than %d references", ErrBadSchema, maxReferences)
+}
+
+// fromSR converts a schema of the sr client. A schema that names more
+// references than the walk of references would fetch is refused
+// (ErrBadSchema) before it is copied or cached.
+func fromSR(id int, s sr.Schema) (Schema, error) {
+	if len(s.References) > maxReferences {
+		return Schema{}, fmt.Errorf("%d references: %w", len(s.References), errTooManyReferences())
+	}
 	t := TypeAvro
 	switch s.Type {
 	case sr.TypeProtobuf:
@@ -158,10 +177,13 @@ func fromSR(id int, s sr.Schema) Schema {
 		t = "JSON"
 	}
 	out := Schema{ID: id, Type: t, Text: s.Schema}
-	for _, r := range s.References {
-		out.References = append(out.References, Reference{Name: r.Name, Subject: r.Subject, Version: r.Version})
+	if len(s.References) > 0 {
+		out.References = make([]Reference, len(s.References))
+		for i, r := range s.References {
+			out.References[i] = Reference{Name: r.Name, Subject: r.Subject, Version: r.Version}
+		}
 	}
-	return out
+	return out, nil
 }
 
 func toSR(s Schema) sr.Schema {
@@ -197,7 +219,11 @@ func (r *Registry) SchemaByID(ctx context.Context, id int) (Schema, error) {
 			}
 			return Schema{}, err
 		}
-		return fromSR(id, s), nil
+		out, err := fromSR(id, s)
+		if err != nil {
+			return Schema{}, fmt.Errorf("schema %d: %w", id, err)
+		}
+		return out, nil
 	})
 }
 
@@ -209,7 +235,11 @@ func (r *Registry) SchemaByVersion(ctx context.Context, subject string, version 
 		if err != nil {
 			return Schema{}, classify(ctx, "schema by version", fmt.Sprintf("%s/%d", subject, version), r.auth, err)
 		}
-		return fromSR(s.ID, s.Schema), nil
+		out, err := fromSR(s.ID, s.Schema)
+		if err != nil {
+			return Schema{}, fmt.Errorf("%s version %d: %w", safetext.Escape(subject, 256), version, err)
+		}
+		return out, nil
 	}
 	if version < 0 {
 		return fetch()
@@ -217,11 +247,13 @@ func (r *Registry) SchemaByVersion(ctx context.Context, subject string, version 
 	return r.refs.get(ctx, Reference{Subject: subject, Version: version}, fetch)
 }
 
-// Versions returns every version of a subject, oldest first.
+// Versions returns every version of a subject, oldest first. A registry
+// answer that lists more than 10,000 versions, a version twice or one below
+// 1 is refused with an error wrapping ErrRegistry.
 func (r *Registry) Versions(ctx context.Context, subject string) ([]SubjectVersion, error) {
-	vs, err := r.cl.SubjectVersions(ctx, subject)
+	vs, err := r.versionNumbers(ctx, subject)
 	if err != nil {
-		return nil, classify(ctx, "versions of", subject, r.auth, err)
+		return nil, err
 	}
 	out := make([]SubjectVersion, 0, len(vs))
 	for _, v := range vs {
@@ -232,6 +264,33 @@ func (r *Registry) Versions(ctx context.Context, subject string) ([]SubjectVersi
 		out = append(out, SubjectVersion{Version: v, Schema: s})
 	}
 	return out, nil
+}
+
+// versionNumbers returns the version numbers of a subject, in increasing
+// order, without fetching their schemas. A list of more than 10,000
+// versions, or one that holds a version twice or one below 1, is no list of
+// a subject's versions: it is refused with an error wrapping ErrRegistry.
+func (r *Registry) versionNumbers(ctx context.Context, subject string) ([]int, error) {
+	vs, err := r.cl.SubjectVersions(ctx, subject)
+	if err != nil {
+		return nil, classify(ctx, "versions of", subject, r.auth, err)
+	}
+	bad := func(format string, args ...any) error {
+		return &RegistryError{Op: "versions of", What: subject, Class: ErrRegistry, Err: fmt.Errorf(format, args...)}
+	}
+	if len(vs) > maxVersions {
+		return nil, bad("the answer lists %d versions, more than %d", len(vs), maxVersions)
+	}
+	slices.Sort(vs)
+	for i, v := range vs {
+		if v < 1 {
+			return nil, bad("the answer lists version %d", v)
+		}
+		if i > 0 && v == vs[i-1] {
+			return nil, bad("the answer lists version %d twice", v)
+		}
+	}
+	return vs, nil
 }
 
 // Register registers s under subject, or finds it there, and returns its ID
@@ -305,7 +364,7 @@ func (r *Registry) references(ctx context.Context, refs []Reference, visit func(
 				continue
 			}
 			if len(seen) >= maxReferences {
-				return fmt.Errorf("%w: more than %d references", ErrBadSchema, maxReferences)
+				return errTooManyReferences()
 			}
 			seen[ref.Name] = true
 			s, err := r.SchemaByVersion(ctx, ref.Subject, ref.Version)
