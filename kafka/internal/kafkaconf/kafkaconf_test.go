@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/sasl"
 )
@@ -72,6 +73,50 @@ schema.registry.ssl.ca.location=/etc/reg-ca.pem
 	}
 }
 
+// TestParsePropertiesJavaFormat: lines as java.util.Properties.load reads
+// them: "=", ":" or white space between key and value, white space around
+// them, continued lines, escapes, comments, line ends.
+func TestParsePropertiesJavaFormat(t *testing.T) {
+	for _, tc := range []struct{ text, user, password string }{
+		{"sasl.username=alice\nsasl.password=" + secret + "==\n", "alice", secret + "=="},
+		{"sasl.username: alice\nsasl.password: " + secret + "==\n", "alice", secret + "=="},
+		{"sasl.username:alice\nsasl.password:" + secret + ":x=\n", "alice", secret + ":x="},
+		{"sasl.username alice\nsasl.password " + secret + "==\n", "alice", secret + "=="},
+		{"sasl.username\talice\nsasl.password\f\t " + secret + " = x\n", "alice", secret + " = x"},
+		{"  sasl.username  =  alice  \n\tsasl.password   :  " + secret + "\n", "alice", secret},
+		{"sasl.username = = alice\nsasl.password :=" + secret + "\n", "= alice", "=" + secret},
+		// Continued lines: the next line's leading white space dropped.
+		{"sasl.username=al\\\n    ice\nsasl.password=" + secret[:4] + "\\\n\t" + secret[4:] + "\n", "alice", secret},
+		// An even number of backslashes does not continue the line.
+		{"sasl.username=alice\\\\\nsasl.password=" + secret + "\n", "alice\\", secret},
+		// A "#" in a continued line or after the key is not a comment.
+		{"sasl.username=alice\nsasl.password=\\\n#" + secret + "\n", "alice", "#" + secret},
+		{"sasl.username=alice\nsasl.password=" + secret + " #x\n", "alice", secret + " #x"},
+		// Comments, which do not go on; blank lines; CR and CRLF line ends.
+		{"# comment \\\nsasl.username=alice\r\n! other\r\n\r\n  \t\rsasl.password=" + secret + "\r", "alice", secret},
+		// Escapes.
+		{"sasl\\.username=a\\:l\\=i\\ c\\te\nsasl.password=\\ " + secret + "\\u00e9\\uD83D\\uDE00\\\\\\ \n", "a:l=i c\te", " " + secret + "é😀\\ "},
+		{"sasl\\ username alice\nsasl.password " + secret + "\n", "", ""}, // "sasl username" is no key
+		// A byte order mark, UTF-8 text.
+		{"\ufeffsasl.username=élodie\nsasl.password=" + secret + "\n", "élodie", secret},
+	} {
+		c, err := ParseProperties("p", tc.text)
+		if tc.user == "" {
+			if err == nil || !strings.Contains(err.Error(), `unknown key "sasl username"`) || strings.Contains(err.Error(), secret) {
+				t.Errorf("%q: %v, want unknown key \"sasl username\"", tc.text, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.text, err)
+			continue
+		}
+		if c.SASL.Username != tc.user || string(c.SASL.Password) != tc.password {
+			t.Errorf("%q: user %q, password %q; want %q, %q", tc.text, c.SASL.Username, c.SASL.Password, tc.user, tc.password)
+		}
+	}
+}
+
 func TestParsePropertiesErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"bootstrap.servers=b:1\nsasl.kerberos.service.name=kafka\n", `p:2: unknown key "sasl.kerberos.service.name"`},
@@ -79,7 +124,17 @@ func TestParsePropertiesErrors(t *testing.T) {
 		{"ssl.truststore.location=/x.jks\n", "Java key stores are not read"},
 		{"k\x1b[2J=v\n", `unknown key "k\x1b[2J"`},
 		{"sasl.password=" + secret + "\nsasl.password=" + secret + "x\n", "p:2: sasl.password given twice (first on line 1)"},
-		{secret + "\n", `p:1: no "="`},
+		{secret + "\n", `p:1: no "=", ":" or white space after the key`},
+		// A key the file does not know, whatever separates it from its
+		// value, is shown alone.
+		{"sasl.passwd: " + secret + "==\n", `p:1: unknown key "sasl.passwd" (known keys`},
+		{"sasl.passwd " + secret + "==\n", `p:1: unknown key "sasl.passwd" (known keys`},
+		{"basic.auth.userinfo:alice:" + secret + "=\n", `p:1: unknown key "basic.auth.userinfo" (known keys`},
+		{"bearer.auth.tokn\t" + secret + ".eyJh=\n", `p:1: unknown key "bearer.auth.tokn" (known keys`},
+		{"sasl.password=\\\n  " + secret + "==\nx=y\n", `p:3: unknown key "x"`},
+		{"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n  username=\"alice\" \\\n  password=\"" + secret + "\";\n", `p:1: unknown key "sasl.jaas.config" (give sasl.username and sasl.password)`},
+		{"sasl.password=\\u12" + secret + "\n", `p:1: sasl.password: malformed \uXXXX escape`},
+		{strings.Repeat("k", 500) + "=" + secret + "\n", `unknown key "kkkk`},
 		{"basic.auth.user.info=" + secret + "\n", "p:1: basic.auth.user.info: want USER:PASSWORD"},
 		{"basic.auth.credentials.source=SOMETHING\n", "want USER_INFO, URL or SASL_INHERIT"},
 		{"ssl.endpoint.identification.algorithm=maybe\n", "want https or none"},
@@ -268,6 +323,49 @@ func TestTLSFiles(t *testing.T) {
 	if err != nil || c.ServerName != "broker.example" || c.VerifyConnection == nil {
 		t.Errorf("server name and no host name check: %+v, %v", c, err)
 	}
+}
+
+// escapeProperty writes s as a properties value, as Java's
+// Properties.store does, every white space escaped.
+func escapeProperty(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '=', ':', '#', '!', ' ':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// FuzzPropertiesValue: a value written as Java writes it, after any
+// separator, reads back as it was.
+func FuzzPropertiesValue(f *testing.F) {
+	f.Add(secret, "=")
+	f.Add(" a:b=c#d!e\\ ", ": ")
+	f.Add("\t\r\n\f", " \t")
+	f.Fuzz(func(t *testing.T, v, sep string) {
+		core := strings.Trim(sep, " \t\f")
+		if v == "" || !utf8.ValidString(v) || sep == "" || (core != "" && core != "=" && core != ":") {
+			return // not a value, or not a separator
+		}
+		text := "sasl.password" + sep + escapeProperty(v) + "\n"
+		c, err := ParseProperties("p", text)
+		if err != nil || string(c.SASL.Password) != v {
+			t.Fatalf("%q: password %q, %v; want %q", text, c.SASL.Password, err, v)
+		}
+	})
 }
 
 func FuzzParseProperties(f *testing.F) {
