@@ -1,13 +1,17 @@
 package kafkaconf
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -270,6 +274,115 @@ func TestOAuthToken(t *testing.T) {
 		_, err = firstMessage(t, m)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("%+v: %v, want an error saying %q", tc.s, err, tc.want)
+		}
+	}
+}
+
+// processGone reports whether the process pid has ended (a zombie left
+// for its parent to reap counts as ended).
+func processGone(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil || p.Signal(syscall.Signal(0)) != nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// readPID returns the PID written in file, or 0.
+func readPID(file string) int {
+	b, err := os.ReadFile(file)
+	pid := 0
+	if err == nil {
+		fmt.Sscan(string(b), &pid)
+	}
+	return pid
+}
+
+// TestOAuthTokenCommandStopped: a token command stopped by a cancellation,
+// the caller's deadline or its own timeout ends with its children, even
+// those holding its output, and the run returns; the error says why,
+// without the command. The commands would run 60 s; the bounds (30 s) are
+// far above what stopping takes.
+func TestOAuthTokenCommandStopped(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("token commands run by sh")
+	}
+	defer func(d time.Duration) { tokenCommandTimeout = d }(tokenCommandTimeout)
+	const bound = 30 * time.Second
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	for _, command := range []string{
+		// A child in the background, waited for.
+		"sleep 60 & echo $! > %s; wait",
+		// A pipeline: the child holds the output, and so does cat.
+		"sh -c 'echo $$ > %s; exec sleep 60' | cat",
+		// A grandchild, then the token.
+		"(sh -c 'echo $$ > %s; exec sleep 60'); echo token",
+	} {
+		src := tokenSource{command: fmt.Sprintf(command, pidFile) + " # " + secret}
+		for _, how := range []string{"cancel", "deadline", "timeout"} {
+			os.Remove(pidFile)
+			ctx, cancel := context.WithCancel(context.Background())
+			tokenCommandTimeout = time.Minute
+			switch how {
+			case "cancel":
+				// Cancelled once the child runs.
+				go func() {
+					for start := time.Now(); time.Since(start) < bound && readPID(pidFile) == 0; {
+						time.Sleep(10 * time.Millisecond)
+					}
+					cancel()
+				}()
+			case "deadline":
+				ctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+			case "timeout":
+				tokenCommandTimeout = 300 * time.Millisecond
+			}
+			start := time.Now()
+			_, err := src.token(ctx)
+			took := time.Since(start)
+			cancel()
+			if took > bound {
+				t.Errorf("%q, %s: the run returned after %v", command, how, took)
+			}
+			want := map[string]string{
+				"cancel":   "OAUTHBEARER token command: cancelled",
+				"deadline": "OAUTHBEARER token command: timed out at the connection's deadline",
+				"timeout":  "OAUTHBEARER token command: timed out after 300ms",
+			}[how]
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "sleep") {
+				t.Errorf("%q, %s: %v, want an error saying %q, without the command", command, how, err, want)
+			}
+			wantErr := map[string]error{"cancel": context.Canceled, "deadline": context.DeadlineExceeded, "timeout": context.DeadlineExceeded}[how]
+			if !errors.Is(err, wantErr) || errors.Is(err, ErrConfig) != (how == "timeout") {
+				t.Errorf("%q, %s: %v: want it to wrap %v, and ErrConfig for the command's own timeout only", command, how, err, wantErr)
+			}
+			pid := readPID(pidFile)
+			if pid == 0 {
+				if how == "cancel" {
+					t.Errorf("%q: the command's child never wrote its PID", command)
+				} else {
+					// Stopped at 300 ms before its child started: a slow
+					// machine, nothing to check.
+					t.Logf("%q, %s: stopped before the child started", command, how)
+				}
+				continue
+			}
+			gone := processGone(pid)
+			for start := time.Now(); !gone && time.Since(start) < bound; gone = processGone(pid) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !gone {
+				t.Errorf("%q, %s: the command's child (PID %d) still runs", command, how, pid)
+				if p, err := os.FindProcess(pid); err == nil {
+					p.Kill()
+				}
+			}
 		}
 	}
 }
