@@ -180,12 +180,114 @@ func TestRegistryPasswordInURL(t *testing.T) {
 	checkBounded(t, "bad URL", err.Error(), 1024)
 }
 
+// urlPasswords are passwords of registry URLs, as people paste them
+// unescaped, with what is sent as the password: each holds hostileSecret
+// after a character that ends the user information or the host as url.Parse
+// reads a URL, or leading digits that it reads as a port.
+var urlPasswords = []struct{ raw, sent string }{
+	{"ab#" + hostileSecret, "ab#" + hostileSecret},
+	{"ab/" + hostileSecret, "ab/" + hostileSecret},
+	{"ab?" + hostileSecret, "ab?" + hostileSecret},
+	{"ab " + hostileSecret, "ab " + hostileSecret},
+	{"ab\t" + hostileSecret, "ab\t" + hostileSecret},
+	{hostileSecret + "@x", hostileSecret + "@x"},
+	{"a@b@" + hostileSecret, "a@b@" + hostileSecret},
+	{"1234/" + hostileSecret, "1234/" + hostileSecret},
+	{"99#" + hostileSecret, "99#" + hostileSecret},
+	{"8081?" + hostileSecret + "#/x", "8081?" + hostileSecret + "#/x"},
+	{`ab"` + hostileSecret + `'`, `ab"` + hostileSecret + `'`},
+	{"ab:" + hostileSecret, "ab:" + hostileSecret},
+	{"50%zz" + hostileSecret, "50%zz" + hostileSecret}, // not percent-encoding: as it is
+	{"p%40" + hostileSecret + "%23", "p@" + hostileSecret + "#"},
+}
+
+// TestRegistryURLPasswordCharacters: a registry URL whose password holds
+// characters URLs reserve reaches the registry's host, with the user and
+// password as basic auth and nothing of the password in the request's URL;
+// no error, of a registry that is down or of a URL that does not parse,
+// shows the password.
+func TestRegistryURLPasswordCharacters(t *testing.T) {
+	type request struct{ host, auth, uri string }
+	got := make(chan request, 1)
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		got <- request{r.Host, r.Header.Get("Authorization"), r.RequestURI}
+		w.Write([]byte(`{"schema":"\"string\""}`))
+	})
+	host := strings.TrimPrefix(url, "http://")
+	dead := kafkatest.DeadAddr(t)
+	for _, pw := range urlPasswords {
+		for _, scheme := range []string{"http://", "HTTP://", ""} {
+			raw := scheme + "alice:" + pw.raw + "@" + host
+			reg, err := serde.NewRegistry(serde.RegistryOptions{}, raw)
+			if err != nil {
+				checkBounded(t, "NewRegistry", err.Error(), 1024)
+				t.Errorf("password %q: %v", pw.raw, err)
+				continue
+			}
+			s, err := reg.SchemaByID(ctx, 1)
+			if err != nil {
+				checkBounded(t, "SchemaByID", err.Error(), 1024)
+				t.Errorf("password %q: %v", pw.raw, err)
+				continue
+			}
+			if s.Text != `"string"` {
+				t.Errorf("password %q: schema %q", pw.raw, s.Text)
+			}
+			r := <-got
+			want := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:"+pw.sent))
+			if r.host != host || r.auth != want || r.uri != "/schemas/ids/1" {
+				t.Errorf("URL %q: request to host %q, %s, Authorization %q; want host %q, /schemas/ids/1, %q", raw, r.host, r.uri, r.auth, host, want)
+			}
+		}
+
+		// Down, and unparsable, alone and second of two.
+		for _, urls := range [][]string{
+			{"http://alice:" + pw.raw + "@" + dead},
+			{"alice:" + pw.raw + "@" + dead},
+			{"http://alice:" + pw.raw + "@host:port\x1b[2J/"},
+			{url, "http://alice:" + pw.raw + "@host:port/"},
+			{"http://alice:" + pw.raw + "@"},
+		} {
+			reg, err := serde.NewRegistry(serde.RegistryOptions{}, urls...)
+			if err == nil {
+				_, err = reg.SchemaByID(ctx, 1)
+				if !errors.Is(err, serde.ErrRegistryUnavailable) {
+					t.Errorf("%q: %v, want ErrRegistryUnavailable", urls, err)
+				}
+			} else if !errors.Is(err, serde.ErrRegistry) {
+				t.Errorf("%q: %v, want ErrRegistry", urls, err)
+			}
+			checkBounded(t, fmt.Sprintf("%q", urls), err.Error(), 1024)
+		}
+	}
+	// An error of a URL that does not parse names it by its position and
+	// shows it with the user information replaced.
+	_, err := serde.NewRegistry(serde.RegistryOptions{}, url, "http://alice:1/"+hostileSecret+"@host:port/")
+	if err == nil || !strings.Contains(err.Error(), `registry URL 2 of 2 "http://xxxxx@host:port/" does not parse`) {
+		t.Errorf("a URL that does not parse: %v, want it named as registry URL 2 of 2, its user information replaced", err)
+	}
+	_, err = serde.NewRegistry(serde.RegistryOptions{}, "http://alice:"+hostileSecret+"@")
+	if err == nil || !strings.Contains(err.Error(), "has no host") {
+		t.Errorf("a URL without a host: %v, want an error saying so", err)
+	}
+}
+
 func TestRedactURLs(t *testing.T) {
 	for in, want := range map[string]string{
 		`unable to GET "http://alice:S3CRETPW@host:8081/schemas/ids/1": refused`: `unable to GET "http://xxxxx@host:8081/schemas/ids/1": refused`,
 		"https://a:b@c@d/x and http://e:f@g":                                     "https://xxxxx@d/x and http://xxxxx@g",
 		"no url: alice@example.com":                                              "no url: alice@example.com",
-		"http://host/path@x":                                                     "http://host/path@x",
+		"http://host/path and alice@example.com":                                 "http://host/path and alice@example.com",
+		`Get "http://alice:ab#S3CRETPW@host/x": refused`:                         `Get "http://xxxxx@host/x": refused`,
+		`Get "http://alice:ab/S3?CRE#TPW@host/x"`:                                `Get "http://xxxxx@host/x"`,
+		`"HTTP://alice:1234/S3CRETPW@host"`:                                      `"HTTP://xxxxx@host"`,
+		`"http://alice:S3C\"RETPW'@host"`:                                        `"http://xxxxx@host"`,
+		`http://alice:S3CRETPW%40@host`:                                          `http://xxxxx@host`,
+		"http://alice:S3CRETPW@":                                                 "http://xxxxx@",
+		"a http://alice:S3CRETPW@h1,https://bob:S3CRETPW@h2 b":                   "a http://xxxxx@h2 b",
+		// A "@" of a path ends what is replaced: more than the user
+		// information, never less.
+		"http://host/path@x": "http://xxxxx@x",
 	} {
 		if got := serde.RedactURLs(in); got != want {
 			t.Errorf("RedactURLs(%q) = %q, want %q", in, got, want)
@@ -196,14 +298,16 @@ func TestRedactURLs(t *testing.T) {
 func FuzzRedactURLs(f *testing.F) {
 	f.Add("alice", "S3CRETPW", "/schemas/ids/1")
 	f.Add("a", "p@ss", "")
-	f.Add("", "x:y", "?q=@")
+	f.Add("", "x:y", "?q=")
+	f.Add("alice", "1234/S3C#RET?PW\"'", "/x")
 	f.Fuzz(func(t *testing.T, user, pw, rest string) {
-		if pw == "" || strings.ContainsAny(user+pw, "/?#\"' \t\r\n\v\f") {
+		if pw == "" || strings.ContainsFunc(user+pw+rest, unicode.IsSpace) || strings.Contains(rest, "@") {
 			return // not the user information of one URL
 		}
-		in := "error at https://" + user + ":" + pw + "@host" + "/" + rest
-		if got := serde.RedactURLs(in); strings.Contains(got, ":"+pw+"@host") {
-			t.Fatalf("RedactURLs(%q) = %q holds the password", in, got)
+		in := "error at https://" + user + ":" + pw + "@host" + "/" + rest + " end"
+		want := "error at https://xxxxx@host/" + rest + " end"
+		if got := serde.RedactURLs(in); got != want {
+			t.Fatalf("RedactURLs(%q) = %q, want %q", in, got, want)
 		}
 	})
 }

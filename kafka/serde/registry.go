@@ -120,7 +120,7 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 	user, password := opts.Username, opts.Password
 	clean := make([]string, len(urls))
 	for i, raw := range urls {
-		u, ui, err := splitUserinfo(raw)
+		u, ui, err := splitUserinfo(raw, i+1, len(urls))
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/protoavro/protoavro/kafka/internal/safetext"
 )
@@ -98,17 +99,46 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
-// userinfoRE matches the user information of a URL in text: what lies
-// between "scheme://" and the last "@" before the host's end.
-var userinfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s"'@]*(?:@[^/?#\s"'@]*)*@`)
+// schemeRE matches the start of a URL in text: its scheme and "://".
+var schemeRE = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://`)
 
 // RedactURLs returns s with the user information of every URL in it
 // ("http://alice:secret@host") replaced by "xxxxx" ("http://xxxxx@host").
+// The user information of a URL is taken as everything between its
+// "scheme://" and the last "@" before the next white space (or the end of
+// s), the rule NewRegistry reads registry URLs by: a password may hold "/",
+// "?", "#", "@" or quotes. Text after a "@" of a URL's path is replaced too
+// (over-redaction is safe); user information holding white space is not
+// recognized in free text, which is why no message of this package quotes
+// a URL that still holds its user information.
 func RedactURLs(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}
-	return userinfoRE.ReplaceAllString(s, "${1}xxxxx@")
+	var b strings.Builder
+	for {
+		loc := schemeRE.FindStringIndex(s)
+		if loc == nil {
+			break
+		}
+		rest := s[loc[1]:]
+		end := strings.IndexFunc(rest, unicode.IsSpace)
+		if end < 0 {
+			end = len(rest)
+		}
+		at := strings.LastIndexByte(rest[:end], '@')
+		if at < 0 {
+			b.WriteString(s[:loc[1]])
+			s = rest
+			continue
+		}
+		b.WriteString(s[:loc[1]])
+		b.WriteString("xxxxx")
+		b.WriteString(rest[at:end])
+		s = rest[end:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // safeText is untrusted text (an error of the registry client, which may
@@ -118,22 +148,64 @@ func safeText(s string) string {
 	return safetext.Escape(RedactURLs(s), maxErrorText)
 }
 
-// splitUserinfo returns raw without its user information, and that
-// information. A URL that does not parse is an error that shows it
-// redacted.
-func splitUserinfo(raw string) (string, *url.Userinfo, error) {
-	if !strings.HasPrefix(raw, "http://") && !strings.HasPrefix(raw, "https://") {
-		raw = "http://" + raw // as the sr client reads it
+// splitUserinfo returns the registry URL raw, the n-th of count, without its
+// user information, and that information, which url.Parse never sees. A URL
+// without "http://" or "https://" is read as http ("host:8081"), as the sr
+// client reads it. The user information is everything between "://" and
+// the last "@" of the URL (see RedactURLs), so that a password may hold
+// "/", "?", "#", "@", white space or leading digits, which url.Parse would
+// read as the end of the user information or as a port; a path cannot hold
+// a raw "@" (write %40). The user name ends at the first ":". Each part is
+// percent-decoded when it is valid percent-encoding ("p%40ss" is "p@ss"),
+// else taken as it is ("50%off"). An error never shows the user
+// information: it names the URL by its position and shows it with the user
+// information replaced.
+func splitUserinfo(raw string, n, count int) (string, *url.Userinfo, error) {
+	scheme, rest := "http://", raw
+	if i := strings.Index(raw, "://"); i >= 0 {
+		if s := strings.ToLower(raw[:i+3]); s == "http://" || s == "https://" {
+			scheme, rest = s, raw[i+3:]
+		}
 	}
-	u, err := url.Parse(raw)
+	var ui *url.Userinfo
+	shown := scheme + rest
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		info := rest[:at]
+		rest = rest[at+1:]
+		shown = scheme + "xxxxx@" + rest
+		user, pass, hasPass := strings.Cut(info, ":")
+		user = unescapeUserinfo(user)
+		if hasPass {
+			ui = url.UserPassword(user, unescapeUserinfo(pass))
+		} else {
+			ui = url.User(user)
+		}
+	}
+	which := "registry URL"
+	if count > 1 {
+		which = fmt.Sprintf("registry URL %d of %d", n, count)
+	}
+	u, err := url.Parse(scheme + rest)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return "", nil, fmt.Errorf("%w: registry URL %q: %v", ErrRegistry, safeText(raw), safeText(err.Error()))
+		// The URL parsed holds no user information: its error is safe
+		// to show.
+		return "", nil, fmt.Errorf("%w: %s \"%s\" does not parse: %s", ErrRegistry, which, safeText(shown), safeText(err.Error()))
 	}
-	ui := u.User
-	u.User = nil
+	if u.Host == "" {
+		return "", nil, fmt.Errorf("%w: %s \"%s\" has no host", ErrRegistry, which, safeText(shown))
+	}
 	return u.String(), ui, nil
+}
+
+// unescapeUserinfo returns s percent-decoded, or s itself when it is not
+// valid percent-encoding.
+func unescapeUserinfo(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
 }

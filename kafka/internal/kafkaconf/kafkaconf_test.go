@@ -1,13 +1,18 @@
 package kafkaconf
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/sasl"
 )
@@ -72,6 +77,50 @@ schema.registry.ssl.ca.location=/etc/reg-ca.pem
 	}
 }
 
+// TestParsePropertiesJavaFormat: lines as java.util.Properties.load reads
+// them: "=", ":" or white space between key and value, white space around
+// them, continued lines, escapes, comments, line ends.
+func TestParsePropertiesJavaFormat(t *testing.T) {
+	for _, tc := range []struct{ text, user, password string }{
+		{"sasl.username=alice\nsasl.password=" + secret + "==\n", "alice", secret + "=="},
+		{"sasl.username: alice\nsasl.password: " + secret + "==\n", "alice", secret + "=="},
+		{"sasl.username:alice\nsasl.password:" + secret + ":x=\n", "alice", secret + ":x="},
+		{"sasl.username alice\nsasl.password " + secret + "==\n", "alice", secret + "=="},
+		{"sasl.username\talice\nsasl.password\f\t " + secret + " = x\n", "alice", secret + " = x"},
+		{"  sasl.username  =  alice  \n\tsasl.password   :  " + secret + "\n", "alice", secret},
+		{"sasl.username = = alice\nsasl.password :=" + secret + "\n", "= alice", "=" + secret},
+		// Continued lines: the next line's leading white space dropped.
+		{"sasl.username=al\\\n    ice\nsasl.password=" + secret[:4] + "\\\n\t" + secret[4:] + "\n", "alice", secret},
+		// An even number of backslashes does not continue the line.
+		{"sasl.username=alice\\\\\nsasl.password=" + secret + "\n", "alice\\", secret},
+		// A "#" in a continued line or after the key is not a comment.
+		{"sasl.username=alice\nsasl.password=\\\n#" + secret + "\n", "alice", "#" + secret},
+		{"sasl.username=alice\nsasl.password=" + secret + " #x\n", "alice", secret + " #x"},
+		// Comments, which do not go on; blank lines; CR and CRLF line ends.
+		{"# comment \\\nsasl.username=alice\r\n! other\r\n\r\n  \t\rsasl.password=" + secret + "\r", "alice", secret},
+		// Escapes.
+		{"sasl\\.username=a\\:l\\=i\\ c\\te\nsasl.password=\\ " + secret + "\\u00e9\\uD83D\\uDE00\\\\\\ \n", "a:l=i c\te", " " + secret + "é😀\\ "},
+		{"sasl\\ username alice\nsasl.password " + secret + "\n", "", ""}, // "sasl username" is no key
+		// A byte order mark, UTF-8 text.
+		{"\ufeffsasl.username=élodie\nsasl.password=" + secret + "\n", "élodie", secret},
+	} {
+		c, err := ParseProperties("p", tc.text)
+		if tc.user == "" {
+			if err == nil || !strings.Contains(err.Error(), `unknown key "sasl username"`) || strings.Contains(err.Error(), secret) {
+				t.Errorf("%q: %v, want unknown key \"sasl username\"", tc.text, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.text, err)
+			continue
+		}
+		if c.SASL.Username != tc.user || string(c.SASL.Password) != tc.password {
+			t.Errorf("%q: user %q, password %q; want %q, %q", tc.text, c.SASL.Username, c.SASL.Password, tc.user, tc.password)
+		}
+	}
+}
+
 func TestParsePropertiesErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"bootstrap.servers=b:1\nsasl.kerberos.service.name=kafka\n", `p:2: unknown key "sasl.kerberos.service.name"`},
@@ -79,7 +128,17 @@ func TestParsePropertiesErrors(t *testing.T) {
 		{"ssl.truststore.location=/x.jks\n", "Java key stores are not read"},
 		{"k\x1b[2J=v\n", `unknown key "k\x1b[2J"`},
 		{"sasl.password=" + secret + "\nsasl.password=" + secret + "x\n", "p:2: sasl.password given twice (first on line 1)"},
-		{secret + "\n", `p:1: no "="`},
+		{secret + "\n", `p:1: no "=", ":" or white space after the key`},
+		// A key the file does not know, whatever separates it from its
+		// value, is shown alone.
+		{"sasl.passwd: " + secret + "==\n", `p:1: unknown key "sasl.passwd" (known keys`},
+		{"sasl.passwd " + secret + "==\n", `p:1: unknown key "sasl.passwd" (known keys`},
+		{"basic.auth.userinfo:alice:" + secret + "=\n", `p:1: unknown key "basic.auth.userinfo" (known keys`},
+		{"bearer.auth.tokn\t" + secret + ".eyJh=\n", `p:1: unknown key "bearer.auth.tokn" (known keys`},
+		{"sasl.password=\\\n  " + secret + "==\nx=y\n", `p:3: unknown key "x"`},
+		{"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n  username=\"alice\" \\\n  password=\"" + secret + "\";\n", `p:1: unknown key "sasl.jaas.config" (give sasl.username and sasl.password)`},
+		{"sasl.password=\\u12" + secret + "\n", `p:1: sasl.password: malformed \uXXXX escape`},
+		{strings.Repeat("k", 500) + "=" + secret + "\n", `unknown key "kkkk`},
 		{"basic.auth.user.info=" + secret + "\n", "p:1: basic.auth.user.info: want USER:PASSWORD"},
 		{"basic.auth.credentials.source=SOMETHING\n", "want USER_INFO, URL or SASL_INHERIT"},
 		{"ssl.endpoint.identification.algorithm=maybe\n", "want https or none"},
@@ -219,6 +278,115 @@ func TestOAuthToken(t *testing.T) {
 	}
 }
 
+// processGone reports whether the process pid has ended (a zombie left
+// for its parent to reap counts as ended).
+func processGone(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil || p.Signal(syscall.Signal(0)) != nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// readPID returns the PID written in file, or 0.
+func readPID(file string) int {
+	b, err := os.ReadFile(file)
+	pid := 0
+	if err == nil {
+		fmt.Sscan(string(b), &pid)
+	}
+	return pid
+}
+
+// TestOAuthTokenCommandStopped: a token command stopped by a cancellation,
+// the caller's deadline or its own timeout ends with its children, even
+// those holding its output, and the run returns; the error says why,
+// without the command. The commands would run 60 s; the bounds (30 s) are
+// far above what stopping takes.
+func TestOAuthTokenCommandStopped(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("token commands run by sh")
+	}
+	defer func(d time.Duration) { tokenCommandTimeout = d }(tokenCommandTimeout)
+	const bound = 30 * time.Second
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	for _, command := range []string{
+		// A child in the background, waited for.
+		"sleep 60 & echo $! > %s; wait",
+		// A pipeline: the child holds the output, and so does cat.
+		"sh -c 'echo $$ > %s; exec sleep 60' | cat",
+		// A grandchild, then the token.
+		"(sh -c 'echo $$ > %s; exec sleep 60'); echo token",
+	} {
+		src := tokenSource{command: fmt.Sprintf(command, pidFile) + " # " + secret}
+		for _, how := range []string{"cancel", "deadline", "timeout"} {
+			os.Remove(pidFile)
+			ctx, cancel := context.WithCancel(context.Background())
+			tokenCommandTimeout = time.Minute
+			switch how {
+			case "cancel":
+				// Cancelled once the child runs.
+				go func() {
+					for start := time.Now(); time.Since(start) < bound && readPID(pidFile) == 0; {
+						time.Sleep(10 * time.Millisecond)
+					}
+					cancel()
+				}()
+			case "deadline":
+				ctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+			case "timeout":
+				tokenCommandTimeout = 300 * time.Millisecond
+			}
+			start := time.Now()
+			_, err := src.token(ctx)
+			took := time.Since(start)
+			cancel()
+			if took > bound {
+				t.Errorf("%q, %s: the run returned after %v", command, how, took)
+			}
+			want := map[string]string{
+				"cancel":   "OAUTHBEARER token command: cancelled",
+				"deadline": "OAUTHBEARER token command: timed out at the connection's deadline",
+				"timeout":  "OAUTHBEARER token command: timed out after 300ms",
+			}[how]
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "sleep") {
+				t.Errorf("%q, %s: %v, want an error saying %q, without the command", command, how, err, want)
+			}
+			wantErr := map[string]error{"cancel": context.Canceled, "deadline": context.DeadlineExceeded, "timeout": context.DeadlineExceeded}[how]
+			if !errors.Is(err, wantErr) || errors.Is(err, ErrConfig) != (how == "timeout") {
+				t.Errorf("%q, %s: %v: want it to wrap %v, and ErrConfig for the command's own timeout only", command, how, err, wantErr)
+			}
+			pid := readPID(pidFile)
+			if pid == 0 {
+				if how == "cancel" {
+					t.Errorf("%q: the command's child never wrote its PID", command)
+				} else {
+					// Stopped at 300 ms before its child started: a slow
+					// machine, nothing to check.
+					t.Logf("%q, %s: stopped before the child started", command, how)
+				}
+				continue
+			}
+			gone := processGone(pid)
+			for start := time.Now(); !gone && time.Since(start) < bound; gone = processGone(pid) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !gone {
+				t.Errorf("%q, %s: the command's child (PID %d) still runs", command, how, pid)
+				if p, err := os.FindProcess(pid); err == nil {
+					p.Kill()
+				}
+			}
+		}
+	}
+}
+
 func TestRegistryOptions(t *testing.T) {
 	c := Config{Registry: Registry{URLs: []string{"http://r"}, Username: "u"}}
 	o, urls, err := c.RegistryOptions(env(EnvRegistryPassword, secret))
@@ -268,6 +436,49 @@ func TestTLSFiles(t *testing.T) {
 	if err != nil || c.ServerName != "broker.example" || c.VerifyConnection == nil {
 		t.Errorf("server name and no host name check: %+v, %v", c, err)
 	}
+}
+
+// escapeProperty writes s as a properties value, as Java's
+// Properties.store does, every white space escaped.
+func escapeProperty(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '=', ':', '#', '!', ' ':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// FuzzPropertiesValue: a value written as Java writes it, after any
+// separator, reads back as it was.
+func FuzzPropertiesValue(f *testing.F) {
+	f.Add(secret, "=")
+	f.Add(" a:b=c#d!e\\ ", ": ")
+	f.Add("\t\r\n\f", " \t")
+	f.Fuzz(func(t *testing.T, v, sep string) {
+		core := strings.Trim(sep, " \t\f")
+		if v == "" || !utf8.ValidString(v) || sep == "" || (core != "" && core != "=" && core != ":") {
+			return // not a value, or not a separator
+		}
+		text := "sasl.password" + sep + escapeProperty(v) + "\n"
+		c, err := ParseProperties("p", text)
+		if err != nil || string(c.SASL.Password) != v {
+			t.Fatalf("%q: password %q, %v; want %q", text, c.SASL.Password, err, v)
+		}
+	})
 }
 
 func FuzzParseProperties(f *testing.F) {

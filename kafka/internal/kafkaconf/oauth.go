@@ -3,6 +3,7 @@ package kafkaconf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,8 +14,14 @@ import (
 // maxToken bounds an OAUTHBEARER token read from a file or a command.
 const maxToken = 64 << 10
 
-// tokenCommandTimeout bounds a token command's run.
-const tokenCommandTimeout = time.Minute
+// tokenCommandTimeout bounds a token command's run (a variable for the
+// tests).
+var tokenCommandTimeout = time.Minute
+
+// tokenCommandWaitDelay bounds how long a token command's run waits, once
+// the command is stopped or has exited, for its output to close: a process
+// that left the command's process group may hold it.
+const tokenCommandWaitDelay = 2 * time.Second
 
 // tokenSource gives OAUTHBEARER's token: a file's content, a command's
 // standard output, or a fixed token, read again at each connection.
@@ -54,14 +61,32 @@ func (s tokenSource) token(ctx context.Context) (Secret, error) {
 			return "", fmt.Errorf("%w: OAUTHBEARER token file %s: %w", ErrConfig, s.file, err)
 		}
 	default:
-		ctx, cancel := context.WithTimeout(ctx, tokenCommandTimeout)
+		cctx, cancel := context.WithTimeout(ctx, tokenCommandTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "sh", "-c", s.command)
+		cmd := exec.CommandContext(cctx, "sh", "-c", s.command)
+		// The command runs in a process group of its own, which a timeout
+		// or a cancellation kills whole: killing sh alone would leave its
+		// children running and holding the output, and Run waiting on
+		// them.
+		inOwnGroup(cmd)
+		cmd.WaitDelay = tokenCommandWaitDelay
 		var out bytes.Buffer
 		cmd.Stdout = &limitedWriter{w: &out, left: maxToken + 1}
 		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			// The command itself may hold a secret: it is not quoted.
+		err := cmd.Run()
+		// The command itself may hold a secret: no error quotes it.
+		switch {
+		case ctx.Err() != nil:
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return "", fmt.Errorf("OAUTHBEARER token command: timed out at the connection's deadline: %w", context.Cause(ctx))
+			}
+			return "", fmt.Errorf("OAUTHBEARER token command: cancelled: %w", context.Cause(ctx))
+		case cctx.Err() != nil:
+			return "", fmt.Errorf("%w: OAUTHBEARER token command: timed out after %v: %w", ErrConfig, tokenCommandTimeout, cctx.Err())
+		case errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success():
+			// It exited well, leaving a process that held its output:
+			// the output it wrote is the token.
+		case err != nil:
 			return "", fmt.Errorf("%w: OAUTHBEARER token command: %w", ErrConfig, err)
 		}
 		b = out.Bytes()

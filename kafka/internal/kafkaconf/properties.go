@@ -1,11 +1,15 @@
 package kafkaconf
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/protoavro/protoavro/kafka/internal/safetext"
 )
@@ -139,38 +143,63 @@ func ReadProperties(path string) (Config, error) {
 	return ParseProperties(path, string(b))
 }
 
-// ParseProperties parses the text of a properties file named name: lines
-// of key=value (white space around both trimmed), blank lines and comments
-// (#, !) skipped. The keys are librdkafka's and the Java client's (the
-// file kcat -F and kafka-console-producer --producer.config read) and
-// Confluent's serializers' for the registry; see docs/kafka.md. A key it
-// does not know, or one given twice, is an error that names it and its
-// line; no error shows a value of a secret key.
+// ParseProperties parses the text of a properties file named name, in the
+// format of Java's java.util.Properties.load (the file Kafka's tools read
+// with --command-config or --producer.config):
+//
+//   - lines end at "\n", "\r" or "\r\n"; a line that ends with an odd
+//     number of backslashes goes on with the next line, whose leading
+//     white space is dropped;
+//   - blank lines and comment lines, whose first character other than
+//     white space is "#" or "!", are skipped (a comment does not go on);
+//   - the key starts at the first character other than white space (space,
+//     tab, form feed) and ends at the first "=", ":" or white space that is
+//     not escaped; white space around the separator is dropped, so that
+//     "k=v", "k = v", "k: v" and "k v" are the same; the rest of the line is
+//     the value, its trailing white space dropped (Java keeps it: write
+//     "\ " to keep a trailing space);
+//   - in keys and values "\t", "\n", "\r", "\f" and "\uXXXX" are the
+//     characters they name and a backslash before any other character is
+//     that character ("\=", "\:", "\ ", "\#", "\\").
+//
+// The text is read as UTF-8 (Java's InputStream form reads ISO 8859-1, so
+// non-ASCII text there is written \uXXXX, which reads the same here); a
+// leading byte order mark is skipped. A line with a key and no separator
+// is an error (Java reads it as a key with an empty value). The keys are
+// librdkafka's and the Java client's (the file kcat -F and
+// kafka-console-producer --producer.config read) and Confluent's
+// serializers' for the registry; see docs/kafka.md. A key it does not
+// know, or one given twice, is an error that names it (escaped, cut) and
+// its line; no error shows a value.
 func ParseProperties(name, text string) (Config, error) {
 	var (
 		c    Config
 		p    propState
 		seen = map[string]int{}
 	)
-	for i, line := range strings.Split(text, "\n") {
-		n := i + 1
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
-		}
-		key, val, ok := strings.Cut(line, "=")
+	lines := logicalLines(strings.TrimPrefix(text, "\ufeff"))
+	for _, l := range lines {
+		n := l.n
+		rawKey, rawVal, ok := splitProperty(l.text)
 		if !ok {
-			return Config{}, fmt.Errorf("%w: %s:%d: no \"=\" (want key=value)", ErrConfig, name, n)
+			return Config{}, fmt.Errorf("%w: %s:%d: no \"=\", \":\" or white space after the key (want key=value)", ErrConfig, name, n)
 		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		key, err := unescapeProperty(rawKey)
+		if err != nil {
+			return Config{}, fmt.Errorf("%w: %s:%d: key: %w", ErrConfig, name, n, err)
+		}
 		set, ok := propertyKeys[key]
 		if !ok {
-			return Config{}, fmt.Errorf("%w: %s:%d: unknown key \"%s\"%s", ErrConfig, name, n, safetext.Escape(key, 128), unknownHint(key))
+			return Config{}, fmt.Errorf("%w: %s:%d: unknown key \"%s\"%s", ErrConfig, name, n, safetext.Escape(key, maxKeyText), unknownHint(key))
 		}
 		if prev, ok := seen[key]; ok {
 			return Config{}, fmt.Errorf("%w: %s:%d: %s given twice (first on line %d)", ErrConfig, name, n, key, prev)
 		}
 		seen[key] = n
+		val, err := unescapeProperty(rawVal)
+		if err != nil {
+			return Config{}, fmt.Errorf("%w: %s:%d: %s: %w", ErrConfig, name, n, key, err)
+		}
 		if err := set(&c, &p, val); err != nil {
 			return Config{}, fmt.Errorf("%w: %s:%d: %s: %w", ErrConfig, name, n, key, err)
 		}
@@ -184,6 +213,166 @@ func ParseProperties(name, text string) (Config, error) {
 		// The registry URL holds them; the client takes them from there.
 	}
 	return c, nil
+}
+
+// maxKeyText bounds the text of an unknown key in an error.
+const maxKeyText = 128
+
+// logicalLine is a line of a properties file with its continuations
+// joined, escapes kept, and the number of its first line.
+type logicalLine struct {
+	n    int
+	text string
+}
+
+// isPropSpace reports whether b is white space in a properties file.
+func isPropSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\f' }
+
+// trimPropSpace returns s without its leading white space.
+func trimPropSpace(s string) string {
+	for len(s) > 0 && isPropSpace(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// logicalLines returns the logical lines of text other than blank lines
+// and comments.
+func logicalLines(text string) []logicalLine {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	var (
+		out  []logicalLine
+		cur  strings.Builder
+		goOn bool // cur holds a line that goes on with the next
+		from int  // the number of cur's first line
+	)
+	for i, line := range strings.Split(text, "\n") {
+		line = trimPropSpace(line)
+		if !goOn {
+			if line == "" || line[0] == '#' || line[0] == '!' {
+				continue
+			}
+			from = i + 1
+		}
+		// An odd number of backslashes at the end: the line goes on.
+		k := 0
+		for k < len(line) && line[len(line)-1-k] == '\\' {
+			k++
+		}
+		goOn = k%2 == 1
+		if goOn {
+			line = line[:len(line)-1]
+		}
+		cur.WriteString(line)
+		if !goOn {
+			out = append(out, logicalLine{n: from, text: cur.String()})
+			cur.Reset()
+		}
+	}
+	if goOn {
+		out = append(out, logicalLine{n: from, text: cur.String()})
+	}
+	return out
+}
+
+// splitProperty splits a logical line into its key and value, both still
+// escaped, as java.util.Properties.load does; ok is false when no
+// separator follows the key. The value's trailing white space, unless
+// escaped, is dropped.
+func splitProperty(line string) (key, val string, ok bool) {
+	escaped := false
+	i := 0
+	for ; i < len(line); i++ {
+		b := line[i]
+		if !escaped && (b == '=' || b == ':' || isPropSpace(b)) {
+			break
+		}
+		escaped = b == '\\' && !escaped
+	}
+	if i == len(line) {
+		return line, "", false
+	}
+	key = line[:i]
+	sep := line[i] == '=' || line[i] == ':'
+	rest := trimPropSpace(line[i+1:])
+	if !sep && rest != "" && (rest[0] == '=' || rest[0] == ':') {
+		rest = trimPropSpace(rest[1:])
+	}
+	for len(rest) > 0 && isPropSpace(rest[len(rest)-1]) {
+		// Kept when escaped: an odd number of backslashes before it.
+		k := 0
+		for k < len(rest)-1 && rest[len(rest)-2-k] == '\\' {
+			k++
+		}
+		if k%2 == 1 {
+			break
+		}
+		rest = rest[:len(rest)-1]
+	}
+	return key, rest, true
+}
+
+// hex4 returns the rune of the four hexadecimal digits s starts with.
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	r, err := strconv.ParseUint(s[:4], 16, 32)
+	return rune(r), err == nil
+}
+
+// errBadUnicodeEscape is the error of a "\u" not followed by four
+// hexadecimal digits.
+var errBadUnicodeEscape = errors.New(`malformed \uXXXX escape`)
+
+// unescapeProperty returns s with the escapes of a properties file
+// replaced by what they stand for.
+func unescapeProperty(s string) (string, error) {
+	if !strings.Contains(s, "\\") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i == len(s) {
+			break // a lone backslash at the end of the file
+		}
+		switch c = s[i]; c {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			r, ok := hex4(s[i+1:])
+			if !ok {
+				return "", errBadUnicodeEscape
+			}
+			i += 4
+			// A UTF-16 surrogate pair, as Java writes a rune past U+FFFF.
+			if utf16.IsSurrogate(r) && strings.HasPrefix(s[i+1:], "\\u") {
+				if r2, ok := hex4(s[i+3:]); ok {
+					if p := utf16.DecodeRune(r, r2); p != unicode.ReplacementChar {
+						r = p
+						i += 6
+					}
+				}
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
 }
 
 // unknownHint says what to do about an unknown key.
