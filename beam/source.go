@@ -106,10 +106,6 @@ func (fn *readAvroFn) readerOptions(h *ocf.Header) (protoavro.ReaderOptions, err
 	if err != nil {
 		return protoavro.ReaderOptions{}, err
 	}
-	o, err := protoavro.ParseOptions(t.Options)
-	if err != nil {
-		return protoavro.ReaderOptions{}, err
-	}
-	o.AnyResolver = c.resolver
-	return protoavro.ReaderOptions{Message: c.mt, Options: o, FileOptions: fileOptions}, nil
+	// c.opts: the Type's options, with the resolver of its Any values.
+	return protoavro.ReaderOptions{Message: c.mt, Options: c.opts, FileOptions: fileOptions}, nil
 }

@@ -1,6 +1,7 @@
 package protoavrobeam
 
 import (
+	"container/list"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/beam/internal/worker"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/protoload"
@@ -20,12 +22,15 @@ import (
 
 // ErrType reports a Type that does not describe a message: no name, a
 // descriptor set that does not parse or link, a name it does not hold, or
-// mapping options that do not parse.
+// mapping options that do not parse. A Type may come from a container
+// file's header (ReadAvro without a type), so its errors quote its name and
+// options, and the errors of its descriptors, escaped and cut (maxErrorText).
 var ErrType = errors.New("protoavrobeam: bad message type")
 
 // Type is a protobuf message type and its Avro mapping in a form that
 // travels inside a DoFn: plain strings and bytes, encoded with the DoFn.
-// A worker rebuilds the descriptor from it once per process.
+// A worker rebuilds the descriptor from it, and caches what it builds
+// (compiledTypes).
 type Type struct {
 	// Message is the full name of the message, e.g. "protoavro.avro2147.Foo".
 	Message string `json:"message"`
@@ -72,7 +77,7 @@ func TypeOf(md protoreflect.MessageDescriptor, o protoavro.Options) (Type, error
 	}, nil
 }
 
-// compiled is what a worker builds from a Type, once per process.
+// compiled is what a worker builds from a Type.
 type compiled struct {
 	md   protoreflect.MessageDescriptor
 	mt   protoreflect.MessageType
@@ -93,7 +98,7 @@ type typed struct {
 	c    *compiled
 }
 
-// Setup compiles the Type, once per process (see [Type.compile]).
+// Setup compiles the Type (see [Type.compile]).
 func (fn *typed) Setup() error {
 	worker.MarkStarted()
 	var err error
@@ -101,53 +106,158 @@ func (fn *typed) Setup() error {
 	return err
 }
 
+// The bounds of compiledTypes: at most maxCompiledTypes Types, of at most
+// maxCompiledBytes serialized bytes together (their fields' lengths), the
+// least recently used evicted first; the Type compiled last is kept even
+// when it alone is over the byte bound. A compiled Type takes 40 to 50
+// times its serialized size (12 KiB for google.protobuf.Timestamp's 234
+// bytes, 620 KiB for descriptor.proto's 13 KB), so the cache holds about
+// 100 MiB at most.
+const (
+	maxCompiledTypes = 64
+	maxCompiledBytes = 2 << 20
+)
+
+// compiledTypes caches the compiled Types of this process: the Types of
+// DoFns, and the types embedded in the container files that ReadAvro reads
+// without a Type of its own, one a file and each read once per byte range.
+// Failures are not kept. A DoFn keeps the Type it compiled in Setup, so an
+// eviction costs a compilation only to the next DoFn instance or range of
+// a file of that type.
+var compiledTypes = typeCache{entries: map[[sha256.Size]byte]*list.Element{}}
+
+// typeCache is a least-recently-used cache of compiled Types by the SHA-256
+// of their fields.
+type typeCache struct {
+	mu      sync.Mutex
+	entries map[[sha256.Size]byte]*list.Element // of lru
+	lru     list.List                           // of *compileEntry, most recently used first
+	bytes   int                                 // the sizes of the entries
+}
+
 type compileEntry struct {
+	key  [sha256.Size]byte
+	size int
 	once sync.Once
 	c    *compiled
 	err  error
 }
 
-// compiledTypes caches compiled Types by the SHA-256 of their fields.
-var compiledTypes sync.Map // [sha256.Size]byte → *compileEntry
+// entry returns the entry of key, made (of the given size) if there is
+// none, as the most recently used, evicting the least recently used ones
+// over the bounds.
+func (tc *typeCache) entry(key [sha256.Size]byte, size int) *compileEntry {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if el, ok := tc.entries[key]; ok {
+		tc.lru.MoveToFront(el)
+		return el.Value.(*compileEntry)
+	}
+	e := &compileEntry{key: key, size: size}
+	tc.entries[key] = tc.lru.PushFront(e)
+	tc.bytes += size
+	for tc.lru.Len() > 1 && (tc.lru.Len() > maxCompiledTypes || tc.bytes > maxCompiledBytes) {
+		tc.removeLocked(tc.lru.Back())
+	}
+	return e
+}
 
-// compile returns the process-wide compiled form of t.
+// remove removes e, if it is still in the cache.
+func (tc *typeCache) remove(e *compileEntry) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if el, ok := tc.entries[e.key]; ok && el.Value == e {
+		tc.removeLocked(el)
+	}
+}
+
+func (tc *typeCache) removeLocked(el *list.Element) {
+	e := tc.lru.Remove(el).(*compileEntry)
+	delete(tc.entries, e.key)
+	tc.bytes -= e.size
+}
+
+// bytesHeld returns the sizes of the entries together.
+func (tc *typeCache) bytesHeld() int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.bytes
+}
+
+// len returns the number of entries.
+func (tc *typeCache) len() int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.lru.Len()
+}
+
+// compile returns the compiled form of t, from compiledTypes or built
+// (once, however many goroutines ask at the same time) and cached there
+// when it builds.
 func (t Type) compile() (*compiled, error) {
 	h := sha256.New()
+	size := 0
 	for _, f := range [][]byte{[]byte(t.Message), t.Descriptors, []byte(t.Options), t.AnyTypes} {
 		fmt.Fprintf(h, "%d:", len(f))
 		h.Write(f)
+		size += len(f)
 	}
 	var key [sha256.Size]byte
 	h.Sum(key[:0])
-	v, _ := compiledTypes.LoadOrStore(key, &compileEntry{})
-	e := v.(*compileEntry)
+	e := compiledTypes.entry(key, size)
 	e.once.Do(func() { e.c, e.err = t.build() })
+	if e.err != nil {
+		compiledTypes.remove(e)
+	}
 	return e.c, e.err
 }
+
+// maxErrorText bounds the untrusted text an error of a Type quotes: the
+// message name, the options, and each error of the descriptors or options.
+const maxErrorText = 300
+
+// boundedError is err with its text escaped and cut to max bytes (see
+// safetext.Escape), still wrapping err.
+func boundedError(err error, max int) error {
+	msg := err.Error()
+	if safetext.Safe(msg) && len(msg) <= max {
+		return err
+	}
+	return &escapedError{msg: safetext.Escape(msg, max), err: err}
+}
+
+type escapedError struct {
+	msg string
+	err error
+}
+
+func (e *escapedError) Error() string { return e.msg }
+func (e *escapedError) Unwrap() error { return e.err }
 
 func (t Type) build() (*compiled, error) {
 	if t.Message == "" {
 		return nil, fmt.Errorf("%w: no message name", ErrType)
 	}
+	name := safetext.Quote(t.Message, maxErrorText)
 	o, err := protoavro.ParseOptions(t.Options)
 	if err != nil {
-		return nil, fmt.Errorf("%w: options %q: %w", ErrType, t.Options, err)
+		return nil, fmt.Errorf("%w: options %s: %w", ErrType, safetext.Quote(t.Options, maxErrorText), boundedError(err, maxErrorText))
 	}
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(t.Descriptors, &set); err != nil {
-		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, err)
+		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, boundedError(err, maxErrorText))
 	}
 	files, err := protodesc.NewFiles(&set)
 	if err != nil {
-		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, err)
+		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, boundedError(err, maxErrorText))
 	}
 	d, err := files.FindDescriptorByName(protoreflect.FullName(t.Message))
 	if err != nil {
-		return nil, fmt.Errorf("%w: message %s: %w", ErrType, t.Message, err)
+		return nil, fmt.Errorf("%w: message %s: %w", ErrType, name, boundedError(err, maxErrorText))
 	}
 	md, ok := d.(protoreflect.MessageDescriptor)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is not a message", ErrType, t.Message)
+		return nil, fmt.Errorf("%w: %s is not a message", ErrType, name)
 	}
 	c := &compiled{md: md}
 	if c.resolver, err = anyTypes(&set, t.AnyTypes); err != nil {
@@ -177,7 +287,7 @@ func anyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*dynamicpb.Type
 	if len(more) > 0 {
 		var extra descriptorpb.FileDescriptorSet
 		if err := proto.Unmarshal(more, &extra); err != nil {
-			return nil, fmt.Errorf("%w: any types: %w", ErrType, err)
+			return nil, fmt.Errorf("%w: any types: %w", ErrType, boundedError(err, maxErrorText))
 		}
 		have := map[string]bool{}
 		for _, f := range all.File {
@@ -192,7 +302,7 @@ func anyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*dynamicpb.Type
 	}
 	ts, err := protoload.NewTypes(all)
 	if err != nil {
-		return nil, fmt.Errorf("%w: any types: %w", ErrType, err)
+		return nil, fmt.Errorf("%w: any types: %w", ErrType, boundedError(err, maxErrorText))
 	}
 	return ts.Resolver(), nil
 }

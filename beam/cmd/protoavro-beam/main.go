@@ -45,6 +45,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -59,6 +60,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	protoavrobeam "github.com/protoavro/protoavro/beam"
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/beam/internal/usage"
 	"github.com/protoavro/protoavro/beam/internal/worker"
 	"github.com/protoavro/protoavro/protoavro"
@@ -157,12 +159,48 @@ func main() {
 			// Interrupted before the pipeline ran (loading the types).
 			err = fmt.Errorf("%w: %w", errInterrupted, err)
 		}
-		fmt.Fprintln(os.Stderr, "protoavro-beam:", err)
+		fmt.Fprintln(os.Stderr, "protoavro-beam:", errorText(err))
 		if usage.Is(err) && !errors.Is(err, errInterrupted) {
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
+}
+
+// The bounds of an error as the command prints it (errorText).
+const (
+	maxErrorLine  = 4096
+	maxErrorLines = 64
+)
+
+// errorText is err as the command prints it. A pipeline's error holds the
+// text of its workers' errors, which may quote its input: each line is
+// escaped (safetext.Escape: control and format characters and invalid
+// UTF-8 shown as Go escapes; tabs, which indent Beam's "caused by", kept)
+// and cut to about maxErrorLine bytes, and of more than maxErrorLines lines
+// the first quarter and the last ones are kept, the last being the cause.
+func errorText(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) > maxErrorLines {
+		head, tail := maxErrorLines/4, maxErrorLines-maxErrorLines/4-1
+		cut := fmt.Sprintf("… (%d lines)", len(lines)-head-tail)
+		lines = slices.Concat(lines[:head], []string{cut}, lines[len(lines)-tail:])
+	}
+	for i, line := range lines {
+		var sb strings.Builder
+		for j, f := range strings.Split(line, "\t") {
+			if j > 0 {
+				if sb.Len() >= maxErrorLine {
+					sb.WriteString(" …")
+					break
+				}
+				sb.WriteByte('\t')
+			}
+			sb.WriteString(safetext.Escape(f, max(maxErrorLine-sb.Len(), 1)))
+		}
+		lines[i] = sb.String()
+	}
+	return strings.Join(lines, "\n")
 }
 
 // interruptNotice is printed on the first interrupt, once the signal

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
@@ -380,6 +382,48 @@ func TestFailedPipeline(t *testing.T) {
 		}
 		checkOutput(t, outDir, old)
 	})
+}
+
+// TestErrorText: the command prints an error escaped and bounded, since a
+// failed pipeline's error quotes what its workers read: no control or
+// format characters but the newlines and tabs of Beam's error chains, each
+// line cut, at most maxErrorLines+1 lines with the last (the cause) kept;
+// an ordinary error prints as it is.
+func TestErrorText(t *testing.T) {
+	plain := errors.New("pipeline failed: job failed\n\tcaused by:\nprotoavrobeam: in.delimited: record 3 (input byte 12): truncated")
+	if got := errorText(plain); got != plain.Error() {
+		t.Errorf("plain error printed as %q", got)
+	}
+	var chain strings.Builder
+	for i := range 10_000 {
+		fmt.Fprintf(&chain, "frame %d\x1b[2J\r\n\t", i)
+	}
+	for _, err := range []error{
+		fmt.Errorf("pipeline failed: %w", errors.New("bad message \x1b[2J\x1b[31mFAKE: all good\x1b[0m\r\u202e\xff")),
+		fmt.Errorf("pipeline failed: options %q", strings.Repeat("\x1bX", 8<<20)),
+		errors.New("pipeline failed: " + strings.Repeat("\x1b\t", 4<<20)),
+		errors.New(chain.String() + "the cause"),
+	} {
+		got := errorText(err)
+		lines := strings.Split(got, "\n")
+		if len(got) > (maxErrorLines+1)*(maxErrorLine+64) || len(lines) > maxErrorLines+1 {
+			t.Errorf("an error of %d bytes, %d lines printed as %d bytes, %d lines", len(err.Error()), strings.Count(err.Error(), "\n")+1, len(got), len(lines))
+		}
+		for _, l := range lines {
+			if len(l) > maxErrorLine+64 {
+				t.Errorf("a line of %d bytes printed: %.100q", len(l), l)
+				break
+			}
+		}
+		if i := strings.IndexFunc(got, func(r rune) bool {
+			return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError)
+		}); i >= 0 {
+			t.Errorf("control or format characters printed: %.100q", got[max(i-20, 0):])
+		}
+		if strings.HasSuffix(err.Error(), "\nthe cause") && lastLine(got) != "the cause" {
+			t.Errorf("last line %q, want the cause", lastLine(got))
+		}
+	}
 }
 
 // cliProcess is a run of the command started by startCLI.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -42,11 +43,20 @@ func Delimited(r io.Reader, source string, batchSize int, start int64, claim fun
 	}
 }
 
-// batcher gathers records into Batches of about size bytes.
+// batcher gathers records into Batches of about size bytes, counting with
+// the records' bytes (length-prefixed, as Data holds them) their index: 8
+// bytes a record for its offset, 8 more for its line, so that a batch of
+// tiny records takes about as much memory as one of large records. It builds a batch in buffers of its own and emits the index as
+// copies of its exact length, and the records as a copy too when the batch
+// fills less than 3/4 of its buffer (tiny records, closed early by their
+// index), keeping the buffers for the next batch; a batch is then at most
+// about 4/3 of its bytes, and its buffers are allocated once.
 type batcher struct {
-	size int
-	emit func(Batch)
-	cur  Batch
+	size           int
+	emit           func(Batch)
+	cur            Batch
+	data           []byte  // the records of cur, length-prefixed
+	offsets, lines []int64 // their index
 }
 
 // add appends the record of the given index, offset and line (0: not a
@@ -54,17 +64,17 @@ type batcher struct {
 func (b *batcher) add(index, off, line int64, rec []byte) {
 	if b.cur.Count == 0 {
 		b.cur.Index, b.cur.Offset = index, off
-		if b.cur.Data == nil {
-			b.cur.Data = make([]byte, 0, b.size+b.size/8)
+		if b.data == nil {
+			b.data = make([]byte, 0, b.size+b.size/8)
 		}
 	}
-	b.cur.Data = protowire.AppendBytes(b.cur.Data, rec)
-	b.cur.Offsets = append(b.cur.Offsets, off)
+	b.data = protowire.AppendBytes(b.data, rec)
+	b.offsets = append(b.offsets, off)
 	if line > 0 {
-		b.cur.Lines = append(b.cur.Lines, line)
+		b.lines = append(b.lines, line)
 	}
 	b.cur.Count++
-	if len(b.cur.Data) >= b.size {
+	if len(b.data)+8*(len(b.offsets)+len(b.lines)) >= b.size {
 		b.flush()
 	}
 }
@@ -72,7 +82,22 @@ func (b *batcher) add(index, off, line int64, rec []byte) {
 // flush emits the current batch, if it holds a record, and starts another.
 func (b *batcher) flush() {
 	if b.cur.Count > 0 {
-		b.emit(b.cur)
+		c := b.cur
+		if len(b.data) >= cap(b.data)/4*3 {
+			c.Data, b.data = b.data, nil // the buffer is the batch's
+		} else {
+			c.Data = slices.Clone(b.data)
+			b.data = b.data[:0]
+			if cap(b.data) > b.size+b.size/8 {
+				b.data = nil // grown for a large record
+			}
+		}
+		c.Offsets = slices.Clone(b.offsets)
+		if len(b.lines) > 0 {
+			c.Lines = slices.Clone(b.lines)
+		}
+		b.offsets, b.lines = b.offsets[:0], b.lines[:0]
+		b.emit(c)
 	}
 	b.cur = Batch{}
 }

@@ -3,13 +3,16 @@ package ranges
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	pb "github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 )
@@ -141,5 +144,87 @@ func TestRecordError(t *testing.T) {
 	// A batch built without positions still names the record.
 	if err := (Batch{Index: 5, Count: 1}).RecordError(5, errBad); err.Error() != "record 5: bad" {
 		t.Errorf("no positions: %v", err)
+	}
+}
+
+// batchStats reads the batches that read emits and returns their memory:
+// the most any one holds (its Data, Offsets and Lines, by capacity), the
+// bytes allocated while reading, and the records.
+func batchStats(t *testing.T, read func(emit func(Batch)) error) (largest int, allocated uint64, records int64) {
+	t.Helper()
+	next := int64(0)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := read(func(b Batch) {
+		if b.Index != next || int64(len(b.Offsets)) != b.Count {
+			t.Fatalf("batch of %d records at record %d with %d offsets, want it at record %d", b.Count, b.Index, len(b.Offsets), next)
+		}
+		next += b.Count
+		largest = max(largest, cap(b.Data)+8*cap(b.Offsets)+8*cap(b.Lines))
+	})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return largest, after.TotalAlloc - before.TotalAlloc, next
+}
+
+// A batch's index (the input offset of each record, and the line of each
+// JSON line) counts in its size: batches of tiny records are no larger in
+// memory than others (at most 3/2 of DefaultBatchSize), and reading them
+// allocates about what they hold: 9 bytes for an empty delimited record
+// (its length prefix and offset), 17 for an empty JSON line (with its
+// line), besides what protojson allocates.
+func TestBatchesOfTinyRecords(t *testing.T) {
+	const limit = DefaultBatchSize * 3 / 2
+	delimited := make([]byte, 4<<20) // 4 Mi records of length 0
+	largest, allocated, n := batchStats(t, func(emit func(Batch)) error {
+		_, err := Delimited(bytes.NewReader(delimited), "in", 0, 0, func(int64) bool { return true }, emit)
+		return err
+	})
+	perByte := float64(allocated) / float64(len(delimited))
+	t.Logf("delimited: %d empty records: largest batch %d KiB, %.1f bytes allocated per input byte", n, largest>>10, perByte)
+	if n != int64(len(delimited)) || largest > limit || perByte > 11 {
+		t.Errorf("delimited: %d empty records: largest batch %d bytes (want at most %d), %.1f bytes allocated per input byte (want at most 11)",
+			n, largest, limit, perByte)
+	}
+
+	// JSON Lines: protojson allocates about 190 bytes a line of its own,
+	// which the allocations of the batches are counted without.
+	lines := bytes.Repeat([]byte("{}\n"), 1<<20)
+	mt := (&emptypb.Empty{}).ProtoReflect().Type()
+	_, parsing, _ := batchStats(t, func(func(Batch)) error {
+		m := mt.New().Interface()
+		for range 1 << 20 {
+			proto.Reset(m)
+			if err := protojson.Unmarshal([]byte("{}"), m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	largest, allocated, n = batchStats(t, func(emit func(Batch)) error {
+		return JSONLines(bytes.NewReader(lines), mt, nil, "in", 0, emit)
+	})
+	perByte = (float64(allocated) - float64(parsing)) / float64(len(lines))
+	t.Logf("JSON Lines: %d lines {}: largest batch %d KiB, %.1f bytes allocated per input byte besides protojson's %.1f", n, largest>>10, perByte, float64(parsing)/float64(len(lines)))
+	if n != 1<<20 || largest > limit || perByte > 8 {
+		t.Errorf("JSON Lines: %d lines {}: largest batch %d bytes (want at most %d), %.1f bytes allocated per input byte besides protojson's (want at most 8)",
+			n, largest, limit, perByte)
+	}
+
+	// Records of 1,000 bytes: batches as large as their records, with
+	// little besides.
+	var big []byte
+	for range 4000 {
+		big = protowire.AppendBytes(big, bytes.Repeat([]byte{'x'}, 1000))
+	}
+	largest, allocated, _ = batchStats(t, func(emit func(Batch)) error {
+		_, err := Delimited(bytes.NewReader(big), "in", 0, 0, func(int64) bool { return true }, emit)
+		return err
+	})
+	if perByte = float64(allocated) / float64(len(big)); largest > limit || perByte > 2 {
+		t.Errorf("1,000-byte records: largest batch %d bytes (want at most %d), %.1f bytes allocated per input byte (want at most 2)", largest, limit, perByte)
 	}
 }

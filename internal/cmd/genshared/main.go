@@ -34,7 +34,7 @@ var copies = []struct {
 	dsts []string
 }{
 	{"internal/pool", []string{"kafka/internal/pool"}},
-	{"internal/safetext", []string{"kafka/internal/safetext"}},
+	{"internal/safetext", []string{"kafka/internal/safetext", "beam/internal/safetext"}},
 	{"internal/usage", []string{"kafka/internal/usage", "beam/internal/usage"}},
 }
 
