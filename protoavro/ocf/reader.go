@@ -102,16 +102,23 @@ type Reader struct {
 	records int64
 	err     error // sticky: io.EOF or an *Error
 	// Of the last block that failed, for Resync: damage holds the bytes
-	// read for it, header included, when its framing was bad; framed says
+	// read for it, header included, when its framing was bad, unless
+	// pendDamage is not 0: then they are the last pendDamage bytes
+	// consumed of br.buf, where they were read (readPending); framed says
 	// that its framing was sound (its data did not decompress).
-	damage []byte
-	framed bool
+	damage     []byte
+	pendDamage int
+	framed     bool
 }
 
 // source is the input of a Reader: bytes pushed back by Resync, then the
-// buffered file. ReadByte records into tape when it is set.
+// buffered file. The pushed-back bytes are buf[r:]; the bytes before r were
+// consumed, and stay where they are until fill needs the room, so that
+// Resync can push back bytes it finds in buf by moving r. ReadByte records
+// into tape when it is set.
 type source struct {
-	pend []byte
+	buf  []byte
+	r    int
 	br   *bufio.Reader
 	tape *[]byte
 }
@@ -119,8 +126,9 @@ type source struct {
 // ReadByte reads one byte.
 func (s *source) ReadByte() (byte, error) {
 	var c byte
-	if len(s.pend) > 0 {
-		c, s.pend = s.pend[0], s.pend[1:]
+	if s.r < len(s.buf) {
+		c = s.buf[s.r]
+		s.r++
 	} else {
 		var err error
 		if c, err = s.br.ReadByte(); err != nil {
@@ -135,12 +143,39 @@ func (s *source) ReadByte() (byte, error) {
 
 // Read reads into p.
 func (s *source) Read(p []byte) (int, error) {
-	if len(s.pend) > 0 {
-		n := copy(p, s.pend)
-		s.pend = s.pend[n:]
+	if s.r < len(s.buf) {
+		n := copy(p, s.buf[s.r:])
+		s.r += n
 		return n, nil
 	}
 	return s.br.Read(p)
+}
+
+// fill reads from br onto the end of buf until buf[r:] holds at least k
+// bytes, and returns the error of br if it ends or fails first. It may move
+// buf[r:] to the start of buf (r changes): it does so when the bytes before
+// r are at least as many, so each consumed byte is moved at most once. The
+// buffer grows as the bytes arrive, at most doubling, as readN's does.
+func (s *source) fill(k int) error {
+	for len(s.buf)-s.r < k {
+		if len(s.buf) == cap(s.buf) {
+			live := len(s.buf) - s.r
+			if s.r > 0 && s.r >= live {
+				s.buf = s.buf[:copy(s.buf, s.buf[s.r:])]
+			} else {
+				nb := make([]byte, live, live+min(k-live, max(live, 64<<10)))
+				copy(nb, s.buf[s.r:])
+				s.buf = nb
+			}
+			s.r = 0
+		}
+		m, err := s.br.Read(s.buf[len(s.buf):min(cap(s.buf), s.r+k)])
+		s.buf = s.buf[:len(s.buf)+m]
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewReader reads the header of the container file in r. It buffers r.
@@ -333,7 +368,15 @@ func (or *Reader) next(decompress bool) (Block, error) {
 	if err != nil {
 		if err != io.EOF {
 			err = &Error{Offset: b.Offset, Block: b.Index, Err: err}
-			or.damage = append(append(append(or.damage[:0], hdr...), or.raw...), sync...)
+			switch {
+			case or.pendDamage > 0:
+			case or.br.r < len(or.br.buf):
+				// A header refused, read from the pushed-back bytes: it
+				// stays where it is.
+				or.pendDamage = len(hdr) + len(or.raw) + len(sync)
+			default:
+				or.damage = append(append(append(or.damage[:0], hdr...), or.raw...), sync...)
+			}
 			or.framed = false
 		}
 		or.err = err
@@ -350,6 +393,7 @@ func (or *Reader) next(decompress bool) (Block, error) {
 func (or *Reader) readBlock(limit int, name string, hdr *[]byte) (Block, []byte, error) {
 	b := Block{Index: or.blocks, Offset: or.off}
 	or.raw = or.raw[:0]
+	or.pendDamage = 0
 	or.br.tape = hdr
 	defer func() { or.br.tape = nil }()
 	var err error
@@ -372,6 +416,9 @@ func (or *Reader) readBlock(limit int, name string, hdr *[]byte) (Block, []byte,
 	if b.Size > int64(limit) {
 		return b, nil, fmt.Errorf("%w: block of %d bytes exceeds the limit of %d (%s)", ErrLimit, b.Size, limit, name)
 	}
+	if or.br.r < len(or.br.buf) {
+		return or.readPending(b, len(*hdr))
+	}
 	var m int64
 	or.raw, m, err = or.readN(or.raw[:0], b.Size)
 	if err != nil {
@@ -393,6 +440,53 @@ func (or *Reader) readBlock(limit int, name string, hdr *[]byte) (Block, []byte,
 	return b, nil, nil
 }
 
+// readPending is the rest of readBlock for a block whose header was read
+// from the bytes Resync pushed back and whose data starts in them. It reads
+// what the block claims into the pushed-back bytes (so after a block that
+// claimed the rest of the file, the candidates of the next Resync are
+// checked where they lie, sync marker first, without copying the bytes
+// they claim), and copies the block's data to raw only when its sync
+// marker matches. It returns what readBlock does; a failed block's bytes,
+// header included, stay in source.buf for Resync (pendDamage).
+func (or *Reader) readPending(b Block, hdrLen int) (Block, []byte, error) {
+	s := or.br
+	s.r -= hdrLen // the header was read from buf: keep it with the block
+	size, k := int(b.Size), hdrLen+int(b.Size)+len(or.h.Sync)
+	ferr := s.fill(k)
+	start := s.r
+	got := min(len(s.buf)-start, k) // of the block, header included
+	fail := func(err error) (Block, []byte, error) {
+		s.r = start + got
+		or.off += int64(got - hdrLen)
+		or.pendDamage = got
+		return b, nil, err
+	}
+	if ferr == io.ErrUnexpectedEOF {
+		ferr = io.EOF
+	}
+	if body := got - hdrLen; body < size {
+		if ferr == io.EOF {
+			ferr = ErrTruncated
+		}
+		return fail(fmt.Errorf("%w: block claims %d bytes, %d remain in the input", ferr, b.Size, body))
+	}
+	sync := s.buf[start+hdrLen+size : start+got]
+	if len(sync) < len(or.h.Sync) {
+		if ferr == io.EOF {
+			return fail(fmt.Errorf("%w: sync marker: the file ends in it", ErrTruncated))
+		}
+		return fail(ferr)
+	}
+	if !bytes.Equal(sync, or.h.Sync[:]) {
+		return fail(fmt.Errorf("%w: sync marker %x does not match the header's %x", ErrMalformed, sync, or.h.Sync))
+	}
+	or.raw = append(or.raw[:0], s.buf[start+hdrLen:start+hdrLen+size]...)
+	s.r = start + k
+	or.off += int64(k - hdrLen)
+	b.Data = or.raw
+	return b, nil, nil
+}
+
 // Resync recovers from an error of [Reader.Next] or [Reader.NextRaw] in a
 // block, to salvage what follows a damaged part of a file: the next call
 // reads the block after the next sync marker. A block whose framing was
@@ -401,7 +495,10 @@ func (or *Reader) readBlock(limit int, name string, hdr *[]byte) (Block, []byte,
 // found are skipped (the bytes read for the damaged block are searched
 // first, so a block size that claimed too much loses no more than it
 // must). The skipped bytes are copied to w when it is not nil, and their
-// number returned. Without an error to recover from it does nothing. It
+// number returned. Salvaging a file so takes work linear in its size,
+// however many false sync markers it holds: bytes pushed back are not
+// copied again, and a block read from them is checked where it lies, its
+// sync marker first. Without an error to recover from it does nothing. It
 // returns io.EOF when the file ends before a sync marker, and the error
 // again for an error in the header or a failure of w.
 func (or *Reader) Resync(w io.Writer) (int64, error) {
@@ -426,13 +523,29 @@ func (or *Reader) Resync(w io.Writer) (int64, error) {
 		return int64(len(or.raw)), emit(or.raw)
 	}
 	or.blocks++ // the damaged block keeps its index
-	start := or.off - int64(len(or.damage))
-	buf := or.damage
+	s, buf := or.br, or.damage
+	if or.pendDamage > 0 {
+		buf = s.buf[s.r-or.pendDamage : s.r]
+	}
+	start := or.off - int64(len(buf))
 	if i := bytes.Index(buf, or.h.Sync[:]); i >= 0 {
+		// Push back what follows the marker, without copying it where
+		// that can be helped: it is in s.buf already, or it is all that
+		// remains of damage, which becomes s.buf.
 		end := i + len(or.h.Sync)
-		rest := buf[end:]
-		or.br.pend = append(slices.Clone(rest), or.br.pend...)
-		or.off -= int64(len(rest))
+		rest := len(buf) - end
+		switch {
+		case or.pendDamage > 0:
+			s.r -= rest
+		case s.r == len(s.buf):
+			s.buf, or.damage = or.damage, s.buf[:0]
+			s.r = end
+		default: // not reached: bytes read from s.buf are in pendDamage
+			s.buf = append(slices.Clone(buf[end:]), s.buf[s.r:]...)
+			s.r = 0
+		}
+		or.pendDamage = 0
+		or.off -= int64(rest)
 		or.err = nil
 		return int64(end), emit(buf[:end])
 	}
@@ -442,6 +555,16 @@ func (or *Reader) Resync(w io.Writer) (int64, error) {
 		return int64(len(buf) - keep), err
 	}
 	window := append(make([]byte, 0, 4096), buf[len(buf)-keep:]...)
+	if or.pendDamage > 0 {
+		// Reading on moves s.r: should w or the input fail, the damage
+		// stays, as it would in or.damage.
+		defer func() {
+			if or.err != nil && or.err != io.EOF {
+				or.damage = append(or.damage[:0], buf...)
+			}
+			or.pendDamage = 0
+		}()
+	}
 	for {
 		c, err := or.br.ReadByte()
 		if err != nil {
