@@ -2,13 +2,16 @@ package pbjson
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -320,6 +323,19 @@ func FuzzAppendJSON(f *testing.F) {
 	for _, wire := range enumMapWires {
 		f.Add(uint8(enumMaps), wire)
 	}
+	// Maps whose keys repeat: string, int32 and bool keys.
+	mapsType := indexOf(mds, findType(f, mds, "protoavro.test.kitchen.Maps"))
+	var dup []byte
+	for _, k := range []string{"b", "a", "b", "", "a"} {
+		dup = appendEntry(dup, 12, protowire.BytesType, []byte(k), []byte(k+"v"))
+	}
+	for _, k := range []byte{5, 1, 5, 0} {
+		dup = appendEntry(dup, 1, protowire.VarintType, []byte{k}, nil)
+	}
+	for _, k := range []byte{1, 0, 2, 0} {
+		dup = appendEntry(dup, 11, protowire.VarintType, []byte{k}, []byte{k})
+	}
+	f.Add(uint8(mapsType), dup)
 	f.Fuzz(func(t *testing.T, typ uint8, wire []byte) {
 		i := int(typ) % len(mds)
 		checkJSON(t, plans[i], mds[i], wire)
@@ -447,4 +463,194 @@ var enumMapWires = [][]byte{
 	{0x0a, 0x02, 0x10, 0x00},      // e: no key, value A
 	{0x12, 0x02, 0x08, 0x05},      // f: key 5, no value
 	{0x1a, 0x00},                  // s: no key, no value
+}
+
+// TestMapDuplicateKeys checks AppendJSON on maps whose keys appear more
+// than once, of every kind of key, against proto.Unmarshal and protojson
+// byte for byte: the last entry of a key wins (a missing key is the
+// default, the same key as an explicit one; a message value replaces the
+// earlier one, it is not merged), in protojson's order of keys. A replaced
+// entry that proto.Unmarshal refuses is declined.
+func TestMapDuplicateKeys(t *testing.T) {
+	kfd := kitchen(t).ParentFile()
+	mapsMD := testutil.FindMessage(kfd, "protoavro.test.kitchen.Maps")
+	tree := testutil.FindMessage(kfd, "protoavro.test.kitchen.Tree")
+	v := func(n uint64) []byte { return protowire.AppendVarint(nil, n) }
+	zz := func(n int64) []byte { return v(protowire.EncodeZigZag(n)) }
+	f32 := func(n uint32) []byte { return protowire.AppendFixed32(nil, n) }
+	f64 := func(n uint64) []byte { return protowire.AppendFixed64(nil, n) }
+	s := func(s string) []byte { return []byte(s) }
+	neg := func(n int64) []byte { return v(uint64(n)) }
+	// entries appends map entries of field num with keys of wire type kt
+	// and values of wire type vt: pairs of key and value, nil for none.
+	entries := func(num protowire.Number, kt, vt protowire.Type, kv ...[]byte) []byte {
+		var out []byte
+		for i := 0; i < len(kv); i += 2 {
+			var e []byte
+			e = appendEntryField(e, 1, kt, kv[i])
+			e = appendEntryField(e, 2, vt, kv[i+1])
+			out = protowire.AppendTag(out, num, protowire.BytesType)
+			out = protowire.AppendBytes(out, e)
+		}
+		return out
+	}
+	point := func(x, y uint64) []byte {
+		var b []byte
+		if x != 0 {
+			b = append(protowire.AppendTag(b, 1, protowire.VarintType), v(x)...)
+		}
+		if y != 0 {
+			b = append(protowire.AppendTag(b, 2, protowire.VarintType), v(y)...)
+		}
+		return b
+	}
+	const vi, by, i32, i64 = protowire.VarintType, protowire.BytesType, protowire.Fixed32Type, protowire.Fixed64Type
+	accepted := []struct {
+		name string
+		md   protoreflect.MessageDescriptor
+		wire []byte
+	}{
+		{"int32 keys", mapsMD, entries(1, vi, by, v(5), s("a"), neg(-1), s("b"), v(5), s("c"), neg(-1), s("d"))},
+		{"int32 key missing, then 0", mapsMD, entries(1, vi, by, nil, s("z"), v(0), s("y"), v(3), s("x"))},
+		{"int32 key 0, then missing", mapsMD, entries(1, vi, by, v(0), s("y"), nil, s("z"))},
+		{"int32 keys in other forms", mapsMD, entries(1, vi, by, v(1<<32|7), s("high bits"), v(7), s("seven"), []byte{0x80, 0x00}, s("long zero"), nil, nil)},
+		{"int64 keys", mapsMD, entries(2, vi, vi, neg(-9), v(1), v(9), v(2), neg(-9), v(3), nil, v(4), v(0), nil)},
+		{"uint32 keys", mapsMD, entries(3, vi, vi, v(1<<32-1), v(1), v(1), v(2), v(1<<32-1), v(3))},
+		{"uint64 keys", mapsMD, entries(4, vi, vi, v(1<<64-1), v(1), v(2), v(2), v(1<<64-1), v(3), v(2), v(4))},
+		{"sint32 keys", mapsMD, entries(5, vi, vi, zz(-3), zz(1), zz(3), zz(2), zz(-3), zz(-5))},
+		{"sint64 keys", mapsMD, entries(6, vi, vi, zz(-1<<63), zz(1), zz(1<<63-1), zz(2), zz(-1<<63), zz(3))},
+		{"fixed32 keys", mapsMD, entries(7, i32, i32, f32(9), f32(1), f32(9), f32(2), nil, f32(3), f32(0), f32(4))},
+		{"fixed64 keys", mapsMD, entries(8, i64, i64, f64(1<<63), f64(1), f64(1<<63), f64(2))},
+		{"sfixed32 keys", mapsMD, entries(9, i32, i32, f32(1<<32-2), f32(1), f32(2), f32(2), f32(1<<32-2), f32(3))},
+		{"sfixed64 keys", mapsMD, entries(10, i64, i64, f64(1<<64-2), f64(1), f64(1<<64-2), f64(2))},
+		{"bool keys", mapsMD, entries(11, vi, vi, v(1), v(0), v(0), v(1), v(2), v(1), nil, v(0), v(1), nil)},
+		{"bool keys, true twice", mapsMD, entries(11, vi, vi, v(1), v(1), v(1), v(0))},
+		{"string keys", mapsMD, entries(12, by, by, s("b"), s("1"), s("a"), s("2"), s("b"), s("3"), s(""), s("4"), nil, s("5"), s("a"), nil)},
+		{"string keys, escaped", mapsMD, entries(12, by, by, s("\"\n"), s("1"), s("é"), s("2"), s("\"\n"), s("3"))},
+		{"string keys, double values", mapsMD, entries(13, by, i64, s("x"), f64(0x7ff8000000000001), s("x"), f64(0x3ff0000000000000))},
+		{"string keys, bytes values", mapsMD, entries(16, by, by, s("x"), s("\xff\xfe"), s("x"), s("\x00"))},
+		{"message values replace", mapsMD, entries(21, by, by, s("p"), point(1, 0), s("q"), point(5, 6), s("p"), point(0, 2))},
+		{"message value then none", mapsMD, entries(21, by, by, s("p"), point(1, 2), s("p"), nil)},
+		{"int32 keys, message values", mapsMD, entries(22, vi, by, v(2), point(1, 1), v(1), point(2, 2), v(2), point(3, 3))},
+		{"bool keys, message values", mapsMD, entries(23, vi, by, v(1), nil, v(1), s("\x18\x01"))},
+		{"string keys, enum values", mapsMD, entries(31, by, vi, s("c"), v(1), s("c"), v(2), s("d"), v(99), s("d"), v(0))},
+		{"sint64 keys, enum values", mapsMD, entries(32, vi, vi, zz(-2), v(2), zz(-2), nil)},
+		{"two maps", mapsMD, append(entries(12, by, by, s("k"), s("1"), s("k"), s("2")), entries(11, vi, vi, v(0), v(1), v(0), v(0))...)},
+		{"nested maps", tree, entries(4, by, by,
+			s("a"), append(s("\x0a\x01x"), entries(4, by, by, s("b"), s("\x0a\x01y"), s("b"), s("\x0a\x01z"))...),
+			s("c"), nil,
+			s("a"), entries(4, by, by, s("d"), nil, s("d"), s("\x0a\x01w")))},
+	}
+	for _, c := range accepted {
+		t.Run(c.name, func(t *testing.T) {
+			p := Compile(c.md, Options{})
+			want, err := wantJSON(c.md, c.wire)
+			if err != nil {
+				t.Fatalf("protobuf refuses %s: %v", shortHex(c.wire), err)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, want); err != nil {
+				t.Fatal(err)
+			}
+			got, ok := p.Formatter().AppendJSON(nil, c.wire)
+			if !ok {
+				t.Fatalf("AppendJSON declined %s", shortHex(c.wire))
+			}
+			if !bytes.Equal(got, compact.Bytes()) {
+				t.Errorf("AppendJSON(%s)\n got %s\nwant %s", shortHex(c.wire), got, compact.Bytes())
+			}
+			checkJSON(t, p, c.md, c.wire)
+		})
+	}
+	// A replaced entry that proto.Unmarshal refuses (a proto3 string not
+	// UTF-8, a message value cut short) makes the record refused: the fast
+	// path declines it.
+	declined := [][]byte{
+		entries(12, by, by, s("k"), s("\xff"), s("k"), s("ok")),
+		entries(12, by, by, s("k\xff"), s("1"), s("k\xff"), s("2")),
+		entries(21, by, by, s("p"), s("\x08"), s("p"), point(1, 1)),
+	}
+	p := Compile(mapsMD, Options{})
+	for _, wire := range declined {
+		if _, err := wantJSON(mapsMD, wire); err == nil {
+			t.Errorf("protobuf accepts %s", shortHex(wire))
+		}
+		if checkJSON(t, p, mapsMD, wire) {
+			t.Errorf("AppendJSON accepts %s", shortHex(wire))
+		}
+	}
+}
+
+// TestMapDuplicateKeyMemory formats maps of a million entries whose keys
+// repeat (all one key; distinct keys but one) and counts the bytes
+// allocated: the entries' scratch space, 8 bytes an entry, within 16.
+func TestMapDuplicateKeyMemory(t *testing.T) {
+	md := testutil.FindMessage(kitchen(t).ParentFile(), "protoavro.test.kitchen.Maps")
+	p := Compile(md, Options{})
+	const n = 1 << 20
+	// key appends the key of entry i, "k" and i in 7 digits.
+	key := func(dst []byte, i int) []byte {
+		dst = append(dst, "k0000000"...)
+		for j := len(dst) - 1; i > 0; j, i = j-1, i/10 {
+			dst[j] = '0' + byte(i%10)
+		}
+		return dst
+	}
+	for _, c := range []struct {
+		name       string
+		wire, want func() []byte
+	}{
+		{"one key",
+			func() (w []byte) {
+				for i := range n {
+					w = appendEntry(w, 12, protowire.BytesType, []byte("a"), []byte{'0' + byte(i%10)})
+				}
+				return w
+			},
+			func() []byte { return fmt.Appendf(nil, `{"stringToString":{"a":"%d"}}`, (n-1)%10) }},
+		{"one key twice",
+			func() (w []byte) {
+				var k []byte
+				for i := range n - 1 {
+					k = key(k[:0], i)
+					w = appendEntry(w, 12, protowire.BytesType, k, []byte("v"))
+				}
+				return appendEntry(w, 12, protowire.BytesType, key(nil, n/2), []byte("last"))
+			},
+			func() []byte {
+				b := []byte(`{"stringToString":{`)
+				for i := range n - 1 {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = append(key(append(b, '"'), i), `":"v"`...)
+					if i == n/2 {
+						b = append(b[:len(b)-2], `last"`...)
+					}
+				}
+				return append(b, "}}"...)
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wire, want := c.wire(), c.want()
+			dst := make([]byte, 0, len(want))
+			f := p.Formatter()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			got, ok := f.AppendJSON(dst, wire)
+			runtime.ReadMemStats(&after)
+			perEntry := float64(after.TotalAlloc-before.TotalAlloc) / n
+			t.Logf("%.1f bytes allocated an entry", perEntry)
+			if perEntry > 16 {
+				t.Errorf("formatting a map of %d entries allocated %.1f bytes an entry, want at most 16", n, perEntry)
+			}
+			if !ok {
+				t.Fatal("AppendJSON declined")
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("AppendJSON = %s, want %s", short(got), short(want))
+			}
+		})
+	}
 }

@@ -390,6 +390,7 @@ type level struct {
 	oneof []bool
 	ents  []entry
 	ebuf  []byte
+	ments []mapEnt // AppendJSON's map entries
 }
 
 // span is a part of a level's buffer (or of a message's wire bytes, where

@@ -1,6 +1,7 @@
 package pbjson
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"math"
@@ -411,141 +412,219 @@ func (e *wireEnc) list(f *fieldPlan, dst, run []byte, depth int, first *bool) ([
 	return append(dst, ']'), true
 }
 
-// mapEntry is a decoded map entry: its key and the wire value of its value.
-type mapEntry struct {
-	skey  string
-	ikey  int64
-	ukey  uint64
-	key   []byte // the key's wire value
-	value []byte // the value's wire value (a message's without its length), nil for the default
-}
+// mapEnt is a map entry of a map field's run of the wire: the offsets in
+// the run of the entry and of its key's wire value (-1 when it has none:
+// the key is the default). 8 bytes an entry, and offsets rather than
+// slices so that a map of millions of entries costs no more.
+type mapEnt struct{ at, key int32 }
 
-// mapField appends the JSON object of the map field f, its keys sorted
-// as protojson sorts them.
+// keepMapEnts is the most map entries whose scratch space a level keeps
+// for the next map (512 KiB); a larger one is released after its map.
+const keepMapEnts = 1 << 16
+
+// mapField appends the JSON object of the map field f, whose entries are
+// run, its keys sorted as protojson sorts them. A key that
+// appears more than once takes the value of its last entry, as
+// proto.Unmarshal replaces a map entry with a later one of the same key;
+// every entry's value is still formatted (into dst, then dropped), so
+// that what proto.Unmarshal or protojson refuse in a replaced entry is
+// declined here too. The scratch space is 8 bytes an entry, allocated
+// once for the map.
 func (e *wireEnc) mapField(f *fieldPlan, dst, run []byte, depth int, first *bool) ([]byte, bool) {
-	var ents []mapEntry
-	for len(run) > 0 {
-		_, typ, n := protowire.ConsumeTag(run)
-		m := protowire.ConsumeFieldValue(f.num, typ, run[n:])
-		b, _ := protowire.ConsumeBytes(run[n : n+m])
-		run = run[n+m:]
-		var me mapEntry
-		seenKey, seenVal := false, false
-		for len(b) > 0 {
-			num, t, k := protowire.ConsumeTag(b)
+	if len(run) > math.MaxInt32 {
+		return dst, false
+	}
+	// message() checked the tags and lengths of the entries: count them,
+	// for scratch space of the exact size.
+	count := 0
+	for pos := 0; pos < len(run); count++ {
+		_, n := varint(run[pos:])
+		pos += n + skipValue(protowire.BytesType, run[pos+n:])
+	}
+	l := e.st.levels[depth]
+	ents := l.ments[:0]
+	if cap(ents) < count {
+		// One allocation of the exact size (slices.Grow makes two under
+		// the race detector).
+		ents = make([]mapEnt, 0, count)
+	}
+	defer func() {
+		if cap(ents) > keepMapEnts {
+			ents = nil
+		}
+		l.ments = ents[:0]
+	}()
+	for pos := 0; pos < len(run); {
+		_, n := varint(run[pos:])
+		size, k := varint(run[pos+n:])
+		body := pos + n + k
+		next := body + int(size)
+		ent := mapEnt{at: int32(pos), key: -1}
+		seenVal := false
+		for i := body; i < next; {
+			num, t, k := protowire.ConsumeTag(run[i:next])
 			if k < 0 {
 				return dst, false
 			}
-			v := protowire.ConsumeFieldValue(num, t, b[k:])
+			v := protowire.ConsumeFieldValue(num, t, run[i+k:next])
 			if v < 0 {
 				return dst, false
 			}
-			raw := b[k : k+v]
-			b = b[k+v:]
 			switch {
-			case num == 1 && t == f.key.wireType && !seenKey:
-				seenKey, me.key = true, raw
+			case num == 1 && t == f.key.wireType && ent.key < 0:
+				ent.key = int32(i + k)
 			case num == 2 && t == f.val.wireType && !seenVal:
-				seenVal, me.value = true, raw
+				seenVal = true
 			default:
 				return dst, false
 			}
+			i += k + v
 		}
-		if !entryKey(f.key, &me) {
+		if f.key.class == classString && ent.key >= 0 && !utf8.Valid(bytesValue(run[ent.key:])) {
 			return dst, false
 		}
-		if f.val.class == classMessage && me.value != nil {
-			me.value, _ = protowire.ConsumeBytes(me.value)
-		}
-		ents = append(ents, me)
+		ents = append(ents, ent)
+		pos = next
 	}
-	slices.SortStableFunc(ents, func(a, b mapEntry) int {
-		if c := cmp.Compare(a.ikey, b.ikey); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.ukey, b.ukey); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.skey, b.skey)
-	})
+	keys := entryKeys{k: f.key, run: run}
+	if len(ents) > 1 {
+		// The entry's offset orders the entries of a key as they came.
+		slices.SortFunc(ents, func(a, b mapEnt) int {
+			if c := keys.compare(a, b); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.at, b.at)
+		})
+	}
 	dst = name(dst, f, first)
 	dst = append(dst, '{')
-	for i, me := range ents {
-		if i > 0 {
-			if p := ents[i-1]; p.ikey == me.ikey && p.ukey == me.ukey && p.skey == me.skey {
-				return dst, false // a key twice: the last one wins
+	comma := false
+	for i, ent := range ents {
+		last := i+1 == len(ents) || keys.compare(ent, ents[i+1]) != 0
+		mark := len(dst)
+		if last {
+			if comma {
+				dst = append(dst, ',')
 			}
-			dst = append(dst, ',')
+			comma = true
+			dst = keys.appendKey(dst, ent)
+			dst = append(dst, ':')
 		}
-		switch f.key.class {
-		case classString:
-			dst = appendString(dst, me.skey)
-		case classBool:
-			dst = strconv.AppendQuote(dst, strconv.FormatBool(me.ikey == 1))
-		case classUint:
-			dst = quoted(strconv.AppendUint(append(dst, '"'), me.ukey, 10))
-		default:
-			dst = quoted(strconv.AppendInt(append(dst, '"'), me.ikey, 10))
-		}
-		dst = append(dst, ':')
 		var ok bool
-		switch {
-		case f.val.class == classMessage:
-			dst, ok = e.messageValue(f.val, dst, me.value, depth)
-		case me.value == nil:
-			if f.val.class == classEnum && f.val.fd.Default().Enum() != 0 {
-				// proto.Unmarshal gives the enum's first value (proto2
-				// enums need not start at 0).
-				return dst, false
-			}
-			dst, ok = e.scalar(f.val, dst, zeroValue(f.val.wireType))
-		default:
-			dst, ok = e.scalar(f.val, dst, me.value)
-		}
-		if !ok {
+		if dst, ok = e.mapValue(f.val, dst, run, ent, depth); !ok {
 			return dst, false
+		}
+		if !last {
+			dst = dst[:mark] // replaced by a later entry of the key
 		}
 	}
 	return append(dst, '}'), true
 }
 
+// mapValue appends the JSON of the value of the map entry ent of run, a
+// map field's run whose values are of v.
+func (e *wireEnc) mapValue(v *fieldPlan, dst, run []byte, ent mapEnt, depth int) ([]byte, bool) {
+	// The entry's fields, which mapField checked.
+	_, n := varint(run[ent.at:])
+	b := bytesValue(run[int(ent.at)+n:])
+	var raw []byte // the value's wire value, nil when it has none
+	for len(b) > 0 {
+		num, t, k := protowire.ConsumeTag(b)
+		m := protowire.ConsumeFieldValue(num, t, b[k:])
+		if num == 2 {
+			raw = b[k : k+m]
+			break
+		}
+		b = b[k+m:]
+	}
+	switch {
+	case v.class == classMessage:
+		var body []byte // none: an empty message
+		if raw != nil {
+			body = bytesValue(raw)
+		}
+		return e.messageValue(v, dst, body, depth)
+	case raw == nil:
+		if v.class == classEnum && v.fd.Default().Enum() != 0 {
+			// proto.Unmarshal gives the enum's first value (proto2
+			// enums need not start at 0).
+			return dst, false
+		}
+		return e.scalar(v, dst, zeroValue(v.wireType))
+	}
+	return e.scalar(v, dst, raw)
+}
+
+// entryKeys decodes and compares the keys of a map field's entries in the
+// field's run of the wire.
+type entryKeys struct {
+	k   *fieldPlan
+	run []byte
+}
+
+// wire returns the wire value of ent's key: the default's when it has
+// none.
+func (m entryKeys) wire(ent mapEnt) []byte {
+	if ent.key < 0 {
+		return zeroValue(m.k.wireType)
+	}
+	return m.run[ent.key:]
+}
+
+// compare compares the keys of a and b as protojson orders them: bools
+// false first, integers by value, strings by their bytes.
+func (m entryKeys) compare(a, b mapEnt) int {
+	switch m.k.class {
+	case classString:
+		return bytes.Compare(bytesValue(m.wire(a)), bytesValue(m.wire(b)))
+	case classBool:
+		x, _ := varint(m.wire(a))
+		y, _ := varint(m.wire(b))
+		return cmp.Compare(b2i(x != 0), b2i(y != 0))
+	case classUint:
+		return cmp.Compare(m.k.unsigned(wireBits(&m.k.kindInfo, m.wire(a))), m.k.unsigned(wireBits(&m.k.kindInfo, m.wire(b))))
+	}
+	return cmp.Compare(m.k.signed(wireBits(&m.k.kindInfo, m.wire(a))), m.k.signed(wireBits(&m.k.kindInfo, m.wire(b))))
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// appendKey appends ent's key as a JSON object key.
+func (m entryKeys) appendKey(dst []byte, ent mapEnt) []byte {
+	w := m.wire(ent)
+	switch m.k.class {
+	case classString:
+		return appendString(dst, bytesValue(w))
+	case classBool:
+		if v, _ := varint(w); v != 0 {
+			return append(dst, `"true"`...)
+		}
+		return append(dst, `"false"`...)
+	case classUint:
+		return quoted(strconv.AppendUint(append(dst, '"'), m.k.unsigned(wireBits(&m.k.kindInfo, w)), 10))
+	}
+	return quoted(strconv.AppendInt(append(dst, '"'), m.k.signed(wireBits(&m.k.kindInfo, w)), 10))
+}
+
+// zeros holds the wire values of zero values, which zeroValue returns
+// without allocating; they are never written.
+var zeros [8]byte
+
 // zeroValue is the wire value of a scalar's zero value.
 func zeroValue(t protowire.Type) []byte {
 	switch t {
 	case protowire.Fixed32Type:
-		return []byte{0, 0, 0, 0}
+		return zeros[:4]
 	case protowire.Fixed64Type:
-		return []byte{0, 0, 0, 0, 0, 0, 0, 0}
+		return zeros[:8]
 	}
-	return []byte{0} // a varint 0, or a length 0
-}
-
-// entryKey decodes the key of a map entry into its sort key; the key's
-// wire value is set to the default's when it is missing.
-func entryKey(k *fieldPlan, me *mapEntry) bool {
-	if me.key == nil {
-		me.key = zeroValue(k.wireType)
-	}
-	switch k.class {
-	case classString:
-		s, _ := protowire.ConsumeBytes(me.key)
-		if !utf8.Valid(s) {
-			return false
-		}
-		me.skey = string(s)
-	case classBool:
-		v, _ := protowire.ConsumeVarint(me.key)
-		if v != 0 {
-			me.ikey = 1
-		}
-	case classInt:
-		me.ikey = k.signed(wireBits(&k.kindInfo, me.key))
-	case classUint:
-		me.ukey = k.unsigned(wireBits(&k.kindInfo, me.key))
-	default:
-		return false
-	}
-	return true
+	return zeros[:1] // a varint 0, or a length 0
 }
 
 // needEscape marks the bytes that protojson escapes in strings.
