@@ -247,6 +247,9 @@ func (t Type) build() (*compiled, error) {
 	if err := proto.Unmarshal(t.Descriptors, &set); err != nil {
 		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, boundedError(err, maxErrorText))
 	}
+	if err := protoload.CheckImports(&set); err != nil {
+		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, err)
+	}
 	files, err := protodesc.NewFiles(&set)
 	if err != nil {
 		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, boundedError(err, maxErrorText))

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -205,6 +206,9 @@ func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
 	var fds descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(set, &fds); err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
+	}
+	if err := protofiles.CheckImports(fds.File); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, MetaDescriptors, err)
 	}
 	files, err := protodesc.NewFiles(&fds)
 	if err != nil {

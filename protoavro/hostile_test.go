@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testutil"
@@ -880,6 +881,76 @@ func TestHostileEmbeddedDescriptors(t *testing.T) {
 			wantClass(t, err, c.class, c.contains)
 			sameParallel(t, file, nil)
 		})
+	}
+}
+
+// TestHostileEmbeddedPublicImportChain: embedded descriptors of 20,000
+// files each importing the one before publicly, on which protodesc would
+// follow 2·10⁸ public imports (19 s and gigabytes for the 838 KB set), are
+// refused at the header with ErrMalformed naming the file where the bound
+// was passed, within an allocation budget of what decoding the set takes.
+func TestHostileEmbeddedPublicImportChain(t *testing.T) {
+	set, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: testutil.ImportChain(20_000, true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := `{"type":"record","name":"M","namespace":"chain","fields":[{"name":"s","type":"string"}]}`
+	file := rawHeader(schemaEntry(schema), kv{[]byte(MetaMessage), []byte("chain.M")}, kv{[]byte(MetaDescriptors), set})
+	err = budget(t, 64*mib, func() error { _, err := readContainer(file, nil); return err })
+	wantClass(t, err, ErrMalformed, `protoavro.descriptors: descriptor imports beyond the limits: at "f1025.proto"`)
+	if !errors.Is(err, protofiles.ErrImportLimit) {
+		t.Errorf("error %v does not wrap ErrImportLimit", err)
+	}
+	sameParallel(t, file, nil)
+}
+
+// TestEmbeddedPublicImportChainWithinBound: a file whose message type
+// sits at the end of the longest chain of public imports the bound allows
+// (1,025 files) is written and read back with its embedded type.
+func TestEmbeddedPublicImportChainWithinBound(t *testing.T) {
+	reg, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: testutil.ImportChain(1025, true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := reg.FindDescriptorByName("chain.M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := d.(protoreflect.MessageDescriptor)
+	var buf bytes.Buffer
+	cw, err := NewContainerWriter(&buf, md, ContainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"a", "b", "c"} {
+		m := dynamicpb.NewMessage(md)
+		m.Set(md.Fields().ByName("s"), protoreflect.ValueOfString(s))
+		if err := cw.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := NewContainerReader(bytes.NewReader(buf.Bytes()), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cr.MessageType().Descriptor().ParentFile().Path(); got != "f1024.proto" {
+		t.Errorf("embedded type from %s, want f1024.proto", got)
+	}
+	var got []string
+	for {
+		m := cr.MessageType().New()
+		if err := cr.Read(m.Interface()); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.Get(m.Descriptor().Fields().ByName("s")).String())
+	}
+	if strings.Join(got, ",") != "a,b,c" {
+		t.Errorf("read %q, want a, b, c", got)
 	}
 }
 

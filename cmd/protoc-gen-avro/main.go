@@ -34,6 +34,7 @@ import (
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/protoavro/protoavro/internal/avsc"
+	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -145,6 +146,9 @@ func schemaFiles(req *pluginpb.CodeGeneratorRequest) ([]*pluginpb.CodeGeneratorR
 		return nil, fmt.Errorf("parameter docs=%s: want true or false", own["docs"])
 	}
 	opts.Cache = protoavro.NewCache()
+	if err := protofiles.CheckImports(req.ProtoFile); err != nil {
+		return nil, fmt.Errorf("descriptors: %w", err)
+	}
 	reg, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: req.ProtoFile})
 	if err != nil {
 		return nil, fmt.Errorf("descriptors: %w", err)

@@ -243,6 +243,34 @@ func TestHostileRequests(t *testing.T) {
 	}
 }
 
+// TestRequestPublicImportChain: a request of 20,000 files each importing
+// the one before publicly, on which protodesc would follow 2·10⁸ public
+// imports, gets an error response naming the file where the bound was
+// passed, within the allocation of decoding the request.
+func TestRequestPublicImportChain(t *testing.T) {
+	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"f19999.proto"}, ProtoFile: testutil.ImportChain(20_000, true)}
+	in, err := proto.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err = run(bytes.NewReader(in), &out)
+	runtime.ReadMemStats(&after)
+	var resp pluginpb.CodeGeneratorResponse
+	if err != nil || proto.Unmarshal(out.Bytes(), &resp) != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if want := `descriptors: descriptor imports beyond the limits: at "f1025.proto"`; !strings.Contains(resp.GetError(), want) || len(resp.File) != 0 {
+		t.Errorf("error %q, %d files; want one with %q", resp.GetError(), len(resp.File), want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d bytes, want at most 64 MiB", alloc)
+	}
+}
+
 // TestCommandLine: -h prints the help on standard output and exits 0; any
 // other argument is refused with exit status 2 and a hint; no argument runs
 // the plugin on standard input.

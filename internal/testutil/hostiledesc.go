@@ -177,3 +177,59 @@ func HostileProto(shape HostileShape, n int) string {
 	}
 	return sb.String()
 }
+
+// ImportChain returns n files, f0.proto … f(n-1).proto of package
+// "chain", each importing the one before (publicly when public), in that
+// order; the last defines chain.M with one string field s.
+func ImportChain(n int, public bool) []*descriptorpb.FileDescriptorProto {
+	files := make([]*descriptorpb.FileDescriptorProto, n)
+	for i := range n {
+		f := &descriptorpb.FileDescriptorProto{
+			Name:    proto.String(fmt.Sprintf("f%d.proto", i)),
+			Package: proto.String("chain"),
+			Syntax:  proto.String("proto3"),
+		}
+		if i > 0 {
+			f.Dependency = []string{fmt.Sprintf("f%d.proto", i-1)}
+			if public {
+				f.PublicDependency = []int32{0}
+			}
+		}
+		if i == n-1 {
+			f.MessageType = []*descriptorpb.DescriptorProto{{Name: proto.String("M"), Field: []*descriptorpb.FieldDescriptorProto{{
+				Name:     proto.String("s"),
+				Number:   proto.Int32(1),
+				Label:    descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+				Type:     descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(),
+				JsonName: proto.String("s"),
+			}}}}
+		}
+		files[i] = f
+	}
+	return files
+}
+
+// ImportHub returns k files l0.proto … l(k-1).proto, hub.proto importing
+// them all (publicly when public), and m files m0.proto … m(m-1).proto
+// each importing hub.proto, all of package "hub", in that order.
+func ImportHub(k, m int, public bool) []*descriptorpb.FileDescriptorProto {
+	file := func(name string) *descriptorpb.FileDescriptorProto {
+		return &descriptorpb.FileDescriptorProto{Name: proto.String(name), Package: proto.String("hub"), Syntax: proto.String("proto3")}
+	}
+	var files []*descriptorpb.FileDescriptorProto
+	hub := file("hub.proto")
+	for i := range k {
+		files = append(files, file(fmt.Sprintf("l%d.proto", i)))
+		hub.Dependency = append(hub.Dependency, fmt.Sprintf("l%d.proto", i))
+		if public {
+			hub.PublicDependency = append(hub.PublicDependency, int32(i))
+		}
+	}
+	files = append(files, hub)
+	for i := range m {
+		f := file(fmt.Sprintf("m%d.proto", i))
+		f.Dependency = []string{"hub.proto"}
+		files = append(files, f)
+	}
+	return files
+}

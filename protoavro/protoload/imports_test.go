@@ -2,9 +2,11 @@ package protoload_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -14,6 +16,8 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/protoavro/protoavro/internal/testutil"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
@@ -65,5 +69,44 @@ func TestWithImports(t *testing.T) {
 	}
 	if got := protoload.WithImports(); len(got) != 0 {
 		t.Errorf("WithImports() = %v", got)
+	}
+}
+
+// writeProtos writes the files as a serialized FileDescriptorSet and
+// returns its path.
+func writeProtos(t *testing.T, files []*descriptorpb.FileDescriptorProto) string {
+	t.Helper()
+	data, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "set.binpb")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDescriptorSetPublicImportChain: a descriptor set of 20,000 files each
+// importing the one before publicly (--descriptor-set, NewTypes) is
+// refused with protoload.ErrImportLimit naming the file where the bound was passed;
+// the longest chain within the bound, 1,025 files, loads.
+func TestDescriptorSetPublicImportChain(t *testing.T) {
+	ctx := context.Background()
+	long := testutil.ImportChain(20_000, true)
+	_, err := protoload.Resolve(ctx, protoload.Input{DescriptorSets: []string{writeProtos(t, long)}, Message: "chain.M"})
+	var ue *usage.Error
+	if !errors.As(err, &ue) || !errors.Is(err, protoload.ErrImportLimit) || !strings.Contains(err.Error(), `at "f1025.proto"`) {
+		t.Errorf("--descriptor-set: %v, want a usage error wrapping protoload.ErrImportLimit at f1025.proto", err)
+	}
+	if _, err := protoload.NewTypes(&descriptorpb.FileDescriptorSet{File: long}); !errors.Is(err, protoload.ErrImportLimit) {
+		t.Errorf("NewTypes: %v, want protoload.ErrImportLimit", err)
+	}
+	if err := protoload.CheckImports(&descriptorpb.FileDescriptorSet{File: long}); !errors.Is(err, protoload.ErrImportLimit) {
+		t.Errorf("CheckImports: %v, want protoload.ErrImportLimit", err)
+	}
+	md, err := protoload.Resolve(ctx, protoload.Input{DescriptorSets: []string{writeProtos(t, testutil.ImportChain(1025, true))}, Message: "chain.M"})
+	if err != nil || md.ParentFile().Path() != "f1024.proto" {
+		t.Errorf("1,025 files: %v, %v", md, err)
 	}
 }

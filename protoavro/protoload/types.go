@@ -349,6 +349,9 @@ func readDescriptorSet(name string, strip bool) (*protoregistry.Files, error) {
 func buildSet(set *descriptorpb.FileDescriptorSet) (*protoregistry.Files, error) {
 	full := &descriptorpb.FileDescriptorSet{File: slices.Clone(set.GetFile())}
 	addStandardImports(full)
+	if err := CheckImports(full); err != nil {
+		return nil, err
+	}
 	files, err := protodesc.NewFiles(full)
 	if err != nil {
 		if m := unresolvedRE.FindStringSubmatch(err.Error()); m != nil {
