@@ -65,8 +65,11 @@ type Plan struct {
 type msgPlan struct {
 	md          protoreflect.MessageDescriptor
 	unsupported bool
-	fields      []*fieldPlan // in declaration order
-	byName      map[string]int
+	// sk is the type of struct.proto that the message is (a plan's root
+	// only: a field of one has fieldPlan.sk).
+	sk     structKind
+	fields []*fieldPlan // in declaration order
+	byName map[string]int
 	// byNum maps field numbers to field indexes: numIndex for the small
 	// numbers (-1 for none), numMap for the others.
 	numIndex []int32
@@ -94,8 +97,11 @@ type fieldPlan struct {
 	msg      *msgPlan
 	wkt      bool // a google.protobuf message: protojson handles its JSON
 	isValue  bool // google.protobuf.Value: JSON null is a value
-	enum     protoreflect.EnumDescriptor
-	closed   bool // a closed enum
+	// sk is the type of struct.proto of a wkt field, which the fast paths
+	// convert themselves (structpb.go).
+	sk     structKind
+	enum   protoreflect.EnumDescriptor
+	closed bool // a closed enum
 	// enumNames are the enum's value names as JSON strings, by number:
 	// enumIndex for 0..maxIndexed-1, enumMap for the others.
 	enumIndex [][]byte
@@ -154,6 +160,9 @@ func compileMessage(md protoreflect.MessageDescriptor, c map[protoreflect.FullNa
 	}
 	mp := &msgPlan{md: md, byName: map[string]int{}, numMap: map[protowire.Number]int{}, oneofs: md.Oneofs().Len()}
 	c[md.FullName()] = mp
+	if mp.sk = structKindOf(md); mp.sk != skNone {
+		return mp
+	}
 	if isWKT(md) || md.Options() != nil && isMessageSet(md) {
 		mp.unsupported = true
 		return mp
@@ -271,6 +280,7 @@ func compileField(fd protoreflect.FieldDescriptor, c map[protoreflect.FullName]*
 		if isWKT(md) {
 			f.wkt = true
 			f.isValue = md.FullName() == "google.protobuf.Value"
+			f.sk = structKindOf(md)
 		} else {
 			f.msg = compileMessage(md, c)
 		}
@@ -381,6 +391,10 @@ func (p *Plan) Supported() bool { return !p.root.unsupported }
 type state struct {
 	levels []*level
 	str    []byte // AppendWire's unescaped strings
+	// sents are the entries of the Structs being converted, outer ones
+	// first; tmp is the scratch space of their sorting.
+	sents []sent
+	tmp   []byte
 }
 
 // level is the scratch space of one nesting level.
