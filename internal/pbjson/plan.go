@@ -16,8 +16,10 @@
 // with escapes, numbers with fractions or exponents for integer fields,
 // surrogate pairs in strings, non-canonical wire encodings (a field split
 // or repeated, unknown fields), types with proto2 groups or extensions.
-// Well-known types (google.protobuf.*) inside a message are handed to
-// protojson as they are met, so their JSON forms are exactly protojson's.
+// Struct, Value and ListValue are converted by the plan itself, at the
+// root or in a field (structpb.go); the other well-known types
+// (google.protobuf.*) inside a message are handed to protojson as they are
+// met, so their JSON forms are exactly protojson's.
 package pbjson
 
 import (

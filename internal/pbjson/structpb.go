@@ -39,6 +39,12 @@ const (
 	skList              // google.protobuf.ListValue
 )
 
+// IsStructType reports whether md is Struct, Value or ListValue, whose
+// plans convert every valid input in both directions but for rare forms
+// (surrogate pairs in JSON strings, non-canonical wire encodings): their
+// memory is in proportion to the input, without a message built.
+func IsStructType(md protoreflect.MessageDescriptor) bool { return structKindOf(md) != skNone }
+
 // structKindOf returns the structKind of md.
 func structKindOf(md protoreflect.MessageDescriptor) structKind {
 	switch md.FullName() {
