@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/protoavro/protoavro/internal/pbjson"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -98,11 +99,24 @@ type valuePlan struct {
 	fullName   protoreflect.FullName          // vTimestamp/vWrapper: for errors
 	carrier    Carrier                        // vCarrier: bytes or JSON
 	desc       protoreflect.MessageDescriptor // vCarrier/vJSON: the message type
+	// structs converts a Struct, Value or ListValue carried whole
+	// (vCarrier/vJSON) between its JSON and wire forms without building
+	// a message; nil for the other types.
+	structs *pbjson.Plan
 
 	// scanned marks the strings of a singular field whose every occurrence
 	// the scanner has checked to be UTF-8 (scanInfo.utf8, set by
 	// msgPlan.finish): scalar does not check them again.
 	scanned bool
+}
+
+// structsPlan returns the pbjson plan of md when it is Struct, Value or
+// ListValue, or nil.
+func structsPlan(md protoreflect.MessageDescriptor) *pbjson.Plan {
+	if !pbjson.IsStructType(md) {
+		return nil
+	}
+	return pbjson.Compile(md, pbjson.Options{})
 }
 
 // jsonText reports whether the value is carried as JSON text: a JSON
@@ -492,13 +506,13 @@ func (p *planner) value(fd protoreflect.FieldDescriptor, at where) (valuePlan, e
 				return v, nil
 			}
 			if p.opts.DynamicAsJSON && isDynamic(md) {
-				v.kind, v.desc = vJSON, md
+				v.kind, v.desc, v.structs = vJSON, md, structsPlan(md)
 				return v, nil
 			}
 		}
 		level := p.childLevel(at, md)
 		if p.cycles != nil && level >= p.opts.RecursionDepth {
-			v.kind, v.desc, v.carrier = vCarrier, md, p.opts.RecursionCarrier
+			v.kind, v.desc, v.carrier, v.structs = vCarrier, md, p.opts.RecursionCarrier, structsPlan(md)
 			return v, nil
 		}
 		m, err := p.message(md, level)

@@ -7,6 +7,7 @@ package protoavro
 import (
 	"bytes"
 	"fmt"
+	"github.com/protoavro/protoavro/internal/pbjson"
 	"math"
 	"unicode/utf8"
 
@@ -148,11 +149,26 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 	isJSON := w.Type == avroschema.String
 	resolver := resolverOrGlobal(rc.opts.AnyResolver)
 	md := v.desc
+	structs := v.structs
+	if structs == nil && pbjson.IsStructType(md) {
+		structs = pbjson.Compile(md, pbjson.Options{})
+	}
 	return func(st *decState, dst []byte, tag uint64) ([]byte, error) {
 		off := st.r.Pos
 		b, err := st.r.bytes()
 		if err != nil {
 			return dst, err
+		}
+		if tag == 0 {
+			tag = defTag
+		}
+		if structs != nil {
+			// A Struct, Value or ListValue: converted (JSON) or checked
+			// (wire) without a message; what the fast path declines is
+			// parsed below.
+			if out, ok := appendStructs(structs, st, dst, tag, b, isJSON); ok {
+				return out, nil
+			}
 		}
 		m := dynamicpb.NewMessage(md)
 		if isJSON {
@@ -171,9 +187,6 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 				return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
 			}
 		}
-		if tag == 0 {
-			tag = defTag
-		}
 		dst = protowire.AppendVarint(dst, tag)
 		if num, wt := protowire.DecodeTag(tag); wt == protowire.StartGroupType {
 			dst = append(dst, b...)
@@ -181,6 +194,43 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 		}
 		return protowire.AppendBytes(dst, b), nil
 	}, nil
+}
+
+// appendStructs appends the field of tag holding the Struct, Value or
+// ListValue in b, its JSON (isJSON) or wire bytes, by the pbjson plan p;
+// ok is false when p declines it (dst is then unchanged).
+func appendStructs(p *pbjson.Plan, st *decState, dst []byte, tag uint64, b []byte, isJSON bool) ([]byte, bool) {
+	n := len(dst)
+	dst = protowire.AppendVarint(dst, tag)
+	num, wt := protowire.DecodeTag(tag)
+	group := wt == protowire.StartGroupType
+	if !isJSON {
+		// Checked by converting it to JSON, in scratch space.
+		text, ok := p.AppendJSON(st.tmp[:0], b)
+		st.tmp = text[:0]
+		if !ok {
+			return dst[:n], false
+		}
+		if group {
+			dst = append(dst, b...)
+			return protowire.AppendTag(dst, num, protowire.EndGroupType), true
+		}
+		return protowire.AppendBytes(dst, b), true
+	}
+	if group {
+		out, ok := p.AppendWire(dst, b)
+		if !ok {
+			return dst[:n], false
+		}
+		return protowire.AppendTag(out, num, protowire.EndGroupType), true
+	}
+	start := len(dst)
+	dst = append(dst, 0)
+	out, ok := p.AppendWire(dst, b)
+	if !ok {
+		return dst[:n], false
+	}
+	return fixLength(out, start), true
 }
 
 // scalar compiles a writer primitive or enum against a scalar reader value

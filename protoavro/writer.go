@@ -126,6 +126,7 @@ type encState struct {
 	// resolver finds the types in Any values written as JSON.
 	resolver AnyResolver
 	whole    []byte // scratch: the merged occurrences of a carried message
+	text     []byte // scratch: the JSON of a carried Struct, Value or ListValue
 	// rounded counts the values written at a lower precision than the
 	// message holds: Timestamps of timestamp-micros or -millis and
 	// TimeOfDays of time-micros with nanoseconds below that precision.
@@ -870,6 +871,18 @@ func (st *encState) encodeWhole(dst []byte, v *valuePlan, head int32) ([]byte, e
 				raw = append(raw, st.in[st.occ[o].start:st.occ[o].end]...)
 			}
 			st.whole = raw
+		}
+	}
+	if v.structs != nil {
+		// A Struct, Value or ListValue: converted to JSON without a
+		// message, which checks it too; what the fast path declines is
+		// parsed below.
+		if text, ok := v.structs.AppendJSON(st.text[:0], raw); ok {
+			st.text = text
+			if !v.jsonText() {
+				return appendAvroBytes(dst, raw), nil
+			}
+			return appendAvroBytes(dst, text), nil
 		}
 	}
 	m := dynamicpb.NewMessage(v.desc)

@@ -29,7 +29,11 @@ func (p *Plan) AppendWire(dst, text []byte) (out []byte, ok bool) {
 	d := jsonDec{in: text, st: st, p: p, str: st.str}
 	n := len(dst)
 	d.ws()
-	out, ok = d.message(p.root, dst, 0)
+	if p.root.sk != skNone {
+		out, ok = d.structMsg(p.root.sk, dst, protowire.DefaultRecursionLimit)
+	} else {
+		out, ok = d.message(p.root, dst, 0)
+	}
 	d.ws()
 	st.str = d.str[:0]
 	p.pool.Put(st)
@@ -448,6 +452,19 @@ func finishLength(buf []byte, pos int) []byte {
 // f, and appends its wire bytes with f's tag.
 func (d *jsonDec) delegate(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
 	start := d.pos
+	if f.sk != skNone {
+		// The limit protojson would have left at this depth.
+		n := len(buf)
+		buf = append(buf, f.ltag...)
+		pos := len(buf)
+		buf = append(buf, 0)
+		out, ok := d.structMsg(f.sk, buf, protowire.DefaultRecursionLimit-1-depth)
+		if ok {
+			return finishLength(out, pos), true
+		}
+		// Declined: protojson reads it, or says what is wrong.
+		buf, d.pos = out[:n], start
+	}
 	if !d.skipValue(depth + 1) {
 		return buf, false
 	}

@@ -16,8 +16,10 @@
 // with escapes, numbers with fractions or exponents for integer fields,
 // surrogate pairs in strings, non-canonical wire encodings (a field split
 // or repeated, unknown fields), types with proto2 groups or extensions.
-// Well-known types (google.protobuf.*) inside a message are handed to
-// protojson as they are met, so their JSON forms are exactly protojson's.
+// Struct, Value and ListValue are converted by the plan itself, at the
+// root or in a field (structpb.go); the other well-known types
+// (google.protobuf.*) inside a message are handed to protojson as they are
+// met, so their JSON forms are exactly protojson's.
 package pbjson
 
 import (
@@ -65,8 +67,11 @@ type Plan struct {
 type msgPlan struct {
 	md          protoreflect.MessageDescriptor
 	unsupported bool
-	fields      []*fieldPlan // in declaration order
-	byName      map[string]int
+	// sk is the type of struct.proto that the message is (a plan's root
+	// only: a field of one has fieldPlan.sk).
+	sk     structKind
+	fields []*fieldPlan // in declaration order
+	byName map[string]int
 	// byNum maps field numbers to field indexes: numIndex for the small
 	// numbers (-1 for none), numMap for the others.
 	numIndex []int32
@@ -94,8 +99,11 @@ type fieldPlan struct {
 	msg      *msgPlan
 	wkt      bool // a google.protobuf message: protojson handles its JSON
 	isValue  bool // google.protobuf.Value: JSON null is a value
-	enum     protoreflect.EnumDescriptor
-	closed   bool // a closed enum
+	// sk is the type of struct.proto of a wkt field, which the fast paths
+	// convert themselves (structpb.go).
+	sk     structKind
+	enum   protoreflect.EnumDescriptor
+	closed bool // a closed enum
 	// enumNames are the enum's value names as JSON strings, by number:
 	// enumIndex for 0..maxIndexed-1, enumMap for the others.
 	enumIndex [][]byte
@@ -154,6 +162,9 @@ func compileMessage(md protoreflect.MessageDescriptor, c map[protoreflect.FullNa
 	}
 	mp := &msgPlan{md: md, byName: map[string]int{}, numMap: map[protowire.Number]int{}, oneofs: md.Oneofs().Len()}
 	c[md.FullName()] = mp
+	if mp.sk = structKindOf(md); mp.sk != skNone {
+		return mp
+	}
 	if isWKT(md) || md.Options() != nil && isMessageSet(md) {
 		mp.unsupported = true
 		return mp
@@ -271,6 +282,7 @@ func compileField(fd protoreflect.FieldDescriptor, c map[protoreflect.FullName]*
 		if isWKT(md) {
 			f.wkt = true
 			f.isValue = md.FullName() == "google.protobuf.Value"
+			f.sk = structKindOf(md)
 		} else {
 			f.msg = compileMessage(md, c)
 		}
@@ -381,6 +393,10 @@ func (p *Plan) Supported() bool { return !p.root.unsupported }
 type state struct {
 	levels []*level
 	str    []byte // AppendWire's unescaped strings
+	// sents are the entries of the Structs being converted, outer ones
+	// first; tmp is the scratch space of their sorting.
+	sents []sent
+	tmp   []byte
 }
 
 // level is the scratch space of one nesting level.

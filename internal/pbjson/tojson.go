@@ -52,7 +52,13 @@ func (p *Plan) appendJSON(st *state, dst, wire []byte) ([]byte, bool) {
 	}
 	e := wireEnc{st: st, resolver: p.resolver}
 	n := len(dst)
-	out, ok := e.message(p.root, dst, wire, 0)
+	var out []byte
+	var ok bool
+	if p.root.sk != skNone {
+		out, ok = e.structMsg(p.root.sk, dst, wire, protowire.DefaultRecursionLimit)
+	} else {
+		out, ok = e.message(p.root, dst, wire, 0)
+	}
 	if !ok {
 		return dst[:n], false
 	}
@@ -281,6 +287,13 @@ func (k *kindInfo) unsigned(v uint64) uint64 {
 func (e *wireEnc) messageValue(f *fieldPlan, dst, b []byte, depth int) ([]byte, bool) {
 	if !f.wkt {
 		return e.message(f.msg, dst, b, depth+1)
+	}
+	if f.sk != skNone {
+		// The limit proto.Unmarshal would have left at this depth.
+		if out, ok := e.structMsg(f.sk, dst, b, protowire.DefaultRecursionLimit-1-depth); ok {
+			return out, true
+		}
+		// Declined: protobuf-go and protojson write it, or refuse it.
 	}
 	m := dynamicpb.NewMessage(f.fd.Message())
 	if !unmarshalDynamic(b, m, depth) {
