@@ -2,7 +2,6 @@ package protoavro
 
 import (
 	"bytes"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 )
 
@@ -29,16 +29,6 @@ func carriedStructType(t testing.TB) protoreflect.MessageDescriptor {
 		import "google/protobuf/struct.proto";
 		message D { google.protobuf.Value v = 1; repeated google.protobuf.Struct s = 2; }`}, "cs.proto")[0]
 	return fd.Messages().Get(0)
-}
-
-// totalAlloc returns the bytes that f allocates.
-func totalAlloc(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
 }
 
 // TestCarriedStructMemory checks that a Value carried whole takes memory
@@ -63,8 +53,8 @@ func TestCarriedStructMemory(t *testing.T) {
 		}
 		var avro, back []byte
 		var err1, err2 error
-		a1 := totalAlloc(func() { avro, err1 = c.TranscodeToAvro(nil, wire) })
-		a2 := totalAlloc(func() { back, err2 = c.TranscodeToProto(nil, avro) })
+		a1 := testutil.Allocated(func() { avro, err1 = c.TranscodeToAvro(nil, wire) })
+		a2 := testutil.Allocated(func() { back, err2 = c.TranscodeToProto(nil, avro) })
 		if err1 != nil || err2 != nil {
 			t.Fatalf("%s: %v, %v", name, err1, err2)
 		}

@@ -3,7 +3,6 @@ package protoavro
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -12,16 +11,6 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testutil"
 )
-
-// allocated returns the bytes fn allocates (runtime.MemStats.TotalAlloc).
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 func hostileMessage(t testing.TB, shape testutil.HostileShape, n int) protoreflect.MessageDescriptor {
 	t.Helper()
@@ -62,7 +51,7 @@ func TestSchemaLimitsRefuse(t *testing.T) {
 			md := hostileMessage(t, c.shape, c.n)
 			c.opts.Cache = NewCache()
 			var err error
-			alloc := allocated(func() { _, err = c.opts.Schema(md) })
+			alloc := testutil.Allocated(func() { _, err = c.opts.Schema(md) })
 			t.Logf("%s: %.2f MiB allocated: %v", c.name, float64(alloc)/(1<<20), err)
 			if !errors.Is(err, ErrSchemaLimit) {
 				t.Fatalf("err = %v, want ErrSchemaLimit", err)
@@ -109,7 +98,7 @@ func TestSchemaLimitsRaised(t *testing.T) {
 			var s *Schema
 			var js []byte
 			var err error
-			alloc := allocated(func() {
+			alloc := testutil.Allocated(func() {
 				if s, err = c.opts.Schema(md); err == nil {
 					js, err = s.JSON()
 				}
@@ -199,7 +188,7 @@ func TestSchemaGiantName(t *testing.T) {
 	md := fd.Messages().ByName("M0")
 	o := Options{Cache: NewCache()}
 	var s *Schema
-	alloc := allocated(func() { s, err = o.Schema(md) })
+	alloc := testutil.Allocated(func() { s, err = o.Schema(md) })
 	t.Logf("1 MiB name: %.1f MiB allocated", float64(alloc)/(1<<20))
 	if err != nil {
 		t.Fatal(err)

@@ -3,13 +3,13 @@ package pbjson
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 )
 
@@ -18,16 +18,6 @@ var structTypes = []protoreflect.MessageDescriptor{
 	(&structpb.Value{}).ProtoReflect().Descriptor(),
 	(&structpb.Struct{}).ProtoReflect().Descriptor(),
 	(&structpb.ListValue{}).ProtoReflect().Descriptor(),
-}
-
-// allocated returns the bytes that f allocates.
-func allocated(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
 }
 
 // TestStructMemory checks that a Value of a million elements takes memory
@@ -62,8 +52,8 @@ func TestStructMemory(t *testing.T) {
 			p := Compile(md, Options{})
 			var wire, back []byte
 			var ok1, ok2 bool
-			a1 := allocated(func() { wire, ok1 = p.AppendWire(nil, in) })
-			a2 := allocated(func() { back, ok2 = p.AppendJSON(nil, wire) })
+			a1 := testutil.Allocated(func() { wire, ok1 = p.AppendWire(nil, in) })
+			a2 := testutil.Allocated(func() { back, ok2 = p.AppendJSON(nil, wire) })
 			if !ok1 || !ok2 {
 				t.Errorf("%s (root %v): declined: %v %v", name, root, ok1, ok2)
 				continue

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
@@ -312,16 +313,6 @@ func FuzzRedactURLs(f *testing.F) {
 	})
 }
 
-// allocated returns the bytes f allocates (the test server's included).
-func allocated(f func()) uint64 {
-	runtime.GC()
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
-
 // intRecord is an Avro record of n int fields, f0 of type f0.
 func intRecord(n int, f0 string) string {
 	var sb strings.Builder
@@ -455,7 +446,7 @@ func TestHostileRegistryTransitiveOneSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rep *serde.Report
-	n := allocated(func() { rep, err = reg.Check(ctx, "s", intRecord(200, "string")) })
+	n := testutil.Allocated(func() { rep, err = reg.Check(ctx, "s", intRecord(200, "string")) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,8 +492,8 @@ func TestHostileRegistryManySchemas(t *testing.T) {
 		}
 	}
 	fetch(1, 100) // warm up
-	first := allocated(func() { fetch(101, 2_100) })
-	second := allocated(func() { fetch(2_101, 4_100) })
+	first := testutil.Allocated(func() { fetch(101, 2_100) })
+	second := testutil.Allocated(func() { fetch(2_101, 4_100) })
 	t.Logf("IDs 101-2100: %.1f MiB allocated, 2101-4100: %.1f MiB", float64(first)/(1<<20), float64(second)/(1<<20))
 	if second > first*3/2 || second > 64<<20 {
 		t.Errorf("2,000 new IDs after 2,100 allocate %.1f MiB, after 100 %.1f MiB: want linear, under 64 MiB", float64(second)/(1<<20), float64(first)/(1<<20))
@@ -554,8 +545,8 @@ func TestHostileRegistryManyProtoIDs(t *testing.T) {
 		}
 	}
 	decode(1, 50)
-	first := allocated(func() { decode(51, 1_050) })
-	second := allocated(func() { decode(1_051, 2_050) })
+	first := testutil.Allocated(func() { decode(51, 1_050) })
+	second := testutil.Allocated(func() { decode(1_051, 2_050) })
 	t.Logf("IDs 51-1050: %.1f MiB allocated, 1051-2050: %.1f MiB", float64(first)/(1<<20), float64(second)/(1<<20))
 	if second > first*3/2 {
 		t.Errorf("1,000 new IDs after 1,050 allocate %.1f MiB, after 50 %.1f MiB: want linear", float64(second)/(1<<20), float64(first)/(1<<20))
