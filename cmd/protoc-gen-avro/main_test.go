@@ -199,6 +199,23 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
+// runMeasured runs the plugin on the serialized request and returns its
+// response and the bytes allocated while it ran.
+func runMeasured(t *testing.T, req *pluginpb.CodeGeneratorRequest) (*pluginpb.CodeGeneratorResponse, uint64) {
+	t.Helper()
+	in, err := proto.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	alloc := testutil.Allocated(func() { err = run(bytes.NewReader(in), &out) })
+	resp := new(pluginpb.CodeGeneratorResponse)
+	if err != nil || proto.Unmarshal(out.Bytes(), resp) != nil {
+		t.Fatalf("run on a request of %d bytes: %v", len(in), err)
+	}
+	return resp, alloc
+}
+
 // TestHostileRequests runs the plugin on requests of hostile descriptors:
 // each gets an error response naming the limit, not a crash, within a
 // budget of allocation.
@@ -215,18 +232,8 @@ func TestHostileRequests(t *testing.T) {
 		{"wheel of 2,000", testutil.HostileFile(testutil.Wheel, 2_000), "more than 16777216 bytes together"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			req := &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{c.fdp.GetName()}, ProtoFile: []*descriptorpb.FileDescriptorProto{c.fdp}}
-			in, err := proto.Marshal(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			alloc := testutil.Allocated(func() { err = run(bytes.NewReader(in), &out) })
-			var resp pluginpb.CodeGeneratorResponse
-			if err != nil || proto.Unmarshal(out.Bytes(), &resp) != nil {
-				t.Fatalf("run: %v", err)
-			}
-			t.Logf("%s: request of %d bytes, %.1f MiB allocated: %.300s", c.name, len(in), float64(alloc)/(1<<20), resp.GetError())
+			resp, alloc := runMeasured(t, &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{c.fdp.GetName()}, ProtoFile: []*descriptorpb.FileDescriptorProto{c.fdp}})
+			t.Logf("%s: %.1f MiB allocated: %.300s", c.name, float64(alloc)/(1<<20), resp.GetError())
 			if !strings.Contains(resp.GetError(), c.want) || !strings.Contains(resp.GetError(), "schema limit exceeded") || len(resp.File) != 0 {
 				t.Errorf("error %q, %d files; want one naming %q", resp.GetError(), len(resp.File), c.want)
 			}
@@ -242,17 +249,7 @@ func TestHostileRequests(t *testing.T) {
 // imports, gets an error response naming the file where the bound was
 // passed, within the allocation of decoding the request.
 func TestRequestPublicImportChain(t *testing.T) {
-	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"f19999.proto"}, ProtoFile: testutil.ImportChain(20_000, true)}
-	in, err := proto.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	alloc := testutil.Allocated(func() { err = run(bytes.NewReader(in), &out) })
-	var resp pluginpb.CodeGeneratorResponse
-	if err != nil || proto.Unmarshal(out.Bytes(), &resp) != nil {
-		t.Fatalf("run: %v", err)
-	}
+	resp, alloc := runMeasured(t, &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"f19999.proto"}, ProtoFile: testutil.ImportChain(20_000, true)})
 	if want := `descriptors: descriptor imports beyond the limits: at "f1025.proto"`; !strings.Contains(resp.GetError(), want) || len(resp.File) != 0 {
 		t.Errorf("error %q, %d files; want one with %q", resp.GetError(), len(resp.File), want)
 	}

@@ -72,21 +72,6 @@ func TestWithImports(t *testing.T) {
 	}
 }
 
-// writeProtos writes the files as a serialized FileDescriptorSet and
-// returns its path.
-func writeProtos(t *testing.T, files []*descriptorpb.FileDescriptorProto) string {
-	t.Helper()
-	data, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: files})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "set.binpb")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestDescriptorSetPublicImportChain: a descriptor set of 20,000 files each
 // importing the one before publicly (--descriptor-set, NewTypes) is
 // refused with protoload.ErrImportLimit naming the file where the bound was passed;
@@ -94,7 +79,7 @@ func writeProtos(t *testing.T, files []*descriptorpb.FileDescriptorProto) string
 func TestDescriptorSetPublicImportChain(t *testing.T) {
 	ctx := context.Background()
 	long := testutil.ImportChain(20_000, true)
-	_, err := protoload.Resolve(ctx, protoload.Input{DescriptorSets: []string{writeProtos(t, long)}, Message: "chain.M"})
+	_, err := protoload.Resolve(ctx, protoload.Input{DescriptorSets: []string{testutil.WriteDescriptorSet(t, long...)}, Message: "chain.M"})
 	var ue *usage.Error
 	if !errors.As(err, &ue) || !errors.Is(err, protoload.ErrImportLimit) || !strings.Contains(err.Error(), `at "f1025.proto"`) {
 		t.Errorf("--descriptor-set: %v, want a usage error wrapping protoload.ErrImportLimit at f1025.proto", err)
@@ -105,7 +90,7 @@ func TestDescriptorSetPublicImportChain(t *testing.T) {
 	if err := protoload.CheckImports(&descriptorpb.FileDescriptorSet{File: long}); !errors.Is(err, protoload.ErrImportLimit) {
 		t.Errorf("CheckImports: %v, want protoload.ErrImportLimit", err)
 	}
-	md, err := protoload.Resolve(ctx, protoload.Input{DescriptorSets: []string{writeProtos(t, testutil.ImportChain(1025, true))}, Message: "chain.M"})
+	md, err := protoload.Resolve(ctx, protoload.Input{DescriptorSets: []string{testutil.WriteDescriptorSet(t, testutil.ImportChain(1025, true)...)}, Message: "chain.M"})
 	if err != nil || md.ParentFile().Path() != "f1024.proto" {
 		t.Errorf("1,025 files: %v, %v", md, err)
 	}

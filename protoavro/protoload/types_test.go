@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/usage"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -58,19 +58,11 @@ func TestLevenshtein(t *testing.T) {
 // FileDescriptorSet and returns its path.
 func writeSet(t *testing.T, files ...protoreflect.FileDescriptor) string {
 	t.Helper()
-	var set descriptorpb.FileDescriptorSet
-	for _, f := range files {
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+	fdps := make([]*descriptorpb.FileDescriptorProto, len(files))
+	for i, f := range files {
+		fdps[i] = protodesc.ToFileDescriptorProto(f)
 	}
-	data, err := proto.Marshal(&set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "set.binpb")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testutil.WriteDescriptorSet(t, fdps...)
 }
 
 // TestLoad loads the same file compiled and from a descriptor set without
