@@ -216,24 +216,6 @@ func (t Type) compile() (*compiled, error) {
 // message name, the options, and each error of the descriptors or options.
 const maxErrorText = 300
 
-// boundedError is err with its text escaped and cut to max bytes (see
-// safetext.Escape), still wrapping err.
-func boundedError(err error, max int) error {
-	msg := err.Error()
-	if safetext.Safe(msg) && len(msg) <= max {
-		return err
-	}
-	return &escapedError{msg: safetext.Escape(msg, max), err: err}
-}
-
-type escapedError struct {
-	msg string
-	err error
-}
-
-func (e *escapedError) Error() string { return e.msg }
-func (e *escapedError) Unwrap() error { return e.err }
-
 func (t Type) build() (*compiled, error) {
 	if t.Message == "" {
 		return nil, fmt.Errorf("%w: no message name", ErrType)
@@ -241,22 +223,22 @@ func (t Type) build() (*compiled, error) {
 	name := safetext.Quote(t.Message, maxErrorText)
 	o, err := protoavro.ParseOptions(t.Options)
 	if err != nil {
-		return nil, fmt.Errorf("%w: options %s: %w", ErrType, safetext.Quote(t.Options, maxErrorText), boundedError(err, maxErrorText))
+		return nil, fmt.Errorf("%w: options %s: %w", ErrType, safetext.Quote(t.Options, maxErrorText), safetext.Error(err, maxErrorText))
 	}
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(t.Descriptors, &set); err != nil {
-		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, boundedError(err, maxErrorText))
+		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, safetext.Error(err, maxErrorText))
 	}
 	if err := protoload.CheckImports(&set); err != nil {
 		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, err)
 	}
 	files, err := protodesc.NewFiles(&set)
 	if err != nil {
-		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, boundedError(err, maxErrorText))
+		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, safetext.Error(err, maxErrorText))
 	}
 	d, err := files.FindDescriptorByName(protoreflect.FullName(t.Message))
 	if err != nil {
-		return nil, fmt.Errorf("%w: message %s: %w", ErrType, name, boundedError(err, maxErrorText))
+		return nil, fmt.Errorf("%w: message %s: %w", ErrType, name, safetext.Error(err, maxErrorText))
 	}
 	md, ok := d.(protoreflect.MessageDescriptor)
 	if !ok {
@@ -290,7 +272,7 @@ func anyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*dynamicpb.Type
 	if len(more) > 0 {
 		var extra descriptorpb.FileDescriptorSet
 		if err := proto.Unmarshal(more, &extra); err != nil {
-			return nil, fmt.Errorf("%w: any types: %w", ErrType, boundedError(err, maxErrorText))
+			return nil, fmt.Errorf("%w: any types: %w", ErrType, safetext.Error(err, maxErrorText))
 		}
 		have := map[string]bool{}
 		for _, f := range all.File {
@@ -305,7 +287,7 @@ func anyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*dynamicpb.Type
 	}
 	ts, err := protoload.NewTypes(all)
 	if err != nil {
-		return nil, fmt.Errorf("%w: any types: %w", ErrType, boundedError(err, maxErrorText))
+		return nil, fmt.Errorf("%w: any types: %w", ErrType, safetext.Error(err, maxErrorText))
 	}
 	return ts.Resolver(), nil
 }

@@ -154,7 +154,7 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	}
 	if opts.Message == nil || opts.FileOptions {
 		if o, err = ParseOptions(string(cr.meta[MetaOptions])); err != nil {
-			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, boundedError(err, 300)))
+			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, safetext.Error(err, 300)))
 		}
 		o.Cache, o.AnyResolver, o.Limits = opts.Options.Cache, opts.Options.AnyResolver, opts.Options.Limits
 		if opts.Options.UnknownEnums != UnknownEnumError {

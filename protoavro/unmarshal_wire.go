@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
-
-	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // unmarshalWire hands the wire bytes a reader program produced to
@@ -37,22 +35,3 @@ func unmarshalUntrusted(b []byte, m proto.Message) (err error) {
 	}()
 	return proto.UnmarshalOptions{AllowPartial: true}.Unmarshal(b, m)
 }
-
-// boundedError is err with its message escaped and cut to max bytes (see
-// internal/safetext), for errors that quote untrusted text; errors.Is and
-// errors.As see err.
-func boundedError(err error, max int) error {
-	msg := err.Error()
-	if safetext.Safe(msg) && len(msg) <= max {
-		return err
-	}
-	return &escapedError{msg: safetext.Truncate(msg, max), err: err}
-}
-
-type escapedError struct {
-	msg string
-	err error
-}
-
-func (e *escapedError) Error() string { return e.msg }
-func (e *escapedError) Unwrap() error { return e.err }

@@ -1,6 +1,8 @@
 package safetext
 
 import (
+	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -40,6 +42,22 @@ func TestEscapeBounded(t *testing.T) {
 	}
 	if !Safe(got) || !utf8.ValidString(got) {
 		t.Fatalf("not safe: %q", got)
+	}
+}
+
+func TestError(t *testing.T) {
+	plain := errors.New("plain")
+	if got := Error(plain, 100); got != plain {
+		t.Errorf("a safe, short error is returned as it is: got %v", got)
+	}
+	hostile := &fs.PathError{Op: "open", Path: "\x1b]0;pwned\a" + strings.Repeat("x", 1000), Err: fs.ErrNotExist}
+	got := Error(hostile, 50)
+	if msg := got.Error(); !Safe(msg) || len(msg) > 50+len("… (1234 bytes)") || !strings.HasPrefix(msg, `open \x1b]0;pwned\a`) {
+		t.Errorf("Error(hostile, 50) = %q: not escaped and bounded", msg)
+	}
+	var pe *fs.PathError
+	if !errors.Is(got, fs.ErrNotExist) || !errors.As(got, &pe) || pe != hostile {
+		t.Errorf("Error(hostile, 50) does not wrap the error: %#v", got)
 	}
 }
 

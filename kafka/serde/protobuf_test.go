@@ -19,14 +19,8 @@ import (
 func TestProtoIn(t *testing.T) {
 	_, reg := kafkatest.Registry(t)
 	enc := serde.NewProtoEncoder(reg)
-	id1, err := enc.Register(ctx, "people-value", kafkatest.EvolutionSource(t, "v1"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id2, err := enc.Register(ctx, "people-value", kafkatest.EvolutionSource(t, "v2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id1 := registerPerson(t, enc, "v1")
+	id2 := registerPerson(t, enc, "v2")
 	if id1 == id2 {
 		t.Fatalf("v1 and v2 share ID %d", id1)
 	}
@@ -280,10 +274,7 @@ func FuzzCompileSerialized(f *testing.F) {
 func BenchmarkProtoDecodeCached(b *testing.B) {
 	_, reg := kafkatest.Registry(b)
 	enc := serde.NewProtoEncoder(reg)
-	id, err := enc.Register(ctx, "people-value", kafkatest.EvolutionSource(b, "v2"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	id := registerPerson(b, enc, "v2")
 	md := kafkatest.Person(b, "v2")
 	rec := enc.Append(nil, id, md, kafkatest.Wire(b, kafkatest.NewPerson(md, 7)))
 	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
@@ -299,4 +290,16 @@ func BenchmarkProtoDecodeCached(b *testing.B) {
 			}
 		}
 	})
+}
+
+// registerPerson registers version v of the evolution test's Person schema
+// (kafkatest.EvolutionSource) under the subject people-value and returns its
+// ID.
+func registerPerson(t testing.TB, enc *serde.ProtoEncoder, v string) uint32 {
+	t.Helper()
+	id, err := enc.Register(ctx, "people-value", kafkatest.EvolutionSource(t, v), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -99,3 +99,23 @@ func printable(r rune) bool {
 func Quote(s string, max int) string {
 	return `"` + strings.ReplaceAll(Escape(s, max), `"`, `\"`) + `"`
 }
+
+// Error returns err with its message escaped and cut to max bytes as by
+// Escape, for errors whose text quotes untrusted input (a parser's error on
+// a file's bytes, say). errors.Is and errors.As still see err; err itself is
+// returned when its message is already safe and short enough.
+func Error(err error, max int) error {
+	msg := err.Error()
+	if safe(msg) && (max <= 0 || len(msg) <= max) {
+		return err
+	}
+	return &escapedError{msg: Escape(msg, max), err: err}
+}
+
+type escapedError struct {
+	msg string
+	err error
+}
+
+func (e *escapedError) Error() string { return e.msg }
+func (e *escapedError) Unwrap() error { return e.err }
