@@ -99,6 +99,22 @@ func (d *jsonDec) more(closer byte) (more, ok bool) {
 	return false, false
 }
 
+// open consumes the opening bracket opener and the space after it; empty
+// says that the closer follows at once (consumed too). ok is false where
+// the input does not start with opener.
+func (d *jsonDec) open(opener, closer byte) (empty, ok bool) {
+	if d.next() != opener {
+		return false, false
+	}
+	d.pos++
+	d.ws()
+	if d.next() == closer {
+		d.pos++
+		return true, true
+	}
+	return false, true
+}
+
 // literal consumes the literal word.
 func (d *jsonDec) literal(word string) bool {
 	if len(d.in)-d.pos < len(word) || string(d.in[d.pos:d.pos+len(word)]) != word {
@@ -328,16 +344,14 @@ func (d *jsonDec) skipValue(depth int) bool {
 // message parses a JSON object as a message of mp and appends its wire
 // bytes to dst.
 func (d *jsonDec) message(mp *msgPlan, dst []byte, depth int) ([]byte, bool) {
-	if depth > maxDepth || d.next() != '{' {
+	if depth > maxDepth {
 		return dst, false
 	}
-	d.pos++
-	l := d.st.level(depth, mp)
-	d.ws()
-	if d.next() == '}' {
-		d.pos++
-		return dst, len(mp.required) == 0
+	empty, ok := d.open('{', '}')
+	if !ok || empty {
+		return dst, ok && len(mp.required) == 0
 	}
+	l := d.st.level(depth, mp)
 	next := 0 // the field whose key is expected next
 	for {
 		key, _, ok := d.string()
@@ -485,22 +499,14 @@ func (d *jsonDec) delegate(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
 
 // list parses a JSON array of the repeated field f.
 func (d *jsonDec) list(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
-	if d.next() != '[' {
-		return buf, false
+	if empty, ok := d.open('[', ']'); !ok || empty {
+		return buf, ok
 	}
-	d.pos++
-	d.ws()
-	n := len(buf)
 	pos := -1
 	if f.packed {
 		buf = append(buf, f.ltag...)
 		pos = len(buf)
 		buf = append(buf, 0)
-	}
-	count := 0
-	if d.next() == ']' {
-		d.pos++
-		return buf[:n], true
 	}
 	for {
 		var ok bool
@@ -516,7 +522,6 @@ func (d *jsonDec) list(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
 		if !ok {
 			return buf, false
 		}
-		count++
 		more, ok := d.more(']')
 		if !ok {
 			return buf, false
@@ -535,16 +540,10 @@ func (d *jsonDec) list(f *fieldPlan, buf []byte, depth int) ([]byte, bool) {
 // written sorted by key, as deterministic proto.Marshal writes them.
 func (d *jsonDec) mapField(f *fieldPlan, l *level, depth int) ([]byte, bool) {
 	buf := l.buf
-	if d.next() != '{' {
-		return buf, false
+	if empty, ok := d.open('{', '}'); !ok || empty {
+		return buf, ok
 	}
-	d.pos++
-	d.ws()
 	l.ents, l.ebuf = l.ents[:0], l.ebuf[:0]
-	if d.next() == '}' {
-		d.pos++
-		return buf, true
-	}
 	for {
 		key, _, ok := d.string()
 		if !ok {

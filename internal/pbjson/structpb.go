@@ -150,14 +150,8 @@ func (d *jsonDec) structValue(buf []byte, limit int) ([]byte, bool) {
 
 // listValues parses a JSON array as the fields of a ListValue.
 func (d *jsonDec) listValues(buf []byte, limit int) ([]byte, bool) {
-	if d.next() != '[' {
-		return buf, false
-	}
-	d.pos++
-	d.ws()
-	if d.next() == ']' {
-		d.pos++
-		return buf, true
+	if empty, ok := d.open('[', ']'); !ok || empty {
+		return buf, ok
 	}
 	for {
 		buf = append(buf, tagItem, 0)
@@ -179,14 +173,8 @@ func (d *jsonDec) listValues(buf []byte, limit int) ([]byte, bool) {
 // entries sorted by key, as deterministic proto.Marshal writes a map; a
 // key that comes twice is declined (protojson refuses it).
 func (d *jsonDec) structFields(buf []byte, limit int) ([]byte, bool) {
-	if d.next() != '{' {
-		return buf, false
-	}
-	d.pos++
-	d.ws()
-	if d.next() == '}' {
-		d.pos++
-		return buf, true
+	if empty, ok := d.open('{', '}'); !ok || empty {
+		return buf, ok
 	}
 	st := d.st
 	base := len(st.sents)
