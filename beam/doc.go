@@ -6,8 +6,9 @@
 // The message type travels to workers as a [Type]: the message's full name,
 // a serialized google.protobuf.FileDescriptorSet and the mapping options,
 // all plain fields of the DoFns. A worker rebuilds the descriptor and the
-// protoavro codec once per process (cached by the bytes of the Type), so
-// workers need no generated code.
+// protoavro codec from it and caches them in the process (by the SHA-256 of
+// the Type; at most 64 Types and 2 MiB of their bytes, the least recently
+// used evicted first, failures not kept), so workers need no generated code.
 //
 // The transforms pass data in batches, not one element per record: a
 // [Records] is a run of length-delimited protobuf wire records and a

@@ -21,8 +21,9 @@ import (
 )
 
 // ErrType reports a Type that does not describe a message: no name, a
-// descriptor set that does not parse or link, a name it does not hold, or
-// mapping options that do not parse. A Type may come from a container
+// descriptor set that does not parse or link or is beyond the import bounds
+// (then it also wraps protoload.ErrImportLimit), a name it does not hold,
+// or mapping options that do not parse. A Type may come from a container
 // file's header (ReadAvro without a type), so its errors quote its name and
 // options, and the errors of its descriptors, escaped and cut (maxErrorText).
 var ErrType = errors.New("protoavrobeam: bad message type")

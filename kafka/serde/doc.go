@@ -3,9 +3,10 @@
 // big-endian uint32, for protobuf the message indexes, then the datum.
 //
 // It talks to a registry through franz-go's sr client (wrapped by
-// [Registry], which caches every answer it got, remembers an unknown schema
-// ID for a few seconds, and turns a registry that is down into an error that
-// wraps [ErrRegistryUnavailable], never cached):
+// [Registry], which caches its successful answers (at most 10,000 values per
+// cache, evicting one not read lately), remembers an unknown schema ID for a
+// few seconds, and turns a registry that is down into an error that wraps
+// [ErrRegistryUnavailable], never cached):
 //
 //   - [Serializer] (Avro out): a protobuf message, or its wire bytes, becomes a
 //     framed Avro record. The derived schema is registered (or looked up) once

@@ -25,6 +25,7 @@
 //
 // Errors of [Load], [Resolve] and [Types.FindMessage] are about the inputs:
 // a file that is missing or does not compile, a descriptor set that is not
-// one or lacks an import, an unknown message name. The commands exit with
+// one, lacks an import or is beyond the import bounds ([ErrImportLimit]),
+// an unknown message name. The commands exit with
 // status 2 for them.
 package protoload
