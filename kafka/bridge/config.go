@@ -45,9 +45,14 @@ type Config struct {
 	// Output names the output topic of each input topic: TopicPlaceholder
 	// ("{topic}") in it stands for the input topic's name, as in
 	// "{topic}-avro"; without it, every input topic goes to this one topic.
-	// An output topic that is also one of the listed input topics stops
-	// the bridge with an error: it would read its own output. Subjects
-	// are named by Strategy from the output topic.
+	// An output topic that is also one of the listed input topics (it
+	// would read its own output) or the dead-letter topic is an ErrConfig:
+	// Run returns it before it connects when the output topic is known
+	// without a record (Inputs is a list of topics, or Output has no
+	// TopicPlaceholder), else at the first record of an input topic whose
+	// output topic is the dead-letter topic (InputRegex: regular
+	// expressions never read an output topic). Subjects are named by
+	// Strategy from the output topic.
 	Output string
 	// DeadLetter is the topic for records that cannot be converted, from
 	// every input topic; empty means such a record stops the bridge with
@@ -146,6 +151,9 @@ func (cfg Config) withDefaults() (Config, error) {
 			return cfg, fmt.Errorf("%w: the dead-letter topic %q is an input topic", ErrConfig, in)
 		}
 	}
+	if err := cfg.checkOutputs(); err != nil {
+		return cfg, err
+	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 10000
 	}
@@ -156,6 +164,31 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return cfg, nil
+}
+
+// checkOutputs refuses, before the bridge connects, the output topics that
+// are known without a record: with a list of input topics, each one's
+// output topic (Output, its TopicPlaceholder replaced by the topic), which
+// must be neither an input topic nor the dead-letter topic; with regular
+// expressions and an Output without TopicPlaceholder, that one topic, which
+// must not be the dead-letter topic (the expressions never read it:
+// excluded). With regular expressions and TopicPlaceholder in Output, the
+// output topic depends on the topic a record comes from, and outputs.topic
+// checks it at that record.
+func (cfg Config) checkOutputs() error {
+	if cfg.InputRegex {
+		if !strings.Contains(cfg.Output, TopicPlaceholder) && cfg.Output == cfg.DeadLetter {
+			return fmt.Errorf("%w: the output topic %q is the dead-letter topic", ErrConfig, cfg.Output)
+		}
+		return nil
+	}
+	o := newOutputs(cfg)
+	for _, in := range cfg.Inputs {
+		if _, err := o.topic(in); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // excluded returns the regular expressions of the topics a bridge reading

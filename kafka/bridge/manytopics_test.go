@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestManyTopicsRegex: two input topics matched by a regular expression
@@ -89,42 +91,64 @@ func TestManyTopicsList(t *testing.T) {
 	verify(t, de, md, recs, kafkatest.ConsumeAll(t, brokers, "out", 2*n, time.Minute))
 }
 
-// TestOutputTopicRead: an output topic that is one of the listed input
-// topics, or the dead-letter topic, stops the bridge before it produces
-// anything, with an error naming both topics.
+// TestOutputTopicRead: an output topic that is an input topic or the
+// dead-letter topic stops the bridge with ErrConfig naming both. When the
+// output topic is known without a record (a list of input topics, or a
+// fixed output topic), Run refuses it before it asks the brokers for its
+// group (no FindCoordinator, JoinGroup, SyncGroup or
+// ConsumerGroupHeartbeat request), as it does a dead-letter topic among the
+// inputs and a regular expression that does not compile; with a regular
+// expression and {topic} in the output, at the first record whose output
+// topic is the dead-letter topic.
 func TestOutputTopicRead(t *testing.T) {
-	_, brokers := kafkatest.Cluster(t, 1, "a", "a-x", "dlq")
+	cluster, brokers := kafkatest.Cluster(t, 1, "a", "a-x", "dlq")
 	_, reg := kafkatest.Registry(t)
 	id := kafkatest.RegisterPerson(t, reg, "a-value", "v2")
 	md := kafkatest.Person(t, "v2")
 	kafkatest.Produce(t, kafkatest.Client(t, brokers), inputs(t, "a", md, id, 0, 10))
+	var groupRequests atomic.Int64
+	for _, key := range []kmsg.Key{kmsg.FindCoordinator, kmsg.JoinGroup, kmsg.SyncGroup, kmsg.ConsumerGroupHeartbeat} {
+		cluster.ControlKey(int16(key), func(kmsg.Request) (kmsg.Response, error, bool) {
+			groupRequests.Add(1)
+			return nil, nil, false // counted, then served as usual
+		})
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, tc := range []struct {
 		inputs      []string
+		regex       bool
 		output, dlq string
 		want        string
 	}{
-		{[]string{"a", "a-x"}, "{topic}-x", "", `the output topic "a-x" of input topic "a" is an input topic too`},
-		{[]string{"a"}, "dlq", "dlq", `the output topic "dlq" of input topic "a" is the dead-letter topic`},
+		{[]string{"a", "a-x"}, false, "{topic}-x", "", `the output topic "a-x" of input topic "a" is an input topic too`},
+		{[]string{"a", "a-x"}, false, "a-x", "", `the output topic "a-x" of input topic "a" is an input topic too`},
+		{[]string{"a"}, false, "dlq", "dlq", `the output topic "dlq" of input topic "a" is the dead-letter topic`},
+		{[]string{"a"}, false, "{topic}-x", "a-x", `the output topic "a-x" of input topic "a" is the dead-letter topic`},
+		{[]string{"^a$"}, true, "dlq", "dlq", `the output topic "dlq" is the dead-letter topic`},
+		// Refused before the run too.
+		{[]string{"a", "dlq"}, false, "out", "dlq", `the dead-letter topic "dlq" is an input topic`},
+		{[]string{"a("}, true, "out", "", `input pattern "a("`},
 	} {
-		sum, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: tc.inputs, Output: tc.output,
+		sum, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: tc.inputs, InputRegex: tc.regex, Output: tc.output,
 			DeadLetter: tc.dlq, Registry: reg})
 		if !errors.Is(err, bridge.ErrConfig) || !strings.Contains(err.Error(), tc.want) || sum.Records != 0 {
 			t.Errorf("%v → %s: %v, %v; want ErrConfig saying %s", tc.inputs, tc.output, sum, err, tc.want)
 		}
 	}
+	if n := groupRequests.Load(); n != 0 {
+		t.Errorf("%d group requests reached the brokers before the configuration was refused", n)
+	}
+	// The output topic of a topic a regular expression matches is known
+	// at its first record.
+	sum, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"^a$"}, InputRegex: true, Output: "{topic}-x",
+		DeadLetter: "a-x", Registry: reg})
+	want := `the output topic "a-x" of input topic "a" is the dead-letter topic`
+	if !errors.Is(err, bridge.ErrConfig) || !strings.Contains(err.Error(), want) || sum.Records != 0 {
+		t.Errorf("regular expression: %v, %v; want ErrConfig saying %s", sum, err, want)
+	}
 	if ctx.Err() != nil {
 		t.Fatal("the bridge stopped only at the test's deadline")
-	}
-	// An input that is the dead-letter topic is refused before the run.
-	_, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"a", "dlq"}, Output: "out", DeadLetter: "dlq", Registry: reg})
-	if !errors.Is(err, bridge.ErrConfig) || !strings.Contains(err.Error(), `"dlq" is an input topic`) {
-		t.Errorf("dead-letter topic among the inputs: %v", err)
-	}
-	_, err = bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: []string{"a("}, InputRegex: true, Output: "out", Registry: reg})
-	if !errors.Is(err, bridge.ErrConfig) || !strings.Contains(err.Error(), `input pattern "a("`) {
-		t.Errorf("bad regular expression: %v", err)
 	}
 }
 

@@ -45,6 +45,11 @@ var (
 	// credentials or permissions (HTTP 401 or 403): a configuration error,
 	// not one of the data asked for. It is also ErrRegistry.
 	ErrRegistryAccess = fmt.Errorf("%w: access refused", ErrRegistry)
+	// ErrRegistryURL reports a registry URL NewRegistry refuses: one with
+	// a scheme other than http:// or https://, one that does not parse, or
+	// one without a host. It is a configuration error, and also
+	// ErrRegistry.
+	ErrRegistryURL = fmt.Errorf("%w: bad URL", ErrRegistry)
 	// ErrIncompatible reports incompatible schemas; it is
 	// protoavro.ErrIncompatible, so one errors.Is test serves both packages.
 	ErrIncompatible = protoavro.ErrIncompatible

@@ -604,3 +604,126 @@ func TestHostileRegistryHugeReferenceList(t *testing.T) {
 		t.Fatalf("256 references: %d, %v", len(s.References), err)
 	}
 }
+
+// TestRegistryURLScheme: a registry URL whose scheme is not http:// or
+// https:// (a typo of https, another scheme, a slash missing) is refused
+// with ErrRegistryURL naming it, without its password, and no request
+// reaches the host it names; a URL without a scheme is still read as http.
+func TestRegistryURLScheme(t *testing.T) {
+	var requests atomic.Int64
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Write([]byte(`{"schema":"\"string\""}`))
+	})
+	host := strings.TrimPrefix(url, "http://")
+	for _, tc := range []struct{ raw, shown string }{
+		{"httpss://alice:" + hostileSecret + "@" + host, "httpss://xxxxx@" + host},
+		{"HTTPSS://alice:" + hostileSecret + "@" + host, "HTTPSS://xxxxx@" + host},
+		{"ftp://alice:" + hostileSecret + "@" + host, "ftp://xxxxx@" + host},
+		{"https:/alice:" + hostileSecret + "@" + host, "https:/xxxxx@" + host},
+		{"https:alice:" + hostileSecret + "@" + host, "https:xxxxx@" + host},
+		{"HTTP:alice:" + hostileSecret + "@" + host, "HTTP:xxxxx@" + host},
+		{"svn+ssh://" + host, "svn+ssh://" + host},
+		{"httpss://alice:" + hostileSecret + "\x1b[2J@" + host, "httpss://xxxxx@" + host},
+	} {
+		for _, urls := range [][]string{{tc.raw}, {url, tc.raw}} {
+			which := "registry URL"
+			if len(urls) == 2 {
+				which = "registry URL 2 of 2"
+			}
+			reg, err := serde.NewRegistry(serde.RegistryOptions{}, urls...)
+			if err == nil {
+				_, err = reg.SchemaByID(ctx, 1)
+				t.Errorf("%q: a client (SchemaByID: %v), want ErrRegistryURL", urls, err)
+				continue
+			}
+			if !errors.Is(err, serde.ErrRegistryURL) || !errors.Is(err, serde.ErrRegistry) {
+				t.Errorf("%q: %v, want ErrRegistryURL", urls, err)
+			}
+			want := which + ` "` + tc.shown + `" does not start with http:// or https://`
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%q: %v, want an error saying %s", urls, err, want)
+			}
+			checkBounded(t, fmt.Sprintf("%q", urls), err.Error(), 1024)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the registry's host", n)
+	}
+	// Without a scheme: http.
+	for _, raw := range []string{host, "alice:" + hostileSecret + "@" + host} {
+		s, err := schemaByID(t, raw, 1)
+		if err != nil || s.Text != `"string"` {
+			t.Errorf("%q: %q, %v; want the schema over http", raw, s.Text, err)
+		}
+	}
+}
+
+// TestRegistryRedirectCredentials: a registry that redirects to another
+// origin on the same host (another port) gets the credentials, but the
+// redirect's target does not, nor any hop after it, even one back to the
+// registry; a redirect within the registry's origin keeps them. Both for
+// basic auth and a bearer token.
+func TestRegistryRedirectCredentials(t *testing.T) {
+	type request struct{ server, path, auth string }
+	got := make(chan request, 16)
+	var home, other string
+	other = hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		got <- request{"other", r.URL.Path, r.Header.Get("Authorization")}
+		if r.URL.Path == "/back" {
+			http.Redirect(w, r, home+"/moved/3", http.StatusTemporaryRedirect)
+			return
+		}
+		w.Write([]byte(`{"schema":"\"string\""}`))
+	})
+	home = hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		got <- request{"home", r.URL.Path, r.Header.Get("Authorization")}
+		switch r.URL.Path {
+		case "/schemas/ids/1": // to another port of the same host
+			http.Redirect(w, r, other+"/moved/1", http.StatusTemporaryRedirect)
+		case "/schemas/ids/2": // within the origin
+			http.Redirect(w, r, "/moved/2", http.StatusTemporaryRedirect)
+		case "/schemas/ids/3": // away and back
+			http.Redirect(w, r, other+"/back", http.StatusTemporaryRedirect)
+		default:
+			w.Write([]byte(`{"schema":"\"string\""}`))
+		}
+	})
+	hostOf := func(u string) string { return strings.Split(strings.TrimPrefix(u, "http://"), ":")[0] }
+	if hostOf(home) != hostOf(other) || home == other {
+		t.Fatalf("the servers %s and %s are not two ports of one host", home, other)
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:"+hostileSecret))
+	for _, tc := range []struct {
+		opts serde.RegistryOptions
+		auth string
+	}{
+		{serde.RegistryOptions{Username: "alice", Password: hostileSecret}, basic},
+		{serde.RegistryOptions{BearerToken: hostileSecret}, "Bearer " + hostileSecret},
+	} {
+		reg, err := serde.NewRegistry(tc.opts, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			id   int
+			want []request
+		}{
+			{1, []request{{"home", "/schemas/ids/1", tc.auth}, {"other", "/moved/1", ""}}},
+			{2, []request{{"home", "/schemas/ids/2", tc.auth}, {"home", "/moved/2", tc.auth}}},
+			{3, []request{{"home", "/schemas/ids/3", tc.auth}, {"other", "/back", ""}, {"home", "/moved/3", ""}}},
+		} {
+			if _, err := reg.SchemaByID(ctx, c.id); err != nil {
+				t.Fatalf("schema %d: %v", c.id, err)
+			}
+			for _, w := range c.want {
+				if r := <-got; r != w {
+					t.Errorf("schema %d: request %+v, want %+v", c.id, r, w)
+				}
+			}
+			if len(got) != 0 {
+				t.Errorf("schema %d: %d more requests", c.id, len(got))
+			}
+		}
+	}
+}

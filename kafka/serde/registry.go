@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/protoavro/protoavro/kafka/internal/safetext"
@@ -75,7 +77,12 @@ type Registry struct {
 type RegistryOptions struct {
 	// HTTPClient is the HTTP client; nil means one with a 10 s timeout. The
 	// Registry uses a copy whose transport bounds every answer
-	// ([MaxRegistryResponse]).
+	// ([MaxRegistryResponse]) and which sends no credentials on a redirect
+	// to another origin: a redirect is followed (as the client's
+	// CheckRedirect decides, by default up to 10 times), but once it leads
+	// to another scheme, host or port than the request's registry URL, no
+	// hop from there on carries the Authorization header (basic auth or
+	// bearer token).
 	HTTPClient *http.Client
 	// TLS, when set, is the TLS configuration of https registry URLs (CA
 	// certificates, a client certificate). It needs HTTPClient's transport
@@ -116,6 +123,7 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 		rt = t
 	}
 	hc.Transport = &limitedTransport{rt: rt}
+	hc.CheckRedirect = credentialsStayHome(hc.CheckRedirect)
 
 	user, password := opts.Username, opts.Password
 	clean := make([]string, len(urls))
@@ -149,6 +157,52 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 		ttl = DefaultUnknownIDTTL
 	}
 	return &Registry{cl: cl, auth: auth, misses: missCache{ttl: ttl, now: time.Now}}, nil
+}
+
+// maxRedirects is net/http's default bound on the redirects of a request.
+const maxRedirects = 10
+
+// credentialsStayHome returns the CheckRedirect of the registry client:
+// next's decision (nil: at most maxRedirects redirects, as net/http's
+// default), and the Authorization header dropped from a hop once the chain
+// has left the origin (scheme, host and port) of its first request. Go's
+// client drops it only for another host name, so that a redirect to
+// another port or from https to http on the same host would carry the
+// credentials.
+func credentialsStayHome(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		home := origin(via[0].URL)
+		left := origin(req.URL) != home
+		for _, r := range via[1:] {
+			left = left || origin(r.URL) != home
+		}
+		if left {
+			req.Header.Del("Authorization")
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		return nil
+	}
+}
+
+// origin returns the origin of u: its scheme, host name and port (the
+// scheme's default port when u has none), in lower case.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // maxVersions bounds the versions of one subject the registry may list.

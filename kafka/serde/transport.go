@@ -149,30 +149,43 @@ func safeText(s string) string {
 }
 
 // splitUserinfo returns the registry URL raw, the n-th of count, without its
-// user information, and that information, which url.Parse never sees. A URL
-// without "http://" or "https://" is read as http ("host:8081"), as the sr
-// client reads it. The user information is everything between "://" and
-// the last "@" of the URL (see RedactURLs), so that a password may hold
-// "/", "?", "#", "@", white space or leading digits, which url.Parse would
-// read as the end of the user information or as a port; a path cannot hold
-// a raw "@" (write %40). The user name ends at the first ":". Each part is
-// percent-decoded when it is valid percent-encoding ("p%40ss" is "p@ss"),
-// else taken as it is ("50%off"). An error never shows the user
-// information: it names the URL by its position and shows it with the user
-// information replaced.
+// user information, and that information, which url.Parse never sees.
+//
+// The scheme must be http or https (any case) followed by "//". A URL has a
+// scheme when the text before its first ":" is a scheme name (a letter,
+// then letters, digits, "+", "-" or ".") followed by "/", or is "http" or
+// "https"; any other scheme, or one not followed by "//" ("httpss://",
+// "ftp://", "https:/host", "https:host"), is refused with ErrRegistryURL
+// rather than read as part of a host, so that a mistyped "https" never sends
+// credentials over plain HTTP. A URL without a scheme is read as http
+// ("host:8081"), as the sr client reads it.
+//
+// The user information is everything between "://" and the last "@" of the
+// URL (see RedactURLs), so that a password may hold "/", "?", "#", "@",
+// white space or leading digits, which url.Parse would read as the end of
+// the user information or as a port; a path cannot hold a raw "@" (write
+// %40). The user name ends at the first ":". Each part is percent-decoded
+// when it is valid percent-encoding ("p%40ss" is "p@ss"), else taken as it
+// is ("50%off"). An error never shows the user information: it names the
+// URL by its position and shows it with the user information replaced.
 func splitUserinfo(raw string, n, count int) (string, *url.Userinfo, error) {
+	which := "registry URL"
+	if count > 1 {
+		which = fmt.Sprintf("registry URL %d of %d", n, count)
+	}
 	scheme, rest := "http://", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		if s := strings.ToLower(raw[:i+3]); s == "http://" || s == "https://" {
-			scheme, rest = s, raw[i+3:]
+	if name, after, ok := cutScheme(raw); ok {
+		lower := strings.ToLower(name)
+		if (lower != "http" && lower != "https") || !strings.HasPrefix(after, "//") {
+			return "", nil, fmt.Errorf("%w: %s \"%s\" does not start with http:// or https://", ErrRegistryURL, which, safeText(name+":"+hideUserinfo(after)))
 		}
+		scheme, rest = lower+"://", after[2:]
 	}
 	var ui *url.Userinfo
-	shown := scheme + rest
+	shown := scheme + hideUserinfo(rest)
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
 		info := rest[:at]
 		rest = rest[at+1:]
-		shown = scheme + "xxxxx@" + rest
 		user, pass, hasPass := strings.Cut(info, ":")
 		user = unescapeUserinfo(user)
 		if hasPass {
@@ -180,10 +193,6 @@ func splitUserinfo(raw string, n, count int) (string, *url.Userinfo, error) {
 		} else {
 			ui = url.User(user)
 		}
-	}
-	which := "registry URL"
-	if count > 1 {
-		which = fmt.Sprintf("registry URL %d of %d", n, count)
 	}
 	u, err := url.Parse(scheme + rest)
 	if err != nil {
@@ -193,12 +202,46 @@ func splitUserinfo(raw string, n, count int) (string, *url.Userinfo, error) {
 		}
 		// The URL parsed holds no user information: its error is safe
 		// to show.
-		return "", nil, fmt.Errorf("%w: %s \"%s\" does not parse: %s", ErrRegistry, which, safeText(shown), safeText(err.Error()))
+		return "", nil, fmt.Errorf("%w: %s \"%s\" does not parse: %s", ErrRegistryURL, which, safeText(shown), safeText(err.Error()))
 	}
 	if u.Host == "" {
-		return "", nil, fmt.Errorf("%w: %s \"%s\" has no host", ErrRegistry, which, safeText(shown))
+		return "", nil, fmt.Errorf("%w: %s \"%s\" has no host", ErrRegistryURL, which, safeText(shown))
 	}
 	return u.String(), ui, nil
+}
+
+// cutScheme returns the scheme name of a registry URL and the text after
+// its ":", and whether raw has a scheme: the text before raw's first ":" is
+// a scheme name (RFC 3986: a letter, then letters, digits, "+", "-" or ".")
+// followed by "/", or is "http" or "https" in any case. "host:8081" and
+// "user:password@host" have none.
+func cutScheme(raw string) (name, after string, ok bool) {
+	name, after, found := strings.Cut(raw, ":")
+	if !found || name == "" {
+		return "", "", false
+	}
+	for i, c := range name {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || !('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "", "", false
+		}
+	}
+	if strings.HasPrefix(after, "/") || strings.EqualFold(name, "http") || strings.EqualFold(name, "https") {
+		return name, after, true
+	}
+	return "", "", false
+}
+
+// hideUserinfo returns the text of a URL after its scheme's ":" with the
+// user information, everything after the leading slashes up to the last
+// "@", replaced by "xxxxx".
+func hideUserinfo(s string) string {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return s
+	}
+	slashes := len(s) - len(strings.TrimLeft(s, "/")) // before the "@"
+	return s[:slashes] + "xxxxx" + s[at:]
 }
 
 // unescapeUserinfo returns s percent-decoded, or s itself when it is not

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/protoavro/protoavro/kafka/internal/kafkaconf"
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
 	"github.com/protoavro/protoavro/kafka/serde"
 	"github.com/protoavro/protoavro/protoavro"
@@ -309,6 +310,40 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("stdout %q, want %q", stdout, tc.stdout)
 			}
 		})
+	}
+}
+
+// TestTopUsage: the program's help names every environment variable the
+// commands read (kafkaconf.EnvVars), in lines of at most 80 bytes, and the
+// connection flags it says each command takes are those the command has:
+// the brokers' TLS and SASL flags on bridge only, the registry's and
+// --config on bridge, register and check.
+func TestTopUsage(t *testing.T) {
+	code, stdout, _ := runCLI(t, "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	for _, v := range kafkaconf.EnvVars {
+		if !strings.Contains(stdout, v) {
+			t.Errorf("the help does not name $%s:\n%s", v, stdout)
+		}
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if len(line) > 80 {
+			t.Errorf("help line of %d bytes: %q", len(line), line)
+		}
+	}
+	if !strings.Contains(stdout, "register and check talk to the schema\nregistry only") {
+		t.Errorf("the help does not say that register and check talk to the registry only:\n%s", stdout)
+	}
+	for _, cmd := range []string{"bridge", "register", "check"} {
+		_, _, help := runCLI(t, cmd, "-h")
+		for _, f := range []string{"-config", "-registry", "-registry-user", "-registry-ca", "-tls", "-sasl-mechanism"} {
+			has := strings.Contains(help, "\n  "+f+" ") || strings.Contains(help, "\n  "+f+"\n")
+			if want := cmd == "bridge" || !strings.Contains(f, "tls") && !strings.Contains(f, "sasl"); has != want {
+				t.Errorf("%s -h: flag %s present %v, want %v", cmd, f, has, want)
+			}
+		}
 	}
 }
 

@@ -174,14 +174,22 @@ func (c *connFlags) resolve(fs *flag.FlagSet, stderr io.Writer) (kafkaconf.Confi
 	return cfg, nil
 }
 
-// registryClient returns the registry client of cfg.
+// registryClient returns the registry client of cfg. A registry URL the
+// client refuses (serde.ErrRegistryURL: a scheme other than http:// or
+// https://, no host) is a usage error of class kafkaconf.ErrConfig.
 func (c *connFlags) registryClient(cfg *kafkaconf.Config) (*serde.Registry, error) {
 	o, urls, err := cfg.RegistryOptions(os.Getenv)
 	if err != nil {
 		return nil, usage.Wrap(err)
 	}
 	o.UnknownIDTTL = c.unknownIDTTL
-	return serde.NewRegistry(o, urls...)
+	reg, err := serde.NewRegistry(o, urls...)
+	if errors.Is(err, serde.ErrRegistryURL) {
+		// A registry URL the client refuses is a mistake of the
+		// command line or the --config file.
+		return nil, usage.Wrap(fmt.Errorf("%w: %w", kafkaconf.ErrConfig, err))
+	}
+	return reg, err
 }
 
 // pingTimeout bounds the check that the brokers can be reached.

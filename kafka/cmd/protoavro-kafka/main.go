@@ -19,15 +19,17 @@
 // and exits 1 when the schema is incompatible; dev starts an in-process Kafka
 // broker and schema registry on loopback for trying things out.
 //
-// Flags and files come in any order. bridge, register and check connect
-// with TLS and SASL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, AWS_MSK_IAM)
-// and to a registry over TLS with basic or bearer auth, set by flags
-// (--tls-ca, --sasl-mechanism, --registry-ca, ...) or a properties file in
-// librdkafka's vocabulary (--config FILE: bootstrap.servers,
-// security.protocol, sasl.username, ssl.ca.location, schema.registry.url,
-// basic.auth.user.info, ...), with secrets from files or the environment
-// (PROTOAVRO_SASL_PASSWORD, PROTOAVRO_REGISTRY_PASSWORD,
-// PROTOAVRO_REGISTRY_TOKEN, PROTOAVRO_OAUTH_TOKEN, AWS_*). See
+// Flags and files come in any order. bridge connects to the brokers with TLS
+// and SASL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, AWS_MSK_IAM) and to a
+// registry over TLS with basic or bearer auth; register and check talk to
+// the registry only. The settings come from flags (--tls-ca,
+// --sasl-mechanism, --registry-ca, ...; register and check have the
+// --registry-* ones) or a properties file in librdkafka's vocabulary
+// (--config FILE: bootstrap.servers, security.protocol, sasl.username,
+// ssl.ca.location, schema.registry.url, basic.auth.user.info, ...), with
+// secrets from files or the environment (kafkaconf.EnvVars:
+// PROTOAVRO_SASL_PASSWORD, PROTOAVRO_OAUTH_TOKEN,
+// PROTOAVRO_REGISTRY_PASSWORD, PROTOAVRO_REGISTRY_TOKEN, AWS_*). See
 // docs/kafka.md in the repository.
 package main
 
@@ -42,13 +44,15 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/protoavro/protoavro/kafka/internal/kafkaconf"
 	"github.com/protoavro/protoavro/kafka/internal/usage"
 	"github.com/protoavro/protoavro/kafka/serde"
 )
 
 // topUsage is the usage text of the program as a whole. A command-line
-// mistake is a usage error ([usage.Error]): exit status 2.
-const topUsage = `usage: protoavro-kafka COMMAND [flags]
+// mistake is a usage error ([usage.Error]): exit status 2. The environment
+// variables it lists are kafkaconf.EnvVars, those the commands read.
+var topUsage = `usage: protoavro-kafka COMMAND [flags]
 
 Commands:
   bridge    consume a protobuf topic, produce a Confluent-framed Avro topic
@@ -56,14 +60,41 @@ Commands:
   check     run the local compatibility gate on a message type's Avro schema
   dev       run a Kafka broker and a schema registry in-process on 127.0.0.1
 
-Flags and files come in any order. bridge, register and check take
---config FILE, a properties file in librdkafka's vocabulary (security.protocol,
-sasl.mechanism, ssl.ca.location, schema.registry.url, basic.auth.user.info, ...),
-and TLS and SASL flags; secrets come from files or the environment
-(PROTOAVRO_SASL_PASSWORD, PROTOAVRO_REGISTRY_PASSWORD, PROTOAVRO_REGISTRY_TOKEN).
+Flags and files come in any order. register and check talk to the schema
+registry only: they take its flags (--registry, --registry-user, --registry-ca,
+...) and --config FILE, a properties file in librdkafka's vocabulary
+(schema.registry.url, basic.auth.user.info, ...). bridge takes those too, and
+the brokers' TLS and SASL flags (--tls, --sasl-mechanism, ...) and keys
+(security.protocol, sasl.mechanism, ssl.ca.location, ...). Secrets come from
+files or the environment:
+` + wrapList(kafkaconf.EnvVars, "  ", 80) + `
 
 Run protoavro-kafka COMMAND -h for a command's flags.
 `
+
+// wrapList returns items separated by ", " on lines of at most width bytes
+// (an item longer than a line alone on its line), each line starting with
+// indent.
+func wrapList(items []string, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		switch {
+		case line == indent:
+			line += it
+		case len(line)+1+len(it) > width:
+			b.WriteString(line + "\n")
+			line = indent + it
+		default:
+			line += " " + it
+		}
+	}
+	b.WriteString(line)
+	return b.String()
+}
 
 // main runs a command. A first interrupt (SIGINT, SIGTERM) stops it
 // cleanly (the bridge finishes and commits its batch); a second one kills

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -437,6 +439,48 @@ func TestRegistryURLPassword(t *testing.T) {
 			t.Fatalf("%s: exit %d, want 1\n%s%s", cmd, code, stdout, stderr)
 		}
 		oneLine(t, cmd, stderr, "schema registry unavailable", "http://"+addr)
+	}
+}
+
+// TestRegistryURLScheme: register and check with a registry URL whose
+// scheme is not http:// or https:// (a typo of https, ftp, a slash
+// missing), holding a password or with the password in a properties file:
+// a usage error (exit 2) on one line naming the URL without its password,
+// and no request reaches the registry's host.
+func TestRegistryURLScheme(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
+	props := filepath.Join(t.TempDir(), "client.properties")
+	if err := os.WriteFile(props, []byte("schema.registry.url=httpss://"+host+"\nbasic.auth.user.info="+registryUser+":"+registryPass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		shown string
+	}{
+		{[]string{"--registry", "httpss://" + registryUser + ":" + registryPass + "@" + host}, "httpss://xxxxx@" + host},
+		{[]string{"--registry", "ftp://" + registryUser + ":" + registryPass + "@" + host}, "ftp://xxxxx@" + host},
+		{[]string{"--registry", "https:/" + registryUser + ":" + registryPass + "@" + host}, "https:/xxxxx@" + host},
+		{[]string{"--config", props}, "httpss://" + host},
+	} {
+		for _, cmd := range []string{"register", "check"} {
+			args := append([]string{cmd, filepath.Join(dir, "person.proto"), "-I", dir, "-m", person, "--topic", "people"}, tc.args...)
+			code, stdout, stderr := runCLI(t, args...)
+			checkNoSecret(t, cmd, stdout, stderr)
+			if code != 2 {
+				t.Errorf("%s %q: exit %d, want 2\n%s%s", cmd, tc.args, code, stdout, stderr)
+			}
+			oneLine(t, cmd, stderr, `registry URL "`+tc.shown+`" does not start with http:// or https://`)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the registry's host", n)
 	}
 }
 

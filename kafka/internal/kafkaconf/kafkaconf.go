@@ -39,6 +39,13 @@ const (
 	EnvAWSSessionToken = "AWS_SESSION_TOKEN"
 )
 
+// EnvVars are the environment variables the package reads, in the order
+// the command's help lists them: the secrets above.
+var EnvVars = []string{
+	EnvSASLPassword, EnvOAuthToken, EnvRegistryPassword, EnvRegistryToken,
+	EnvAWSAccessKey, EnvAWSSecretKey, EnvAWSSessionToken,
+}
+
 // ErrConfig is the class of every error of this package: a setting that is
 // missing, unknown or inconsistent, or a file it names that cannot be used.
 var ErrConfig = errors.New("connection settings")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,6 +75,35 @@ schema.registry.ssl.ca.location=/etc/reg-ca.pem
 	c, err = ParseProperties("p", "sasl.username=u\nsasl.password="+secret+"\nbasic.auth.credentials.source=SASL_INHERIT\n")
 	if err != nil || c.Registry.Username != "u" || string(c.Registry.Password) != secret {
 		t.Errorf("SASL_INHERIT: %+v, %v", c.Registry, err)
+	}
+}
+
+// TestRegistryAuthKeysPrefixed: each key of the registry's credentials is
+// read the same with the "schema.registry." prefix (as Confluent's
+// serializers' configurations write them) and without.
+func TestRegistryAuthKeysPrefixed(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		check func(Config) bool
+	}{
+		{"bearer.auth.credentials.source=STATIC_TOKEN\nbearer.auth.token=" + secret + "\n",
+			func(c Config) bool { return string(c.Registry.Token) == secret }},
+		{"basic.auth.credentials.source=USER_INFO\nbasic.auth.user.info=u:" + secret + "\n",
+			func(c Config) bool { return c.Registry.Username == "u" && string(c.Registry.Password) == secret }},
+		{"sasl.username=s\nsasl.password=" + secret + "\nbasic.auth.credentials.source=SASL_INHERIT\n",
+			func(c Config) bool { return c.Registry.Username == "s" && string(c.Registry.Password) == secret }},
+	} {
+		prefixed := strings.NewReplacer("bearer.", "schema.registry.bearer.", "basic.", "schema.registry.basic.").Replace(tc.text)
+		for _, text := range []string{tc.text, prefixed} {
+			c, err := ParseProperties("p", text)
+			if err != nil || !tc.check(c) {
+				t.Errorf("%q: %+v, %v", text, c.Registry, err)
+			}
+		}
+	}
+	_, err := ParseProperties("p", "schema.registry.bearer.auth.credentials.source=SASL_OAUTHBEARER_INHERIT\n")
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "p:1: schema.registry.bearer.auth.credentials.source: want STATIC_TOKEN") {
+		t.Errorf("another bearer source: %v", err)
 	}
 }
 
@@ -411,6 +441,38 @@ func TestRegistryOptions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("%+v: %v, want an error saying %q", tc.r, err, tc.want)
 		}
+	}
+}
+
+// TestEnvVars: the variables KafkaOpts and RegistryOptions read, under
+// every SASL mechanism and with the registry's credentials from the
+// environment, are EnvVars, which the command's help lists.
+func TestEnvVars(t *testing.T) {
+	read := map[string]bool{}
+	getenv := func(k string) string {
+		read[k] = true
+		return secret
+	}
+	for _, mech := range []string{MechPlain, MechScram256, MechScram512, MechOAuthBearer, MechAWSMSKIAM} {
+		c := Config{SASL: SASL{Mechanism: mech, Username: "u"}}
+		if _, err := c.KafkaOpts(getenv); err != nil {
+			t.Errorf("%s: %v", mech, err)
+		}
+	}
+	for _, r := range []Registry{{URLs: []string{"http://r"}}, {URLs: []string{"http://r"}, Username: "u"}} {
+		if _, _, err := (&Config{Registry: r}).RegistryOptions(getenv); err != nil {
+			t.Errorf("%+v: %v", r, err)
+		}
+	}
+	var got []string
+	for k := range read {
+		got = append(got, k)
+	}
+	want := slices.Clone(EnvVars)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("variables read %q, EnvVars %q", got, want)
 	}
 }
 

@@ -56,21 +56,17 @@ var propertyKeys = map[string]func(c *Config, p *propState, v string) error{
 		c.Registry.URLs = splitList(v)
 		return nil
 	},
-	"basic.auth.user.info":                          setUserInfo,
-	"schema.registry.basic.auth.user.info":          setUserInfo,
-	"basic.auth.credentials.source":                 setCredentialsSource,
-	"schema.registry.basic.auth.credentials.source": setCredentialsSource,
-	"bearer.auth.token":                             setBearer,
-	"schema.registry.bearer.auth.token":             setBearer,
-	"bearer.auth.credentials.source": func(_ *Config, _ *propState, v string) error {
-		if !strings.EqualFold(v, "STATIC_TOKEN") {
-			return fmt.Errorf("want STATIC_TOKEN (bearer.auth.token), not %q", safetext.Escape(v, 64))
-		}
-		return nil
-	},
-	"schema.registry.ssl.ca.location":          func(c *Config, _ *propState, v string) error { c.Registry.TLS.CAFile = v; return nil },
-	"schema.registry.ssl.certificate.location": func(c *Config, _ *propState, v string) error { c.Registry.TLS.CertFile = v; return nil },
-	"schema.registry.ssl.key.location":         func(c *Config, _ *propState, v string) error { c.Registry.TLS.KeyFile = v; return nil },
+	"basic.auth.user.info":                           setUserInfo,
+	"schema.registry.basic.auth.user.info":           setUserInfo,
+	"basic.auth.credentials.source":                  setCredentialsSource,
+	"schema.registry.basic.auth.credentials.source":  setCredentialsSource,
+	"bearer.auth.token":                              setBearer,
+	"schema.registry.bearer.auth.token":              setBearer,
+	"bearer.auth.credentials.source":                 setBearerSource,
+	"schema.registry.bearer.auth.credentials.source": setBearerSource,
+	"schema.registry.ssl.ca.location":                func(c *Config, _ *propState, v string) error { c.Registry.TLS.CAFile = v; return nil },
+	"schema.registry.ssl.certificate.location":       func(c *Config, _ *propState, v string) error { c.Registry.TLS.CertFile = v; return nil },
+	"schema.registry.ssl.key.location":               func(c *Config, _ *propState, v string) error { c.Registry.TLS.KeyFile = v; return nil },
 }
 
 // propState is what the keys of one file leave for after the last line.
@@ -107,6 +103,13 @@ func setCredentialsSource(_ *Config, p *propState, v string) error {
 		return nil
 	}
 	return fmt.Errorf("want USER_INFO, URL or SASL_INHERIT, not %q", safetext.Escape(v, 64))
+}
+
+func setBearerSource(_ *Config, _ *propState, v string) error {
+	if !strings.EqualFold(v, "STATIC_TOKEN") {
+		return fmt.Errorf("want STATIC_TOKEN (bearer.auth.token), not %q", safetext.Escape(v, 64))
+	}
+	return nil
 }
 
 func setBearer(c *Config, _ *propState, v string) error {
