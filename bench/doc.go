@@ -11,9 +11,9 @@
 //   - HambaStruct: github.com/hamba/avro/v2's struct codec on a hand-written
 //     struct of the same schema, filled once.
 //
-// It is a separate module (github.com/protoavro/protoavro/bench, which
-// replaces the library with the checkout it sits in) so that the benchmarks'
-// dependencies stay out of the library's go.mod. The package has no non-test code; the
+// It is a separate module (github.com/protoavro/protoavro/bench; the
+// repository's go.work builds it with the library of the checkout it sits
+// in) so that the benchmarks' dependencies stay out of the library's go.mod. The package has no non-test code; the
 // benchmarks are in bench_test.go and TestComparisons checks that every row
 // encodes the same datum. Run them with
 //

@@ -109,7 +109,9 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
 			return
 		}
 	}
-	if err != nil || within <= 0 || within >= or.MaxBlockDataSize() {
+	// A block of no records that holds data is damaged too
+	// (ocf.Reader.Decompress).
+	if err != nil || within <= 0 || within >= or.MaxBlockDataSize() || pb.b.Count == 0 && len(pb.data) > 0 {
 		pb.data, err = or.Decompress(pb.data[:0], pb.b)
 	}
 	if err != nil {

@@ -40,9 +40,10 @@ type ContainerOptions struct {
 	// Compression is the block codec; empty means null.
 	Compression Compression
 	// BlockSize is the uncompressed size at which a block is closed
-	// (default 256 KiB); a block is also closed at 65,536 records, and,
-	// for schemas with messages that take no bytes, before its empty
-	// messages exceed what a reader accepts in one block (docs/limits.md).
+	// (default 256 KiB); a block is also closed at 65,536 records, before
+	// its data would exceed [ocf.MaxBlockData] (54 MiB), and, for schemas
+	// with messages that take no bytes, before its empty messages exceed
+	// what a reader accepts in one block (docs/limits.md).
 	// Memory use grows with BlockSize × Workers.
 	BlockSize int
 	// Workers is the number of goroutines that transcode and compress

@@ -49,7 +49,7 @@
 // (none, -1, for a message given to Marshal, whose input is not bytes),
 // and wrapping one of the error classes ([ErrTruncated], [ErrMalformed],
 // [ErrUnknownEnum], [ErrOutOfRange], [ErrMissingRequired], [ErrTooDeep],
-// [ErrIncompatible]).
+// [ErrUnknownAnyType], [ErrIncompatible]).
 //
 // # Profiles
 //
@@ -76,8 +76,8 @@
 // # Errors
 //
 // Errors wrap one of the sentinel errors of this package ([ErrNameCollision],
-// [ErrInvalidName], [ErrUnsupported], [ErrInvalidOptions], [ErrInvalidSchema],
-// [ErrWrongType], the data classes above, and for container files
+// [ErrInvalidName], [ErrUnsupported], [ErrSchemaLimit], [ErrInvalidOptions],
+// [ErrInvalidSchema], [ErrWrongType], the data classes above, and for container files
 // [ErrNotContainer], [ErrClosed] and [ErrConcurrentUse]); test for them with
 // [errors.Is]. docs/design.md in the repository shows how a descriptor
 // becomes a plan, a schema and bytes.

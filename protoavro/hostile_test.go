@@ -617,6 +617,8 @@ func TestHostileBombs(t *testing.T) {
 		{"deflate garbage", "deflate", []byte("\xff\xfe\xfd garbage"), 1, ErrMalformed, 16 * mib, 0},
 		{"zstd garbage", "zstandard", []byte("\x28\xb5\x2f\xfd garbage"), 1, ErrMalformed, 16 * mib, 0},
 		{"snappy bad checksum", "snappy", append(compress(CompressionSnappy, hDatum(1))[:len(compress(CompressionSnappy, hDatum(1)))-1], 0), 1, ErrMalformed, 16 * mib, 0},
+		{"deflate: a block of no records holding data", "deflate", compress(CompressionDeflate, hDatum(1)), 0, ErrMalformed, 16 * mib, 0},
+		{"zstd: a block of no records holding data", "zstandard", compress(CompressionZstd, hDatum(1)), 0, ErrMalformed, 16 * mib, 0},
 		{"deflate 20 MiB at 1000x", "deflate", compress(CompressionDeflate, legit), int64(nLegit), nil, 200 * mib, nLegit},
 		{"zstd 20 MiB at 1000x", "zstandard", compress(CompressionZstd, legit), int64(nLegit), nil, 200 * mib, nLegit},
 	} {
@@ -659,6 +661,7 @@ func TestHostileCounts(t *testing.T) {
 		{name: "block sync marker wrong", file: append(rawBlock(header, 1, hDatum(1))[:len(header)+9], bytes.Repeat([]byte{'x'}, 16)...), class: ErrMalformed, contains: "sync"},
 		{name: "bytes left after the block's records", file: rawBlock(header, 1, append(hDatum(1), 7)), class: ErrMalformed, contains: "left after"},
 		{name: "fewer bytes than records", file: rawBlock(header, 2, hDatum(1)), class: ErrTruncated},
+		{name: "a block of no records holding data", file: rawBlock(rawBlock(header, 1, hDatum(1)), 0, hDatum(2)), class: ErrMalformed, contains: "0 records holds"},
 		{name: "array count MaxInt64", data: datum(func(b []byte) []byte { return appendLong(b, math.MaxInt64) }), class: ErrMalformed},
 		{name: "array count MinInt64", data: datum(func(b []byte) []byte { return appendLong(b, math.MinInt64) }), class: ErrMalformed},
 		{name: "array count negative, size MaxInt64", data: datum(func(b []byte) []byte { return appendLong(appendLong(b, -3), math.MaxInt64) }), class: ErrTruncated, contains: "block size"},

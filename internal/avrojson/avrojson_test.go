@@ -88,6 +88,12 @@ func TestJSONErrors(t *testing.T) {
 		{`{` + base + `,"u":{"int":1,"int":2}}`, `key "int" twice`},
 		{`{` + base + `,"u":{"ns.All":{` + base + `,"u":null,"n":null}}}`, `key "n" twice`},
 		{`{`, "JSON value"},
+		// encoding/json would read U+FFFD in place of what these hold.
+		{strings.Replace(`{`+base+`,"u":null}`, `"s":""`, "\"s\":\"a\xffb\"", 1), "not UTF-8 at byte"},
+		{strings.Replace(`{`+base+`,"u":null}`, `"s":""`, `"s":"\ud800"`, 1), `surrogate \ud800 at byte`},
+		{strings.Replace(`{`+base+`,"u":null}`, `"s":""`, `"s":"x\udc00"`, 1), `surrogate \udc00`},
+		{strings.Replace(`{`+base+`,"u":null}`, `"s":""`, `"s":"\ud800\u0041"`, 1), `surrogate \ud800`},
+		{strings.Replace(`{`+base+`,"u":null}`, `"m":{}`, `"m":{"\udbff":{"string":"a"}}`, 1), `surrogate \udbff`},
 	} {
 		_, err := AppendBinary(nil, s, []byte(c.in))
 		if err == nil || !errors.Is(err, ErrJSON) || !strings.Contains(err.Error(), c.want) {
@@ -629,5 +635,19 @@ func BenchmarkAppendDatumManyNames(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/field")
 		})
+	}
+}
+
+// TestSurrogatePairs: an escaped surrogate pair is one character, and an
+// escaped backslash before "u" starts no escape: both are read as written.
+func TestSurrogatePairs(t *testing.T) {
+	s := testutil.MustParseAvro(t, `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`)
+	bin, err := AppendBinary(nil, s, []byte(`{"s":"\ud83d\ude00 \\ud800 \\\ud83d\ude00"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "😀 \\ud800 \\😀"
+	if got := string(bin[1:]); got != want || int(bin[0]) != 2*len(want) {
+		t.Errorf("the string %q (length byte %d), want %q", got, bin[0], want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
@@ -36,6 +37,9 @@ func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return dst, 0, &Error{Offset: -1, Err: errors.Join(ErrJSON, errors.New("data after the JSON value"))}
 	}
+	if err := checkText(text); err != nil {
+		return dst, 0, &Error{Offset: -1, Err: err}
+	}
 	if key, off, ok := duplicateKey(text); ok {
 		// JSON readers keep different ones (Java Avro the first,
 		// encoding/json the last): the datum would be ambiguous.
@@ -47,6 +51,56 @@ func (c *Schema) AppendDatum(dst []byte, text []byte) ([]byte, int64, error) {
 		return dst, 0, err
 	}
 	return out, e.empty.N, nil
+}
+
+// checkText refuses text, valid JSON, that encoding/json would read with
+// U+FFFD in place of what it holds: bytes that are not UTF-8, and escaped
+// surrogates that are not a pair (\ud800 alone), which no string can hold
+// (an Avro string is UTF-8). The error names the byte offset in text.
+func checkText(text []byte) error {
+	if !utf8.Valid(text) {
+		for i := 0; i < len(text); {
+			r, n := utf8.DecodeRune(text[i:])
+			if r == utf8.RuneError && n == 1 {
+				return fmt.Errorf("%w: the JSON is not UTF-8 at byte %d", ErrJSON, i)
+			}
+			i += n
+		}
+	}
+	// A backslash is only ever inside a string of valid JSON, and starts
+	// an escape: \uXXXX, or a backslash and one character.
+	for i := 0; ; {
+		k := bytes.IndexByte(text[i:], '\\')
+		if k < 0 {
+			return nil
+		}
+		i += k
+		r, ok := escapedRune(text, i)
+		switch {
+		case !ok:
+			i += 2
+			continue
+		case utf16.IsSurrogate(r) && r < 0xdc00:
+			if lo, ok := escapedRune(text, i+6); ok && lo >= 0xdc00 && lo <= 0xdfff {
+				i += 12
+				continue
+			}
+			fallthrough
+		case utf16.IsSurrogate(r):
+			return fmt.Errorf("%w: the surrogate %s at byte %d of the JSON is not part of a pair; a string holds characters (UTF-8)", ErrJSON, text[i:i+6], i)
+		}
+		i += 6
+	}
+}
+
+// escapedRune returns the code unit of the escape \uXXXX at text[i:], if
+// there is one.
+func escapedRune(text []byte, i int) (rune, bool) {
+	if i+6 > len(text) || text[i] != '\\' || text[i+1] != 'u' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(text[i+2:i+6]), 16, 16)
+	return rune(v), err == nil
 }
 
 // duplicateKey returns the first key that an object of text, valid JSON,

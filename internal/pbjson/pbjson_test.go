@@ -13,7 +13,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/testutil"
@@ -652,5 +654,37 @@ func TestMapDuplicateKeyMemory(t *testing.T) {
 				t.Errorf("AppendJSON = %s, want %s", short(got), short(want))
 			}
 		})
+	}
+}
+
+// TestJSONNameNotUTF8: a json_name that is not UTF-8 (descriptors are
+// untrusted) makes no JSON key: the plan declines its type, as protojson
+// refuses to write it, rather than write a key that is not JSON.
+func TestJSONNameNotUTF8(t *testing.T) {
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name: proto.String("jn.proto"), Package: proto.String("jn"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("M"),
+			Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("a"), Number: proto.Int32(1), JsonName: proto.String("\xff\xfe"),
+				Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+			}},
+		}},
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		t.Skipf("protodesc refuses the json_name itself: %v", err)
+	}
+	md := fd.Messages().Get(0)
+	p := Compile(md, Options{})
+	if p.Supported() {
+		t.Fatal("the plan supports a type whose json_name is not UTF-8")
+	}
+	wire := []byte{0x08, 1}
+	if out, ok := p.AppendJSON(nil, wire); ok {
+		t.Fatalf("AppendJSON wrote %q", out)
+	}
+	if _, err := wantJSON(md, wire); err == nil {
+		t.Fatal("protojson writes the name: the plan need not decline")
 	}
 }

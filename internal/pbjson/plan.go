@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -173,7 +174,9 @@ func compileMessage(md protoreflect.MessageDescriptor, c map[protoreflect.FullNa
 	for i := range fields.Len() {
 		fd := fields.Get(i)
 		f := compileField(fd, c)
-		if f == nil {
+		if f == nil || !utf8.ValidString(fd.JSONName()) {
+			// A json_name that is not UTF-8 (descriptors are untrusted)
+			// is no JSON key: protojson refuses to write it.
 			mp.unsupported = true
 			return mp
 		}

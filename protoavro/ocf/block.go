@@ -24,6 +24,12 @@ const (
 	EmptyItemsPerByte  = limits.EmptyItemsPerByte
 )
 
+// MaxBlockData is the most decompressed data a [BlockBuilder] puts in one
+// block: with the largest expansion of any codec (snappy's, at most 32 +
+// n + n/6 bytes and its 4-byte checksum), the block stays within the
+// [DefaultMaxBlockSize] that readers accept, as stored and decompressed.
+const MaxBlockData = 54 << 20
+
 // BlockEmptyLimit returns the zero-size items that a block of dataLen
 // bytes of decompressed data may hold, its records included.
 func BlockEmptyLimit(dataLen int) int64 {
@@ -39,8 +45,8 @@ func BlockFits(count int64, dataLen int, empty int64) bool {
 
 // BlockBuilder gathers encoded records into blocks that protoavro's readers
 // accept: it closes a block when its data reaches the builder's size, at
-// [MaxBlockRecords] records, and before its zero-size items would exceed
-// [BlockEmptyLimit]. Each closed block goes to the emit function given to
+// [MaxBlockRecords] records, and before its data would exceed
+// [MaxBlockData] or its zero-size items [BlockEmptyLimit]. Each closed block goes to the emit function given to
 // [NewBlockBuilder], which typically compresses and writes it
 // ([Writer.WriteBlock]). A BlockBuilder must be used from one goroutine;
 // several may run at once.
@@ -73,15 +79,16 @@ func (b *BlockBuilder) Data() []byte { return b.data }
 // inside the datum, as readers count them (0 for a schema with no values
 // that take no bytes). When the block with the record would exceed the
 // bounds, the block without it is emitted first and the record starts the
-// next one. A record that no block can hold (too many zero-size items for
-// its size) is left out, and Add returns an error wrapping [ErrLimit]; the
-// builder stays usable. Errors of emit are returned as they are.
+// next one. A record that no block can hold (over [MaxBlockData] bytes, or
+// too many zero-size items for its size) is left out, and Add returns an
+// error wrapping [ErrLimit]; the builder stays usable. Errors of emit are
+// returned as they are.
 func (b *BlockBuilder) Add(data []byte, empty int64) error {
 	prev := len(b.data)
 	if len(data) < prev {
 		return fmt.Errorf("ocf: %w: BlockBuilder.Add given %d bytes, fewer than the %d of the block", ErrInvalidOptions, len(data), prev)
 	}
-	if BlockFits(b.count+1, len(data), b.empty+empty) {
+	if len(data) <= MaxBlockData && BlockFits(b.count+1, len(data), b.empty+empty) {
 		b.data, b.count, b.empty = data, b.count+1, b.empty+empty
 	} else {
 		// The block is full without the record: emit it, and start the
@@ -91,6 +98,10 @@ func (b *BlockBuilder) Add(data []byte, empty int64) error {
 			return err
 		}
 		n := copy(data, data[prev:])
+		if n > MaxBlockData {
+			b.data = data[:0]
+			return fmt.Errorf("%w: a datum of %d bytes exceeds the %d bytes of data that a block holds (docs/limits.md)", ErrLimit, n, MaxBlockData)
+		}
 		if !BlockFits(1, n, empty) {
 			b.data = data[:0]
 			return fmt.Errorf("%w: %d zero-size values in a datum of %d bytes exceed the %d that readers accept in a block (docs/limits.md)",

@@ -2,6 +2,7 @@ package ocf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -155,5 +156,58 @@ func TestBlockBuilderErrors(t *testing.T) {
 	b.Reset()
 	if b.Records() != 0 || len(b.Data()) != 0 {
 		t.Errorf("after Reset: %d records, %d bytes", b.Records(), len(b.Data()))
+	}
+}
+
+// TestBlockBuilderDataBound: however large the builder's size, a block
+// closes before its data would exceed MaxBlockData, and a block of
+// incompressible data under snappy, the codec that expands data most, stays
+// within what readers accept; a datum larger than MaxBlockData alone is
+// refused with ErrLimit and left out.
+func TestBlockBuilderDataBound(t *testing.T) {
+	// Incompressible records just over half of MaxBlockData: one a block.
+	rng := rand.New(rand.NewPCG(3, 4))
+	rec := make([]byte, MaxBlockData/2+8)
+	for i := 0; i+8 <= len(rec); i += 8 {
+		binary.LittleEndian.PutUint64(rec[i:], rng.Uint64())
+	}
+	var counts []int64
+	b := NewBlockBuilder(1<<30, func(count int64, data []byte) error {
+		counts = append(counts, count)
+		out, err := Snappy.Compress(nil, data)
+		if len(out) > DefaultMaxBlockSize {
+			t.Errorf("a block of %d bytes of data is %d bytes under snappy, over the %d readers accept", len(data), len(out), DefaultMaxBlockSize)
+		}
+		return err
+	})
+	for range 2 {
+		if err := b.Add(append(b.Data(), rec...), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Add(append(b.Data(), rec[:MaxBlockData/2-8]...), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(counts) != "[1 2]" {
+		t.Errorf("records per block %v, want [1 2]", counts)
+	}
+
+	var emitted int
+	b = NewBlockBuilder(0, func(int64, []byte) error { emitted++; return nil })
+	if err := b.Add(append(b.Data(), 1), 0); err != nil {
+		t.Fatal(err)
+	}
+	huge := append(b.Data(), make([]byte, MaxBlockData+1)...)
+	if err := b.Add(huge, 0); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "exceeds") {
+		t.Fatalf("a datum over MaxBlockData: %v, want ErrLimit", err)
+	}
+	if emitted != 1 || b.Records() != 0 {
+		t.Errorf("after the refusal: %d blocks emitted, %d records pending; want the first record's block alone", emitted, b.Records())
+	}
+	if err := b.Add(append(b.Data(), make([]byte, MaxBlockData)...), 0); err != nil || b.Records() != 1 {
+		t.Errorf("a datum of MaxBlockData: %v, %d records", err, b.Records())
 	}
 }

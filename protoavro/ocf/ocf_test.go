@@ -534,3 +534,55 @@ func TestOCFNilStreams(t *testing.T) {
 		t.Errorf("NewWriter(nil): %v, want ErrInvalidOptions", err)
 	}
 }
+
+// A block of no records holds no data: the writers refuse to write one that
+// does, and the reader refuses one, under every codec, whose data would
+// otherwise be skipped unread.
+func TestBlockOfNoRecordsHoldingData(t *testing.T) {
+	for _, codec := range allCodecs {
+		t.Run(string(codec), func(t *testing.T) {
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, WriterOptions{Schema: []byte(`"long"`), Codec: codec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteBlock(0, []byte{2}); !errors.Is(err, ErrMalformed) {
+				t.Errorf("WriteBlock(0, 1 byte) = %v, want ErrMalformed", err)
+			}
+			if err := w.WriteBlock(0, nil); err != nil {
+				t.Errorf("WriteBlock(0, no data) = %v", err)
+			}
+			compressed, err := codec.Compress(nil, []byte{2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = w.WriteRawBlock(0, compressed)
+			if codec == Null && !errors.Is(err, ErrMalformed) {
+				t.Errorf("WriteRawBlock(0, 1 byte) = %v, want ErrMalformed", err)
+			}
+			if codec != Null && err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if codec == Null { // the reader's side, as another writer could write it
+				buf.Write(appendLong(appendLong(nil, 0), int64(len(compressed))))
+				buf.Write(compressed)
+				buf.Write(w.sync[:])
+			}
+			r, err := NewReader(bytes.NewReader(buf.Bytes()), ReaderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := r.Next(); err != nil || b.Count != 0 || len(b.Data) != 0 {
+				t.Fatalf("the empty block: %+v, %v", b, err)
+			}
+			_, err = r.Next()
+			var oe *Error
+			if !errors.Is(err, ErrMalformed) || !errors.As(err, &oe) || oe.Block != 1 || !strings.Contains(err.Error(), "0 records holds 1 bytes") {
+				t.Fatalf("the block of no records holding data: %v, want ErrMalformed in block 1", err)
+			}
+		})
+	}
+}

@@ -601,9 +601,14 @@ func (or *Reader) MaxBlockDataSize() int { return or.opts.MaxBlockDataSize }
 // Decompress appends the data of b, a block from [Reader.NextRaw] of this
 // reader, decompressed to dst, within ReaderOptions.MaxBlockDataSize. It
 // may be called from several goroutines at once, on copies of the blocks'
-// data: the way to decompress blocks in parallel.
+// data: the way to decompress blocks in parallel. A block of no records
+// whose data is not empty is an error of class [ErrMalformed]: its bytes
+// would be lost unread.
 func (or *Reader) Decompress(dst []byte, b Block) ([]byte, error) {
 	out, err := or.h.Codec.Decompress(dst, b.Data, or.opts.MaxBlockDataSize)
+	if err == nil && b.Count == 0 && len(out) > len(dst) {
+		err = fmt.Errorf("%w: a block of 0 records holds %d bytes of data", ErrMalformed, len(out)-len(dst))
+	}
 	if err != nil {
 		return dst, &Error{Offset: b.Offset, Block: b.Index, Err: err}
 	}

@@ -112,10 +112,14 @@ func appendHeader(b []byte, meta map[string][]byte, sync [16]byte) []byte {
 func appendLong(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
 
 // WriteBlock compresses data, count encoded records, with the file's codec
-// and writes it as one block.
+// and writes it as one block. A block of no records holds no data: readers
+// refuse one that does.
 func (ow *Writer) WriteBlock(count int64, data []byte) error {
 	if err := ow.ready(); err != nil {
 		return err
+	}
+	if count == 0 && len(data) > 0 {
+		return fmt.Errorf("ocf: %w: a block of 0 records with %d bytes of data", ErrMalformed, len(data))
 	}
 	var err error
 	if ow.buf, err = ow.codec.Compress(ow.buf[:0], data); err != nil {
@@ -127,13 +131,19 @@ func (ow *Writer) WriteBlock(count int64, data []byte) error {
 
 // WriteRawBlock writes a block whose data, count records, is already
 // compressed with the file's codec: a block of another file with the same
-// codec, or one compressed with [Codec.Compress].
+// codec, or one compressed with [Codec.Compress]. A negative count, or
+// data that would make a block readers refuse ([Writer.WriteBlock]), is an error
+// of class [ErrMalformed]; the data of a block of no records can only be
+// checked uncompressed, under the null codec.
 func (ow *Writer) WriteRawBlock(count int64, compressed []byte) error {
 	if err := ow.ready(); err != nil {
 		return err
 	}
 	if count < 0 {
-		return fmt.Errorf("ocf: negative record count %d", count)
+		return fmt.Errorf("ocf: %w: negative record count %d", ErrMalformed, count)
+	}
+	if count == 0 && len(compressed) > 0 && (ow.codec == Null || ow.codec == "") {
+		return fmt.Errorf("ocf: %w: a block of 0 records with %d bytes of data", ErrMalformed, len(compressed))
 	}
 	var prefix [20]byte
 	p := appendLong(appendLong(prefix[:0], count), int64(len(compressed)))

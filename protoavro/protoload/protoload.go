@@ -13,10 +13,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/reporter"
 	"github.com/protoavro/protoavro/internal/limits"
+	"github.com/protoavro/protoavro/internal/safetext"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
@@ -35,6 +38,7 @@ func Compile(ctx context.Context, args, importPaths []string, setFiles *protoreg
 		resolver = protocompile.CompositeResolver{resolver, filesResolver(setFiles)}
 	}
 	resolver = protocompile.WithStandardImports(resolver)
+	resolver = checkedPaths(resolver)
 
 	var names []string
 	for _, arg := range args {
@@ -244,6 +248,38 @@ func (c *errorCollector) summary() error {
 	default:
 		return fmt.Errorf("%w (and %d more errors)", c.errs[0], n-1)
 	}
+}
+
+// checkedPaths refuses, before r looks for it, a file path that protoc
+// refuses in an import (a path relative to the import paths, with no
+// empty, "." or ".." element and no backslash: an import cannot name a
+// file outside the import paths), or that holds control characters or
+// bytes that are not UTF-8; the error quotes the path escaped.
+func checkedPaths(r protocompile.Resolver) protocompile.Resolver {
+	return protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
+		if why := badPath(path); why != "" {
+			return protocompile.SearchResult{}, fmt.Errorf("proto file %s: %s", safetext.Quote(path, 256), why)
+		}
+		return r.FindFileByPath(path)
+	})
+}
+
+// badPath says why path is not a path an import may name, or "".
+func badPath(path string) string {
+	switch {
+	case !utf8.ValidString(path) || strings.ContainsFunc(path, unicode.IsControl):
+		return "holds control characters or bytes that are not UTF-8"
+	case strings.ContainsRune(path, '\\'):
+		return "holds a backslash; imports are separated by /"
+	case strings.HasPrefix(path, "/"):
+		return "is absolute; imports are relative to the import paths (-I)"
+	}
+	for _, elem := range strings.Split(path, "/") {
+		if elem == "" || elem == "." || elem == ".." {
+			return `holds an empty, "." or ".." element; imports are relative to the import paths (-I), within them`
+		}
+	}
+	return ""
 }
 
 // boundedAccessor opens a .proto source for protocompile, which reads it

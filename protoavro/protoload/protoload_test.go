@@ -61,3 +61,51 @@ func TestCompileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestImportPaths: an import that names a file outside the import paths,
+// as protoc refuses it, or a name with control characters, is refused
+// before any file is opened, the name quoted escaped; the file outside
+// exists, so a resolver that opened it would compile.
+func TestImportPaths(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "protos")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		filepath.Join(root, "outside.proto"): `syntax = "proto3"; message S {}`,
+		filepath.Join(dir, "inside.proto"):   `syntax = "proto3"; message I {}`,
+	} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ imp, want string }{
+		{"../outside.proto", `".." element`},
+		{"sub/../../outside.proto", `".." element`},
+		{"./inside.proto", `"." or ".." element`},
+		{"sub//inside.proto", `empty`},
+		{filepath.Join(root, "outside.proto"), "absolute"},
+		{`sub\\..\\..\\outside.proto`, "backslash"},
+		{"\x1b[2Jinside.proto", "control characters"},
+	} {
+		text := "syntax = \"proto3\";\nimport \"" + tc.imp + "\";\nmessage A {}\n"
+		if err := os.WriteFile(filepath.Join(dir, "a.proto"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Compile(context.Background(), []string{"a.proto"}, []string{dir}, nil, false)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("import %q: %v, want an error saying %q", tc.imp, err, tc.want)
+			continue
+		}
+		if strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("import %q: the error holds the raw bytes: %q", tc.imp, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.proto"), []byte("syntax = \"proto3\";\nimport \"inside.proto\";\nmessage A { I i = 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compile(context.Background(), []string{"a.proto"}, []string{dir}, nil, false); err != nil {
+		t.Errorf("an import within the import path: %v", err)
+	}
+}
