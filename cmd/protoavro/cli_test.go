@@ -271,7 +271,7 @@ func TestDescriptorsFlag(t *testing.T) {
 		}
 		r := runIO(t, nil, "decode", out)
 		if mode == "none" {
-			wantRun(t, r, 1, "no embedded protobuf type")
+			wantRun(t, r, 2, "has no embedded protobuf type (it was written with encode --descriptors none, or by another program): give its message type with -m")
 			r = runIO(t, nil, append([]string{"decode", out}, typeArgs...)...)
 		}
 		if r.code != 0 {

@@ -18,7 +18,9 @@ import (
 
 	"github.com/protoavro/protoavro/internal/anytype"
 	"github.com/protoavro/protoavro/internal/pbjson"
+	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // decodeCommand is "protoavro decode": an Avro container file to protobuf
@@ -38,17 +40,20 @@ var decodeUsage = `Usage: protoavro decode [--in FILE|-]... [FILE.avro...] [--ou
 
 Convert Avro Object Container Files to a stream of protobuf messages.
 
-Inputs are the --in files and the arguments that do not end in .proto, in
-order; glob patterns (*, ?, [...]) are expanded; none, or "-", is standard
-input. Their records go to one output, in order. Input compressed with gzip
-or zstd is decompressed.
+Inputs are the --in files, in the order given, then the arguments that do
+not end in .proto, in the order given; glob patterns (*, ?, [...]) are
+expanded; none, or "-", is standard input. Their records go to one output,
+in that order. Input compressed with gzip or zstd is decompressed.
 
 Without type flags the records are read as the message type embedded in the
-file by "protoavro encode" (no .proto files needed). With -m (and .proto
-files or --descriptor-set) they are read into that message type instead,
+file by "protoavro encode" (no .proto files needed); every input must then
+embed the same type (by full name), as one output holds one type. A file
+without one (encode --descriptors none) needs -m. With -m (and .proto files
+or --descriptor-set) the records are read into that message type instead,
 for example a newer version of it: Avro's schema resolution fills fields
 the file lacks with their defaults and drops fields the type lacks. That is
-also how to read a container file written by another program.
+also how to read a container file written by another program, and how to
+read files of different versions of a type into one output.
 
 Output formats:
   delimited  Length-delimited protobuf: each message preceded by its size as
@@ -79,9 +84,13 @@ Flags:
                          device or a FIFO is written in place.
   --format FORMAT        Output format: delimited (default) or jsonl.
 ` + strings.Replace(typeFlagsUsage, "                         Required.\n",
-	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + mappingFlagsUsage + `  (Mapping flags)        Without them the options recorded in the file are
-                         used; with -m they choose the reader's mapping
-                         (the file's schema is resolved against it).
+	"                         Optional: without it the type embedded in the\n                         file is used.\n", 1) + mappingFlagsUsage + `  (Mapping flags)        Without them the records are read with the mapping
+                         recorded in the file, which gives the messages as
+                         they were written. With -m they choose the mapping
+                         of its type (the file's schema is resolved against
+                         it); without -m they are refused, except
+                         --unknown-enums, which applies either way and,
+                         given alone, keeps the file's mapping.
   --workers N            Goroutines that decompress and decode blocks, and
                          that format records, at most 1024. Default:
                          GOMAXPROCS (the number of CPUs).
@@ -131,18 +140,26 @@ func runDecode(args []string, std stdio) error {
 	}
 	// The mapping options are the file's (recorded by encode), unless mapping
 	// flags choose the reader's: with -m, the type is read by them, resolving
-	// the file's schema; --unknown-enums applies either way.
+	// the file's schema. --unknown-enums alone keeps the file's mapping.
 	ropts.FileOptions = true
 	if sf.mapping.given() {
+		reader := readerMappingFlags(&sf.mapping)
+		if len(reader) > 0 && !explicit {
+			verb := "needs"
+			if len(reader) > 1 {
+				verb = "need"
+			}
+			return usage.Errorf("%s %s -m: without it the records are read with the mapping recorded in the file, which gives the messages as they were written (of the mapping flags, only --unknown-enums applies)", strings.Join(reader, ", "), verb)
+		}
 		if ropts.Options, err = sf.mapping.options(""); err != nil {
 			return err
 		}
-		ropts.FileOptions = !explicit
+		ropts.FileOptions = len(reader) == 0
 	}
 	ropts.Options.AnyResolver = resolver
 	ropts.Workers = workers.n
 	start := time.Now()
-	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std, resolver: resolver}
+	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std, resolver: resolver, embedded: !explicit}
 	if d.rejects, err = sf.openRejects(std); err != nil {
 		return err
 	}
@@ -203,6 +220,24 @@ type decoder struct {
 	skippedRecords, skippedBlocks, skippedBytes int64
 	// firstBad is the first error skipped.
 	firstBad error
+	// embedded is set when the records are read as the type embedded in
+	// each file (no -m); typeName and typeFile are then the type of the
+	// first input and its name, which every other input must embed too.
+	embedded           bool
+	typeName, typeFile string
+}
+
+// readerMappingFlags returns the mapping flags given that choose the
+// reader's mapping: all of them but --unknown-enums, which is a policy of
+// the reading, not part of the schema.
+func readerMappingFlags(m *mappingFlags) []string {
+	var flags []string
+	for _, f := range mappingFlagNames {
+		if _, ok := m.set[f.key]; ok && f.key != "enums" {
+			flags = append(flags, "--"+f.flag)
+		}
+	}
+	return flags
 }
 
 // decodeInput decodes the container file at path.
@@ -212,9 +247,28 @@ func (d *decoder) decodeInput(path string, ropts protoavro.ReaderOptions) (proto
 		return "", err
 	}
 	defer in.close()
-	cr, err := protoavro.NewContainerReader(in.r, ropts)
+	// The header first: without -m, a file must embed its message type,
+	// the same as the other inputs'. (The defaults of ocf.ReaderOptions are
+	// the limits of protoavro.NewContainerReader.)
+	or, err := ocf.NewReader(in.r, ocf.ReaderOptions{})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", in.name, err)
+	}
+	meta := or.Header().Metadata
+	if d.embedded && (meta[protoavro.MetaMessage] == nil || meta[protoavro.MetaDescriptors] == nil) {
+		return "", usage.Errorf("%s has no embedded protobuf type (it was written with encode --descriptors none, or by another program): give its message type with -m and the .proto files or --descriptor-set that define it", in.name)
+	}
+	cr, err := protoavro.NewContainerReaderFrom(or, ropts)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", in.name, stripPrefix(err))
+	}
+	if d.embedded {
+		name := string(cr.MessageType().Descriptor().FullName())
+		if d.typeFile == "" {
+			d.typeName, d.typeFile = name, in.name
+		} else if name != d.typeName {
+			return "", usage.Errorf("%s embeds message type %s, but %s embeds %s: one output holds one type; decode them separately, or give -m to read them all as one type", in.name, name, d.typeFile, d.typeName)
+		}
 	}
 	base, records0 := d.bytesIn, d.records
 	err = d.decodeRecords(cr, in.name, func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -51,10 +53,11 @@ Convert a stream of protobuf messages of one type to an Avro Object
 Container File. The file embeds the Avro schema, the message's descriptors
 and the mapping options, so "protoavro decode" needs no .proto files.
 
-Inputs are the --in files and the arguments that do not end in .proto, in
-order; glob patterns (*, ?, [...]) are expanded; none, or "-", is standard
-input. Their records go to one output, in order. Input compressed with gzip
-or zstd is decompressed (told by its first bytes).
+Inputs are the --in files, in the order given, then the arguments that do
+not end in .proto, in the order given; glob patterns (*, ?, [...]) are
+expanded; none, or "-", is standard input. Their records go to one output,
+in that order. Input compressed with gzip or zstd is decompressed (told by
+its first bytes).
 
 Input formats:
   delimited  Length-delimited protobuf: each message preceded by its size as
@@ -95,6 +98,9 @@ Flags:
                          CPUs).
   --block-size BYTES     Uncompressed size at which a block is closed, e.g.
                          262144, 256K or 1M; at most 64M. Default 256K.
+                         Whatever the size, a block is closed before its
+                         data would exceed 54 MiB, so that readers, which
+                         accept 64 MiB, read it (docs/limits.md).
 ` + mappingFlagsUsage + `  --descriptors MODE     Protobuf descriptors embedded in the file, which let
                          decode work without .proto files: stripped (the
                          default: the message's file and all its imports,
@@ -103,8 +109,9 @@ Flags:
                          then needs -m).
   --shard-records N      Write the output as shards of at most N records,
                          each a complete container file named by --out with
-                         its number: a %d verb in it (out-%03d.avro), or
-                         else "-NNNNN" before the extension (out-00000.avro).
+                         its number: a decimal verb in it, %d or %0Nd
+                         (out-%03d.avro), or else "-NNNNN" before the
+                         extension (out-00000.avro).
                          The shards of an earlier run numbered past this
                          run's last one are removed.
   --shard-size BYTES     Start a new shard once one reaches BYTES, with an
@@ -649,7 +656,7 @@ func (e *encoder) encodeInput(path string) error {
 	}
 	defer in.close()
 	mark := inputMark{name: in.name, first: e.given}
-	head, _ := in.r.Peek(4096)
+	head, _ := in.r.Peek(headSize)
 	sniffed := records.Sniff(head)
 	format := formatDelimited
 	switch {
@@ -657,7 +664,7 @@ func (e *encoder) encodeInput(path string) error {
 		format = *e.format
 		if format == formatDelimited && sniffed == records.FormatJSONLines {
 			mark.hint = "the input looks like JSON Lines: give --format jsonl"
-		} else if format == formatJSONL && sniffed == records.FormatDelimited {
+		} else if format == formatJSONL && looksBinary(head) {
 			mark.hint = "the input looks like binary protobuf, not JSON: give --format delimited"
 		}
 	case sniffed == records.FormatJSONLines:
@@ -679,6 +686,43 @@ func (e *encoder) encodeInput(path string) error {
 		return fmt.Errorf("%s: %w", in.name, err)
 	}
 	return e.inputError(err)
+}
+
+// headSize is how much of an input encode looks at to tell its format.
+const headSize = 4096
+
+// looksBinary reports whether head, the first bytes of an input, looks
+// like binary data rather than JSON Lines: before its first line that is a
+// JSON object, a line has bytes that JSON text cannot hold (control
+// characters other than tab, carriage return and line feed, or bytes that
+// are not UTF-8; a character cut at the end of the window is not counted).
+// The lines before it may be text: the length prefix of a protobuf record
+// can be a digit or a letter followed by a line feed, the tag of its
+// first field. A JSON array, or bad JSON text, is not binary.
+func looksBinary(head []byte) bool {
+	full := len(head) >= headSize
+	for rest := head; len(rest) > 0; {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+			return false
+		}
+		for len(line) > 0 {
+			r, size := utf8.DecodeRune(line)
+			if r == utf8.RuneError && size <= 1 {
+				if full && len(rest) == 0 && !utf8.FullRune(line) {
+					break
+				}
+				return true
+			}
+			if r < 0x20 && r != '\t' && r != '\r' {
+				return true
+			}
+			line = line[size:]
+		}
+	}
+	return false
 }
 
 // inputError adds the name of the current input (with several inputs)
@@ -794,7 +838,15 @@ func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 		if u, ok := anytype.InJSON(text, e.resolver); ok {
 			return dst, unknownAny(u)
 		}
-		return dst, protoError(err, e.otlp)
+		perr := protoError(err, e.otlp)
+		// protojson reads a lone surrogate escape as text cut short, or
+		// blames the escape after it: say what it is, and where.
+		if msg := perr.Error(); msg == "unexpected EOF" || strings.Contains(msg, "invalid escape code") {
+			if col, esc, ok := loneSurrogate(text); ok {
+				return dst, fmt.Errorf("syntax error (column %d): %s in a string is a lone UTF-16 surrogate: a character above U+FFFF is escaped as a pair, \\uD800-\\uDBFF then \\uDC00-\\uDFFF", col, esc)
+			}
+		}
+		return dst, perr
 	case len(e.otlp) > 0:
 		// A hex ID that protojson took for base64 has wrong bytes.
 		if err := checkHexIDs(m, e.otlp); err != nil {
@@ -802,6 +854,63 @@ func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 		}
 	}
 	return proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
+}
+
+// loneSurrogate finds the first \u escape in a string of the JSON text
+// that is half of a UTF-16 surrogate pair without the other half, which
+// protobuf JSON refuses (it is no Unicode character). It returns the
+// escape's column (from 1, in bytes) and the escape; ok is false when
+// there is none, or when a bad escape comes before it.
+func loneSurrogate(text []byte) (col int, esc string, ok bool) {
+	inString := false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString:
+			if i+1 < len(text) && strings.IndexByte(`"\\/bfnrt`, text[i+1]) >= 0 {
+				i++
+				continue
+			}
+			r, ok := hexEscape(text[i:])
+			if !ok {
+				return 0, "", false // a bad escape comes first
+			}
+			switch {
+			case r >= 0xD800 && r < 0xDC00:
+				if low, ok := hexEscape(text[i+6:]); ok && low >= 0xDC00 && low < 0xE000 {
+					i += 11
+					continue
+				}
+				return i + 1, string(text[i : i+6]), true
+			case r >= 0xDC00 && r < 0xE000:
+				return i + 1, string(text[i : i+6]), true
+			}
+			i += 5
+		}
+	}
+	return 0, "", false
+}
+
+// hexEscape reads a \uXXXX escape at the start of b.
+func hexEscape(b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // onBadRecord is the writer's OnBadRecord with --skip-bad: it counts the

@@ -196,10 +196,18 @@ func expandInputs(args []string, flag string) ([]string, error) {
 // expandGlobs returns args with each glob pattern (with *, ? or [) that is
 // not itself a file replaced by the files it matches, in order; other args,
 // "-" included, are kept. A pattern that matches nothing, or is malformed,
-// is a [usage.Error] naming flag (the flag or command that took it).
+// is a [usage.Error] naming flag (the flag or command that took it), and so
+// is "-" given twice: standard input can be read only once.
 func expandGlobs(args []string, flag string) ([]string, error) {
 	var out []string
+	stdin := false
 	for _, a := range args {
+		if a == "-" {
+			if stdin {
+				return nil, usage.Errorf("%s: standard input (-) is given twice; it can be read only once", flag)
+			}
+			stdin = true
+		}
 		if a == "-" || !strings.ContainsAny(a, "*?[") {
 			out = append(out, a)
 			continue

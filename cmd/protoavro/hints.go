@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -32,8 +33,9 @@ func unknownAny(u anytype.Unknown) error {
 
 // jsonShapeHint returns the hint for an input whose first bytes (head) are
 // JSON but not JSON Lines: a JSON array of objects, or a JSON document
-// spread over lines (pretty-printed), whose first line is not a whole
-// object. It returns "" for anything else.
+// spread over lines (pretty-printed), whose first line is the start of an
+// object that goes on (not a whole object, and no syntax error). It returns
+// "" for anything else.
 func jsonShapeHint(head []byte) string {
 	t := bytes.TrimLeft(head, " \t\r\n")
 	if len(t) == 0 {
@@ -47,11 +49,18 @@ func jsonShapeHint(head []byte) string {
 		}
 	case '{':
 		line, _, complete := bytes.Cut(t, []byte("\n"))
-		if complete && records.Sniff(t) == records.FormatJSONLines && !json.Valid(line) {
+		if complete && records.Sniff(t) == records.FormatJSONLines && unfinished(line) {
 			return "the input looks like a JSON document over several lines: JSON Lines has one object per line (jq -c . writes them)"
 		}
 	}
 	return ""
+}
+
+// unfinished reports whether line is JSON that ends before its value does:
+// the first line of a pretty-printed document.
+func unfinished(line []byte) bool {
+	var v json.RawMessage
+	return errors.Is(json.NewDecoder(bytes.NewReader(line)).Decode(&v), io.ErrUnexpectedEOF)
 }
 
 // hexIDFields returns the bytes fields that md reaches whose names end in

@@ -40,10 +40,14 @@ followed by the compression and the decompressed size. In the JSON
 output these are "size" (absent when unknown), "compression" and
 "decompressed_size".
 
-Files written by protoavro are read completely: every record is decoded,
-so a damaged file is reported. Files without an embedded protobuf type
-(written by other programs) are checked block by block, and their records
-counted from the block headers, without being decoded.
+Every file's header is checked: its schema must parse and its codec must
+be one protoavro reads (null, deflate, snappy, zstandard). Files written by
+protoavro are read completely: every block is decompressed and every record
+decoded, so a damaged file is reported. Files without an embedded protobuf
+type (written by other programs) are checked block by block (the block
+sizes, counts and sync markers), and their records counted from the block
+headers; their blocks are neither decompressed nor decoded, so damage
+inside a block's data is not seen (tojson reads every record).
 
 Flags:
   --json                 One JSON object per file, on one line each, with
@@ -52,9 +56,13 @@ Flags:
                          output, a "schema" member in the JSON output).
   -h, --help             Print this help.
 
-Exit status is 0 when every file is sound, 1 when one is damaged or
-unreadable (what could be read is still described), and 2 for a bad
-command line or a file that cannot be opened.
+File names, metadata and schema text are printed with control and format
+characters escaped (\u escapes in JSON strings), other text as it is.
+
+Exit status is 0 when every file passes these checks, 1 when one is
+damaged or unreadable, an invalid schema or an unsupported codec included
+(what could be read is still described), and 2 for a bad command line or
+a file that cannot be opened.
 `
 
 // runInspect implements "protoavro inspect".
@@ -88,7 +96,7 @@ func runInspect(args []string, std stdio) error {
 				if i > 0 {
 					_, _ = io.WriteString(out, "\n")
 				}
-				werr = info.print(out, err != nil, *withSchema)
+				werr = info.print(out, *withSchema)
 			}
 			if werr != nil {
 				return werr
@@ -129,7 +137,17 @@ func inspectFile(path string, std stdio) (*inspection, error) {
 		info.size = or.Offset() // a pipe: the bytes read
 	}
 	if err != nil {
+		info.incomplete = true
 		return info, fmt.Errorf("%s: %w", in.name, stripPrefix(err))
+	}
+	// The header, read whole, may still be unusable: its blocks, read
+	// as stored, may be sound.
+	if _, err := protoavro.ParseSchema(or.Header().Schema); err != nil {
+		return info, fmt.Errorf("%s: avro.schema: %w", in.name, stripPrefix(err))
+	}
+	if c := or.Header().Codec; !c.Supported() {
+		return info, fmt.Errorf("%s: avro.codec: %w %s (protoavro reads null, deflate, snappy and zstandard)",
+			in.name, ocf.ErrUnsupportedCodec, safetext.Quote(string(c), 100))
 	}
 	return info, nil
 }
@@ -148,6 +166,9 @@ type inspection struct {
 	decoded      bool // records were decoded, not only counted
 	blocks       int64
 	records      int64
+	// incomplete says that reading stopped at an error, so the counts
+	// are those before it.
+	incomplete bool
 }
 
 // readRecords decodes every record of a file written by protoavro.
@@ -186,9 +207,8 @@ func (info *inspection) walkBlocks(or *ocf.Reader) error {
 }
 
 // print writes the description, with the schema when withSchema is set.
-// incomplete says that reading stopped at an error, so the counts are
-// those before it.
-func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
+func (info *inspection) print(w io.Writer, withSchema bool) error {
+	incomplete := info.incomplete
 	meta := info.header.Metadata
 	// Metadata is untrusted: escaped and bounded before it reaches a terminal.
 	text := func(key, missing string) string {
@@ -251,7 +271,7 @@ func (info *inspection) print(w io.Writer, incomplete, withSchema bool) error {
 		// else the raw text, escaped and cut.
 		if s, err := protoavro.ParseSchema(schemaJSON); err == nil {
 			pretty, _ := s.JSON()
-			b.Write(bytes.TrimSpace(pretty))
+			b.Write(safeJSON(bytes.TrimSpace(pretty)))
 		} else {
 			b.WriteString(safetext.Escape(string(schemaJSON), 4096))
 		}
@@ -318,15 +338,13 @@ func (info *inspection) printJSON(w io.Writer, failure error, withSchema bool) e
 	if c, ok := meta["avro.codec"]; ok {
 		j.Codec = string(c)
 	}
-	if s, err := protoavro.ParseSchema(info.header.Schema); err == nil {
+	if s, err := protoavro.ParseSchema(info.header.Schema); err == nil { // else failure says why
 		j.SchemaName = s.FullName()
 		j.Fingerprint = fmt.Sprintf("%016x", s.Fingerprint())
 		j.SHA256 = fmt.Sprintf("%x", s.SHA256())
 		if withSchema {
 			j.Schema = info.header.Schema
 		}
-	} else if j.Error == "" {
-		j.Error = "invalid schema: " + errorLine(err)
 	}
 	for k, v := range meta {
 		m := metadataJSON{Size: len(v)}
@@ -342,7 +360,9 @@ func (info *inspection) printJSON(w io.Writer, failure error, withSchema bool) e
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(line, '\n'))
+	// The names, metadata and schema read from the file, as JSON escapes
+	// where they would act on a terminal.
+	_, err = w.Write(append(safeJSON(line), '\n'))
 	return err
 }
 

@@ -14,11 +14,12 @@ func TestJSONShapeHints(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"r.proto":      "syntax = \"proto3\";\npackage shape;\nmessage R { int32 n = 1; string s = 2; }\n",
-		"array.json":   "[\n  {\"n\": 1},\n  {\"n\": 2}\n]\n",
-		"compact.json": "[{\"n\":1},{\"n\":2}]",
-		"pretty.json":  "{\n  \"n\": 1,\n  \"s\": \"x\"\n}\n",
-		"bad.jsonl":    "{\"n\":1}\n{\"n\":\"x\"}\n",
+		"r.proto":        "syntax = \"proto3\";\npackage shape;\nmessage R { int32 n = 1; string s = 2; }\n",
+		"array.json":     "[\n  {\"n\": 1},\n  {\"n\": 2}\n]\n",
+		"compact.json":   "[{\"n\":1},{\"n\":2}]",
+		"pretty.json":    "{\n  \"n\": 1,\n  \"s\": \"x\"\n}\n",
+		"bad.jsonl":      "{\"n\":1}\n{\"n\":\"x\"}\n",
+		"badfirst.jsonl": "{\"s\":\"\\x\"}\n{\"n\":1}\n",
 	})
 	typeFlags := []string{"-I", dir, "-m", "shape.R", "r.proto"}
 	const arrayHint = "the input looks like a JSON array: encode reads JSON Lines, one object per line (jq -c '.[]' writes them)"
@@ -37,11 +38,13 @@ func TestJSONShapeHints(t *testing.T) {
 		args := append(append(append([]string{"encode"}, typeFlags...), c.format...), "--in", filepath.Join(dir, c.in), "--out", filepath.Join(dir, "out.avro"))
 		wantRun(t, runCmd(t, args...), 1, c.hint)
 	}
-	r := runCmd(t, append(append([]string{"encode"}, typeFlags...), "--in", filepath.Join(dir, "bad.jsonl"), "--out", filepath.Join(dir, "out.avro"))...)
-	wantRun(t, r, 1, "record 1")
-	for _, h := range []string{arrayHint, docHint} {
-		if strings.Contains(r.stderr, h) {
-			t.Errorf("JSON Lines with a bad record: %q has the hint %q", r.stderr, h)
+	for _, c := range []struct{ in, want string }{{"bad.jsonl", "record 1"}, {"badfirst.jsonl", "record 0"}} {
+		r := runCmd(t, append(append([]string{"encode"}, typeFlags...), "--in", filepath.Join(dir, c.in), "--out", filepath.Join(dir, "out.avro"))...)
+		wantRun(t, r, 1, c.want)
+		for _, h := range []string{arrayHint, docHint} {
+			if strings.Contains(r.stderr, h) {
+				t.Errorf("JSON Lines with a bad record (%s): %q has the hint %q", c.in, r.stderr, h)
+			}
 		}
 	}
 }

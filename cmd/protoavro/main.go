@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
 )
@@ -181,14 +182,21 @@ func topUsage() string {
 	return b.String()
 }
 
+// maxErrorLine bounds the line errorLine renders, in bytes.
+const maxErrorLine = 8 << 10
+
 // errorLine renders err as the single line printed after "protoavro: ". It
 // drops the "protoavro: " prefix that library errors carry and folds line
-// breaks, so that every failure prints exactly one line. A google.protobuf.Any
-// of an unknown type gets the hint that says how to make it known.
+// breaks, so that every failure prints exactly one line. Untrusted text in
+// the message (file names, names and values read from files) is escaped
+// (safetext.Escape: control and format characters and invalid UTF-8,
+// other text as it is) and the line cut to maxErrorLine bytes, so that
+// nothing in it acts on a terminal. A google.protobuf.Any of an unknown type
+// gets the hint that says how to make it known.
 func errorLine(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "protoavro: ")
 	if errors.Is(err, protoavro.ErrUnknownAnyType) {
 		msg += " (" + anyHint + ")"
 	}
-	return strings.Join(strings.Fields(msg), " ")
+	return safetext.Escape(strings.Join(strings.Fields(msg), " "), maxErrorLine)
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 	"github.com/twmb/avro"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -153,4 +155,37 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestErrorLineEscapes: file names and text read from files reach the
+// error line escaped (ESC, BEL, a C1 CSI, a right-to-left override), with
+// legitimate non-ASCII text as it is, and so do the file names of count's
+// output; an error line is bounded.
+func TestErrorLineEscapes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	escapes := []string{`\x1b[2J`, `\a`, `\u009b`, `\u202e`}
+	missing := filepath.Join(dir, "missing"+hostileText+".avro")
+	r := runCmd(t, "tojson", missing)
+	wantRun(t, r, exitUsage, "missing")
+	wantEscaped(t, "tojson of a missing file", r.stderr, escapes...)
+
+	notAvro := filepath.Join(dir, "text"+hostileText+".avro")
+	if err := os.WriteFile(notAvro, []byte("not a container file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCmd(t, "count", notAvro)
+	wantRun(t, r, exitData, "not an Avro container file")
+	wantEscaped(t, "count of a damaged file", r.stderr, escapes...)
+
+	good := writeContainer(t, filepath.Join(dir, "good"+hostileText+".avro"), `"long"`, ocf.Null, nil, testBlock{1, []byte{2}})
+	r = runCmd(t, "count", good, good)
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 3 {
+		t.Errorf("count: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	wantEscaped(t, "count of two files", r.stdout, escapes...)
+
+	if line := errorLine(errors.New(strings.Repeat("é", 1<<20))); len(line) > maxErrorLine+32 {
+		t.Errorf("an error of 2 MiB prints as %d bytes", len(line))
+	}
 }

@@ -27,11 +27,14 @@ var kafkaCommand = &command{
 
 Runs protoavro-kafka with the arguments: Confluent-framed records, a Schema
 Registry, and a protobuf-topic to Avro-topic bridge. protoavro-kafka -h lists
-its commands. Install it with
+its commands. Until a release is tagged, install it from a checkout of the
+repository, in its root directory:
+
+  go install ./kafka/cmd/protoavro-kafka
+
+Once a version is tagged, install it by module path and version:
 
   go install github.com/protoavro/protoavro/kafka/cmd/protoavro-kafka@latest
-
-(or, in a clone of the repository: cd kafka && go install ./cmd/protoavro-kafka).
 `,
 	run: runKafka,
 }
@@ -47,9 +50,9 @@ func findKafkaPlugin() (string, error) {
 	}
 	p, err := exec.LookPath(kafkaPlugin)
 	if err != nil {
-		return "", usage.Errorf("kafka: %s is not installed (not next to protoavro, nor on PATH); install it with\n"+
-			"  go install github.com/protoavro/protoavro/kafka/cmd/protoavro-kafka@latest\n"+
-			"or, in a clone of the repository: cd kafka && go install ./cmd/protoavro-kafka", kafkaPlugin)
+		return "", usage.Errorf("kafka: %s is not installed (not next to protoavro, nor on PATH); install it in the root directory "+
+			"of a checkout of the repository with: go install ./kafka/cmd/protoavro-kafka "+
+			"(once a version is tagged: go install github.com/protoavro/protoavro/kafka/cmd/protoavro-kafka@latest)", kafkaPlugin)
 	}
 	return p, nil
 }

@@ -41,7 +41,25 @@ func TestKafkaPlugin(t *testing.T) {
 	if code := run([]string{"kafka", "bridge"}, strings.NewReader(""), &out, &errb); code != exitUsage {
 		t.Errorf("missing plugin: exit %d", code)
 	}
-	if !strings.Contains(errb.String(), "protoavro-kafka is not installed") || !strings.Contains(errb.String(), "go install") {
+	if !strings.Contains(errb.String(), "protoavro-kafka is not installed") {
 		t.Errorf("missing plugin: stderr %q", errb.String())
+	}
+	// Until a version is tagged, the install from a checkout comes first.
+	for where, text := range map[string]string{"error": errb.String(), "help": kafkaCommand.usage} {
+		checkout := strings.Index(text, "go install ./kafka/cmd/protoavro-kafka")
+		tagged := strings.Index(text, "go install github.com/protoavro/protoavro/kafka/cmd/protoavro-kafka@")
+		if checkout < 0 || tagged < 0 || checkout > tagged {
+			t.Errorf("%s: want the install from a checkout, then by version: %q", where, text)
+		}
+	}
+}
+
+// TestKafkaInstallPath checks that the path the install hint gives from
+// the root of a checkout is the protoavro-kafka command.
+func TestKafkaInstallPath(t *testing.T) {
+	t.Parallel()
+	main, err := os.ReadFile(filepath.Join("..", "..", "kafka", "cmd", kafkaPlugin, "main.go"))
+	if err != nil || !strings.Contains(string(main), "package main") {
+		t.Errorf("kafka/cmd/%s/main.go: %v", kafkaPlugin, err)
 	}
 }

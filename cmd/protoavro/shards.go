@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/usage"
 )
 
@@ -23,7 +24,7 @@ import (
 // records only.
 type shardSet struct {
 	// out is --out; pattern is the fmt format of a shard's name, with one
-	// integer verb (for one file, out itself).
+	// decimal verb (checkShardPattern; for one file, out itself).
 	out, pattern string
 	sharded      bool
 	// records and size are the limits of one shard, 0 for none.
@@ -37,7 +38,7 @@ type shardSet struct {
 }
 
 // newShardSet returns the output named by --out out. Sharded, out is a
-// pattern with one integer verb for the shard number (part-%03d.avro), or
+// pattern with one decimal verb for the shard number (part-%03d.avro), or
 // else the shard number goes before the extension (out-00000.avro).
 func newShardSet(out string, sharded bool, records, size int64, std stdio) (*shardSet, error) {
 	s := &shardSet{out: out, pattern: out, sharded: sharded, records: records, size: size, std: std}
@@ -48,14 +49,63 @@ func newShardSet(out string, sharded bool, records, size int64, std stdio) (*sha
 		return nil, usage.Errorf("--shard-records and --shard-size need --out FILE")
 	}
 	if strings.Contains(out, "%") {
-		if a, b := fmt.Sprintf(out, 0), fmt.Sprintf(out, 1); strings.Contains(a, "%!") || a == b {
-			return nil, usage.Errorf("--out %s: want one integer verb for the shard number, such as %%d or %%05d", out)
+		if err := checkShardPattern(out); err != nil {
+			return nil, usage.Errorf("--out %s: %v: want one integer verb for the shard number, in decimal digits: %%d, or %%0Nd such as %%05d (zero-padded to N digits), with an optional + flag; %%%% for a literal %%", safetext.Escape(out, 500), err)
 		}
 	} else {
 		ext := filepath.Ext(out)
 		s.pattern = strings.TrimSuffix(out, ext) + "-%05d" + ext
 	}
 	return s, nil
+}
+
+// maxShardWidth is the widest zero-padding of a shard number: the digits
+// of the largest int.
+const maxShardWidth = 19
+
+// checkShardPattern checks that out, a pattern of shard names, has exactly
+// one verb, a decimal one whose output is digits (with a + sign at most):
+// %d, %0Nd or %+d. Other verbs (%x, %c, %s) and padding with spaces
+// (%5d) would name shards that commit could not read back as numbers, so
+// the shards of an earlier run would be neither removed nor reported.
+func checkShardPattern(out string) error {
+	verbs := 0
+	for i := 0; i < len(out); i++ {
+		if out[i] != '%' {
+			continue
+		}
+		j := i + 1
+		if j < len(out) && out[j] == '%' {
+			i = j
+			continue
+		}
+		zero := false
+		for j < len(out) && (out[j] == '0' || out[j] == '+') {
+			zero = zero || out[j] == '0'
+			j++
+		}
+		w := j
+		for j < len(out) && out[j] >= '0' && out[j] <= '9' {
+			j++
+		}
+		width, _ := strconv.Atoi(out[w:j]) // 0 for none
+		switch {
+		case j >= len(out):
+			return fmt.Errorf("%s at byte %d is not a verb", safetext.Quote(out[i:], 40), i)
+		case out[j] != 'd':
+			return fmt.Errorf("%s at byte %d is not a decimal verb", safetext.Quote(out[i:j+1], 40), i)
+		case w < j && !zero:
+			return fmt.Errorf("%s at byte %d pads with spaces", out[i:j+1], i)
+		case w < j && (j-w > 2 || width > maxShardWidth):
+			return fmt.Errorf("%s at byte %d pads to more than %d digits", out[i:j+1], i, maxShardWidth)
+		}
+		verbs++
+		i = j
+	}
+	if verbs != 1 {
+		return fmt.Errorf("%d verbs", verbs)
+	}
+	return nil
 }
 
 // name returns the file name of shard i.

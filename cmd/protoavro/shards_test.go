@@ -24,6 +24,7 @@ func TestShardIndex(t *testing.T) {
 		{"run0%03d", map[string]int{"run0000": 0, "run0123": 123, "run01234": 1234}, []string{"run00", "run012", "run0-01"}},
 		{"p-%+d.avro", map[string]int{"p-+3.avro": 3}, []string{"p-3.avro"}},
 		{"100%%-%d", map[string]int{"100%-5": 5}, []string{"100%%-5"}},
+		{"z%+05d", map[string]int{"z+0042": 42}, []string{"z42", "z0042", "z+42"}},
 	} {
 		s, err := newShardSet(c.out, true, 1, 0, stdio{})
 		if err != nil {
@@ -43,11 +44,40 @@ func TestShardIndex(t *testing.T) {
 			}
 		}
 	}
-	for _, out := range []string{"-", "", "p-%s.avro", "p.avro%", "p-%d-%d.avro", "p-%%.avro"} {
+	for _, out := range []string{"-", "", "p-%s.avro", "p.avro%", "p-%d-%d.avro", "p-%%.avro",
+		// Verbs whose names are not decimal digits, which commit could
+		// not read back as shard numbers.
+		"o-%x.avro", "o-%X.avro", "o-%o.avro", "o-%b.avro", "o-%c.avro", "o-%U.avro", "o-%v.avro", "o-%q.avro",
+		"o-%5d.avro", "o-%-5d.avro", "o-% d.avro", "o-%#x.avro", "o-%[1]d.avro", "o-%.3d.avro", "o-%020d.avro"} {
 		if _, err := newShardSet(out, true, 1, 0, stdio{}); err == nil {
 			t.Errorf("newShardSet(%q) accepted", out)
 		}
 	}
+	for _, out := range []string{"o-%d.avro", "o-%05d.avro", "o-%019d.avro", "o-%+d", "o-%0+3d", "%d", "%%%d%%"} {
+		if _, err := newShardSet(out, true, 1, 0, stdio{}); err != nil {
+			t.Errorf("newShardSet(%q): %v", out, err)
+		}
+	}
+}
+
+// TestShardPatternDecimal: encode refuses an --out pattern whose shard
+// numbers are not decimal (%x would name shards o-a.avro to o-e.avro that
+// a later run could neither remove nor report), saying which verbs it
+// takes, and removes the shards of an earlier run past its last one under
+// a zero-padded pattern.
+func TestShardPatternDecimal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, verb := range []string{"%x", "%c", "%5d"} {
+		out := filepath.Join(dir, "o-"+verb+".avro")
+		wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", out, "--shard-records", "100")...), exitUsage,
+			"want one integer verb for the shard number, in decimal digits: %d, or %0Nd such as %05d")
+	}
+	wantOnly(t, dir)
+	out := filepath.Join(dir, "o-%03d.avro")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", out, "--shard-records", "100")...), 0, ", 10 shards")
+	wantRun(t, runIO(t, nil, encodeArgs("--in", sampleFile, "--out", out, "--shard-records", "500")...), 0, "removed 8 shards of an earlier run")
+	wantOnly(t, dir, "o-000.avro", "o-001.avro")
 }
 
 // TestFinishedShardsHoldNoBuffer: the shards of a run are kept until

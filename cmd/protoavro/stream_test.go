@@ -381,7 +381,7 @@ func TestInspectForeign(t *testing.T) {
 	)
 	// decode needs the message type for such a file.
 	r = runIO(t, buf.Bytes(), "decode")
-	if r.code != 1 || !strings.Contains(r.stderr, "no embedded protobuf type") {
+	if r.code != 2 || !strings.Contains(r.stderr, "standard input has no embedded protobuf type") {
 		t.Errorf("decode: exit code %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -37,10 +37,13 @@ Copy records of Avro Object Container Files with one schema to a new
 container file, in order: skip the first --offset records, keep a --sample
 fraction of the rest (evenly spread: record k after the offset is kept when
 floor((k+1)*RATE) > floor(k*RATE), so the choice is deterministic), and
-stop after --limit records. Blocks taken whole are copied as they are
-stored when the codec does not change; blocks before the offset are not
-even decompressed. Glob patterns (*, ?, [...]) among the files are
-expanded; "-" reads standard input.
+stop after --limit records. Every block read from is decompressed and its
+records checked against the schema, as tojson reads them but without
+converting them; blocks taken whole are then copied as they are stored
+when the codec does not change. Blocks before the offset are neither
+decompressed nor checked: their records are counted from the block
+headers. Glob patterns (*, ?, [...]) among the files are expanded; "-"
+reads standard input, once.
 
 Flags:
   --offset N             Skip the first N records. Default 0.
@@ -59,11 +62,12 @@ var concatCommand = &command{
 
 const concatUsage = `Usage: protoavro concat [--codec NAME] [--out FILE|-] FILE.avro...
 
-Concatenate Avro Object Container Files with one schema into one. Blocks
-are copied as they are stored, neither decompressed nor decoded, when their
-codec is the output's; blocks of another codec are decompressed and
-compressed again. Glob patterns (*, ?, [...]) among the files are
-expanded; "-" reads standard input.
+Concatenate Avro Object Container Files with one schema into one. Every
+block is decompressed and its records checked against the schema, as
+tojson reads them but without converting them; blocks are then copied as
+they are stored when their codec is the output's, and compressed again
+otherwise. Glob patterns (*, ?, [...]) among the files are expanded; "-"
+reads standard input, once.
 
 Flags:
 ` + copyUsageTail
@@ -82,9 +86,13 @@ scale, fixed sizes, enum symbols, fields in order with their names,
 defaults and orders, and other attributes (not docs or aliases). The error
 names the first difference, such as "Foo.ts: logicalType timestamp-millis
 vs timestamp-micros". A
-summary goes to standard error. Exit status is 0 on success, 1 for a
-damaged file or files with different schemas, and 2 for a bad command line
-or a file that cannot be opened.
+summary goes to standard error. A damaged block (records that do not
+match its count or the schema, data that does not decompress) stops the
+command with an error naming the file, the block and its byte offset, and
+the record when one is at fault; so do files whose records number more
+than 2^63-1 together. The output is then not written. Exit status is 0 on
+success, 1 for a damaged file or files with different schemas, and 2 for a
+bad command line or a file that cannot be opened.
 `
 
 // selection is which records cat copies.
@@ -262,7 +270,10 @@ func sameKind(first, c *container) error {
 // done reports whether the limit is reached.
 func (cp *copier) done() bool { return cp.sel.limit >= 0 && cp.taken >= cp.sel.limit }
 
-// copyFile copies the selected records of c.
+// copyFile copies the selected records of c. Every block copied, whole or
+// in part, is decompressed and its records checked against the schema by
+// the skipper first, so that a block whose records do not match its count
+// or the schema is an error, not a copy that fails its readers later.
 func (cp *copier) copyFile(c *container) error {
 	sameCodec := c.or.Header().Codec == cp.w.Codec()
 	for !cp.done() {
@@ -273,35 +284,46 @@ func (cp *copier) copyFile(c *container) error {
 		if err != nil {
 			return err
 		}
+		if b.Count > math.MaxInt64-cp.seen {
+			return c.totalError(b)
+		}
 		start := cp.seen
 		cp.seen += b.Count
 		if cp.seen <= cp.sel.offset {
 			continue // before the offset: not even decompressed
 		}
+		if cp.raw, err = c.or.Decompress(cp.raw[:0], b); err != nil {
+			return fmt.Errorf("%s: %w", c.in.name, err)
+		}
 		whole := cp.sel.rate == 1 && start >= cp.sel.offset && (cp.sel.limit < 0 || cp.taken+b.Count <= cp.sel.limit)
-		if whole && sameCodec {
+		if !whole {
+			count, data, err := cp.selectRecords(c, b, start)
+			if err != nil {
+				return err
+			}
+			cp.taken += count
+			if count == 0 {
+				continue
+			}
+			if err := cp.w.WriteBlock(count, data); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+			cp.recoded++
+			continue
+		}
+		if err := c.checkRecords(b, cp.raw); err != nil {
+			return err
+		}
+		cp.taken += b.Count
+		cp.kept += b.Count
+		if sameCodec {
 			if err := cp.w.WriteRawBlock(b.Count, b.Data); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}
 			cp.copied++
-			cp.taken += b.Count
-			cp.kept += b.Count
 			continue
 		}
-		if cp.raw, err = c.or.Decompress(cp.raw[:0], b); err != nil {
-			return fmt.Errorf("%s: %w", c.in.name, err)
-		}
-		count, data := b.Count, cp.raw
-		if !whole {
-			if count, data, err = cp.selectRecords(c, b, start); err != nil {
-				return err
-			}
-		}
-		cp.taken += count
-		if count == 0 {
-			continue
-		}
-		if err := cp.w.WriteBlock(count, data); err != nil {
+		if err := cp.w.WriteBlock(b.Count, cp.raw); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 		cp.recoded++
@@ -338,8 +360,12 @@ func (cp *copier) selectRecords(c *container, b ocf.Block, start int64) (int64, 
 		cp.buf = append(cp.buf, rec...)
 		count++
 		if cp.sel.limit >= 0 && cp.taken+count >= cp.sel.limit {
-			break
+			// The records after the limit are not copied, nor read.
+			return count, cp.buf, nil
 		}
+	}
+	if len(data) != 0 {
+		return 0, nil, c.trailingError(b, len(data))
 	}
 	return count, cp.buf, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,4 +244,83 @@ func TestCatSkipsRecords(t *testing.T) {
 		t.Errorf("cat of a bad record: exit %d, %q; want %q", r.code, r.stderr, want)
 	}
 	wantOnly(t, dir, "in.avro", "bad.avro")
+}
+
+// TestCopyChecksBlocks: cat and concat check the records of every block
+// they copy, copied as stored or compressed again, whole or in part: a
+// block whose records do not match its count or the schema (fewer
+// records, bytes after the last, a record of more zero-size items than a
+// reader accepts, more empty records than its data can hold) is an error
+// naming the file, the block and its byte offset, and no output is left.
+func TestCopyChecksBlocks(t *testing.T) {
+	t.Parallel()
+	empties := binary.AppendVarint(nil, 1<<62) // an array of 2^62 nulls
+	for _, c := range []struct {
+		name, schema string
+		good, bad    testBlock
+		want         string
+	}{
+		{"short", `"long"`, testBlock{2, []byte{2, 4}}, testBlock{3, []byte{2, 4}},
+			"record 4 (block 1 at byte %d, byte 2 of its data): datum at byte 0: truncated input"},
+		{"trailing", `"long"`, testBlock{2, []byte{2, 4}}, testBlock{1, []byte{2, 4}},
+			"block 1 at byte %d: 1 bytes after its 1 records"},
+		{"empties", `{"type":"array","items":"null"}`, testBlock{2, []byte{0, 0}}, testBlock{1, append(empties, 0)},
+			"record 2 (block 1 at byte %d, byte 0 of its data): "},
+		{"huge count", `"null"`, testBlock{2, nil}, testBlock{math.MaxInt64 - 4, nil},
+			"block 1 at byte %d: malformed input: 9223372036854775803 records in 0 bytes exceed the limit"},
+	} {
+		for _, codec := range []ocf.Codec{ocf.Null, ocf.Deflate} {
+			dir := t.TempDir()
+			in := writeContainer(t, filepath.Join(dir, "in.avro"), c.schema, codec, nil, c.good)
+			bad := writeContainer(t, filepath.Join(dir, "bad.avro"), c.schema, codec, nil, c.good, c.bad)
+			_, or := readContainer(t, bad)
+			if _, err := or.NextRaw(); err != nil {
+				t.Fatal(err)
+			}
+			want := bad + ": " + fmt.Sprintf(c.want, or.Offset())
+			other := "snappy"
+			if codec == ocf.Deflate {
+				other = "null"
+			}
+			out := filepath.Join(dir, "out.avro")
+			for _, args := range [][]string{
+				{"concat", in, bad},                               // copied as stored
+				{"concat", "--codec", other, in, bad},             // compressed again
+				{"cat", "--limit", "100", in, bad},                // taken whole
+				{"cat", "--offset", "3", "--sample", "1", bad},    // in part (from the block's second record)
+				{"cat", "--sample", "0.5", "--codec", other, bad}, // sampled
+			} {
+				if args[1] == "--offset" && c.bad.count == 1 {
+					continue // no record of the block after the offset
+				}
+				r := runCmd(t, append(args, "--out", out)...)
+				wantRun(t, r, exitData, want)
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("%s %s %q: the output was written", c.name, codec, args)
+				}
+			}
+		}
+	}
+}
+
+// TestCopyRecordCountOverflow: the records counted over the files of cat
+// and concat are checked for overflow: a block that takes them past an
+// int64 is an error naming its file and block, not a negative count under
+// which the blocks after it are dropped.
+func TestCopyRecordCountOverflow(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	maxFile := writeContainer(t, filepath.Join(dir, "max.avro"), `"null"`, ocf.Null, nil, testBlock{count: math.MaxInt64})
+	one := writeContainer(t, filepath.Join(dir, "one.avro"), `"null"`, ocf.Null, nil, testBlock{count: 1})
+	out := filepath.Join(dir, "out.avro")
+	// The blocks before the offset are counted from their headers, not
+	// read: the count of max.avro is taken as it is.
+	r := runCmd(t, "cat", "--offset", "9223372036854775807", "--out", out, maxFile, one)
+	wantRun(t, r, exitData, one+": block 0 at byte ")
+	if !strings.Contains(r.stderr, "over the limit: with its 1 record, the files hold more than 9223372036854775807 records") {
+		t.Errorf("cat past 2^63-1 records: %q", r.stderr)
+	}
+	// Copied, the block of 2^63-1 records in no bytes is refused first.
+	wantRun(t, runCmd(t, "concat", "--out", out, maxFile, one), exitData, maxFile+": block 0 at byte ")
+	wantOnly(t, dir, "max.avro", "one.avro")
 }

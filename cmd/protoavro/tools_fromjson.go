@@ -29,8 +29,12 @@ tojson and avro-tools tojson print: unions as {"type": value}, bytes as
 code points 0-255), one after another (JSON Lines, or indented), to an Avro
 Object Container File with the schema of FILE.avsc. A record field missing
 from the JSON takes its default; an object with a key twice is refused
-(JSON readers keep different ones of them). The input, which may be a glob
-pattern that matches one file, defaults to standard input.
+(JSON readers keep different ones of them). A schema with a default that
+is not a value of its field's type is refused, naming the field (a
+union's default may be a value of any of its branches, as the Avro 1.12
+specification has it, and is written in the first it matches). The input,
+which may be a glob pattern that matches one file, defaults to standard
+input.
 
 Flags:
   --schema FILE          The Avro schema (.avsc) of the records. Required.
@@ -39,7 +43,7 @@ Flags:
   --max-value-size SIZE  Largest JSON value, with the white space before
                          it: a larger one is refused before it is read
                          whole. Bytes, or with a suffix K, M or G (1K =
-                         1024); at most 1G. Default 64M.
+                         1024); from 1K to 1G. Default 64M.
   --out FILE             Output file; "-" (the default) is standard output.
                          Written under a temporary name, renamed on success.
   -h, --help             Print this help.
@@ -88,7 +92,10 @@ func runFromJSON(args []string, std stdio) error {
 	if err != nil {
 		return usage.Errorf("--schema: %w", err)
 	}
-	schema, err := avroschema.Parse(text)
+	// Exact: the defaults are the values written for missing fields, so
+	// a schema with an invalid one is refused, naming the field, rather
+	// than read without its defaults.
+	schema, err := avroschema.ParseExact(text)
 	if err != nil {
 		return usage.Errorf("--schema %s: %w", *schemaPath, err)
 	}

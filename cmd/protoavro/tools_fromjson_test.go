@@ -94,3 +94,45 @@ func TestFromJSONValueSize(t *testing.T) {
 		}
 	}
 }
+
+// TestFromJSONInvalidDefault: a schema with a default that is not a value
+// of its field's type is refused, naming the field, rather than read
+// without its defaults (which would drop the valid ones too: b's 3 would
+// not fill a record without b). A union's default may be a value of any
+// branch, as the Avro 1.12 specification has it, and is written in the
+// first branch it matches.
+func TestFromJSONInvalidDefault(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.avro")
+	for _, c := range []struct{ schema, want string }{
+		{`{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"},{"name":"b","type":"int","default":3}]}`,
+			"default of field R.a: a string is not a value of type int"},
+		{`{"type":"record","name":"R","fields":[{"name":"b","type":"int","default":3},{"name":"e","type":{"type":"enum","name":"E","symbols":["A"]},"default":"B"}]}`,
+			`default of field R.e: "B" is not a symbol of enum E`},
+		{`{"type":"record","name":"R","fields":[{"name":"u","type":["null","int"],"default":"x"}]}`,
+			"default of field R.u: a string is a value of no branch of the union"},
+	} {
+		avsc := filepath.Join(dir, "bad.avsc")
+		if err := os.WriteFile(avsc, []byte(c.schema), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantRun(t, runIO(t, []byte("{}\n"), "fromjson", "--schema", avsc, "--out", out), exitUsage, "--schema "+avsc+": invalid Avro schema: "+c.want)
+		wantOnly(t, dir, "bad.avsc")
+	}
+
+	avsc := filepath.Join(dir, "good.avsc")
+	schema := `{"type":"record","name":"R","fields":[{"name":"b","type":"int","default":3},{"name":"u","type":["null","int"],"default":5}]}`
+	if err := os.WriteFile(avsc, []byte(schema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runIO(t, []byte("{}\n"), "fromjson", "--schema", avsc, "--out", out); r.code != 0 {
+		t.Fatalf("fromjson: %d %s", r.code, r.stderr)
+	}
+	if got := jsonLines(t, out); len(got) != 1 || got[0] != `{"b":3,"u":{"int":5}}` {
+		t.Errorf("a record without b and u read back as %q", got)
+	}
+	if r := runCmd(t, "getschema", out); !strings.Contains(r.stdout, `"default": 3`) || !strings.Contains(r.stdout, `"default": 5`) {
+		t.Errorf("the written schema lost its defaults: %s", r.stdout)
+	}
+}

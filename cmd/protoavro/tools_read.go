@@ -10,13 +10,17 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
-	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/limits"
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -87,6 +91,13 @@ func (c *container) recordError(b ocf.Block, i int64, off int, err error) error 
 		c.in.name, c.or.Records()-b.Count+i, b.Index, b.Offset, off, err)
 }
 
+// totalError is block b of c, whose records, added to those of the files
+// read before, number more than an int64 holds.
+func (c *container) totalError(b ocf.Block) error {
+	return fmt.Errorf("%s: block %d at byte %d: %w: with its %s, the files hold more than %d records",
+		c.in.name, b.Index, b.Offset, ocf.ErrLimit, plural(b.Count, "record"), int64(math.MaxInt64))
+}
+
 // checkEmptyRecords refuses a block that claims more records than its data
 // can hold, counting those that take no bytes (an empty record, a null
 // schema) against the bound of protoavro's readers (docs/limits.md: 65,536
@@ -99,6 +110,36 @@ func (c *container) checkEmptyRecords(b ocf.Block, dataLen int) error {
 			c.in.name, b.Index, b.Offset, ocf.ErrMalformed, b.Count, dataLen, limit)
 	}
 	return nil
+}
+
+// checkRecords checks that data, the decompressed data of block b, holds
+// exactly b.Count records of the file's schema, found by the skipper (the
+// bounds of tojson, without decoding the values): a block whose records do
+// not match their count or the schema is an error naming the file, the
+// record, the block and the byte offset.
+func (c *container) checkRecords(b ocf.Block, data []byte) error {
+	if err := c.checkEmptyRecords(b, len(data)); err != nil {
+		return err
+	}
+	off := 0
+	for i := range b.Count {
+		// Each record read on its own, so that the skipper's offsets are
+		// within the record, as tojson's are.
+		r := avrobin.Reader{Buf: data[off:]}
+		if err := c.skip.Skip(&r); err != nil {
+			return c.recordError(b, i, off, err)
+		}
+		off += r.Pos
+	}
+	if rest := len(data) - off; rest != 0 {
+		return c.trailingError(b, rest)
+	}
+	return nil
+}
+
+// trailingError is a block with bytes after its last record.
+func (c *container) trailingError(b ocf.Block, rest int) error {
+	return fmt.Errorf("%s: block %d at byte %d: %d bytes after its %d records", c.in.name, b.Index, b.Offset, rest, b.Count)
 }
 
 // eachRecord calls fn with the JSON of every record of the file, block by
@@ -130,7 +171,7 @@ func (c *container) eachRecord(fn func(js []byte) error) error {
 			data = data[n:]
 		}
 		if len(data) != 0 {
-			return fmt.Errorf("%s: block %d at byte %d: %d bytes after its %d records", c.in.name, b.Index, b.Offset, len(data), b.Count)
+			return c.trailingError(b, len(data))
 		}
 	}
 }
@@ -154,7 +195,7 @@ byte values, NaN and infinities are the strings "NaN", "Infinity" and
 "-Infinity". Logical types are printed as their underlying values. The
 files need not be written by protoavro; no message type is needed. Glob
 patterns (*, ?, [...]) among the files are expanded; "-" reads standard
-input.
+input, once.
 
 Flags:
   --pretty               Indent each record over several lines.
@@ -223,8 +264,11 @@ var getschemaCommand = &command{
 const getschemaUsage = `Usage: protoavro getschema FILE.avro
 
 Print the writer schema of an Avro Object Container File (its avro.schema
-metadata) as indented JSON. FILE may be a glob pattern that matches one
-file; "-" reads standard input.
+metadata) as indented JSON, with control and format characters in its
+strings (terminal escapes, bidirectional overrides) written as \u
+escapes, and invalid UTF-8 as \ufffd: the same schema, safe to print.
+FILE may be a glob pattern that matches one file; "-" reads standard
+input.
 
 Flags:
   -h, --help             Print this help.
@@ -243,9 +287,66 @@ func runGetSchema(args []string, std stdio) error {
 	if err := json.Indent(&b, c.or.Header().Schema, "", "  "); err != nil {
 		return fmt.Errorf("%s: avro.schema is not JSON: %w", c.in.name, err)
 	}
-	b.WriteByte('\n')
-	_, err = stdout(std).Write(b.Bytes())
+	out := append(safeJSON(b.Bytes()), '\n')
+	_, err = stdout(std).Write(out)
 	return err
+}
+
+// safeJSON returns JSON text with every character in its strings that could
+// act on a terminal (control and format characters: C0 and C1 controls,
+// bidirectional overrides; see internal/safetext) written as a \u escape,
+// and invalid UTF-8 as \ufffd, as JSON readers read it: the same JSON
+// value, safe to print. Other characters (é, 中文) stay as they are, and so
+// does the white space between tokens. Text with nothing to escape is
+// returned as it is.
+func safeJSON(text []byte) []byte {
+	if !slices.ContainsFunc(text, func(c byte) bool { return c < 0x20 || c >= 0x7f }) {
+		return text // printable ASCII
+	}
+	out := make([]byte, 0, len(text)+64)
+	inString, escaped := false, false
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case inString && escaped:
+				escaped = false
+			case inString && c == '\\':
+				escaped = true
+			case c == '"':
+				inString = !inString
+			}
+			space := c == ' ' || c == '\t' || c == '\n' || c == '\r'
+			if c < 0x20 && (inString || !space) || c == 0x7f {
+				out = appendJSONEscape(out, rune(c))
+			} else {
+				out = append(out, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(text[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			out = appendJSONEscape(out, utf8.RuneError)
+		case safetext.Safe(string(text[i : i+n])):
+			out = append(out, text[i:i+n]...)
+		default:
+			out = appendJSONEscape(out, r)
+		}
+		i += n
+	}
+	return out
+}
+
+// appendJSONEscape appends r as a JSON \u escape: a surrogate pair outside
+// the Basic Multilingual Plane.
+func appendJSONEscape(out []byte, r rune) []byte {
+	if r > 0xffff {
+		r1, r2 := utf16.EncodeRune(r)
+		return appendJSONEscape(appendJSONEscape(out, r1), r2)
+	}
+	return fmt.Appendf(out, `\u%04x`, r)
 }
 
 // openOne parses the flags of a command that reads one container file and
@@ -277,9 +378,12 @@ const getmetaUsage = `Usage: protoavro getmeta [--key KEY] FILE.avro
 
 Print the metadata of an Avro Object Container File, one "KEY<TAB>VALUE"
 line per key in key order, as avro-tools getmeta does. Values that are not
-printable text (protoavro.descriptors) are shown as their size in bytes.
-With --key, print only that key's value, as its raw bytes. FILE may be a
-glob pattern that matches one file; "-" reads standard input.
+short printable text (protoavro.descriptors) are shown as their size in
+bytes; avro.schema is shown whole. Control and format characters in keys
+and in the schema are escaped (\x1b, \u202e; \u escapes in the schema's
+JSON strings). With --key, print only that key's value, as its raw bytes,
+escaped as above when standard output is a terminal. FILE may be a glob
+pattern that matches one file; "-" reads standard input.
 
 Flags:
   --key KEY              Print the raw value of one metadata key.
@@ -300,7 +404,12 @@ func runGetMeta(args []string, std stdio) error {
 	if *key != "" {
 		v, ok := meta[*key]
 		if !ok {
-			return fmt.Errorf("%s: no metadata key %q (it has %q)", c.in.name, *key, slices.Sorted(maps.Keys(meta)))
+			return fmt.Errorf("%s: no metadata key %s (%s)", c.in.name, safetext.Quote(*key, 200), listKeys(meta))
+		}
+		if isTerminal(std.out) && !safetext.Safe(string(v)) {
+			// Raw bytes for a pipe or a file; on a terminal, nothing
+			// that acts on it.
+			v = append([]byte(safetext.Escape(string(v), 0)), '\n')
 		}
 		_, err := stdout(std).Write(v)
 		return err
@@ -308,14 +417,52 @@ func runGetMeta(args []string, std stdio) error {
 	var b bytes.Buffer
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
 		v := meta[k]
-		if showable(v) || (k == ocf.MetaSchema && len(v) > 0) {
-			fmt.Fprintf(&b, "%s\t%s\n", k, v)
-		} else {
-			fmt.Fprintf(&b, "%s\t(%d bytes, binary)\n", k, len(v))
+		key := safetext.Escape(k, 0)
+		switch {
+		case showable(v):
+			fmt.Fprintf(&b, "%s\t%s\n", key, v)
+		case k == ocf.MetaSchema && len(v) > 0:
+			// The schema as stored, unless it holds what would act on
+			// a terminal: then with that escaped, still JSON when it is.
+			text := safetext.Escape(string(v), 0)
+			if json.Valid(v) {
+				text = string(safeJSON(v))
+			}
+			fmt.Fprintf(&b, "%s\t%s\n", key, text)
+		default:
+			fmt.Fprintf(&b, "%s\t(%d bytes, binary)\n", key, len(v))
 		}
 	}
 	_, err = stdout(std).Write(b.Bytes())
 	return err
+}
+
+// Bounds of the list of keys in the error of a missing getmeta --key.
+const (
+	maxListedKeys = 20  // keys named
+	maxListedKey  = 100 // bytes of each key
+)
+
+// listKeys says which keys meta has, for an error: at most maxListedKeys
+// of them in key order, each quoted, escaped and cut to maxListedKey bytes,
+// and how many more there are.
+func listKeys(meta map[string][]byte) string {
+	if len(meta) == 0 {
+		return "it has no metadata"
+	}
+	keys := slices.Sorted(maps.Keys(meta))
+	var b strings.Builder
+	b.WriteString("it has ")
+	for i, k := range keys[:min(len(keys), maxListedKeys)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(safetext.Quote(k, maxListedKey))
+	}
+	if more := len(keys) - maxListedKeys; more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	return b.String()
 }
 
 // countCommand is "protoavro count".
@@ -331,16 +478,17 @@ const countUsage = `Usage: protoavro count FILE.avro...
 Print the number of records of Avro Object Container Files, summed from the
 block headers without decompressing or decoding the records (the block
 sizes and sync markers are checked). With several files, print one
-"COUNT<TAB>FILE" line per file and a "COUNT<TAB>total" line. Glob
-patterns (*, ?, [...]) among the files are expanded; "-" reads standard
-input.
+"COUNT<TAB>FILE" line per file (the name with control and format
+characters escaped) and a "COUNT<TAB>total" line. Glob patterns (*, ?,
+[...]) among the files are expanded; "-" reads standard input, once.
 
 Flags:
   -h, --help             Print this help.
 
 Exit status is 0 on success, 1 for a damaged file (the count up to the
-damage is printed), and 2 for a bad command line or a file that cannot be
-opened.
+damage is printed) or files whose records number more than 2^63-1
+together (the error names the block that passes it), and 2 for a bad
+command line or a file that cannot be opened.
 `
 
 func runCount(args []string, std stdio) error {
@@ -362,18 +510,21 @@ func runCount(args []string, std stdio) error {
 			return err
 		}
 		// The blocks as stored, through the loop of the other commands, so
-		// that a damaged file gets their error.
+		// that a damaged file gets their error; the total is checked
+		// block by block, so that a total past an int64 names the block.
+		var b ocf.Block
 		for err == nil {
-			_, err = c.nextBlock(true)
+			if b, err = c.nextBlock(true); err == nil && total > math.MaxInt64-c.or.Records() {
+				err = c.totalError(b)
+			}
 		}
 		c.close()
 		n := c.or.Records()
-		total += n
 		var werr error
 		if len(files) == 1 {
 			_, werr = fmt.Fprintln(out, n)
 		} else {
-			_, werr = fmt.Fprintf(out, "%d\t%s\n", n, c.in.name)
+			_, werr = fmt.Fprintf(out, "%d\t%s\n", n, safetext.Escape(c.in.name, 0))
 		}
 		if werr != nil {
 			return werr
@@ -381,9 +532,10 @@ func runCount(args []string, std stdio) error {
 		if err != io.EOF {
 			return err // the count before the damage is printed
 		}
+		total += n
 	}
 	if len(files) > 1 {
-		if _, err := fmt.Fprintf(out, "%s\ttotal\n", strconv.FormatInt(total, 10)); err != nil {
+		if _, err := fmt.Fprintf(out, "%d\ttotal\n", total); err != nil {
 			return err
 		}
 	}

@@ -311,10 +311,9 @@ func TestToolsBadData(t *testing.T) {
 	if r := runCmd(t, "count", bad); r.code != 0 || r.stdout != "6\n" {
 		t.Errorf("count of a file with a bad record: %d %q %s", r.code, r.stdout, r.stderr)
 	}
-	// concat copies blocks without decoding them either.
-	if r := runCmd(t, "concat", "--out", out, bad, good); r.code != 0 {
-		t.Errorf("concat of a file with a bad record: %d %s", r.code, r.stderr)
-	}
+	// concat checks the records of the blocks it copies as stored.
+	wantRun(t, runCmd(t, "concat", "--out", out, good, bad), exitData, bad+": record 0 (block 0 at byte ")
+	wantOnly(t, dir, "all.avsc", "all.avro", "bad.avro", "truncated.avro", "not.avro")
 	// A truncated file's count up to the damage is printed.
 	if r := runCmd(t, "count", truncated); r.stdout != "0\n" {
 		t.Errorf("count of a truncated file printed %q", r.stdout)
