@@ -244,9 +244,10 @@ func TestToJSON(t *testing.T) {
 	}
 }
 
-// rawText writes the escapes of toolRecords as tojson does: characters from
-// U+0080 on as they are.
-var rawText = strings.NewReplacer(`\u00e9`, "\u00e9", `\u00ff`, "\u00ff", `\u0080`, "\u0080", `\u00fe`, "\u00fe", `\u2028`, "\u2028", `\u007f`, `\u007f`)
+// rawText writes the escapes of toolRecords as tojson does: printable
+// characters from U+0080 on as they are, controls (U+007F, U+0080) and
+// separators (U+2028) escaped.
+var rawText = strings.NewReplacer(`\u00e9`, "\u00e9", `\u00ff`, "\u00ff", `\u00fe`, "\u00fe")
 
 // corrupt returns a copy of a null-codec container file whose first record
 // has a bad union branch, keeping its block structure sound.

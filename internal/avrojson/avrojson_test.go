@@ -2,6 +2,7 @@ package avrojson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -650,4 +651,32 @@ func TestSurrogatePairs(t *testing.T) {
 	if got := string(bin[1:]); got != want || int(bin[0]) != 2*len(want) {
 		t.Errorf("the string %q (length byte %d), want %q", got, bin[0], want)
 	}
+}
+
+// TestTerminalSafeJSON: the characters of strings and bytes that could act
+// on a terminal (C1 controls, bidirectional overrides, other format
+// characters) are written as \u escapes, printable text as it is, and the
+// JSON reads back as the same datum.
+func TestTerminalSafeJSON(t *testing.T) {
+	s := testutil.MustParseAvro(t, `{"type":"record","name":"R","fields":[{"name":"s","type":"string"},{"name":"b","type":"bytes"}]}`)
+	str := "é中😀\u009b[2J\u202eevil\u2066\U000E0001"
+	raw := []byte{'a', 0x9b, 0x85, 0xad, 0xa0, 0xe9}
+	datum := appendBin(appendBin(nil, []byte(str)), raw)
+	js, _, err := AppendJSON(nil, s, datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"s":"é中😀\u009b[2J\u202eevil\u2066\udb40\udc01","b":"a\u009b\u0085\u00ad` + "\u00a0é" + `"}`
+	if string(js) != want {
+		t.Errorf("AppendJSON\n got %s\nwant %s", js, want)
+	}
+	back, err := AppendBinary(nil, s, js)
+	if err != nil || !bytes.Equal(back, datum) {
+		t.Errorf("read back: %x, %v; want %x", back, err, datum)
+	}
+}
+
+// appendBin appends b as Avro bytes or string.
+func appendBin(dst, b []byte) []byte {
+	return append(binary.AppendVarint(dst, int64(len(b))), b...)
 }

@@ -3,10 +3,12 @@ package avrojson
 import (
 	"math"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // AppendJSON decodes one binary datum of the schema from the start of
@@ -216,8 +218,10 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s, UTF-8 text, as a JSON string: quotes, backslashes
-// and control characters escaped, other characters as they are, invalid
-// UTF-8 replaced by U+FFFD.
+// and the characters that could act on a terminal (C0 and C1 controls,
+// format characters such as bidirectional overrides: see
+// safetext.Printable) escaped, other characters as they are, invalid UTF-8
+// replaced by U+FFFD. The escapes leave the JSON value as it is.
 func appendString(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -228,24 +232,40 @@ func appendString(dst []byte, s []byte) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, "\ufffd"...)
-		} else {
+		case safetext.Printable(r):
 			dst = append(dst, s[i:i+size]...)
+		default:
+			dst = appendEscape(dst, r)
 		}
 		i += size
 	}
 	return append(dst, '"')
 }
 
+// appendEscape appends r as a JSON \u escape: a surrogate pair outside
+// the Basic Multilingual Plane.
+func appendEscape(dst []byte, r rune) []byte {
+	if r > 0xffff {
+		r1, r2 := utf16.EncodeRune(r)
+		return appendEscape(appendEscape(dst, r1), r2)
+	}
+	return append(dst, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
+}
+
 // appendByteString appends b as a JSON string whose code points 0-255 are
-// the byte values.
+// the byte values; those that are controls (C0, C1) escaped.
 func appendByteString(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
 	for _, c := range b {
-		if c < utf8.RuneSelf {
+		switch {
+		case c < utf8.RuneSelf:
 			dst = appendASCII(dst, c)
-		} else {
+		case c < 0xa0 || c == 0xad: // C1 controls, and the soft hyphen (Cf)
+			dst = appendEscape(dst, rune(c))
+		default:
 			dst = utf8.AppendRune(dst, rune(c))
 		}
 	}

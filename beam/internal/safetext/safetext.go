@@ -84,6 +84,11 @@ func safe(s string) bool {
 	return true
 }
 
+// Printable reports whether r may reach a terminal as itself: a graphic
+// character or a space, and not a format character. Writers of text that
+// may be printed (JSON output) escape the others.
+func Printable(r rune) bool { return printable(r) }
+
 // printable reports whether r may reach a terminal as itself: a graphic
 // character or a space, and not a format character (Cf: bidirectional
 // overrides, zero-width joiners), which can make text read otherwise.
