@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"time"
@@ -39,7 +40,13 @@ type Config struct {
 	// expression matches anywhere in a name ("in" matches "main"): anchor
 	// it with ^ and $. A regular expression never reads the dead-letter
 	// topic, nor a topic named as Output names them (with "{topic}-avro",
-	// no topic ending in "-avro").
+	// no topic ending in "-avro"). An expression that would read nothing,
+	// every topic it matches left out so, is an ErrConfig that Run returns
+	// before it connects, where the expressions tell it: an Output that is
+	// nothing but TopicPlaceholder; TopicPlaceholder after a prefix or
+	// before a suffix, with an expression anchored (^, $) to literal text
+	// that has that prefix or suffix; an expression of one name (^name$)
+	// that is left out.
 	Inputs     []string
 	InputRegex bool
 	// Output names the output topic of each input topic: TopicPlaceholder
@@ -175,10 +182,18 @@ func (cfg Config) withDefaults() (Config, error) {
 // excluded). With regular expressions and TopicPlaceholder in Output, the
 // output topic depends on the topic a record comes from, and outputs.topic
 // checks it at that record.
+//
+// With regular expressions, an expression all of whose topics are left
+// out (readsNothing) is refused too: it would read nothing.
 func (cfg Config) checkOutputs() error {
 	if cfg.InputRegex {
 		if !strings.Contains(cfg.Output, TopicPlaceholder) && cfg.Output == cfg.DeadLetter {
 			return fmt.Errorf("%w: the output topic %q is the dead-letter topic", ErrConfig, cfg.Output)
+		}
+		for _, in := range cfg.Inputs {
+			if cfg.readsNothing(in) {
+				return fmt.Errorf("%w: the regular expression %q reads no topic: every topic it matches is named as the output topics %q name them, or is the dead-letter topic, and a regular expression never reads those", ErrConfig, in, cfg.Output)
+			}
 		}
 		return nil
 	}
@@ -204,6 +219,74 @@ func (cfg Config) excluded() []string {
 		ex = append(ex, "^"+regexp.QuoteMeta(cfg.DeadLetter)+"$")
 	}
 	return ex
+}
+
+// readsNothing reports whether the topics the regular expression expr
+// matches are all left out (excluded), where that can be told from the
+// expressions alone: an Output that is nothing but TopicPlaceholder (its
+// exclusion matches every topic); an Output of TopicPlaceholder after a
+// prefix, before a suffix, or both, with expr anchored (^, $) to literal
+// text that starts with that prefix and ends with that suffix; an expr
+// that matches one topic only (^name$), which an exclusion matches.
+func (cfg Config) readsNothing(expr string) bool {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	re = re.Simplify()
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	literal := func(r *syntax.Regexp) (string, bool) {
+		if r.Op == syntax.OpLiteral && r.Flags&syntax.FoldCase == 0 {
+			return string(r.Rune), true
+		}
+		return "", false
+	}
+	// head is the literal text every topic expr matches starts with (when
+	// it is anchored at the start), tail the literal text after head that
+	// every such topic ends with (when it is anchored at the end).
+	first, head, start := 0, "", len(subs) > 0 && subs[0].Op == syntax.OpBeginText
+	if start {
+		for first = 1; first < len(subs); first++ {
+			s, ok := literal(subs[first])
+			if !ok {
+				break
+			}
+			head += s
+		}
+	}
+	last, tail, end := len(subs)-1, "", len(subs) > 0 && subs[len(subs)-1].Op == syntax.OpEndText
+	if end {
+		for last = len(subs) - 2; last >= first; last-- {
+			s, ok := literal(subs[last])
+			if !ok {
+				break
+			}
+			tail = s + tail
+		}
+	}
+	if start && end && last < first { // ^name$: the one topic name
+		for _, ex := range cfg.excluded() {
+			if regexp.MustCompile(ex).MatchString(head) {
+				return true
+			}
+		}
+		return false
+	}
+	parts := strings.Split(cfg.Output, TopicPlaceholder)
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts[1 : len(parts)-1] {
+		if p != "" {
+			return false
+		}
+	}
+	prefix, suffix := parts[0], parts[len(parts)-1]
+	return (prefix == "" || start && strings.HasPrefix(head, prefix)) &&
+		(suffix == "" || end && strings.HasSuffix(tail, suffix))
 }
 
 // outputs names the output topic of each input topic (Config.Output), and

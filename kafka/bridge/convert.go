@@ -89,10 +89,12 @@ func (b *bridge) convertChunk(j chunkJob) chunkResult {
 		if err == nil {
 			continue
 		}
-		// Not the record's fault: a registry that is down (after the retries)
-		// or refuses the bridge's credentials, an output topic the bridge
+		// Not the record's fault: a registry that is down (after the retries),
+		// refuses the bridge's credentials or is not at the URL (a 404
+		// without a registry's error code), an output topic the bridge
 		// reads, or the batch's end.
-		if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, serde.ErrRegistryAccess) || errors.Is(err, ErrConfig) ||
+		if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, serde.ErrRegistryAccess) || errors.Is(err, serde.ErrRegistryURL) ||
+			errors.Is(err, ErrConfig) ||
 			errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return chunkResult{err: recordError(r, "", err)}
 		}
@@ -246,17 +248,27 @@ func (b *bridge) outSchema(ctx context.Context, w *worker, topic string, codec *
 }
 
 // convertRetrying converts one record into o, retrying while the registry is
-// down until runCtx is done.
-func (b *bridge) convertRetrying(ctx, runCtx context.Context, r, o *kgo.Record, w *worker) error {
+// down until runCtx is done. A wait that ends with an answer of the
+// registry is logged as the registry being back; one that ends because the
+// bridge stops is logged as such.
+func (b *bridge) convertRetrying(ctx, runCtx context.Context, r, o *kgo.Record, w *worker) (err error) {
 	wait := 100 * time.Millisecond
 	waiting := false
 	defer func() {
 		if !waiting {
 			return
 		}
-		if last, d := b.regWait.end(); last {
-			b.cfg.Metrics.setWaiting(false)
-			b.cfg.Logger.Info("schema registry back", "waited", d.Round(time.Millisecond).String())
+		answered := !errors.Is(err, serde.ErrRegistryUnavailable) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+		last, d, back, lastErr := b.regWait.end(answered)
+		if !last {
+			return
+		}
+		b.cfg.Metrics.setWaiting(false)
+		waited := d.Round(time.Millisecond).String()
+		if back {
+			b.cfg.Logger.Info("schema registry back", "waited", waited)
+		} else {
+			b.cfg.Logger.Warn("stopped waiting on the schema registry, which had not answered", "waited", waited, "error", lastErr)
 		}
 	}()
 	for {

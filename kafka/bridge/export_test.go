@@ -36,3 +36,10 @@ func ConvertPanicking() (class string, err error) {
 	err = b.convertSafely(context.Background(), &kgo.Record{Topic: "in"}, &o, &worker{})
 	return errorClass(err), err
 }
+
+// SetPingEvery sets how often m's bridge pings its brokers for readiness.
+func SetPingEvery(m *Metrics, d time.Duration) { m.pingEvery = d }
+
+// ReadsNothing reports whether cfg refuses the regular expression expr as
+// reading no topic.
+func ReadsNothing(cfg Config, expr string) bool { return cfg.readsNothing(expr) }

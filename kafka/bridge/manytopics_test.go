@@ -129,6 +129,9 @@ func TestOutputTopicRead(t *testing.T) {
 		// Refused before the run too.
 		{[]string{"a", "dlq"}, false, "out", "dlq", `the dead-letter topic "dlq" is an input topic`},
 		{[]string{"a("}, true, "out", "", `input pattern "a("`},
+		// A regular expression whose topics are all left out.
+		{[]string{"^a$"}, true, "{topic}", "", `the regular expression "^a$" reads no topic`},
+		{[]string{"^b$", "^a"}, true, "a{topic}", "", `the regular expression "^a" reads no topic`},
 	} {
 		sum, err := bridge.Run(ctx, bridge.Config{Brokers: brokers, Group: "g", Inputs: tc.inputs, InputRegex: tc.regex, Output: tc.output,
 			DeadLetter: tc.dlq, Registry: reg})

@@ -59,8 +59,14 @@ type Metrics struct {
 	topics  map[string]bool // the topic labels in use
 	state   string          // "", "running" or "stopped"
 	stopErr string
-	brokers bool // the brokers answered since the run started
-	waitReg bool
+	// brokers is whether the brokers answered the last ping;
+	// brokersSeen whether they answered one since the run started (so
+	// that not answering now is a loss, not a start), brokerErr the
+	// last ping's error.
+	brokers, brokersSeen bool
+	brokerErr            string
+	waitReg              bool
+	pingEvery            time.Duration // watchBrokers' interval; 0: brokerPingEvery
 }
 
 // NewMetrics returns an empty Metrics.
@@ -93,9 +99,10 @@ func NewMetrics() *Metrics {
 // Handler serves the figures at /metrics (Prometheus' text format), and the
 // probes: /healthz answers 200 while a bridge runs and 503 before it starts
 // and after it stopped (with the error it stopped with); /readyz answers
-// 200 while a bridge runs, its brokers have answered, and it is not
-// waiting for a schema registry that is down, and 503 with the reason
-// otherwise.
+// 200 while a bridge runs, a broker answered its last ping (a metadata
+// request, sent every 5 seconds, which fails after 10 seconds without an
+// answer), and it is not waiting for a schema registry that is down, and
+// 503 with the reason otherwise.
 func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
@@ -116,11 +123,13 @@ func (m *Metrics) Handler() http.Handler {
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		m.mu.Lock()
-		state, brokers, waiting := m.state, m.brokers, m.waitReg
+		state, brokers, seen, brokerErr, waiting := m.state, m.brokers, m.brokersSeen, m.brokerErr, m.waitReg
 		m.mu.Unlock()
 		switch {
 		case state != "running":
 			probe(w, http.StatusServiceUnavailable, "not running")
+		case !brokers && seen:
+			probe(w, http.StatusServiceUnavailable, "the brokers do not answer: "+brokerErr)
 		case !brokers:
 			probe(w, http.StatusServiceUnavailable, "waiting on the brokers")
 		case waiting:
@@ -160,7 +169,7 @@ func (m *Metrics) started() {
 		return
 	}
 	m.mu.Lock()
-	m.state, m.stopErr, m.brokers, m.waitReg = "running", "", false, false
+	m.state, m.stopErr, m.brokers, m.brokersSeen, m.brokerErr, m.waitReg = "running", "", false, false, "", false
 	m.mu.Unlock()
 }
 
@@ -176,26 +185,46 @@ func (m *Metrics) stopped(err error) {
 	m.mu.Unlock()
 }
 
-// watchBrokers pings the brokers of cl until they answer (readiness), and
-// returns a function that stops it.
+// brokerPingEvery is how often readiness pings the brokers, and
+// brokerPingTimeout how long a ping may take before the brokers count as
+// not answering.
+const (
+	brokerPingEvery   = 5 * time.Second
+	brokerPingTimeout = 10 * time.Second
+)
+
+// watchBrokers pings the brokers of cl (a metadata request that any one
+// broker answers) every pingEvery (brokerPingEvery by default) while the
+// bridge runs, and notes for readiness whether the last ping was answered;
+// it returns a function that stops it.
 func (m *Metrics) watchBrokers(ctx context.Context, cl *kgo.Client) (stop func()) {
 	if m == nil {
 		return func() {}
+	}
+	every := m.pingEvery
+	if every <= 0 {
+		every = brokerPingEvery
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
-			if cl.Ping(ctx) == nil {
-				m.mu.Lock()
-				m.brokers = true
-				m.mu.Unlock()
+			pctx, done := context.WithTimeout(ctx, brokerPingTimeout)
+			err := cl.Ping(pctx)
+			done()
+			if ctx.Err() != nil {
 				return
 			}
+			m.mu.Lock()
+			m.brokers, m.brokersSeen = err == nil, m.brokersSeen || err == nil
+			if err != nil {
+				m.brokerErr = safeErr(err)
+			}
+			m.mu.Unlock()
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(time.Second):
+			case <-time.After(every):
 			}
 		}
 	})

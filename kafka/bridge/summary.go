@@ -108,12 +108,14 @@ func (b *bridge) progress() (stop func()) {
 }
 
 // registryWait is the state of the conversion workers' waits for a schema
-// registry that is down: how many wait, since when, and the last error.
+// registry that is down: how many wait, since when, the last error, and
+// whether the registry answered one of them since the wait began.
 type registryWait struct {
-	mu      sync.Mutex
-	waiting int
-	since   time.Time
-	last    string
+	mu       sync.Mutex
+	waiting  int
+	since    time.Time
+	last     string
+	answered bool
 }
 
 // begin notes a worker starting to wait after err; it reports whether it
@@ -124,7 +126,7 @@ func (w *registryWait) begin(err error) bool {
 	w.waiting++
 	w.last = safeErr(err)
 	if w.waiting == 1 {
-		w.since = time.Now()
+		w.since, w.answered = time.Now(), false
 		return true
 	}
 	return false
@@ -137,16 +139,20 @@ func (w *registryWait) retry(err error) {
 	w.mu.Unlock()
 }
 
-// end notes a worker done waiting; it reports whether it was the last, and
-// for how long the workers waited.
-func (w *registryWait) end() (bool, time.Duration) {
+// end notes a worker done waiting, after the registry answered it
+// (answered) or because the worker stopped. It reports whether it was the
+// last, for how long the workers waited, and whether the registry
+// answered any of them since the wait began (it is back), and when it did
+// not, the last error.
+func (w *registryWait) end(answered bool) (last bool, d time.Duration, back bool, lastErr string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.waiting--
+	w.answered = w.answered || answered
 	if w.waiting == 0 {
-		return true, time.Since(w.since)
+		return true, time.Since(w.since), w.answered, w.last
 	}
-	return false, 0
+	return false, 0, false, ""
 }
 
 // state returns how long the workers have been waiting (0: none waits) and

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 
 	"github.com/protoavro/protoavro/kafka/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro"
@@ -35,19 +37,26 @@ var (
 	// ErrBadSchema reports schema text from the registry that does not parse
 	// or compile.
 	ErrBadSchema = errors.New("serde: bad schema")
-	// ErrRegistryUnavailable reports a registry that could not be reached or
-	// answered with a server error. The operation can be retried; nothing
-	// was cached.
+	// ErrRegistryUnavailable reports a registry that could not be reached,
+	// whose answer did not arrive whole (a network error, a timeout), or
+	// that answered with a server error (HTTP 5xx, 408, 429). The
+	// operation can be retried; nothing was cached.
 	ErrRegistryUnavailable = errors.New("serde: schema registry unavailable")
-	// ErrRegistry reports any other error answer of the registry.
+	// ErrRegistry reports any other error answer of the registry, and an
+	// answer that is no valid answer: a body that does not decode (not
+	// JSON, an unknown schema type), or a schema ID outside 1 to
+	// 2,147,483,647. It is not retried.
 	ErrRegistry = errors.New("serde: schema registry error")
 	// ErrRegistryAccess reports a registry that refused the client's
 	// credentials or permissions (HTTP 401 or 403): a configuration error,
 	// not one of the data asked for. It is also ErrRegistry.
 	ErrRegistryAccess = fmt.Errorf("%w: access refused", ErrRegistry)
-	// ErrRegistryURL reports a registry URL NewRegistry refuses: one with
-	// a scheme other than http:// or https://, one that does not parse, or
-	// one without a host. It is a configuration error, and also
+	// ErrRegistryURL reports a wrong registry URL: one NewRegistry refuses
+	// (a scheme other than http:// or https://, one that does not parse,
+	// or one without a host), or one at which no schema registry answers:
+	// an HTTP 404 without a Confluent error code (such as a gateway's page
+	// for a wrong base path), where a registry answers every 404 with one
+	// (40401, 40403, ...). It is a configuration error, and also
 	// ErrRegistry.
 	ErrRegistryURL = fmt.Errorf("%w: bad URL", ErrRegistry)
 	// ErrIncompatible reports incompatible schemas; it is
@@ -67,8 +76,8 @@ func (c *dataClass) Unwrap() error { return c.class }
 
 // RegistryError is an error from a registry request: which operation, on
 // what, and the underlying error. It wraps one of ErrRegistryUnavailable,
-// ErrUnknownID, ErrUnknownSubject, ErrRegistryAccess or ErrRegistry, and the
-// client's error.
+// ErrUnknownID, ErrUnknownSubject, ErrRegistryAccess, ErrRegistryURL or
+// ErrRegistry, and the client's error.
 type RegistryError struct {
 	// Op is the operation, such as "schema by ID".
 	Op string
@@ -114,11 +123,16 @@ func classify(ctx context.Context, op, what, auth string, err error) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return err
 	}
-	class := ErrRegistryUnavailable // network errors, timeouts, 5xx
+	// An answer received whole that does not decode (not JSON, an unknown
+	// schema type) or that the client refuses is the registry's error,
+	// ErrRegistry: only an answer not received (a network error, a
+	// timeout) or a server error is ErrRegistryUnavailable.
+	class := ErrRegistry
 	var re *sr.ResponseError
-	if errors.Is(err, errResponseTooLarge) {
+	switch {
+	case errors.Is(err, errResponseTooLarge):
 		class = ErrRegistry
-	} else if errors.As(err, &re) {
+	case errors.As(err, &re):
 		switch {
 		case re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests || re.StatusCode == http.StatusRequestTimeout:
 			class = ErrRegistryUnavailable
@@ -128,13 +142,31 @@ func classify(ctx context.Context, op, what, auth string, err error) error {
 			class = ErrUnknownID
 		case re.ErrorCode == sr.ErrSubjectNotFound.Code || re.ErrorCode == sr.ErrVersionNotFound.Code:
 			class = ErrUnknownSubject
+		case re.StatusCode == http.StatusNotFound && re.ErrorCode == 0:
+			// Every 404 of a schema registry's API carries an error
+			// code: one without is a path no registry serves, a
+			// registry URL with a wrong base path (a gateway's page).
+			class = ErrRegistryURL
 		default:
 			class = ErrRegistry
 		}
+	case notReceived(err):
+		class = ErrRegistryUnavailable
 	}
 	e := &RegistryError{Op: op, What: what, Class: class, Err: err}
 	if class == ErrRegistryAccess {
 		e.Auth = auth
 	}
 	return e
+}
+
+// notReceived reports whether err is the failure of a request whose answer
+// was not received: an error of the HTTP client (*url.Error: the
+// connection, TLS, a timeout), of the connection while the answer was read
+// (*readError), or a timeout.
+func notReceived(err error) bool {
+	var ue *url.Error
+	var rd *readError
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &rd) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded)
 }

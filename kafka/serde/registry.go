@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -282,12 +283,17 @@ func (r *Registry) SchemaByID(ctx context.Context, id int) (Schema, error) {
 }
 
 // SchemaByVersion returns one version of a subject (-1: the latest).
-// Versions other than the latest are cached.
+// Versions other than the latest are cached. An answer whose ID is below 1
+// or above MaxSchemaID is refused with an error wrapping ErrRegistry.
 func (r *Registry) SchemaByVersion(ctx context.Context, subject string, version int) (Schema, error) {
 	fetch := func() (Schema, error) {
 		s, err := r.cl.SchemaByVersion(ctx, subject, version)
 		if err != nil {
 			return Schema{}, classify(ctx, "schema by version", fmt.Sprintf("%s/%d", subject, version), r.auth, err)
+		}
+		what := fmt.Sprintf("%s/%d", subject, version)
+		if err := checkID("schema by version", what, s.ID); err != nil {
+			return Schema{}, err
 		}
 		out, err := fromSR(s.ID, s.Schema)
 		if err != nil {
@@ -347,12 +353,32 @@ func (r *Registry) versionNumbers(ctx context.Context, subject string) ([]int, e
 	return vs, nil
 }
 
+// MaxSchemaID is the largest schema ID: Confluent's registry numbers
+// schemas with positive 32-bit signed integers (1 to 2,147,483,647), which
+// the 4 bytes of the wire format's header hold.
+const MaxSchemaID = math.MaxInt32
+
+// checkID refuses a schema ID of a registry's answer that is no schema ID
+// (below 1 or above MaxSchemaID), which a record's header cannot hold, with
+// an error wrapping ErrRegistry (not retried).
+func checkID(op, what string, id int) error {
+	if id >= 1 && id <= MaxSchemaID {
+		return nil
+	}
+	return &RegistryError{Op: op, What: what, Class: ErrRegistry,
+		Err: fmt.Errorf("the answer gives schema ID %d, not one of 1 to %d", id, MaxSchemaID)}
+}
+
 // Register registers s under subject, or finds it there, and returns its ID
-// and version.
+// and version. An ID in the answer below 1 or above MaxSchemaID is refused
+// with an error wrapping ErrRegistry.
 func (r *Registry) Register(ctx context.Context, subject string, s Schema) (id, version int, err error) {
 	ss, err := r.cl.CreateSchema(ctx, subject, toSR(s))
 	if err != nil {
 		return 0, 0, classify(ctx, "register under", subject, r.auth, err)
+	}
+	if err := checkID("register under", subject, ss.ID); err != nil {
+		return 0, 0, err
 	}
 	s.ID = ss.ID
 	r.misses.forget(ss.ID)
@@ -361,11 +387,16 @@ func (r *Registry) Register(ctx context.Context, subject string, s Schema) (id, 
 }
 
 // Lookup returns the ID and version of s under subject; an error wrapping
-// ErrUnknownID or ErrUnknownSubject when it is not registered there.
+// ErrUnknownID or ErrUnknownSubject when it is not registered there, and
+// one wrapping ErrRegistry when the answer's ID is below 1 or above
+// MaxSchemaID.
 func (r *Registry) Lookup(ctx context.Context, subject string, s Schema) (id, version int, err error) {
 	ss, err := r.cl.LookupSchema(ctx, subject, toSR(s))
 	if err != nil {
 		return 0, 0, classify(ctx, "look up under", subject, r.auth, err)
+	}
+	if err := checkID("look up under", subject, ss.ID); err != nil {
+		return 0, 0, err
 	}
 	return ss.ID, ss.Version, nil
 }

@@ -1,6 +1,8 @@
 package serde
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,23 +21,35 @@ import (
 // keeps a hostile or broken registry from exhausting memory.
 const MaxRegistryResponse = 8 << 20
 
-// Error answers are cut, not refused: their first maxErrorBody bytes are
-// read (the status code classifies the error), and the text an error
-// message shows of them is escaped ([safetext.Escape]) and cut to
-// maxErrorText bytes, so that a registry's answer can neither flood a log or
-// a dead-letter header nor act on a terminal.
+// Error answers are cut, not refused: their first maxErrorParse bytes are
+// read, and the error code of a Confluent error answer is taken from them
+// (errorFields) before they are cut to maxErrorBody bytes (errorBody), so
+// that a long message does not hide it. The status code and the error code
+// classify the error; the text an error message shows of the answer is
+// escaped ([safetext.Escape]) and cut to maxErrorText bytes, so that a
+// registry's answer can neither flood a log or a dead-letter header nor act
+// on a terminal.
 const (
-	maxErrorBody = 4 << 10
-	maxErrorText = 512
+	maxErrorParse = 1 << 20
+	maxErrorBody  = 4 << 10
+	maxErrorText  = 512
 )
 
 // errResponseTooLarge is the error of a successful answer longer than
 // MaxRegistryResponse.
 var errResponseTooLarge = fmt.Errorf("answer longer than %d bytes", MaxRegistryResponse)
 
+// readError is an error of the connection while an answer's body was read:
+// the answer was not received, which classify takes as a registry that is
+// unavailable, unlike an answer received whole that does not decode.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
 // limitedTransport bounds the response bodies of the registry client: a
 // successful answer to MaxRegistryResponse bytes (an error past it), an
-// error answer to its first maxErrorBody bytes.
+// error answer as errorBody cuts it.
 type limitedTransport struct {
 	rt http.RoundTripper
 }
@@ -47,32 +61,87 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	if resp.StatusCode >= 300 {
-		resp.Body = &cutBody{rc: resp.Body, left: maxErrorBody}
+		body, err := errorBody(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		resp.Body = body
+		resp.ContentLength = -1
 	} else {
 		resp.Body = &limitedBody{rc: resp.Body, left: MaxRegistryResponse}
 	}
 	return resp, nil
 }
 
-// cutBody reads the first left bytes of a body and then ends.
-type cutBody struct {
-	rc   io.ReadCloser
-	left int64
+// confluentError is the body of a Confluent error answer.
+type confluentError struct {
+	ErrorCode int    `json:"error_code"`
+	Message   string `json:"message"`
 }
 
-func (b *cutBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, io.EOF
+// errorBody reads and closes the body of an error answer, and returns it
+// cut: its first maxErrorParse bytes are read. An answer with a Confluent
+// error code (errorFields) that is longer than maxErrorBody bytes or is not
+// valid JSON becomes one with the same error code and its message (or, when
+// the message does not decode, the answer's start) cut to maxErrorBody
+// bytes; any other answer is cut to its first maxErrorBody bytes. A failure
+// to read it is a *readError.
+func errorBody(rc io.ReadCloser) (io.ReadCloser, error) {
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxErrorParse))
+	if err != nil {
+		return nil, &readError{err}
 	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
+	code, msg, haveMsg := errorFields(b)
+	switch {
+	case code != 0 && (len(b) > maxErrorBody || !json.Valid(b)):
+		if !haveMsg {
+			msg = string(b[:min(len(b), maxErrorBody)])
+		}
+		// At most 6 bytes a byte of the message: bounded.
+		b, _ = json.Marshal(confluentError{ErrorCode: code, Message: msg[:min(len(msg), maxErrorBody)]})
+	case len(b) > maxErrorBody:
+		b = b[:maxErrorBody]
 	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
+	return io.NopCloser(bytes.NewReader(b)), nil
 }
 
-func (b *cutBody) Close() error { return b.rc.Close() }
+// errorFields returns the error_code and message of a Confluent error
+// answer (a JSON object) from b, read member by member until one does not
+// decode: b may be cut, or malformed past them. haveMsg reports whether the
+// message decoded.
+func errorFields(b []byte) (code int, msg string, haveMsg bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return 0, "", false
+	}
+	for d.More() {
+		t, err := d.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return code, msg, haveMsg
+		}
+		switch key {
+		case "error_code":
+			var n int
+			if d.Decode(&n) != nil {
+				return code, msg, haveMsg
+			}
+			code = n
+		case "message":
+			if d.Decode(&msg) != nil {
+				return code, "", false
+			}
+			haveMsg = true
+		default:
+			var skip json.RawMessage
+			if d.Decode(&skip) != nil {
+				return code, msg, haveMsg
+			}
+		}
+	}
+	return code, msg, haveMsg
+}
 
 // limitedBody reads a body of at most left bytes and fails past it.
 type limitedBody struct {
@@ -93,6 +162,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	b.left -= int64(n)
 	if b.left < 0 {
 		return n + int(b.left), errResponseTooLarge
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = &readError{err}
 	}
 	return n, err
 }
