@@ -52,7 +52,7 @@ func newAvroReader(data []byte) avroReader { return avroReader{avrobin.Reader{Bu
 // fromBin turns an *avrobin.Error into a *DataError.
 func fromBin(err error) error {
 	if e, ok := err.(*avrobin.Error); ok {
-		return &DataError{Path: e.Path, Offset: e.Offset, Err: e.Err}
+		return &DataError{Path: e.Path, Offset: e.Offset, Err: e.Err, elems: e.Elems}
 	}
 	return err
 }

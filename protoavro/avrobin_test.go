@@ -16,6 +16,7 @@ import (
 	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avrojson"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
@@ -183,17 +184,45 @@ func TestNestingLimitAlike(t *testing.T) {
 	deeper := chain(maxDepth + 1)
 	errs := map[string]error{"Unmarshal": c.Unmarshal(deeper, &kitchenpb.Tree{})}
 	_, errs["TranscodeToProto"] = c.TranscodeToProto(nil, deeper)
+	// The paths name the outermost and innermost few levels only.
+	const path = "Tree.parent.parent.(996 more).parent.parent.parent"
 	for what, err := range errs {
-		if !errors.Is(err, ErrTooDeep) {
-			t.Errorf("%s: %.200v, want ErrTooDeep", what, err)
+		var de *DataError
+		if !errors.Is(err, ErrTooDeep) || !errors.As(err, &de) || de.Path != path {
+			t.Errorf("%s: %.300v, want ErrTooDeep at %s", what, err, path)
 		}
 	}
 	_, _, jerr := avrojson.AppendJSON(nil, c.schema.root, deeper)
 	serr := skip.Skip(&avrobin.Reader{Buf: deeper})
 	for what, err := range map[string]error{"AppendJSON": jerr, "Skip": serr} {
-		if !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "more than 1000 nested records") {
-			t.Errorf("%s: %.200v, want ocf.ErrLimit", what, err)
+		if !errors.Is(err, ocf.ErrLimit) || !strings.Contains(err.Error(), "more than 1000 nested records") || len(err.Error()) > 300 {
+			t.Errorf("%s: %.300v, want ocf.ErrLimit with a short path", what, err)
 		}
+	}
+}
+
+// TestDeepPathBounded: a writer schema of recursive records with long
+// field names, resolved against a reader type, and a datum nested until it
+// is refused: the error's path stays short, and building it costs no more
+// than the datum justifies (it was rebuilt whole at every level).
+func TestDeepPathBounded(t *testing.T) {
+	name := strings.Repeat("r", 4000)
+	ws, err := ParseSchema([]byte(`{"type":"record","name":"Point","namespace":"protoavro.test.kitchen","fields":[{"name":"junk","type":{"type":"record","name":"R","fields":[{"name":"` + name + `","type":["null","R"]}]}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := mustCodec(t, Options{}, &kitchenpb.Point{}).Resolve(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum := bytes.Repeat([]byte{2}, 1100)
+	var uerr error
+	n := testutil.Allocated(func() { uerr = r.Unmarshal(datum, &kitchenpb.Point{}) })
+	if !errors.Is(uerr, ErrTooDeep) || len(uerr.Error()) > 2048 {
+		t.Errorf("Unmarshal: an error of %d bytes: %.300v; want ErrTooDeep, short", len(uerr.Error()), uerr)
+	}
+	if n > 16<<20 {
+		t.Errorf("Unmarshal allocated %d MiB", n>>20)
 	}
 }
 

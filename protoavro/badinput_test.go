@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -350,6 +351,10 @@ func deepAvroFoo(n int) []byte {
 	return a.bytes()
 }
 
+// deepPath is the path of a Foo inside maxDepth others through foo: the
+// outermost and innermost three of its maxDepth+2 elements.
+var deepPath = "Foo.foo.foo.(" + strconv.Itoa(maxDepth-4) + " more).foo.foo.foo"
+
 func TestAvroTooDeep(t *testing.T) {
 	c := mustCodec(t, Options{}, &avro2147pb.Foo{})
 	if err := c.Unmarshal(deepAvroFoo(maxDepth), &avro2147pb.Foo{}); err != nil {
@@ -358,7 +363,7 @@ func TestAvroTooDeep(t *testing.T) {
 	// Each level takes 20 bytes before its foo record; the record at depth
 	// maxDepth+1 starts at byte 20*(maxDepth+1).
 	err := decodeBoth(t, c, deepAvroFoo(2000))
-	wantDataError(t, err, ErrTooDeep, "Foo"+strings.Repeat(".foo", maxDepth+1), 20*(maxDepth+1))
+	wantDataError(t, err, ErrTooDeep, deepPath, 20*(maxDepth+1))
 }
 
 func TestBadWireInput(t *testing.T) {
@@ -526,7 +531,7 @@ func TestWireTooDeep(t *testing.T) {
 		off += 2 + n + m
 	}
 	_, err := c.TranscodeToAvro(nil, wire)
-	wantDataError(t, err, ErrTooDeep, "Foo"+strings.Repeat(".foo", maxDepth+1), off)
+	wantDataError(t, err, ErrTooDeep, deepPath, off)
 	// The direct writer of generated messages has the same limit.
 	m := &avro2147pb.Foo{}
 	if err := proto.Unmarshal(wire, m); err != nil {

@@ -284,3 +284,40 @@ func TestContainerReaderMisuse(t *testing.T) {
 		t.Errorf("read %d records from 4 goroutines, want 500", read)
 	}
 }
+
+// TestContainerWorkersBound: more workers than MaxWorkers is refused with
+// ErrInvalidOptions by the writer and the reader, before any goroutine
+// starts; MaxWorkers itself works.
+func TestContainerWorkersBound(t *testing.T) {
+	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
+	for _, n := range []int{MaxWorkers + 1, 1 << 28} {
+		if _, err := NewContainerWriter(io.Discard, md, ContainerOptions{Workers: n}); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("NewContainerWriter with %d workers: %v, want ErrInvalidOptions", n, err)
+		}
+	}
+	var buf bytes.Buffer
+	cw, err := NewContainerWriter(&buf, md, ContainerOptions{Workers: MaxWorkers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Write(&avro2147pb.Foo{Int32: proto.Int32(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	if _, err := NewContainerReader(bytes.NewReader(file), ReaderOptions{Workers: MaxWorkers + 1}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("NewContainerReader with %d workers: %v, want ErrInvalidOptions", MaxWorkers+1, err)
+	}
+	cr, err := NewContainerReader(bytes.NewReader(file), ReaderOptions{Workers: MaxWorkers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cr.ReadWire(nil); err != nil {
+		t.Errorf("a reader of %d workers: %v", MaxWorkers, err)
+	}
+	if _, err := cr.ReadWire(nil); err != io.EOF {
+		t.Errorf("a reader of %d workers, after the record: %v, want io.EOF", MaxWorkers, err)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -38,9 +37,16 @@ type ReaderOptions struct {
 	// read ahead and decoded in parallel, records still delivered in file
 	// order, and memory grows with about 3 × (Workers+1) × the block size;
 	// Blocks and Offset then count the blocks read ahead. Errors, and what
-	// Resync skips after them, are those of one worker.
+	// Resync skips after them, are those of one worker. At most
+	// [MaxWorkers].
 	Workers int
 }
+
+// MaxWorkers bounds ReaderOptions.Workers and ContainerOptions.Workers:
+// each worker holds blocks in memory, and a number far beyond the CPUs
+// only costs memory (a huge one would exhaust it before the first record).
+// More is an error of class [ErrInvalidOptions].
+const MaxWorkers = 1024
 
 const defaultMaxBlockSize = 64 << 20
 
@@ -119,6 +125,9 @@ var ErrNotContainer = ocf.ErrNotContainer
 func NewContainerReader(r io.Reader, opts ReaderOptions) (*ContainerReader, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%w: nil io.Reader", ErrInvalidOptions)
+	}
+	if opts.Workers > MaxWorkers {
+		return nil, fmt.Errorf("%w: ReaderOptions.Workers %d exceeds %d", ErrInvalidOptions, opts.Workers, MaxWorkers)
 	}
 	limit := opts.MaxBlockSize
 	if limit <= 0 {
@@ -210,7 +219,7 @@ func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
 	if err := protofiles.CheckImports(fds.File); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, MetaDescriptors, err)
 	}
-	files, err := protodesc.NewFiles(&fds)
+	files, err := protofiles.NewFiles(fds.File)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testutil"
@@ -341,9 +342,18 @@ func TestOptionsStringRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"profile=python", "timestamps=days", "colour=blue", "uint64=huge"} {
-		if _, err := ParseOptions(bad); !errors.Is(err, ErrInvalidOptions) {
-			t.Errorf("ParseOptions(%q): %v, want ErrInvalidOptions", bad, err)
+	long := strings.Repeat("x", 1<<20)
+	for _, bad := range []string{"profile=python", "timestamps=days", "colour=blue", "uint64=huge",
+		"recursion=\x1b[2J\x1b]0;pwn\x07", "preset=\u202e" + long, "profile=" + long, "k\x1b=" + long, "recursion=" + long} {
+		_, err := ParseOptions(bad)
+		if !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("ParseOptions(%.40q): %v, want ErrInvalidOptions", bad, err)
+			continue
+		}
+		// Options come from files and registries: the error quotes them
+		// escaped and cut.
+		if msg := err.Error(); len(msg) > 300 || !safetext.Safe(msg) {
+			t.Errorf("ParseOptions(%.40q): an error of %d bytes, %.300q", bad, len(msg), msg)
 		}
 	}
 }

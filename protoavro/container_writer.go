@@ -47,7 +47,8 @@ type ContainerOptions struct {
 	// Memory use grows with BlockSize × Workers.
 	BlockSize int
 	// Workers is the number of goroutines that transcode and compress
-	// blocks (default GOMAXPROCS). Blocks are written in record order.
+	// blocks (default GOMAXPROCS), at most [MaxWorkers]. Blocks are
+	// written in record order.
 	Workers int
 	// Metadata is user metadata; keys must not start with "avro." or
 	// "protoavro.".
@@ -259,6 +260,9 @@ type wrec struct {
 func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts ContainerOptions) (*ContainerWriter, error) {
 	if w == nil {
 		return nil, fmt.Errorf("%w: nil io.Writer", ErrInvalidOptions)
+	}
+	if opts.Workers > MaxWorkers {
+		return nil, fmt.Errorf("%w: ContainerOptions.Workers %d exceeds %d", ErrInvalidOptions, opts.Workers, MaxWorkers)
 	}
 	header, codec, err := containerHeader(md, &opts)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
 	"github.com/protoavro/protoavro/internal/avroschema"
@@ -79,6 +80,10 @@ type DataError struct {
 	Offset int
 	// Err is the error class, possibly wrapped with detail.
 	Err error
+	// elems are the elements of Path, innermost first, as inField added
+	// them: Path names the outermost and innermost few, each cut
+	// (avrobin.PrefixPath).
+	elems []string
 }
 
 // Error formats the error as "protoavro: PATH at byte N: DETAIL", or
@@ -106,20 +111,37 @@ func dataErr(class error, off int, format string, args ...any) *DataError {
 }
 
 // inField prefixes the path of a DataError with a field or element name as
-// the error travels up; other errors pass unchanged.
+// the error travels up; other errors pass unchanged. The path stays
+// bounded however deep the datum nests (avrobin.PrefixPath).
 func inField(err error, name string) error {
 	var de *DataError
 	if errors.As(err, &de) {
-		switch {
-		case de.Path == "":
-			de.Path = name
-		case de.Path[0] == '[':
-			de.Path = name + de.Path
-		default:
-			de.Path = name + "." + de.Path
-		}
+		de.elems, de.Path = avrobin.PrefixPath(de.elems, de.Path, name)
 	}
 	return err
+}
+
+// outOfField drops the outermost element of the path of a DataError when
+// it is name; other errors pass unchanged.
+func outOfField(err error, name string) {
+	var de *DataError
+	if !errors.As(err, &de) {
+		return
+	}
+	if len(de.elems) == 0 {
+		de.Path = strings.TrimPrefix(strings.TrimPrefix(de.Path, name), ".")
+		return
+	}
+	if de.elems[len(de.elems)-1] != name {
+		return
+	}
+	de.elems = de.elems[:len(de.elems)-1]
+	if len(de.elems) == 0 {
+		de.Path = ""
+		return
+	}
+	inner := de.elems[:len(de.elems)-1]
+	de.elems, de.Path = avrobin.PrefixPath(inner, "", de.elems[len(de.elems)-1])
 }
 
 // inIndex prefixes the path with an element index.

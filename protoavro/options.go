@@ -8,6 +8,8 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // Profile selects the overall protobuf-to-Avro mapping.
@@ -115,7 +117,7 @@ func parseChoice[T ~uint8](key, s string, names []string) (T, error) {
 			return T(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown %s %q (want %s)", ErrInvalidOptions, key, s, strings.Join(names, ", "))
+	return 0, fmt.Errorf("%w: unknown %s %s (want %s)", ErrInvalidOptions, key, safetext.Quote(s, maxOptionText), strings.Join(names, ", "))
 }
 
 // String returns the profile name used on the command line: "default" or "java".
@@ -405,6 +407,10 @@ func (o Options) String() string {
 	return sb.String()
 }
 
+// maxOptionText bounds the text of an option that an error of ParseOptions
+// quotes (escaped): options come from files and registries too.
+const maxOptionText = 100
+
 // ParseOptions reads mapping options in the form [Options.String] writes
 // and MetaOptions holds ("profile=java timestamps=micros uint64=long
 // mapkeys=text recursion=3 carrier=json dynamic=json empty=placeholder
@@ -419,7 +425,7 @@ func ParseOptions(s string) (Options, error) {
 		switch k {
 		case "preset":
 			if v != "engine" {
-				err = fmt.Errorf("%w: unknown preset %q (want engine)", ErrInvalidOptions, v)
+				err = fmt.Errorf("%w: unknown preset %s (want engine)", ErrInvalidOptions, safetext.Quote(v, maxOptionText))
 			}
 			o = EngineReady()
 		case "profile":
@@ -448,10 +454,10 @@ func ParseOptions(s string) (Options, error) {
 			o.GoogleTypes = d == 1
 		case "recursion":
 			if o.RecursionDepth, err = strconv.Atoi(v); err != nil || o.RecursionDepth < 0 || o.RecursionDepth > MaxRecursionDepth {
-				err = fmt.Errorf("%w: recursion=%s (want 0 to %d)", ErrInvalidOptions, v, MaxRecursionDepth)
+				err = fmt.Errorf("%w: recursion=%s (want 0 to %d)", ErrInvalidOptions, safetext.Quote(v, maxOptionText), MaxRecursionDepth)
 			}
 		default:
-			err = fmt.Errorf("%w: unknown option %q", ErrInvalidOptions, kv)
+			err = fmt.Errorf("%w: unknown option %s", ErrInvalidOptions, safetext.Quote(kv, maxOptionText))
 		}
 		if err != nil {
 			return o, err

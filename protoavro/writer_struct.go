@@ -637,10 +637,7 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	out, err := sub.encodeMessage(dst, one, 0)
 	st.empty, st.rounded = sub.empty, st.rounded+sub.rounded
 	if err != nil {
-		var de *DataError
-		if asDataError(err, &de) {
-			de.Path = strings.TrimPrefix(strings.TrimPrefix(de.Path, sf.f.name), ".")
-		}
+		outOfField(err, sf.f.name)
 	}
 	return out, err
 }

@@ -212,7 +212,5 @@ func (f *intFlag) Set(v string) error {
 	return nil
 }
 
-// maxWorkers bounds --workers: each worker holds blocks in memory, and a
-// number far beyond the CPUs only costs memory (a huge one would exhaust
-// it before the first record).
-const maxWorkers = 1024
+// maxWorkers bounds --workers as the library bounds its workers.
+const maxWorkers = protoavro.MaxWorkers

@@ -28,7 +28,6 @@ import (
 	"os"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
@@ -149,7 +148,7 @@ func schemaFiles(req *pluginpb.CodeGeneratorRequest) ([]*pluginpb.CodeGeneratorR
 	if err := protofiles.CheckImports(req.ProtoFile); err != nil {
 		return nil, fmt.Errorf("descriptors: %w", err)
 	}
-	reg, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: req.ProtoFile})
+	reg, err := protofiles.NewFiles(req.ProtoFile)
 	if err != nil {
 		return nil, fmt.Errorf("descriptors: %w", err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/limits"
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // Error classes: package ocf exports them as its own, and package protoavro
@@ -44,6 +45,9 @@ type Error struct {
 	Offset int
 	// Err wraps one of the error classes.
 	Err error
+	// Elems are the elements of Path, innermost first, as [Within] added
+	// them (see [PrefixPath]).
+	Elems []string
 }
 
 // Error returns "PATH at byte N: MESSAGE" ("datum" for an empty path).
@@ -89,16 +93,42 @@ func Errorf(class error, off int, format string, args ...any) *Error {
 	return &Error{Offset: off, Err: fmt.Errorf("%w: %s", class, fmt.Sprintf(format, args...))}
 }
 
-// JoinPath prefixes path with seg, a field name or an element ("[3]",
-// "[\"key\"]", "<branch>") that needs no dot before it.
-func JoinPath(seg, path string) string {
-	switch {
-	case path == "":
-		return seg
-	case path[0] == '[', path[0] == '<':
-		return seg + path
+// The bounds of a rendered path (PrefixPath): the outermost and innermost
+// pathKeep elements are named, each cut to pathElemMax bytes.
+const (
+	pathKeep    = 3
+	pathElemMax = 200
+)
+
+// PrefixPath adds seg, a field name or an element that needs no dot before
+// it ("[3]", "[\"key\"]", "<branch>"), as the outermost element of the
+// path whose elements so far are elems (innermost first; none, with a
+// non-empty path, makes the path one element). It returns the elements and
+// the path rendered from them: every element when there are at most
+// 2*pathKeep+1, else the outermost and innermost pathKeep around "(N
+// more)", each escaped and cut to pathElemMax bytes, so that a path stays
+// short however deep the datum nests and however long its names, and
+// costs the same at every level as an error travels up.
+func PrefixPath(elems []string, path, seg string) ([]string, string) {
+	if len(elems) == 0 && path != "" {
+		elems = append(elems, path)
 	}
-	return seg + "." + path
+	elems = append(elems, seg)
+	var b strings.Builder
+	n := len(elems)
+	for i := n - 1; i >= 0; i-- {
+		e := elems[i]
+		if n > 2*pathKeep+1 && i == n-1-pathKeep {
+			e = "(" + strconv.Itoa(n-2*pathKeep) + " more)"
+			i = pathKeep
+		}
+		e = safetext.Escape(e, pathElemMax)
+		if b.Len() > 0 && (e == "" || e[0] != '[' && e[0] != '<') {
+			b.WriteByte('.')
+		}
+		b.WriteString(e)
+	}
+	return elems, b.String()
 }
 
 // Budget counts the values of a datum, or of a container block, that take

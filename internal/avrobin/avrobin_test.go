@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -247,17 +248,47 @@ func TestBudget(t *testing.T) {
 
 func TestErrorText(t *testing.T) {
 	e := Errorf(ErrTruncated, 7, "length %d", 9)
-	e.Path = JoinPath("a", JoinPath("[2]", JoinPath("b", "")))
+	for _, seg := range []string{"b", "[2]", "a"} {
+		Within(e, seg)
+	}
 	if got, want := e.Error(), "a[2].b at byte 7: truncated input: length 9"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if got, want := (&Error{Offset: -1, Err: ErrLimit}).Error(), "datum: over the limit"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := JoinPath("m", `["k"].x`); got != `m["k"].x` {
-		t.Errorf("JoinPath: %q", got)
+	if _, got := PrefixPath(nil, `["k"].x`, "m"); got != `m["k"].x` {
+		t.Errorf("PrefixPath: %q", got)
 	}
-	if got := JoinPath("u", "<R>.x"); got != "u<R>.x" {
-		t.Errorf("JoinPath: %q", got)
+	if _, got := PrefixPath(nil, "<R>.x", "u"); got != "u<R>.x" {
+		t.Errorf("PrefixPath: %q", got)
+	}
+}
+
+// TestPathBounded: however deep the datum and however long its names, a
+// path names the outermost and innermost three elements, each escaped and
+// cut, and what it costs to build does not grow with the depth at each
+// level.
+func TestPathBounded(t *testing.T) {
+	long := strings.Repeat("r", 5000)
+	e := Errorf(ErrMalformed, 3, "")
+	for i := range 2000 {
+		Within(e, "[\x1b"+strconv.Itoa(i)+"]")
+		Within(e, long)
+	}
+	if len(e.Path) > 2000 || strings.ContainsRune(e.Path, 0x1b) {
+		t.Fatalf("a path of %d bytes: %.300q", len(e.Path), e.Path)
+	}
+	r := strings.Repeat("r", 200) + "… (5000 bytes)"
+	want := r + `[\x1b1999].` + r + `.(3994 more)[\x1b1].` + r + `[\x1b0]`
+	if e.Path != want {
+		t.Errorf("path\n got %q\nwant %q", e.Path, want)
+	}
+	if _, p := PrefixPath(nil, "", "a"); p != "a" {
+		t.Errorf("one element: %q", p)
+	}
+	elems, p := PrefixPath(nil, "x", "")
+	if _, p = PrefixPath(elems, p, "y"); p != "y..x" {
+		t.Errorf("an empty element: %q", p)
 	}
 }

@@ -92,11 +92,11 @@ func Nested(depth, limit, off int) (int, bool, error) {
 	return depth, false, nil
 }
 
-// Within prefixes the path of err, an *Error, with seg (see [JoinPath]);
+// Within prefixes the path of err, an *Error, with seg (see [PrefixPath]);
 // other errors pass unchanged.
 func Within(err error, seg string) error {
 	if e, ok := err.(*Error); ok && e != nil {
-		e.Path = JoinPath(seg, e.Path)
+		e.Elems, e.Path = PrefixPath(e.Elems, e.Path, seg)
 	}
 	return err
 }

@@ -41,8 +41,8 @@ const AllAvroTypes = `{"type":"record","name":"ns.All","fields":[
 ]}`
 
 // AllAvroTypesDatums are JSON values of AllAvroTypes in the form
-// avrojson.AppendJSON writes them, but for the characters from U+0080 on,
-// escaped here.
+// avrojson.AppendJSON writes them, but for the printable characters from
+// U+0080 on, escaped here.
 var AllAvroTypesDatums = []string{
 	`{"n":null,"b":true,"i":-1,"l":9223372036854775807,"f":1.5,"d":-0.1,"s":"h\u00e9\"\\\n\u0001","by":"\u0000\u00ff\u0080A","fx":"abcd","e":"GREEN","a":[1,-2,3],"m":{"k":{"string":"v"},"z":null},"nulls":[null,null],"empties":{"a":{},"b":{}},"u":null,"dflt":{"int":7},"rec":{"x":3}}`,
 	`{"n":null,"b":false,"i":2147483647,"l":-9223372036854775808,"f":"NaN","d":"-Infinity","s":"","by":"","fx":"\u00ff\u00fe\u0000\u0001","e":"RED","a":[],"m":{},"nulls":[],"empties":{},"u":{"ns.All":{"n":null,"b":false,"i":0,"l":0,"f":0,"d":1e+300,"s":"x","by":"","fx":"0000","e":"RED","a":[],"m":{},"nulls":[null],"empties":{},"u":{"ns.F4":"wxyz"},"dflt":null,"rec":{"x":0}}},"dflt":null,"rec":{"x":-5}}`,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/protoavro/protoavro/internal/limits"
+	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/internal/usage"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -352,7 +353,7 @@ func buildSet(set *descriptorpb.FileDescriptorSet) (*protoregistry.Files, error)
 	if err := CheckImports(full); err != nil {
 		return nil, err
 	}
-	files, err := protodesc.NewFiles(full)
+	files, err := protofiles.NewFiles(full.File)
 	if err != nil {
 		if m := unresolvedRE.FindStringSubmatch(err.Error()); m != nil {
 			return nil, fmt.Errorf("%w (the set lacks %s: make it with protoc --include_imports; buf build includes imports)", err, m[1])
