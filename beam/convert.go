@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/protoavro/protoavro/beam/internal/ranges"
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/beam/internal/worker"
 )
 
@@ -45,7 +46,7 @@ func (c *compiled) toAvro(r Records) (Block, error) {
 	err := b.Each(r.Source, func(index int64, wire []byte) error {
 		var err error
 		if out, err = c.codec.TranscodeToAvro(out, wire); err != nil {
-			return fmt.Errorf("protoavrobeam: %s: %w", r.Source, b.RecordError(index, err))
+			return fmt.Errorf("protoavrobeam: %s: %w", ranges.Name(r.Source), b.RecordError(index, err))
 		}
 		return nil
 	})
@@ -73,7 +74,7 @@ func (fn *readJSONLinesFn) ProcessElement(ctx context.Context, f fileio.Readable
 	worker.MarkStarted()
 	rc, err := f.Open(ctx)
 	if err != nil {
-		return fmt.Errorf("protoavrobeam: %w", err)
+		return fmt.Errorf("protoavrobeam: %w", safetext.Error(err, ranges.MaxErrorText)) // it names the file
 	}
 	defer rc.Close()
 	return ranges.JSONLines(rc, fn.c.mt, fn.c.resolver, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })

@@ -21,9 +21,12 @@ const (
 // empty), converts their records to Avro and writes them to sharded
 // container files under prefix (WriteAvro): each bundle reads, converts
 // and writes into a file of its own, with no shuffle of the data. It returns the PCollection of
-// the final file names, or an error wrapping ErrInput for an unknown
-// format.
+// the final file names, or an error: one wrapping ErrInput for an unknown
+// format, ErrShards for opts.Shards over MaxShards.
 func Convert(s beam.Scope, t Type, format Format, glob, prefix string, opts WriteOptions) (beam.PCollection, error) {
+	if err := checkShards(opts.Shards); err != nil {
+		return beam.PCollection{}, err
+	}
 	s = s.Scope("protoavrobeam.Convert")
 	var records beam.PCollection
 	switch format {

@@ -42,7 +42,7 @@ func TestToAvroErrorNamesRecord(t *testing.T) {
 		t.Fatalf("%d errors: %v", len(errs), errs)
 	}
 	var de *protoavro.DataError
-	want := "in.delimited: record 10 (input byte " + strconv.Itoa(badAt) + "): "
+	want := `"in.delimited": record 10 (input byte ` + strconv.Itoa(badAt) + "): "
 	if !strings.Contains(errs[0].Error(), want) || !errors.As(errs[0], &de) {
 		t.Errorf("error %q, want %q and a *protoavro.DataError", errs[0], want)
 	}

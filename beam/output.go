@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,17 +132,46 @@ func SnapshotOutput(ctx context.Context, prefix, suffix string) (*OutputSnapshot
 
 // finals lists the final shards of the output that exist now.
 func (s *OutputSnapshot) finals(ctx context.Context, fs filesystem.Interface) ([]string, error) {
-	names, err := fs.List(ctx, quoteGlob(s.prefix)+"-?????-of-?????"+quoteGlob(s.suffix))
+	return listFinals(ctx, fs, s.prefix, s.suffix)
+}
+
+// listFinals lists the final shards of the output (prefix, suffix) that
+// exist now, of any count: the names ShardName(prefix, i, n, suffix), and
+// no other.
+func listFinals(ctx context.Context, fs filesystem.Interface, prefix, suffix string) ([]string, error) {
+	// Five digits each: every count is at most MaxShards.
+	names, err := fs.List(ctx, quoteGlob(prefix)+"-?????-of-?????"+quoteGlob(suffix))
 	if err != nil {
-		return nil, fmt.Errorf("protoavrobeam: list the shards of %s: %w", s.prefix, err)
+		return nil, fmt.Errorf("protoavrobeam: list the shards of %s: %w", prefix, err)
 	}
 	var finals []string
 	for _, name := range names {
-		if _, ok := shardCount(s.prefix, s.suffix, name); ok {
+		if _, ok := shardCount(prefix, suffix, name); ok {
 			finals = append(finals, name)
 		}
 	}
 	return finals, nil
+}
+
+// removeOtherCounts removes the final shards of the output (prefix,
+// suffix) whose count is not n, those of an earlier run, and returns their
+// names.
+func removeOtherCounts(ctx context.Context, fs filesystem.Interface, prefix, suffix string, n int) ([]string, error) {
+	finals, err := listFinals(ctx, fs, prefix, suffix)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, name := range finals {
+		if m, _ := shardCount(prefix, suffix, name); m == n {
+			continue
+		}
+		if err := remove(ctx, fs, name); err != nil {
+			return removed, err
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
 }
 
 // shardCount returns n when name is ShardName(prefix, i, n, suffix).
@@ -176,6 +206,25 @@ func stampOf(ctx context.Context, fs filesystem.Interface, name string) (fileSta
 		}
 	}
 	return st, true, nil
+}
+
+// Gone returns, sorted, the final shards of the snapshot that no longer
+// exist: after a successful run, the shards of an earlier run with another
+// count, which the run's finalization removed.
+func (s *OutputSnapshot) Gone(ctx context.Context) ([]string, error) {
+	fs, err := filesystem.New(ctx, s.prefix)
+	if err != nil {
+		return nil, fmt.Errorf("protoavrobeam: %w", err)
+	}
+	defer fs.Close()
+	var gone []string
+	for name := range s.before {
+		if !exists(ctx, fs, name) {
+			gone = append(gone, name)
+		}
+	}
+	slices.Sort(gone)
+	return gone, nil
 }
 
 // Discard removes what a failed or cancelled run left of the output: every

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/protoavro/protoavro/beam/internal/ranges"
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/beam/internal/worker"
 )
 
@@ -150,7 +151,7 @@ func (fn *readDelimitedFn) ProcessElement(ctx context.Context, rt *sdf.LockRTrac
 	worker.MarkStarted()
 	rc, err := f.Open(ctx)
 	if err != nil {
-		return fmt.Errorf("protoavrobeam: %w", err)
+		return fmt.Errorf("protoavrobeam: %w", safetext.Error(err, ranges.MaxErrorText)) // it names the file
 	}
 	defer rc.Close()
 	start := rt.GetRestriction().(offsetrange.Restriction).Start

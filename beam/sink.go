@@ -3,6 +3,7 @@ package protoavrobeam
 import (
 	"bufio"
 	"cmp"
+	"container/heap"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -17,9 +18,11 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/protoavro/protoavro/beam/internal/ranges"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -35,9 +38,27 @@ func init() {
 }
 
 // ShardName is the name of shard i of n under prefix:
-// prefix-SSSSS-of-NNNNN followed by suffix.
+// prefix-SSSSS-of-NNNNN followed by suffix, each number of five digits
+// for n up to MaxShards.
 func ShardName(prefix string, i, n int, suffix string) string {
 	return fmt.Sprintf("%s-%05d-of-%05d%s", prefix, i, n, suffix)
+}
+
+// MaxShards is the largest number of shards of an output: the five digits
+// of ShardName. An output's shards are found again by that form
+// (SnapshotOutput, and a finalization's removal of the shards of an
+// earlier run with another count), so no count needs more.
+const MaxShards = 99_999
+
+// ErrShards reports a WriteOptions.Shards over MaxShards.
+var ErrShards = errors.New("protoavrobeam: too many shards")
+
+// checkShards returns the error of a WriteOptions.Shards of n.
+func checkShards(n int) error {
+	if n > MaxShards {
+		return fmt.Errorf("%w: WriteOptions.Shards %d, at most %d (MaxShards: shard names have five digits)", ErrShards, n, MaxShards)
+	}
+	return nil
 }
 
 // tempMarker separates an output's prefix and suffix from the random id
@@ -49,9 +70,12 @@ const tempMarker = ".tmp-"
 type WriteOptions struct {
 	// Shards is the number of output files. 0, the default, lets the
 	// runner decide: one file per bundle of the writing stage, as many as
-	// the runner made. With n > 0, exactly n files are written, empty ones
-	// included; the files of the bundles are then merged into n at
-	// finalization (a copy of their blocks, not a conversion).
+	// the runner made (merged into MaxShards files if the runner made more).
+	// With n > 0, exactly n files are written, empty ones included; the
+	// files of the bundles are then merged into n at finalization (a copy
+	// of their blocks, not a conversion). At most MaxShards: a larger n
+	// fails the write (Convert returns ErrShards; WriteAvro and
+	// WriteDelimited fail the pipeline with it before they write a record).
 	Shards int
 	// Compression is the block codec of container files; empty means null.
 	Compression protoavro.Compression
@@ -85,8 +109,12 @@ type tempFile struct {
 // thus leaves no duplicate and no partial shard. A bundle that started in
 // this process and did not finish (a failed bundle that an in-process
 // runner such as prism drops while the pipeline drains) makes the
-// finalization fail before it renames anything. The result is the
-// PCollection of the final file names.
+// finalization fail before it renames anything. Once every shard is in
+// place, the finalization removes the final shards of an earlier run of
+// the output with another count (ShardName(prefix, i, m, ".avro") with m
+// other than this run's n), which a glob of the output would otherwise
+// read with this run's, and logs their names; no other file is touched.
+// The result is the PCollection of the final file names.
 func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.WriteAvro")
 	codec := opts.Compression
@@ -95,20 +123,21 @@ func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, records b
 	}
 	filesystem.ValidateScheme(prefix)
 	run := randomID()
-	temps := beam.ParDo(s, &writeAvroFn{typed: typed{Type: t}, Prefix: prefix, Codec: string(codec), Run: run}, records)
+	temps := beam.ParDo(s, &writeAvroFn{typed: typed{Type: t}, Prefix: prefix, Codec: string(codec), Run: run, Shards: opts.Shards}, records)
 	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".avro", Codec: string(codec), Avro: true, Run: run}, temps)
 }
 
 // WriteDelimited writes a PCollection of protobuf wire records ([]byte) to
 // length-delimited files named ShardName(prefix, i, n, ".delimited"), with
 // the temporary files per bundle and the single finalizing step of
-// WriteAvro (files merged by concatenation when opts.Shards is set). The
-// result is the PCollection of the final file names.
+// WriteAvro (files merged by concatenation when opts.Shards is set; the
+// shards of an earlier run with another count removed). The result is the
+// PCollection of the final file names.
 func WriteDelimited(s beam.Scope, prefix string, opts WriteOptions, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.WriteDelimited")
 	filesystem.ValidateScheme(prefix)
 	run := randomID()
-	temps := beam.ParDo(s, &writeDelimitedFn{Prefix: prefix, Run: run}, records)
+	temps := beam.ParDo(s, &writeDelimitedFn{Prefix: prefix, Run: run, Shards: opts.Shards}, records)
 	return finalize(s, &finalizeFn{Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".delimited", Run: run}, temps)
 }
 
@@ -218,6 +247,9 @@ func (b *bundleFile) close(err error) error {
 		err = cerr
 	}
 	if err != nil {
+		if errors.As(err, new(*badRecordError)) {
+			return err // it names the record's input, not the shard
+		}
 		return fmt.Errorf("protoavrobeam: %s: %w", b.name, err)
 	}
 	return nil
@@ -259,10 +291,20 @@ type writeAvroFn struct {
 	Prefix string `json:"prefix"`
 	Codec  string `json:"codec"`
 	Run    string `json:"run"`
+	Shards int    `json:"shards"` // WriteOptions.Shards, checked in Setup
 	file   *bundleFile
 	cw     *protoavro.ContainerWriter
 	spans  []span
 	next   int64 // records given to cw
+}
+
+// Setup refuses a shard count over MaxShards, before anything is written,
+// and compiles the Type.
+func (fn *writeAvroFn) Setup() error {
+	if err := checkShards(fn.Shards); err != nil {
+		return err
+	}
+	return fn.typed.Setup()
 }
 
 func (fn *writeAvroFn) StartBundle(context.Context, func(tempFile)) {
@@ -340,7 +382,7 @@ func (fn *writeAvroFn) badRecord(e *protoavro.RecordError) error {
 	}
 	sp := fn.spans[k]
 	index := sp.r.Index + e.Index - sp.start
-	return &badRecordError{fmt.Errorf("protoavrobeam: %s: %w", sp.r.Source, sp.r.batch().RecordError(index, e.Err))}
+	return &badRecordError{fmt.Errorf("protoavrobeam: %s: %w", ranges.Name(sp.r.Source), sp.r.batch().RecordError(index, e.Err))}
 }
 
 // abort closes the bundle's file after a failure; the finalization of the
@@ -370,9 +412,13 @@ func (fn *writeAvroFn) Teardown() { fn.abort() }
 type writeDelimitedFn struct {
 	Prefix string `json:"prefix"`
 	Run    string `json:"run"`
+	Shards int    `json:"shards"` // WriteOptions.Shards, checked in Setup
 	file   *bundleFile
 	pre    []byte
 }
+
+// Setup refuses a shard count over MaxShards, before anything is written.
+func (fn *writeDelimitedFn) Setup() error { return checkShards(fn.Shards) }
 
 func (fn *writeDelimitedFn) StartBundle(context.Context, func(tempFile)) {
 	bundleStarted(fn.Run)
@@ -450,6 +496,9 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 		return fmt.Errorf("protoavrobeam: finalize %s: %w", fn.Prefix, err)
 	}
 	defer endWrite()
+	if err := checkShards(fn.Shards); err != nil {
+		return err
+	}
 	var committed []tempFile
 	seen := map[string]bool{}
 	var tf tempFile
@@ -468,7 +517,7 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 	if n := unfinishedBundles(fn.Run); n > 0 {
 		return fmt.Errorf("protoavrobeam: finalize: %s: %d bundles of the write started and did not finish (a failed bundle the runner did not retry)", fn.Prefix, n)
 	}
-	groups := assignShards(committed, fn.Shards)
+	groups := assignShards(committed, shardsFor(fn.Shards, len(committed)))
 	fs, err := filesystem.New(ctx, fn.Prefix)
 	if err != nil {
 		return fmt.Errorf("protoavrobeam: %w", err)
@@ -495,13 +544,46 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 	}
 	// Every other temporary file of this output is from a bundle that was
 	// not committed.
-	_, err = removeTemps(ctx, fs, fn.Prefix, fn.Suffix)
+	if _, err = removeTemps(ctx, fs, fn.Prefix, fn.Suffix); err != nil {
+		return err
+	}
+	// The shards of an earlier run with another count are not part of
+	// this output.
+	removed, err := removeOtherCounts(ctx, fs, fn.Prefix, fn.Suffix, len(groups))
+	if len(removed) > 0 {
+		log.Infof(ctx, "protoavrobeam: %s", removedText(fn.Prefix, removed))
+	}
 	return err
+}
+
+// removedText describes the shards of an earlier run of the output prefix
+// that a finalization removed, for the log.
+func removedText(prefix string, removed []string) string {
+	names := make([]string, 0, min(len(removed), 10)+1)
+	for _, name := range removed[:min(len(removed), 10)] {
+		names = append(names, ranges.Name(name))
+	}
+	if len(removed) > 10 {
+		names = append(names, fmt.Sprintf("… (%d more)", len(removed)-10))
+	}
+	return fmt.Sprintf("removed %d shards of an earlier run of %s with another shard count: %s",
+		len(removed), ranges.Name(prefix), strings.Join(names, ", "))
+}
+
+// shardsFor returns the number of shards to give to assignShards for
+// WriteOptions.Shards and the number of committed files: shards, except
+// that with shards 0 more than MaxShards files are merged into MaxShards.
+func shardsFor(shards, committed int) int {
+	if shards == 0 && committed > MaxShards {
+		return MaxShards
+	}
+	return shards
 }
 
 // assignShards groups the committed files into the shards: one shard per
 // file (at least one shard) when shards is 0, else shards groups, each
-// file to the group with the fewest records so far, largest first.
+// file to the group with the fewest records so far (then the fewest files,
+// then the lowest index), largest first.
 func assignShards(files []tempFile, shards int) [][]tempFile {
 	slices.SortFunc(files, func(a, b tempFile) int {
 		return cmp.Or(cmp.Compare(b.Records, a.Records), strings.Compare(a.Name, b.Name))
@@ -514,18 +596,38 @@ func assignShards(files []tempFile, shards int) [][]tempFile {
 		return groups
 	}
 	groups := make([][]tempFile, shards)
-	load := make([]int64, shards)
+	h := &shardHeap{load: make([]int64, shards), groups: groups}
+	for i := range shards {
+		h.order = append(h.order, i)
+	}
+	heap.Init(h)
 	for _, f := range files {
-		k := 0
-		for j := range load {
-			if load[j] < load[k] || (load[j] == load[k] && len(groups[j]) < len(groups[k])) {
-				k = j
-			}
-		}
+		k := h.order[0]
 		groups[k] = append(groups[k], f)
-		load[k] += f.Records
+		h.load[k] += f.Records
+		heap.Fix(h, 0)
 	}
 	return groups
+}
+
+// shardHeap orders the shards of assignShards, the next to fill first.
+type shardHeap struct {
+	order  []int // shard indexes, a heap
+	load   []int64
+	groups [][]tempFile
+}
+
+func (h *shardHeap) Len() int { return len(h.order) }
+func (h *shardHeap) Less(a, b int) bool {
+	i, j := h.order[a], h.order[b]
+	return cmp.Or(cmp.Compare(h.load[i], h.load[j]), cmp.Compare(len(h.groups[i]), len(h.groups[j])), cmp.Compare(i, j)) < 0
+}
+func (h *shardHeap) Swap(a, b int) { h.order[a], h.order[b] = h.order[b], h.order[a] }
+func (h *shardHeap) Push(x any)    { h.order = append(h.order, x.(int)) }
+func (h *shardHeap) Pop() any {
+	x := h.order[len(h.order)-1]
+	h.order = h.order[:len(h.order)-1]
+	return x
 }
 
 // merge writes the files of group, in order, into a new temporary file

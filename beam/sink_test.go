@@ -3,12 +3,18 @@ package protoavrobeam
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -219,5 +225,121 @@ func checkEmptyShard(t *testing.T, name string, n int64) {
 	}
 	if min := (n + 65535) / 65536; cr.Blocks() < min {
 		t.Errorf("%d blocks, want at least %d", cr.Blocks(), min)
+	}
+}
+
+// A record that does not convert fails the bundle with an error that names
+// its input (quoted: a file name is untrusted text), index and offset, and
+// not the temporary shard, also when the error surfaces as the bundle
+// finishes.
+func TestBadRecordErrorNamesInput(t *testing.T) {
+	recs := sampleRecords(t)
+	dir := t.TempDir()
+	fn := &writeAvroFn{typed: typed{Type: fooType(t)}, Prefix: filepath.Join(dir, "foo"), Codec: string(protoavro.CompressionNull), Run: randomID()}
+	if err := fn.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Teardown()
+	batch := append(slices.Clone(recs[:10]), []byte{0xff, 0xff}) // not a message
+	r := delimitedRecords("in\xff\nX\x1b[2J.delimited", batch)
+	ctx := context.Background()
+	fn.StartBundle(ctx, nil)
+	if err := fn.ProcessElement(ctx, r, nil); err != nil {
+		t.Fatalf("the error surfaced in ProcessElement, not as the bundle finishes: %v", err)
+	}
+	err := fn.FinishBundle(ctx, func(tempFile) { t.Error("a failed bundle committed its file") })
+	want := `protoavrobeam: "in\xff\nX\x1b[2J.delimited": record 10 (input byte ` + strconv.FormatInt(r.Offsets[10], 10) + "): "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.ContainsAny(err.Error(), "\n\x1b") ||
+		!utf8.ValidString(err.Error()) || strings.Contains(err.Error(), tempMarker) {
+		t.Errorf("err = %q, want one line of valid UTF-8 starting %q, without the temporary file", err, want)
+	}
+}
+
+// The shards of an earlier run of the output with another count are
+// removed once the run's shards are in place, and only they: files that
+// merely look like shards, and other outputs' shards, are kept.
+func TestFinalizeRemovesOtherCounts(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "out")
+	earlier := []string{"out-00000-of-00003.delimited", "out-00001-of-00003.delimited", "out-00002-of-00003.delimited", "out-00000-of-00001.delimited"}
+	kept := []string{
+		"out-00000-of-00002.delimited.bak", "out-0000-of-00003.delimited", "out-00000-of-000003.delimited",
+		"outx-00000-of-00003.delimited", "out-00000-of-00003.avro", "out-00000-of-00003.delimited.tmp",
+	}
+	for _, name := range append(slices.Clone(earlier), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte{9}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	committed := tempName(prefix, ".delimited")
+	if err := os.WriteFile(committed, []byte{1, 7}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fn := &finalizeFn{Prefix: prefix, Shards: 2, Suffix: ".delimited", Run: randomID()}
+	if err := fn.ProcessElement(context.Background(), nil, iterOf(tempFile{committed, 1}), func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{"out-00000-of-00002.delimited", "out-00001-of-00002.delimited"}, kept...)
+	slices.Sort(want)
+	if got := dirFiles(t, dir); !slices.Equal(got, want) {
+		t.Errorf("files after the run: %q, want %q", got, want)
+	}
+	var paths []string
+	for _, name := range earlier {
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	if got := removedText(prefix, paths); !strings.Contains(got, "removed 4 shards") || !strings.Contains(got, `"`+filepath.Join(dir, earlier[0])+`"`) {
+		t.Errorf("log text %q", got)
+	}
+}
+
+// At most MaxShards shards: the five digits of their names, by which an
+// output's shards are found again. A larger WriteOptions.Shards is an error
+// of Convert, of the writing DoFns' Setup (before anything is written) and
+// of the finalization; with Shards 0, more committed files than
+// MaxShards are merged into MaxShards shards.
+func TestMaxShards(t *testing.T) {
+	if got := ShardName("p", MaxShards-1, MaxShards, ".avro"); got != "p-99998-of-99999.avro" {
+		t.Fatalf("ShardName = %q", got)
+	}
+	opts := WriteOptions{Shards: MaxShards + 1}
+	_, s := beam.NewPipelineWithRoot()
+	if _, err := Convert(s, fooType(t), Delimited, "in", filepath.Join(t.TempDir(), "out"), opts); !errors.Is(err, ErrShards) {
+		t.Errorf("Convert: %v, want ErrShards", err)
+	}
+	if err := (&writeAvroFn{typed: typed{Type: fooType(t)}, Shards: MaxShards + 1}).Setup(); !errors.Is(err, ErrShards) {
+		t.Errorf("writeAvroFn.Setup: %v, want ErrShards", err)
+	}
+	if err := (&writeDelimitedFn{Shards: MaxShards + 1}).Setup(); !errors.Is(err, ErrShards) {
+		t.Errorf("writeDelimitedFn.Setup: %v, want ErrShards", err)
+	}
+	if err := (&writeDelimitedFn{Shards: MaxShards}).Setup(); err != nil {
+		t.Errorf("writeDelimitedFn.Setup of MaxShards: %v", err)
+	}
+	dir := t.TempDir()
+	fn := &finalizeFn{Prefix: filepath.Join(dir, "out"), Shards: MaxShards + 1, Suffix: ".delimited", Run: randomID()}
+	if err := fn.ProcessElement(context.Background(), nil, iterOf[tempFile](), func(string) { t.Error("emitted a shard") }); !errors.Is(err, ErrShards) {
+		t.Errorf("finalize: %v, want ErrShards", err)
+	}
+	if got := dirFiles(t, dir); len(got) > 0 {
+		t.Errorf("the refused finalization wrote %q", got)
+	}
+
+	files := make([]tempFile, MaxShards+2)
+	for i := range files {
+		files[i] = tempFile{Name: fmt.Sprintf("t%06d", i), Records: 1}
+	}
+	groups := assignShards(files, shardsFor(0, len(files)))
+	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, f := range g {
+			seen[f.Name] = true
+		}
+	}
+	if len(groups) != MaxShards || len(seen) != len(files) {
+		t.Errorf("%d files without Shards: %d shards holding %d files, want %d holding all", len(files), len(groups), len(seen), MaxShards)
+	}
+	if shardsFor(0, MaxShards) != 0 || shardsFor(7, MaxShards+1) != 7 {
+		t.Error("shardsFor changed a count it must keep")
 	}
 }

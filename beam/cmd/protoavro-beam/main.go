@@ -28,7 +28,11 @@
 // shard the run wrote (the final shards of an earlier run are kept unless
 // the run replaced one of them), and exits with status 1. A second
 // interrupt kills the process at once, leaving behind what the cleanup had
-// not removed yet. A failed pipeline removes the same files.
+// not removed yet. A failed pipeline removes the same files. A successful
+// run removes the final shards of an earlier run of the same output with
+// another count (PREFIX-SSSSS-of-MMMMM.avro, MMMMM not its own), and says
+// which. --async is refused while the job runs in this process (prism in
+// process, the direct runner, or loopback workers).
 //
 // Exit status: 0 success, 1 a failed or interrupted pipeline, 2 a usage
 // error.
@@ -76,7 +80,7 @@ var (
 	input     = flag.String("input", "", "`GLOB` of the input files (any Beam filesystem: a local path, gs://...)")
 	output    = flag.String("output", "", "`PREFIX` of the output files: PREFIX-SSSSS-of-NNNNN.avro")
 	format    = flag.String("format", "delimited", "input format: delimited (length-delimited protobuf) or jsonl (protojson lines)")
-	shards    = flag.Int("shards", 0, "number of output files; 0: one per bundle of the writing stage, as many as the runner makes")
+	shards    = flag.Int("shards", 0, "number of output files, at most 99999; 0: one per bundle of the writing stage, as many as the runner makes")
 	codec     = flag.String("codec", "null", "block codec: null, deflate, snappy or zstd")
 	profile   = flag.String("profile", "default", "mapping profile: default or java")
 	message   = new(string)
@@ -84,6 +88,7 @@ var (
 	cpuprof   = flag.String("cpuprofile", "", "write a CPU profile of this process (prism and the loopback worker run in it) to `FILE`")
 	imports   stringList
 	descSets  stringList
+	protoArgs []string // the positional arguments: .proto files
 )
 
 func init() {
@@ -100,8 +105,9 @@ const synopsis = `Usage: protoavro-beam --input GLOB --output PREFIX [--format d
 Convert protobuf files (length-delimited, or JSON Lines with --format jsonl)
 to sharded Avro container files PREFIX-SSSSS-of-NNNNN.avro on Apache Beam:
 on the prism runner in this process by default, or on the runner --runner
-names. Exit status: 0 success, 1 a failed or interrupted pipeline, 2 a
-usage error.
+names. The shards of an earlier run into PREFIX with another count N are
+removed once the run's are in place. Exit status: 0 success, 1 a failed
+or interrupted pipeline, 2 a usage error.
 `
 
 // printUsage prints the help: the synopsis, the command's own flags, then
@@ -136,7 +142,11 @@ var ownFlags = map[string]bool{
 // its unfinished output; the handler is then removed, and interruptNotice
 // printed, so that a second interrupt kills the process.
 func main() {
-	flag.Parse()
+	// Flags may follow the .proto files, as in protoavro encode.
+	var err error
+	if protoArgs, err = usage.ParseArgs(flag.CommandLine, os.Args[1:]); err != nil {
+		os.Exit(2) // flag.CommandLine exits by itself, having said why
+	}
 	beam.Init()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	finished, noticed := make(chan struct{}), make(chan struct{})
@@ -149,7 +159,7 @@ func main() {
 		case <-finished:
 		}
 	}()
-	err := run(ctx)
+	err = run(ctx)
 	close(finished)
 	<-noticed                       // the notice, if any, comes before the result
 	interrupted := ctx.Err() != nil // before stop, which cancels ctx too
@@ -217,6 +227,12 @@ func run(ctx context.Context) error {
 	if *shards < 0 {
 		return usage.Errorf("--shards %d: want 0 (as the runner makes bundles) or more", *shards)
 	}
+	if *shards > protoavrobeam.MaxShards {
+		return usage.Errorf("--shards %d: at most %d (shard names number them with five digits)", *shards, protoavrobeam.MaxShards)
+	}
+	if *jobopts.Async && jobInProcess() {
+		return usage.Errorf("--async: the job would run in this process (%s), which would end it on exiting at once; leave --async out, or use a runner with a job service and workers of its own (--endpoint, --environment_type other than loopback)", inProcessWhy())
+	}
 	comp, err := protoavro.ParseCompression(*codec)
 	if err != nil {
 		return usage.Wrap(err)
@@ -226,7 +242,7 @@ func run(ctx context.Context) error {
 		return usage.Wrap(err)
 	}
 	in := protoload.Input{
-		Protos:         flag.Args(),
+		Protos:         protoArgs,
 		ImportPaths:    imports,
 		DescriptorSets: descSets,
 		Message:        *message,
@@ -306,6 +322,7 @@ func run(ctx context.Context) error {
 	select {
 	case runErr = <-ran:
 		if runErr == nil {
+			reportGone(ctx, snap)
 			return nil
 		}
 		runErr = fmt.Errorf("pipeline failed: %w", runErr)
@@ -343,6 +360,45 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("%w: the job ended before it could be cancelled (job service state %s); its unfinished output was removed (%d files)", runErr, state, len(removed))
 	}
 	return errors.Join(append([]error{runErr}, errs...)...)
+}
+
+// jobInProcess reports whether the job runs, in part, in this process:
+// on prism's job server started here (startPrism), on the direct runner, or
+// with loopback workers.
+func jobInProcess() bool { return inProcessWhy() != "" }
+
+// inProcessWhy says what runs the job in this process, or "".
+func inProcessWhy() string {
+	switch {
+	case prismInProcess():
+		return "the prism runner, in process: no --endpoint"
+	case *runners.Runner == "direct":
+		return "the direct runner"
+	case strings.EqualFold(*jobopts.EnvironmentType, "loopback"):
+		return "--environment_type loopback: the workers are this process"
+	}
+	return ""
+}
+
+// reportGone prints the final shards of an earlier run that the run's
+// finalization removed (those of another shard count).
+func reportGone(ctx context.Context, snap *protoavrobeam.OutputSnapshot) {
+	gone, err := snap.Gone(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "protoavro-beam: warning: listing the shards of an earlier run:", errorText(err))
+		return
+	}
+	if len(gone) == 0 {
+		return
+	}
+	names := make([]string, 0, 6)
+	for _, name := range gone[:min(len(gone), 5)] {
+		names = append(names, safetext.Quote(name, 512))
+	}
+	if len(gone) > 5 {
+		names = append(names, fmt.Sprintf("… (%d more)", len(gone)-5))
+	}
+	fmt.Fprintf(os.Stderr, "protoavro-beam: removed %d shards of an earlier run with another shard count: %s\n", len(gone), strings.Join(names, ", "))
 }
 
 // waitForWorker waits, on the loopback environment, until this process
@@ -390,7 +446,7 @@ func randomHex() string {
 // The server also carries the workers' Fn API endpoints; the loopback
 // worker pool listens on 127.0.0.1 by itself.
 func startPrism() error {
-	if r := *runners.Runner; (r != "" && r != "prism" && r != "PrismRunner") || *jobopts.Endpoint != "" {
+	if !prismInProcess() {
 		return nil
 	}
 	// prism listens on the port it is given (it cannot report one it
@@ -419,6 +475,13 @@ func startPrism() error {
 		*jobopts.EnvironmentType = "loopback"
 	}
 	return nil
+}
+
+// prismInProcess reports whether the run is on the prism runner without
+// --endpoint: on a prism job server that startPrism starts in this process.
+func prismInProcess() bool {
+	r := *runners.Runner
+	return (r == "" || r == "prism" || r == "PrismRunner") && *jobopts.Endpoint == ""
 }
 
 // prismWarning is printed when prism starts with --prism_listen_all: its

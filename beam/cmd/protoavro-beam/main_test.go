@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/protoavro"
 )
@@ -160,6 +161,16 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--input", "avro2147.delimited", "--output", out, "--descriptor-set", "avro2147.delimited", "-m", "x.Y"},
 			"not a serialized FileDescriptorSet"},
 		{[]string{"--input", "avro2147.delimited", "--output", out, "-m", "x.Y"}, "no input: give .proto files or --descriptor-set"},
+		// At most 99,999 shards: their names have five digits.
+		{append([]string{"--input", "avro2147.delimited", "--output", out, "--shards", "100000"}, typ...),
+			"--shards 100000: at most 99999 (shard names number them with five digits)"},
+		// Flags after the .proto files are flags.
+		{append(slices.Clone(typ), "--input", "avro2147.delimited", "--output", out, "--shards", "100000"), "--shards 100000: at most 99999"},
+		// --async would exit while the job runs in this process.
+		{append([]string{"--input", "avro2147.delimited", "--output", out, "--async"}, typ...),
+			"--async: the job would run in this process (the prism runner, in process: no --endpoint)"},
+		{append([]string{"--input", "avro2147.delimited", "--output", out, "--async", "--endpoint", "localhost:1", "--environment_type", "LOOPBACK"}, typ...),
+			"--async: the job would run in this process (--environment_type loopback: the workers are this process)"},
 	} {
 		code, stderr := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -232,6 +243,32 @@ func TestConvert(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("the shards hold %d records, not the %d of the input (or other ones)", len(got), len(want))
+	}
+}
+
+// TestRerunOtherShardCount: a run into the prefix of an earlier run with
+// another shard count removes the earlier run's shards once its own are in
+// place, and says so, so that a glob of the output reads one run.
+func TestRerunOtherShardCount(t *testing.T) {
+	outDir := t.TempDir()
+	out := filepath.Join(outDir, "foo")
+	unrelated := filepath.Join(outDir, "foo-00000-of-00003.avro.orig")
+	if err := os.WriteFile(unrelated, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"3", "2"} {
+		code, stderr := runCLI(t, "-I", "proto", "-m", "protoavro.avro2147.Foo", "--input", "avro2147.delimited",
+			"--output", out, "--shards", n, "avro2147.proto")
+		if code != 0 {
+			t.Fatalf("--shards %s: exit %d: %s", n, code, stderr)
+		}
+		if n == "2" && !strings.Contains(stderr, fmt.Sprintf("protoavro-beam: removed 3 shards of an earlier run with another shard count: %q, ", out+"-00000-of-00003.avro")) {
+			t.Errorf("the second run does not report the removed shards:\n%s", stderr)
+		}
+	}
+	want := []string{"foo-00000-of-00002.avro", "foo-00000-of-00003.avro.orig", "foo-00001-of-00002.avro"}
+	if got := dirNames(t, outDir); !slices.Equal(got, want) {
+		t.Errorf("output directory: %q, want %q", got, want)
 	}
 }
 
@@ -355,11 +392,27 @@ func TestFailedPipeline(t *testing.T) {
 			t.Fatalf("exit %d, want 1:\n%s", code, stderr)
 		}
 		cause := fmt.Sprintf("protoavrobeam: %s: record %d (input byte %d): protoavro: Foo.#1 at byte 1: truncated input",
-			in, copies*1000, copies*len(sample))
+			safetext.Quote(in, 512), copies*1000, copies*len(sample))
 		if !strings.Contains(stderr, "protoavro-beam: pipeline failed: ") || !strings.HasPrefix(lastLine(stderr), cause) {
 			t.Errorf("stderr does not say the pipeline failed and, last, %q:\n%s", cause, stderr)
 		}
 		checkOutput(t, outDir, old)
+	})
+	t.Run("bad record in a file of an untrusted name", func(t *testing.T) {
+		// A file name is untrusted text: the error quotes it escaped, so
+		// that the runner carries the error whole (invalid UTF-8 would not
+		// cross gRPC) and its last line still names file, record and offset.
+		in := writeInput(t, filepath.Join(t.TempDir(), "in\xff\n\x1bred.delimited"), 1, []byte{3, 0x08, 0xff, 0xff}, 1)
+		out := filepath.Join(t.TempDir(), "foo")
+		code, stderr := runCLI(t, "-I", "proto", "-m", "protoavro.avro2147.Foo", "--input", in, "--output", out, "avro2147.proto")
+		if code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s", code, stderr)
+		}
+		cause := fmt.Sprintf(`protoavrobeam: "%s/in\xff\n\x1bred.delimited": record 1000 (input byte %d): protoavro: Foo.#1 at byte 1: truncated input`,
+			filepath.Dir(in), len(sample))
+		if !strings.HasPrefix(lastLine(stderr), cause) || !utf8.ValidString(stderr) {
+			t.Errorf("stderr is not valid UTF-8 ending with %q:\n%s", cause, stderr)
+		}
 	})
 	t.Run("write fails", func(t *testing.T) {
 		// Shards of about 10 MB each, written under a file size limit of

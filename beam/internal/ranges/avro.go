@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
@@ -46,11 +47,11 @@ func (a Avro) Read(open func() (io.ReadCloser, error), path string, start int64,
 	var res AvroResult
 	hdr, hdrBytes, err := a.readHeader(open)
 	if err != nil {
-		return res, fmt.Errorf("protoavrobeam: %s: %w", path, err)
+		return res, fmt.Errorf("protoavrobeam: %s: %w", Name(path), safetext.Error(err, MaxErrorText))
 	}
 	rc, err := open()
 	if err != nil {
-		return res, fmt.Errorf("protoavrobeam: %w", err)
+		return res, fmt.Errorf("protoavrobeam: %s: %w", Name(path), safetext.Error(err, MaxErrorText))
 	}
 	defer rc.Close()
 	// Find the first block that starts in the range: the header's end, or
@@ -60,13 +61,13 @@ func (a Avro) Read(open func() (io.ReadCloser, error), path string, start int64,
 		first = start - int64(len(hdr.Sync))
 	}
 	if err := skip(rc, first); err != nil {
-		return res, fmt.Errorf("protoavrobeam: %s: seek to byte %d: %w", path, first, err)
+		return res, fmt.Errorf("protoavrobeam: %s: seek to byte %d: %w", Name(path), first, err)
 	}
 	br := bufio.NewReaderSize(rc, 1<<20)
 	if start > hdr.Size {
 		n, found, err := findSync(br, hdr.Sync[:])
 		if err != nil {
-			return res, fmt.Errorf("protoavrobeam: %s: look for a sync marker after byte %d: %w", path, first, err)
+			return res, fmt.Errorf("protoavrobeam: %s: look for a sync marker after byte %d: %w", Name(path), first, err)
 		}
 		if !found {
 			res.Done = true
@@ -77,7 +78,7 @@ func (a Avro) Read(open func() (io.ReadCloser, error), path string, start int64,
 	// The blocks from first on, read as the continuation of the header.
 	blocks, err := ocf.NewReader(io.MultiReader(bytes.NewReader(hdrBytes), br), a.ocfOptions())
 	if err != nil {
-		return res, fmt.Errorf("protoavrobeam: %s: %w", path, err)
+		return res, fmt.Errorf("protoavrobeam: %s: %w", Name(path), err)
 	}
 	fd := &claimingFeeder{or: blocks, claim: claim, shift: first - hdr.Size, header: hdrBytes, sync: hdr.Sync}
 	records, err := ocf.NewReader(fd, a.ocfOptions())
@@ -86,11 +87,11 @@ func (a Avro) Read(open func() (io.ReadCloser, error), path string, start int64,
 	}
 	ro, err := a.Reader(hdr)
 	if err != nil {
-		return res, fmt.Errorf("protoavrobeam: %s: %w", path, err)
+		return res, fmt.Errorf("protoavrobeam: %s: %w", Name(path), err)
 	}
 	cr, err := protoavro.NewContainerReaderFrom(records, ro)
 	if err != nil {
-		return res, fmt.Errorf("protoavrobeam: %s: %w", path, err)
+		return res, fmt.Errorf("protoavrobeam: %s: %w", Name(path), err)
 	}
 	for {
 		wire, err := cr.ReadWire(nil)
@@ -218,5 +219,5 @@ func (fd *claimingFeeder) readError(path string, err error) error {
 	if fd.err != nil {
 		err = fd.err
 	}
-	return fmt.Errorf("protoavrobeam: %s: block at byte %d: %w", path, fd.block, err)
+	return fmt.Errorf("protoavrobeam: %s: block at byte %d: %w", Name(path), fd.block, err)
 }

@@ -30,7 +30,7 @@ func Delimited(r io.Reader, source string, batchSize int, start int64, claim fun
 			return true, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("%w: %s: %w", ErrInput, source, err)
+			return false, fmt.Errorf("%w: %s: %w", ErrInput, Name(source), err)
 		}
 		if off < start {
 			continue // before the range

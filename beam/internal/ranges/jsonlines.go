@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro/records"
 )
 
@@ -48,15 +49,16 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, sour
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrInput, source, err)
+			return fmt.Errorf("%w: %s: %w", ErrInput, Name(source), err)
 		}
 		index := l.Index() - 1
 		proto.Reset(m)
 		if err := uo.Unmarshal(text, m); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
+			// protojson's error quotes the line's bytes as they are.
+			return fmt.Errorf("%w: %s: %w", ErrInput, Name(source), &records.Error{Index: index, Offset: off, Line: line, Err: safetext.Error(err, MaxErrorText)})
 		}
 		if wire, err = mo.MarshalAppend(wire[:0], m); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrInput, source, &records.Error{Index: index, Offset: off, Line: line, Err: err})
+			return fmt.Errorf("%w: %s: %w", ErrInput, Name(source), &records.Error{Index: index, Offset: off, Line: line, Err: safetext.Error(err, MaxErrorText)})
 		}
 		b.add(index, off, line, wire)
 	}

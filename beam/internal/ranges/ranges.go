@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro/records"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -26,6 +27,19 @@ const MaxRecordSize = records.MaxRecordSize
 // DefaultBatchSize is the size in bytes at which the readers close a batch
 // of records.
 const DefaultBatchSize = 256 << 10
+
+// MaxNameText bounds the text of a file name in an error, quoted.
+const MaxNameText = 512
+
+// MaxErrorText bounds the text of a parser's error on untrusted bytes in
+// an error.
+const MaxErrorText = 1024
+
+// Name is the form of an input file name in an error: a file name is
+// untrusted text (it may hold newlines, terminal escapes or invalid UTF-8,
+// which a runner cannot even carry in an error), so it is quoted, escaped
+// and bounded (safetext.Quote).
+func Name(name string) string { return safetext.Quote(name, MaxNameText) }
 
 // ErrInput reports input that is not what a reader reads: a truncated
 // length prefix or record, a record over MaxRecordSize, a JSON line that
@@ -73,7 +87,7 @@ func (b Batch) Each(source string, fn func(index int64, wire []byte) error) erro
 	for len(data) > 0 {
 		v, k := protowire.ConsumeBytes(data)
 		if k < 0 {
-			return fmt.Errorf("%w: %s: record %d: length-delimited batch: %w", ErrInput, source, b.Index+n, protowire.ParseError(k))
+			return fmt.Errorf("%w: %s: record %d: length-delimited batch: %w", ErrInput, Name(source), b.Index+n, protowire.ParseError(k))
 		}
 		if err := fn(b.Index+n, v); err != nil {
 			return err
@@ -82,7 +96,7 @@ func (b Batch) Each(source string, fn func(index int64, wire []byte) error) erro
 		n++
 	}
 	if n != b.Count {
-		return fmt.Errorf("%w: %s: batch at record %d says %d records, holds %d", ErrInput, source, b.Index, b.Count, n)
+		return fmt.Errorf("%w: %s: batch at record %d says %d records, holds %d", ErrInput, Name(source), b.Index, b.Count, n)
 	}
 	return nil
 }

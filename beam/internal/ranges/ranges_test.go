@@ -3,11 +3,13 @@ package ranges
 import (
 	"bytes"
 	"errors"
+	"io"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -100,8 +102,57 @@ func TestJSONLines(t *testing.T) {
 		}
 	}
 	err := JSONLines(strings.NewReader(in+"{\"int32\": \"no\"}\n"), mt, nil, "in.jsonl", 0, func(Batch) {})
-	if want := "in.jsonl: record 2 (line 5, input byte " + strconv.Itoa(len(in)) + ")"; !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
+	if want := `"in.jsonl": record 2 (line 5, input byte ` + strconv.Itoa(len(in)) + ")"; !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
 		t.Errorf("bad line: %v, want an ErrInput with %q", err, want)
+	}
+}
+
+// A file name is untrusted text: the errors of the readers quote it,
+// escaped (a newline, an escape sequence, invalid UTF-8), so that an error
+// is valid UTF-8 on one line, which a runner can carry and a terminal
+// shows as it is, and still names the file, the record and its offset. So
+// is the text of a JSON parser's error, which quotes the line.
+func TestErrorsQuoteNames(t *testing.T) {
+	name := "dir\n/in\xff\n\x1b[31mred.delimited"
+	const quoted = `"dir\n/in\xff\n\x1b[31mred.delimited"`
+	rec := protowire.AppendBytes(nil, []byte("ab"))
+	mt := (&pb.Foo{}).ProtoReflect().Type()
+	yes := func(int64) bool { return true }
+	for _, tc := range []struct {
+		what, want string
+		err        error
+	}{
+		{"delimited", quoted + ": record 1 (input byte 3): truncated", func() error {
+			_, err := Delimited(bytes.NewReader(append(slices.Clone(rec), 5, 'x')), name, 0, 0, yes, func(Batch) {})
+			return err
+		}()},
+		{"json lines, a line over the limit", quoted + ": record 0", func() error {
+			return JSONLines(strings.NewReader(strings.Repeat(" ", MaxRecordSize+1)), mt, nil, name, 0, func(Batch) {})
+		}()},
+		{"json lines, not a message", quoted + ": record 1 (line 2, input byte 13): proto:", func() error {
+			return JSONLines(strings.NewReader("{\"int32\": 1}\n{\"int32\": \x1b[2J\xff}\n"), mt, nil, name, 0, func(Batch) {})
+		}()},
+		{"batch", quoted + ": record 0: length-delimited batch", Batch{Count: 1, Data: []byte{5, 'x'}}.Each(name, func(int64, []byte) error { return nil })},
+		{"batch count", quoted + ": batch at record 0 says 2 records, holds 1", Batch{Count: 2, Data: rec}.Each(name, func(int64, []byte) error { return nil })},
+		{"avro", quoted + ": ", func() error {
+			_, err := Avro{}.Read(func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("not avro")), nil }, name, 0, yes, func([]byte) {})
+			return err
+		}()},
+	} {
+		if tc.err == nil {
+			t.Errorf("%s: no error", tc.what)
+			continue
+		}
+		msg := tc.err.Error()
+		if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\n\x1b") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: %q, want valid UTF-8 on one line, no escape character, with %q", tc.what, msg, tc.want)
+		}
+	}
+	// The quoted name is bounded.
+	long := strings.Repeat("\xff", 100_000)
+	_, err := Delimited(bytes.NewReader([]byte{5}), long, 0, 0, yes, func(Batch) {})
+	if err == nil || len(err.Error()) > MaxNameText+200 || !strings.Contains(err.Error(), "(100000 bytes)") {
+		t.Errorf("a long name: an error of %d bytes: %.200q", len(err.Error()), err)
 	}
 }
 
