@@ -13,7 +13,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
@@ -318,7 +317,7 @@ func safeJSON(text []byte) []byte {
 			}
 			space := c == ' ' || c == '\t' || c == '\n' || c == '\r'
 			if c < 0x20 && (inString || !space) || c == 0x7f {
-				out = appendJSONEscape(out, rune(c))
+				out = safetext.AppendJSONEscape(out, rune(c))
 			} else {
 				out = append(out, c)
 			}
@@ -328,25 +327,15 @@ func safeJSON(text []byte) []byte {
 		r, n := utf8.DecodeRune(text[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			out = appendJSONEscape(out, utf8.RuneError)
-		case safetext.Safe(string(text[i : i+n])):
+			out = safetext.AppendJSONEscape(out, utf8.RuneError)
+		case safetext.Printable(r):
 			out = append(out, text[i:i+n]...)
 		default:
-			out = appendJSONEscape(out, r)
+			out = safetext.AppendJSONEscape(out, r)
 		}
 		i += n
 	}
 	return out
-}
-
-// appendJSONEscape appends r as a JSON \u escape: a surrogate pair outside
-// the Basic Multilingual Plane.
-func appendJSONEscape(out []byte, r rune) []byte {
-	if r > 0xffff {
-		r1, r2 := utf16.EncodeRune(r)
-		return appendJSONEscape(appendJSONEscape(out, r1), r2)
-	}
-	return fmt.Appendf(out, `\u%04x`, r)
 }
 
 // openOne parses the flags of a command that reads one container file and

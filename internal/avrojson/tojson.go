@@ -3,7 +3,6 @@ package avrojson
 import (
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
@@ -238,21 +237,11 @@ func appendString(dst []byte, s []byte) []byte {
 		case safetext.Printable(r):
 			dst = append(dst, s[i:i+size]...)
 		default:
-			dst = appendEscape(dst, r)
+			dst = safetext.AppendJSONEscape(dst, r)
 		}
 		i += size
 	}
 	return append(dst, '"')
-}
-
-// appendEscape appends r as a JSON \u escape: a surrogate pair outside
-// the Basic Multilingual Plane.
-func appendEscape(dst []byte, r rune) []byte {
-	if r > 0xffff {
-		r1, r2 := utf16.EncodeRune(r)
-		return appendEscape(appendEscape(dst, r1), r2)
-	}
-	return append(dst, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
 }
 
 // appendByteString appends b as a JSON string whose code points 0-255 are
@@ -264,7 +253,7 @@ func appendByteString(dst []byte, b []byte) []byte {
 		case c < utf8.RuneSelf:
 			dst = appendASCII(dst, c)
 		case c < 0xa0 || c == 0xad: // C1 controls, and the soft hyphen (Cf)
-			dst = appendEscape(dst, rune(c))
+			dst = safetext.AppendJSONEscape(dst, rune(c))
 		default:
 			dst = utf8.AppendRune(dst, rune(c))
 		}

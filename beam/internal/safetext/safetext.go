@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -88,6 +89,18 @@ func safe(s string) bool {
 // character or a space, and not a format character. Writers of text that
 // may be printed (JSON output) escape the others.
 func Printable(r rune) bool { return printable(r) }
+
+// AppendJSONEscape appends r as a JSON \u escape, a surrogate pair outside
+// the Basic Multilingual Plane: how writers of JSON write the characters
+// that are not [Printable], keeping the JSON value as it is.
+func AppendJSONEscape(dst []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	if r > 0xffff {
+		r1, r2 := utf16.EncodeRune(r)
+		return AppendJSONEscape(AppendJSONEscape(dst, r1), r2)
+	}
+	return append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+}
 
 // printable reports whether r may reach a terminal as itself: a graphic
 // character or a space, and not a format character (Cf: bidirectional
