@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -227,34 +228,50 @@ func (d *Deserializer) Resolver(ctx context.Context, id uint32) (*protoavro.Reso
 	if r, ok := d.resolvers.peek(id); ok {
 		return r, nil
 	}
-	return d.resolvers.get(ctx, id, func() (*protoavro.Resolver, error) {
-		s, err := d.reg.SchemaByID(ctx, int(id))
-		if err != nil {
-			return nil, err
-		}
-		if s.Type != TypeAvro && s.Type != "" {
-			return nil, fmt.Errorf("%w: schema %d is %s, want AVRO", ErrWrongSchemaType, id, s.Type)
-		}
+	return d.resolvers.getSized(ctx, id, func() (*protoavro.Resolver, int64, error) {
+		var s Schema
 		// The named types the schema takes from other subjects come first,
 		// each after those it takes itself.
 		var refs [][]byte
-		if err := d.reg.references(ctx, s.References, func(_ Reference, r Schema) { refs = append(refs, []byte(r.Text)) }); err != nil {
-			return nil, fmt.Errorf("schema %d: %w", id, err)
+		size := int64(0)
+		err := d.reg.withReferences(ctx, "schema by ID", strconv.FormatUint(uint64(id), 10), func(ctx context.Context) error {
+			var err error
+			s, err = d.reg.SchemaByID(ctx, int(id))
+			if err != nil {
+				return err
+			}
+			if s.Type != TypeAvro && s.Type != "" {
+				return fmt.Errorf("%w: schema %d is %s, want AVRO", ErrWrongSchemaType, id, s.Type)
+			}
+			size = schemaSize(s)
+			if err := d.reg.references(ctx, s.References, func(_ Reference, r Schema) {
+				refs = append(refs, []byte(r.Text))
+				size += schemaSize(r)
+			}); err != nil {
+				return fmt.Errorf("schema %d: %w", id, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
 		}
 		ws, err := protoavro.ParseSchemaWith([]byte(s.Text), refs...)
 		if err != nil {
-			return nil, fmt.Errorf("%w: schema %d: %w", ErrBadSchema, id, err)
+			return nil, 0, fmt.Errorf("%w: schema %d: %w", ErrBadSchema, id, err)
 		}
 		r, err := d.codec.Resolve(ws)
 		if err != nil {
-			return nil, fmt.Errorf("serde: schema %d cannot be read as %s: %w", id, d.codec.Schema().FullName(), err)
+			return nil, 0, fmt.Errorf("serde: schema %d cannot be read as %s: %w", id, d.codec.Schema().FullName(), err)
 		}
-		return r, nil
+		// The resolver holds the writer schema, parsed from these texts.
+		return r, size, nil
 	})
 }
 
 // Decode reads the framed Avro record b into m (reset first), which must be
-// of the deserializer's type.
+// of the deserializer's type. A datum followed by more bytes is refused
+// (protoavro.ErrMalformed), where Confluent's Java deserializer ignores
+// what follows the datum.
 func (d *Deserializer) Decode(ctx context.Context, b []byte, m proto.Message) error {
 	id, datum, err := ParseHeader(b)
 	if err != nil {

@@ -148,21 +148,33 @@ func (r *Registry) CheckAt(ctx context.Context, subject string, lvl Level, newSc
 	byID := map[int]*protoavro.Schema{} // versions of one schema ID parse once
 	for i := from; i < len(nums); i++ {
 		v := nums[i]
-		s, err := r.SchemaByVersion(ctx, subject, v)
+		var s Schema
+		var refs [][]byte
+		parsed := false
+		err := r.withReferences(ctx, "schema by version", fmt.Sprintf("%s/%d", subject, v), func(ctx context.Context) error {
+			var err error
+			s, err = r.SchemaByVersion(ctx, subject, v)
+			if err != nil {
+				return err
+			}
+			if s.Type != TypeAvro && s.Type != "" {
+				return fmt.Errorf("%w: %s version %d is %s, want AVRO", ErrWrongSchemaType, safetext.Escape(subject, 256), v, safetext.Escape(string(s.Type), 64))
+			}
+			if n, ok := byID[s.ID]; ok && s.ID != 0 {
+				prev[i], parsed = n, true
+				return nil
+			}
+			// A version may take named types from other subjects.
+			if err := r.references(ctx, s.References, func(_ Reference, s Schema) { refs = append(refs, []byte(s.Text)) }); err != nil {
+				return fmt.Errorf("%s version %d: %w", safetext.Escape(subject, 256), v, err)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		if s.Type != TypeAvro && s.Type != "" {
-			return nil, fmt.Errorf("%w: %s version %d is %s, want AVRO", ErrWrongSchemaType, safetext.Escape(subject, 256), v, safetext.Escape(string(s.Type), 64))
-		}
-		if n, ok := byID[s.ID]; ok && s.ID != 0 {
-			prev[i] = n
+		if parsed {
 			continue
-		}
-		// A version may take named types from other subjects.
-		var refs [][]byte
-		if err := r.references(ctx, s.References, func(_ Reference, s Schema) { refs = append(refs, []byte(s.Text)) }); err != nil {
-			return nil, fmt.Errorf("%s version %d: %w", safetext.Escape(subject, 256), v, err)
 		}
 		if prev[i], err = parseCompat(s.Text, refs, false); err != nil {
 			return nil, fmt.Errorf("%s version %d: %w", safetext.Escape(subject, 256), v, err)

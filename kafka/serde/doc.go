@@ -3,10 +3,11 @@
 // big-endian uint32, for protobuf the message indexes, then the datum.
 //
 // It talks to a registry through franz-go's sr client (wrapped by
-// [Registry], which caches its successful answers (at most 10,000 values per
-// cache, evicting one not read lately), remembers an unknown schema ID for a
-// few seconds, and turns a registry that is down into an error that wraps
-// [ErrRegistryUnavailable], never cached):
+// [Registry], which caches its successful answers (at most 10,000 values and
+// 256 MiB of schema text per cache, evicting those not read lately),
+// remembers an unknown schema ID for a few seconds, bounds the fetch of a
+// schema with its references to a minute, and turns a registry that is down
+// into an error that wraps [ErrRegistryUnavailable], never cached):
 //
 //   - [Serializer] (Avro out): a protobuf message, or its wire bytes, becomes a
 //     framed Avro record. The derived schema is registered (or looked up) once
@@ -30,5 +31,7 @@
 // [ErrBadIndexes] (which are also protoavro.ErrMalformed or
 // protoavro.ErrTruncated, as bad data in the datum is), [ErrUnknownID],
 // [ErrWrongSchemaType], [ErrRegistryUnavailable] (retryable) and
-// [ErrIncompatible] (which is protoavro.ErrIncompatible).
+// [ErrIncompatible] (which is protoavro.ErrIncompatible), and the other
+// classes of errors.go; an operation cut short by the caller's context
+// returns an error wrapping that context's error.
 package serde

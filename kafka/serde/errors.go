@@ -14,7 +14,9 @@ import (
 )
 
 // Error classes; every error of this package wraps one of them or an error of
-// package protoavro.
+// package protoavro, but for an operation cut short because the caller's
+// context ended, whose error wraps that context's error (a *RegistryError
+// when it was a registry request).
 var (
 	// ErrBadMagic reports a record that does not start with the Confluent
 	// magic byte 0. It is also protoavro.ErrMalformed: a bad header is bad
@@ -27,7 +29,10 @@ var (
 	// ErrBadIndexes reports protobuf message indexes that are malformed or
 	// name no message of the schema. It is also protoavro.ErrMalformed.
 	ErrBadIndexes error = &dataClass{"serde: bad message indexes", protoavro.ErrMalformed}
-	// ErrUnknownID reports a schema ID the registry does not know.
+	// ErrUnknownID reports a schema ID the registry does not know, or one
+	// outside 1 to MaxSchemaID (a record header's ID 0, or one above
+	// 2,147,483,647), which no registry holds and which is refused without
+	// a request.
 	ErrUnknownID = errors.New("serde: unknown schema ID")
 	// ErrUnknownSubject reports a subject the registry does not know.
 	ErrUnknownSubject = errors.New("serde: unknown subject")
@@ -53,11 +58,15 @@ var (
 	ErrRegistryAccess = fmt.Errorf("%w: access refused", ErrRegistry)
 	// ErrRegistryURL reports a wrong registry URL: one NewRegistry refuses
 	// (a scheme other than http:// or https://, one that does not parse,
-	// or one without a host), or one at which no schema registry answers:
-	// an HTTP 404 without a Confluent error code (such as a gateway's page
-	// for a wrong base path), where a registry answers every 404 with one
-	// (40401, 40403, ...). It is a configuration error, and also
-	// ErrRegistry.
+	// one without a host, or URLs that hold different credentials), or one
+	// at which no schema registry answers: an HTTP 404 without a Confluent
+	// error code of its own, or with the generic 404 (such as a gateway's
+	// page, or a registry's answer for a path it does not serve: a wrong
+	// base path), where a registry answers every 404 of its API with one
+	// (40401, 40403, ...); a redirect the client does not follow (a loop,
+	// more than 10, to a scheme other than http or https, a Location that
+	// does not parse); an https URL answered over plain HTTP. It is a
+	// configuration error, not retried, and also ErrRegistry.
 	ErrRegistryURL = fmt.Errorf("%w: bad URL", ErrRegistry)
 	// ErrIncompatible reports incompatible schemas; it is
 	// protoavro.ErrIncompatible, so one errors.Is test serves both packages.
@@ -77,7 +86,9 @@ func (c *dataClass) Unwrap() error { return c.class }
 // RegistryError is an error from a registry request: which operation, on
 // what, and the underlying error. It wraps one of ErrRegistryUnavailable,
 // ErrUnknownID, ErrUnknownSubject, ErrRegistryAccess, ErrRegistryURL or
-// ErrRegistry, and the client's error.
+// ErrRegistry, and the client's error; or, for a request cut short because
+// the caller's context ended, that context's error (context.Canceled or
+// context.DeadlineExceeded) as its class.
 type RegistryError struct {
 	// Op is the operation, such as "schema by ID".
 	Op string
@@ -85,9 +96,12 @@ type RegistryError struct {
 	What string
 	// Class is the error class.
 	Class error
-	// Auth describes the credentials sent ("basic auth as user alice",
-	// "a bearer token", "no credentials") when the registry refused them
-	// (ErrRegistryAccess); otherwise empty. It never holds a secret.
+	// Auth describes the credentials sent (basic auth as user "alice",
+	// basic auth with a user name and no password, a bearer token, no
+	// credentials) when the registry refused them
+	// (ErrRegistryAccess); otherwise empty. It never holds a secret: the
+	// user name is shown only with a password, since a user name without
+	// one is often a token.
 	Auth string
 	// Err is the client's error. Its text may quote the registry's answer
 	// and URL as they came; Error shows it redacted, escaped and cut.
@@ -114,14 +128,16 @@ func (e *RegistryError) Unwrap() []error { return []error{e.Class, e.Err} }
 func (e *RegistryError) Temporary() bool { return e.Class == ErrRegistryUnavailable }
 
 // classify wraps an error of the sr client in a *RegistryError of the right
-// class. The caller's own cancellation is passed through unchanged.
+// class. The caller's own cancellation is a *RegistryError whose class is
+// the context's error (context.Canceled or context.DeadlineExceeded).
 // auth describes the credentials the client sent (RegistryError.Auth).
 func classify(ctx context.Context, op, what, auth string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return err
+	// net/http fails a request with the context's cause, when it has one.
+	if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
+		return &RegistryError{Op: op, What: what, Class: ctx.Err(), Err: err}
 	}
 	// An answer received whole that does not decode (not JSON, an unknown
 	// schema type) or that the client refuses is the registry's error,
@@ -142,14 +158,20 @@ func classify(ctx context.Context, op, what, auth string, err error) error {
 			class = ErrUnknownID
 		case re.ErrorCode == sr.ErrSubjectNotFound.Code || re.ErrorCode == sr.ErrVersionNotFound.Code:
 			class = ErrUnknownSubject
-		case re.StatusCode == http.StatusNotFound && re.ErrorCode == 0:
+		case re.StatusCode == http.StatusNotFound && (re.ErrorCode == 0 || re.ErrorCode == http.StatusNotFound):
 			// Every 404 of a schema registry's API carries an error
-			// code: one without is a path no registry serves, a
-			// registry URL with a wrong base path (a gateway's page).
+			// code of its own (40401, 40403, ...): one without, or
+			// with the generic 404 (Confluent's registry answers
+			// {"error_code":404,"message":"HTTP 404 Not Found"} for
+			// a path it does not serve), is a path no registry
+			// serves, a registry URL with a wrong base path (or a
+			// gateway's page).
 			class = ErrRegistryURL
 		default:
 			class = ErrRegistry
 		}
+	case misdirected(err):
+		class = ErrRegistryURL
 	case notReceived(err):
 		class = ErrRegistryUnavailable
 	}
@@ -158,6 +180,19 @@ func classify(ctx context.Context, op, what, auth string, err error) error {
 		e.Auth = auth
 	}
 	return e
+}
+
+// misdirected reports whether err is the failure of a request that asking
+// again cannot mend, as a network failure may be: a redirect the client
+// does not follow (*redirectError: a loop, past the bound of redirects, to
+// a scheme other than http or https, a Location that does not parse), or a
+// server that answers an https URL over plain HTTP. The registry URL leads
+// to no registry. (A certificate that does not verify is left a network
+// failure: a server's certificate is mended on the server, and the client
+// then goes on by itself.)
+func misdirected(err error) bool {
+	var re *redirectError
+	return errors.As(err, &re) || errors.Is(err, http.ErrSchemeMismatch)
 }
 
 // notReceived reports whether err is the failure of a request whose answer

@@ -36,8 +36,17 @@ const (
 type ProtoDecoder struct {
 	reg    *Registry
 	opts   protoavro.Options
-	files  onceCache[uint32, protoreflect.FileDescriptor]
+	files  onceCache[uint32, compiledFile]
 	codecs onceCache[codecKey, *protoavro.Codec]
+}
+
+// compiledFile is the compiled file of a schema ID and the size of the
+// schema texts it was compiled from (its own and its references'), which it
+// counts for in the caches (maxCacheBytes), and so does each codec of its
+// messages, which holds it.
+type compiledFile struct {
+	fd   protoreflect.FileDescriptor
+	size int64
 }
 
 type codecKey struct {
@@ -100,48 +109,67 @@ func (p *ProtoDecoder) Codec(ctx context.Context, id uint32, indexes []int) (*pr
 	if c, ok := p.codecs.peek(k); ok {
 		return c, nil
 	}
-	return p.codecs.get(ctx, k, func() (*protoavro.Codec, error) {
-		fd, err := p.File(ctx, id)
+	return p.codecs.getSized(ctx, k, func() (*protoavro.Codec, int64, error) {
+		f, err := p.file(ctx, id)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		md, err := MessageAt(fd, indexes)
+		md, err := MessageAt(f.fd, indexes)
 		if err != nil {
-			return nil, fmt.Errorf("schema %d: %w", id, err)
+			return nil, 0, fmt.Errorf("schema %d: %w", id, err)
 		}
 		o := p.opts
 		if o.AnyResolver == nil {
-			o.AnyResolver = fileTypes(fd)
+			o.AnyResolver = fileTypes(f.fd)
 		}
 		c, err := o.Codec(md)
 		if err != nil {
-			return nil, fmt.Errorf("schema %d: %w", id, err)
+			return nil, 0, fmt.Errorf("schema %d: %w", id, err)
 		}
-		return c, nil
+		return c, f.size, nil
 	})
 }
 
 // File returns the compiled .proto file of schema id.
 func (p *ProtoDecoder) File(ctx context.Context, id uint32) (protoreflect.FileDescriptor, error) {
-	return p.files.get(ctx, id, func() (protoreflect.FileDescriptor, error) {
-		s, err := p.reg.SchemaByID(ctx, int(id))
-		if err != nil {
-			return nil, err
-		}
-		if s.Type != TypeProtobuf {
-			return nil, fmt.Errorf("%w: schema %d is %s, want PROTOBUF", ErrWrongSchemaType, id, s.Type)
-		}
+	f, err := p.file(ctx, id)
+	return f.fd, err
+}
+
+// file returns the compiled .proto file of schema id, with its size.
+func (p *ProtoDecoder) file(ctx context.Context, id uint32) (compiledFile, error) {
+	return p.files.getSized(ctx, id, func() (compiledFile, int64, error) {
+		var s Schema
 		sources := map[string]string{}
-		if err := p.reg.references(ctx, s.References, func(r Reference, s Schema) { sources[r.Name] = s.Text }); err != nil {
-			return nil, fmt.Errorf("schema %d: %w", id, err)
+		size := int64(0)
+		err := p.reg.withReferences(ctx, "schema by ID", strconv.FormatUint(uint64(id), 10), func(ctx context.Context) error {
+			var err error
+			s, err = p.reg.SchemaByID(ctx, int(id))
+			if err != nil {
+				return err
+			}
+			if s.Type != TypeProtobuf {
+				return fmt.Errorf("%w: schema %d is %s, want PROTOBUF", ErrWrongSchemaType, id, s.Type)
+			}
+			size = schemaSize(s)
+			if err := p.reg.references(ctx, s.References, func(r Reference, s Schema) {
+				sources[r.Name] = s.Text
+				size += schemaSize(s)
+			}); err != nil {
+				return fmt.Errorf("schema %d: %w", id, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return compiledFile{}, 0, err
 		}
 		main := fmt.Sprintf("protoavro-registry-schema-%d.proto", id)
 		sources[main] = s.Text
 		fd, err := Compile(ctx, main, sources)
 		if err != nil {
-			return nil, fmt.Errorf("schema %d: %w", id, err)
+			return compiledFile{}, 0, fmt.Errorf("schema %d: %w", id, err)
 		}
-		return fd, nil
+		return compiledFile{fd, size}, size, nil
 	})
 }
 

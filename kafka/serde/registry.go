@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/protoavro/protoavro/kafka/internal/safetext"
@@ -59,11 +60,16 @@ type SubjectVersion struct {
 // Registry is a client of a Confluent Schema Registry (franz-go's sr client)
 // that caches schemas by ID: each ID is fetched once, and only successful
 // answers are kept, so a registry that was down is asked again later and never
-// yields a wrong schema. The cache holds up to 10,000 schemas; beyond, one not
-// read lately is dropped and fetched again when next asked for. An ID the registry answers it does not know
-// (ErrUnknownID) is answered so for RegistryOptions.UnknownIDTTL without
-// asking again (at most 1024 such IDs are remembered); no other error is. It
-// is safe for concurrent use.
+// yields a wrong schema. The cache holds up to 10,000 schemas and 256 MiB of
+// schema text; beyond, one not read lately is dropped and fetched again when
+// next asked for. An ID the registry answers it does not know (ErrUnknownID)
+// is answered so for RegistryOptions.UnknownIDTTL without asking again (at
+// most 1024 such IDs are remembered); no other error is. An ID outside 1 to
+// MaxSchemaID, which no registry holds, is ErrUnknownID without a request.
+// Fetching a schema with the schemas its references name (as a Deserializer
+// and a ProtoDecoder do) takes at most a minute in all, beyond the bound of
+// each request; past it, the error wraps ErrRegistryUnavailable (the
+// schemas fetched by then stay cached). It is safe for concurrent use.
 type Registry struct {
 	cl     *sr.Client
 	byID   onceCache[int, Schema]
@@ -72,18 +78,34 @@ type Registry struct {
 	refs onceCache[Reference, Schema]
 	// auth describes the credentials sent, for RegistryError.Auth.
 	auth string
+	// fetchTimeout bounds the fetch of a schema with its references.
+	fetchTimeout time.Duration
 }
+
+// fetchTimeout bounds the fetch of one schema with the schemas its
+// references name, recursively (up to maxReferences of them, each a
+// request bounded on its own): a registry that answers each request just
+// within its bound cannot hold a record for maxReferences times that.
+const fetchTimeout = time.Minute
+
+// refFetchers bounds the requests for the references of one schema that are
+// under way at once.
+const refFetchers = 8
 
 // RegistryOptions configure a Registry.
 type RegistryOptions struct {
-	// HTTPClient is the HTTP client; nil means one with a 10 s timeout. The
-	// Registry uses a copy whose transport bounds every answer
-	// ([MaxRegistryResponse]) and which sends no credentials on a redirect
-	// to another origin: a redirect is followed (as the client's
+	// HTTPClient is the HTTP client; nil means one with a 10 s timeout.
+	// The Registry uses a copy of it. The copy's Timeout, when the
+	// client's is 0, is 10 s too, so that every request is bounded
+	// whatever the client (set a longer Timeout to allow slower answers).
+	// Its transport bounds every answer ([MaxRegistryResponse]), and it
+	// sends no credentials on a redirect to another origin: a redirect is followed (as the client's
 	// CheckRedirect decides, by default up to 10 times), but once it leads
 	// to another scheme, host or port than the request's registry URL, no
 	// hop from there on carries the Authorization header (basic auth or
-	// bearer token).
+	// bearer token). A redirect not followed (past the bound, to a scheme
+	// other than http or https, refused by CheckRedirect) fails the
+	// request with ErrRegistryURL.
 	HTTPClient *http.Client
 	// TLS, when set, is the TLS configuration of https registry URLs (CA
 	// certificates, a client certificate). It needs HTTPClient's transport
@@ -93,6 +115,11 @@ type RegistryOptions struct {
 	// A registry URL may hold them too ("https://user:password@host", as
 	// Confluent's basic.auth.credentials.source=URL): they are taken out of
 	// the URL, sent the same way, and never appear in an error message.
+	// The client sends one set of credentials to every URL, so URLs that
+	// hold different credentials, or some credentials and some none, are
+	// refused (ErrRegistryURL): give the same credentials in every URL, or
+	// none there and these fields (or BearerToken). Username and Password
+	// take precedence over the credentials of the URLs.
 	Username, Password string
 	// BearerToken, when set, is sent as "Authorization: Bearer TOKEN"
 	// instead of basic authentication.
@@ -110,6 +137,9 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 	if opts.HTTPClient != nil {
 		hc = *opts.HTTPClient
 	}
+	if hc.Timeout <= 0 {
+		hc.Timeout = defaultTimeout
+	}
 	rt := hc.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
@@ -126,18 +156,22 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 	hc.Transport = &limitedTransport{rt: rt}
 	hc.CheckRedirect = credentialsStayHome(hc.CheckRedirect)
 
-	user, password := opts.Username, opts.Password
 	clean := make([]string, len(urls))
+	infos := make([]*url.Userinfo, len(urls))
 	for i, raw := range urls {
 		u, ui, err := splitUserinfo(raw, i+1, len(urls))
 		if err != nil {
 			return nil, err
 		}
-		clean[i] = u
-		if ui != nil && user == "" && opts.BearerToken == "" {
-			user = ui.Username()
-			password, _ = ui.Password()
-		}
+		clean[i], infos[i] = u, ui
+	}
+	if err := sameCredentials(infos); err != nil {
+		return nil, err
+	}
+	user, password := opts.Username, opts.Password
+	if len(infos) > 0 && infos[0] != nil && user == "" && opts.BearerToken == "" {
+		user = infos[0].Username()
+		password, _ = infos[0].Password()
 	}
 	o := []sr.ClientOpt{sr.URLs(clean...), sr.HTTPClient(&hc), sr.UserAgent("protoavro-kafka")}
 	auth := "no credentials"
@@ -147,7 +181,7 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 		auth = "a bearer token"
 	case user != "":
 		o = append(o, sr.BasicAuth(user, password))
-		auth = "basic auth as user " + strconv.Quote(safetext.Escape(user, 128))
+		auth = describeBasicAuth(user, password)
 	}
 	cl, err := sr.NewClient(o...)
 	if err != nil {
@@ -157,7 +191,49 @@ func NewRegistry(opts RegistryOptions, urls ...string) (*Registry, error) {
 	if ttl == 0 {
 		ttl = DefaultUnknownIDTTL
 	}
-	return &Registry{cl: cl, auth: auth, misses: missCache{ttl: ttl, now: time.Now}}, nil
+	return &Registry{cl: cl, auth: auth, misses: missCache{ttl: ttl, now: time.Now}, fetchTimeout: fetchTimeout}, nil
+}
+
+// sameCredentials refuses registry URLs whose user information (infos, nil
+// for none) differ, with an error wrapping ErrRegistryURL that names the
+// URLs by their position and shows nothing of the credentials: the client
+// sends one set of credentials to every URL, so that those of one URL
+// would go to the registry of another.
+func sameCredentials(infos []*url.Userinfo) error {
+	for i := 1; i < len(infos); i++ {
+		a, b := infos[0], infos[i]
+		if a == nil && b == nil {
+			continue
+		}
+		if a != nil && b != nil {
+			pa, _ := a.Password()
+			pb, _ := b.Password()
+			if a.Username() == b.Username() && pa == pb {
+				continue
+			}
+		}
+		var what string
+		switch {
+		case a == nil:
+			what = fmt.Sprintf("registry URL %d of %d holds credentials and URL 1 none", i+1, len(infos))
+		case b == nil:
+			what = fmt.Sprintf("registry URL 1 of %d holds credentials and URL %d none", len(infos), i+1)
+		default:
+			what = fmt.Sprintf("registry URLs 1 and %d of %d hold different credentials", i+1, len(infos))
+		}
+		return fmt.Errorf("%w: %s; the client sends one set of credentials to every URL: give the same credentials in every URL, or none in the URLs and the credentials apart (RegistryOptions.Username and Password, or BearerToken)", ErrRegistryURL, what)
+	}
+	return nil
+}
+
+// describeBasicAuth describes basic authentication as user with password,
+// for RegistryError.Auth: it names the user only when there is a password,
+// since a user name without one is often a token ("https://TOKEN@host").
+func describeBasicAuth(user, password string) string {
+	if password == "" {
+		return "basic auth with a user name and no password"
+	}
+	return "basic auth as user " + strconv.Quote(safetext.Escape(user, 128))
 }
 
 // maxRedirects is net/http's default bound on the redirects of a request.
@@ -169,9 +245,14 @@ const maxRedirects = 10
 // has left the origin (scheme, host and port) of its first request. Go's
 // client drops it only for another host name, so that a redirect to
 // another port or from https to http on the same host would carry the
-// credentials.
+// credentials. A redirect to a URL whose scheme is not http or https is
+// refused. Every refusal is a *redirectError (but next's
+// http.ErrUseLastResponse, which net/http tests by identity).
 func credentialsStayHome(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
+		if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
+			return &redirectError{fmt.Errorf("redirected to a URL of scheme \"%s\", not http or https", safetext.Escape(req.URL.Scheme, 32))}
+		}
 		home := origin(via[0].URL)
 		left := origin(req.URL) != home
 		for _, r := range via[1:] {
@@ -181,14 +262,29 @@ func credentialsStayHome(next func(*http.Request, []*http.Request) error) func(*
 			req.Header.Del("Authorization")
 		}
 		if next != nil {
-			return next(req, via)
+			err := next(req, via)
+			if err == nil || err == http.ErrUseLastResponse { //nolint:errorlint // net/http compares it so
+				return err
+			}
+			return &redirectError{err}
 		}
 		if len(via) >= maxRedirects {
-			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+			return &redirectError{fmt.Errorf("stopped after %d redirects", maxRedirects)}
 		}
 		return nil
 	}
 }
+
+// redirectError is a redirect of the registry's answer that the client does
+// not follow: one past the bound of redirects (a loop), one to a URL that
+// is not http or https, one the HTTP client's own CheckRedirect refuses, or
+// one whose Location does not parse. Asking again gets the same answer:
+// classify takes it as a wrong registry URL (ErrRegistryURL), not as a
+// registry that is down.
+type redirectError struct{ err error }
+
+func (e *redirectError) Error() string { return e.err.Error() }
+func (e *redirectError) Unwrap() error { return e.err }
 
 // origin returns the origin of u: its scheme, host name and port (the
 // scheme's default port when u has none), in lower case.
@@ -252,19 +348,33 @@ func toSR(s Schema) sr.Schema {
 	return out
 }
 
+// schemaSize is the size a cached schema counts for (maxCacheBytes): its
+// text and the names of its references.
+func schemaSize(s Schema) int64 {
+	n := int64(len(s.Text))
+	for _, r := range s.References {
+		n += int64(len(r.Name) + len(r.Subject))
+	}
+	return n
+}
+
 // SchemaByID returns the schema with the given ID, from the cache or, once,
 // from the registry. An ID the registry did not know within the last
-// UnknownIDTTL is ErrUnknownID without a request.
+// UnknownIDTTL is ErrUnknownID without a request, and so is an ID below 1
+// or above MaxSchemaID, which no registry holds.
 func (r *Registry) SchemaByID(ctx context.Context, id int) (Schema, error) {
 	if s, ok := r.byID.peek(id); ok {
 		return s, nil
 	}
+	if id < 1 || id > MaxSchemaID {
+		return Schema{}, fmt.Errorf("%w: schema ID %d is not one of 1 to %d, which no registry holds (not asked)", ErrUnknownID, id, MaxSchemaID)
+	}
 	if err, ok := r.misses.get(id); ok {
 		return Schema{}, err
 	}
-	return r.byID.get(ctx, id, func() (Schema, error) {
+	return r.byID.getSized(ctx, id, func() (Schema, int64, error) {
 		if err, ok := r.misses.get(id); ok { // a concurrent caller's answer
-			return Schema{}, err
+			return Schema{}, 0, err
 		}
 		s, err := r.cl.SchemaByID(ctx, id)
 		if err != nil {
@@ -272,13 +382,13 @@ func (r *Registry) SchemaByID(ctx context.Context, id int) (Schema, error) {
 			if errors.Is(err, ErrUnknownID) {
 				r.misses.put(id, err)
 			}
-			return Schema{}, err
+			return Schema{}, 0, err
 		}
 		out, err := fromSR(id, s)
 		if err != nil {
-			return Schema{}, fmt.Errorf("schema %d: %w", id, err)
+			return Schema{}, 0, fmt.Errorf("schema %d: %w", id, err)
 		}
-		return out, nil
+		return out, schemaSize(out), nil
 	})
 }
 
@@ -304,7 +414,10 @@ func (r *Registry) SchemaByVersion(ctx context.Context, subject string, version 
 	if version < 0 {
 		return fetch()
 	}
-	return r.refs.get(ctx, Reference{Subject: subject, Version: version}, fetch)
+	return r.refs.getSized(ctx, Reference{Subject: subject, Version: version}, func() (Schema, int64, error) {
+		s, err := fetch()
+		return s, schemaSize(s), err
+	})
 }
 
 // Versions returns every version of a subject, oldest first. A registry
@@ -370,20 +483,30 @@ func checkID(op, what string, id int) error {
 }
 
 // Register registers s under subject, or finds it there, and returns its ID
-// and version. An ID in the answer below 1 or above MaxSchemaID is refused
-// with an error wrapping ErrRegistry.
+// and version: two requests (the registration, which answers with the ID
+// only, and a lookup of the version under subject), however many subjects
+// hold the same schema. An ID in the answer below 1 or above MaxSchemaID is
+// refused with an error wrapping ErrRegistry.
 func (r *Registry) Register(ctx context.Context, subject string, s Schema) (id, version int, err error) {
-	ss, err := r.cl.CreateSchema(ctx, subject, toSR(s))
+	id, err = r.cl.RegisterSchema(ctx, subject, toSR(s), -1, -1)
 	if err != nil {
 		return 0, 0, classify(ctx, "register under", subject, r.auth, err)
 	}
-	if err := checkID("register under", subject, ss.ID); err != nil {
+	if err := checkID("register under", subject, id); err != nil {
 		return 0, 0, err
 	}
-	s.ID = ss.ID
-	r.misses.forget(ss.ID)
-	r.byID.get(ctx, ss.ID, func() (Schema, error) { return s, nil }) //nolint:errcheck // fills the cache
-	return ss.ID, ss.Version, nil
+	s.ID = id
+	r.misses.forget(id)
+	r.byID.getSized(ctx, id, func() (Schema, int64, error) { return s, schemaSize(s), nil }) //nolint:errcheck // fills the cache
+	ss, err := r.cl.LookupSchema(ctx, subject, toSR(s))
+	if err != nil {
+		return 0, 0, classify(ctx, "look up the version under", subject, r.auth, err)
+	}
+	if ss.ID != id {
+		return 0, 0, &RegistryError{Op: "register under", What: subject, Class: ErrRegistry,
+			Err: fmt.Errorf("the registration answers schema ID %d and the lookup %d", id, ss.ID)}
+	}
+	return id, ss.Version, nil
 }
 
 // Lookup returns the ID and version of s under subject; an error wrapping
@@ -436,7 +559,8 @@ func (r *Registry) SetCompatibility(ctx context.Context, subject string, l Level
 // references fetches the schemas refs name, and theirs, recursively, and
 // calls visit once per name, each after the schemas it references
 // (dependencies first, as an Avro parser needs them). It is bounded:
-// maxReferences schemas, nested maxRefDepth deep.
+// maxReferences schemas, nested maxRefDepth deep. The references of one
+// schema are fetched refFetchers at a time.
 func (r *Registry) references(ctx context.Context, refs []Reference, visit func(Reference, Schema)) error {
 	seen := map[string]bool{}
 	var walk func(refs []Reference, depth int) error
@@ -444,6 +568,7 @@ func (r *Registry) references(ctx context.Context, refs []Reference, visit func(
 		if depth > maxRefDepth {
 			return fmt.Errorf("%w: references nested deeper than %d", ErrBadSchema, maxRefDepth)
 		}
+		got := r.prefetch(ctx, refs, seen)
 		for _, ref := range refs {
 			if seen[ref.Name] {
 				continue
@@ -452,16 +577,97 @@ func (r *Registry) references(ctx context.Context, refs []Reference, visit func(
 				return errTooManyReferences()
 			}
 			seen[ref.Name] = true
-			s, err := r.SchemaByVersion(ctx, ref.Subject, ref.Version)
-			if err != nil {
+			res, ok := got[Reference{Subject: ref.Subject, Version: ref.Version}]
+			if !ok {
+				res.s, res.err = r.SchemaByVersion(ctx, ref.Subject, ref.Version)
+			}
+			if res.err != nil {
+				return fmt.Errorf("reference \"%s\": %w", safetext.Escape(ref.Name, 256), res.err)
+			}
+			if err := walk(res.s.References, depth+1); err != nil {
 				return fmt.Errorf("reference \"%s\": %w", safetext.Escape(ref.Name, 256), err)
 			}
-			if err := walk(s.References, depth+1); err != nil {
-				return fmt.Errorf("reference \"%s\": %w", safetext.Escape(ref.Name, 256), err)
-			}
-			visit(ref, s)
+			visit(ref, res.s)
 		}
 		return nil
 	}
 	return walk(refs, 0)
 }
+
+// fetched is the answer to the fetch of a referenced schema.
+type fetched struct {
+	s   Schema
+	err error
+}
+
+// prefetch fetches the schemas of refs, when there are several, up to
+// refFetchers at a time, and returns them (or the errors of their fetches)
+// by subject and version (the Reference without its name). It fetches those
+// the walk of references may reach next: not seen yet, no name twice, and
+// no more than maxReferences would allow. The walk takes its answers from
+// here, so that no schema is asked for twice, and visits them in its own
+// order.
+func (r *Registry) prefetch(ctx context.Context, refs []Reference, seen map[string]bool) map[Reference]fetched {
+	var todo []Reference
+	names := map[string]bool{}
+	keys := map[Reference]bool{}
+	for _, ref := range refs {
+		if seen[ref.Name] || names[ref.Name] {
+			continue
+		}
+		if len(seen)+len(names) >= maxReferences {
+			break
+		}
+		names[ref.Name] = true
+		k := Reference{Subject: ref.Subject, Version: ref.Version}
+		if !keys[k] {
+			keys[k] = true
+			todo = append(todo, k)
+		}
+	}
+	if len(todo) < 2 {
+		return nil
+	}
+	got := make(map[Reference]fetched, len(todo))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan Reference)
+	for range min(refFetchers, len(todo)) {
+		wg.Go(func() {
+			for k := range next {
+				s, err := r.SchemaByVersion(ctx, k.Subject, k.Version)
+				mu.Lock()
+				got[k] = fetched{s, err}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, k := range todo {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return got
+}
+
+// withReferences runs fetch, which fetches a schema (op and what name it,
+// as a RegistryError does) with the schemas its references name, under a
+// deadline of r.fetchTimeout overall. When the deadline (not the caller's
+// context) ends it, the error is a *RegistryError wrapping
+// ErrRegistryUnavailable: the registry answers too slowly, and asking again
+// goes on from the schemas fetched, which stay cached.
+func (r *Registry) withReferences(ctx context.Context, op, what string, fetch func(ctx context.Context) error) error {
+	fctx, cancel := context.WithTimeoutCause(ctx, r.fetchTimeout, errFetchTimeout)
+	defer cancel()
+	err := fetch(fctx)
+	if err == nil || ctx.Err() != nil || !errors.Is(context.Cause(fctx), errFetchTimeout) ||
+		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, errFetchTimeout) {
+		return err
+	}
+	// The error's text only: it is no longer the context's.
+	return &RegistryError{Op: op, What: what, Class: ErrRegistryUnavailable,
+		Err: fmt.Errorf("the schema and the schemas its references name were not all fetched within %v: %s", r.fetchTimeout, err)}
+}
+
+// errFetchTimeout is the cause of the end of a fetch's deadline.
+var errFetchTimeout = errors.New("fetch deadline passed")

@@ -17,8 +17,12 @@ import (
 
 // MaxRegistryResponse is the largest successful answer body (8 MiB) a
 // [Registry] reads; a longer one fails the request with an error wrapping
-// [ErrRegistry]. A schema with its references is far smaller; the limit
-// keeps a hostile or broken registry from exhausting memory.
+// [ErrRegistry]. A schema with its references is far smaller. The limit
+// bounds what one answer takes; what the caches keep of answers is bounded
+// apart, by the size of their schema texts (256 MiB for each cache of
+// schemas or of what is made of them, besides at most 10,000 values), so
+// that together they keep a hostile or broken registry from exhausting
+// memory.
 const MaxRegistryResponse = 8 << 20
 
 // Error answers are cut, not refused: their first maxErrorParse bytes are
@@ -60,6 +64,10 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLocation(req, resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
 	if resp.StatusCode >= 300 {
 		body, err := errorBody(resp.Body)
 		if err != nil {
@@ -71,6 +79,26 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		resp.Body = &limitedBody{rc: resp.Body, left: MaxRegistryResponse}
 	}
 	return resp, nil
+}
+
+// checkLocation refuses a redirect of resp, an answer to req, whose
+// Location does not parse (net/http would fail the request with an untyped
+// error) with a *redirectError: an answer no registry gives, which asking
+// again does not change.
+func checkLocation(req *http.Request, resp *http.Response) error {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return nil
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return nil
+	}
+	if _, err := req.URL.Parse(loc); err != nil {
+		return &redirectError{fmt.Errorf("the answer redirects to a Location that does not parse: %w", err)}
+	}
+	return nil
 }
 
 // confluentError is the body of a Confluent error answer.
