@@ -162,7 +162,7 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 		}
 	}
 	if opts.Message == nil || opts.FileOptions {
-		if o, err = ParseOptions(string(cr.meta[MetaOptions])); err != nil {
+		if o, err = parseOptions(string(cr.meta[MetaOptions]), true); err != nil {
 			return nil, hdrErr(fmt.Errorf("%s: %w", MetaOptions, safetext.Error(err, 300)))
 		}
 		o.Cache, o.AnyResolver, o.Limits = opts.Options.Cache, opts.Options.AnyResolver, opts.Options.Limits

@@ -156,7 +156,9 @@ func ParseProfile(s string) (Profile, error) {
 // Cache, UnknownEnums, AnyResolver or Limits derive identical schemas.
 type Options struct {
 	// Profile selects the overall mapping. The remaining mapping options
-	// apply to the default profile only; the Java profile ignores them.
+	// (all but UnknownEnums, AnyResolver, Cache and Limits) apply to the
+	// default profile only; the Java profile ignores them ([ParseOptions]
+	// refuses them with profile=java).
 	Profile Profile
 
 	// Timestamps is the precision of google.protobuf.Timestamp fields.
@@ -384,8 +386,16 @@ func (o Options) mapping() Options {
 // [ParseOptions] reads: "profile=default timestamps=nanos uint64=long
 // mapkeys=text", followed by "recursion=N carrier=C dynamic=json
 // empty=placeholder googletypes=logical enums=default" for the options set
-// away from their zero value.
+// away from their zero value. Under the Java profile it is "profile=java"
+// alone, followed by "enums=default" when set: the options the Java profile
+// ignores are left out.
 func (o Options) String() string {
+	if o.Profile == JavaProfile {
+		if o.UnknownEnums != UnknownEnumError {
+			return "profile=java enums=" + o.UnknownEnums.String()
+		}
+		return "profile=java"
+	}
 	var sb strings.Builder
 	sb.WriteString("profile=" + o.Profile.String() + " timestamps=" + o.Timestamps.String() +
 		" uint64=" + o.Uint64.String() + " mapkeys=" + o.MapKeys.String())
@@ -412,22 +422,45 @@ func (o Options) String() string {
 const maxOptionText = 100
 
 // ParseOptions reads mapping options in the form [Options.String] writes
-// and MetaOptions holds ("profile=java timestamps=micros uint64=long
-// mapkeys=text recursion=3 carrier=json dynamic=json empty=placeholder
-// googletypes=logical enums=default"); keys
+// and MetaOptions holds, space-separated key=value pairs ("profile=default
+// timestamps=micros uint64=long mapkeys=text recursion=3 carrier=json
+// dynamic=json empty=placeholder googletypes=logical enums=default"); keys
 // that are absent keep their defaults. "preset=engine" starts from
-// [EngineReady]; later keys override it.
+// [EngineReady], wherever it stands: every other key applies over it. A key
+// given twice is refused, and so is, with profile=java, every key but
+// profile and enums: the options that apply to the default profile only,
+// which the Java profile would ignore. Every error wraps
+// [ErrInvalidOptions].
 func ParseOptions(s string) (Options, error) {
+	return parseOptions(s, false)
+}
+
+// parseOptions is [ParseOptions]; with javaIgnores, the options the Java
+// profile ignores are ignored under profile=java rather than refused, as a
+// container file's MetaOptions is read (a file holds what its writer's
+// Options.String gave, and the Options struct ignores them alike).
+func parseOptions(s string, javaIgnores bool) (Options, error) {
+	fields := strings.Fields(s)
 	var o Options
-	for _, kv := range strings.Fields(s) {
+	seen := make(map[string]bool, len(fields))
+	for _, kv := range fields {
+		k, v, _ := strings.Cut(kv, "=")
+		if seen[k] {
+			return Options{}, fmt.Errorf("%w: option %s given twice", ErrInvalidOptions, safetext.Quote(k, maxOptionText))
+		}
+		seen[k] = true
+		if k == "preset" {
+			if v != "engine" {
+				return Options{}, fmt.Errorf("%w: unknown preset %s (want engine)", ErrInvalidOptions, safetext.Quote(v, maxOptionText))
+			}
+			o = EngineReady()
+		}
+	}
+	for _, kv := range fields {
 		k, v, _ := strings.Cut(kv, "=")
 		var err error
 		switch k {
-		case "preset":
-			if v != "engine" {
-				err = fmt.Errorf("%w: unknown preset %s (want engine)", ErrInvalidOptions, safetext.Quote(v, maxOptionText))
-			}
-			o = EngineReady()
+		case "preset": // applied first, above
 		case "profile":
 			o.Profile, err = ParseProfile(v)
 		case "timestamps":
@@ -460,7 +493,15 @@ func ParseOptions(s string) (Options, error) {
 			err = fmt.Errorf("%w: unknown option %s", ErrInvalidOptions, safetext.Quote(kv, maxOptionText))
 		}
 		if err != nil {
-			return o, err
+			return Options{}, err
+		}
+	}
+	if o.Profile == JavaProfile && !javaIgnores {
+		for _, kv := range fields {
+			if k, _, _ := strings.Cut(kv, "="); k != "profile" && k != "enums" {
+				return Options{}, fmt.Errorf("%w: %s applies to the default profile only; profile=java ignores it",
+					ErrInvalidOptions, safetext.Quote(kv, maxOptionText))
+			}
 		}
 	}
 	return o, nil

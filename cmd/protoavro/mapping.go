@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,14 +15,16 @@ import (
 // mappingFlagsUsage documents the mapping flags of schema, encode and decode.
 const mappingFlagsUsage = `  --profile NAME         Mapping profile: "default" (protoavro's lossless
                          mapping) or "java" (Apache Avro Java's ProtobufData).
-                         The flags below apply to the default profile.
+                         The flags below, except --unknown-enums and
+                         --schema-limits, apply to the default profile only;
+                         with --profile java they are refused.
   --preset engine        The engine-ready options (BigQuery, Spark, Arrow):
                          --timestamps micros --uint64 decimal --map-keys text
                          --recursion-depth 1 --recursion-carrier json
                          --dynamic json --empty-messages placeholder
                          --google-types logical. Other mapping flags override
-                         it. Timestamps lose their nanoseconds below the
-                         microsecond (the summary counts them).
+                         it, in any order. Timestamps lose their nanoseconds
+                         below the microsecond (the summary counts them).
   --timestamps UNIT      google.protobuf.Timestamp as timestamp-nanos ("nanos",
                          the default: every nanosecond kept, instants of the
                          years 1677 to 2262, others refused), "micros" or
@@ -126,16 +130,38 @@ func parseSchemaLimits(v string) (protoavro.SchemaLimits, error) {
 func (m *mappingFlags) given() bool { return len(m.set) > 0 }
 
 // options returns the options the flags choose over base (options in
-// ParseOptions' form, "" for the defaults), with a private cache.
+// ParseOptions' form, "" for the defaults), with a private cache. A flag
+// replaces the key of base that it sets; the preset applies first, wherever
+// it comes from, and every other key over it. With the Java profile, a
+// flag (or key of base) that applies to the default profile only is a
+// usage error naming both.
 func (m *mappingFlags) options(base string) (protoavro.Options, error) {
-	parts := []string{base}
-	if p, ok := m.set["preset"]; ok {
-		parts = append(parts, "preset="+p)
+	vals := map[string]string{}  // option key -> value
+	given := map[string]string{} // option key -> how it was given, for errors
+	for _, kv := range strings.Fields(base) {
+		k, v, _ := strings.Cut(kv, "=")
+		vals[k], given[k] = v, "--options "+kv
 	}
 	for _, f := range mappingFlagNames {
-		if v, ok := m.set[f.key]; ok && f.key != "preset" {
-			parts = append(parts, f.key+"="+v)
+		if v, ok := m.set[f.key]; ok {
+			vals[f.key], given[f.key] = v, "--"+f.flag+" "+v
 		}
+	}
+	if vals["profile"] == "java" {
+		for _, f := range mappingFlagNames {
+			v, ok := vals[f.key]
+			if !ok || f.key == "profile" {
+				continue
+			}
+			// The library knows which options the Java profile takes.
+			if _, err := protoavro.ParseOptions("profile=java " + f.key + "=" + v); err != nil {
+				return protoavro.Options{}, usage.Errorf("%s applies to the default profile only; %s ignores it", given[f.key], given["profile"])
+			}
+		}
+	}
+	parts := make([]string, 0, len(vals))
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
+		parts = append(parts, k+"="+vals[k])
 	}
 	o, err := protoavro.ParseOptions(strings.Join(parts, " "))
 	if err != nil {

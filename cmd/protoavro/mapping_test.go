@@ -149,3 +149,65 @@ func TestMappingFlagsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestMappingFlagsJavaRefusesDefaultProfileFlags: with the Java profile, a
+// mapping flag (or --options key) that applies to the default profile only,
+// which the profile would ignore, is a usage error naming both, in either
+// order; --unknown-enums applies to both profiles.
+func TestMappingFlagsJavaRefusesDefaultProfileFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		cmd   string
+		flags []string
+		want  []string
+	}{
+		{"schema", []string{"--profile", "java", "--timestamps", "millis"}, []string{"--timestamps millis", "--profile java"}},
+		{"schema", []string{"--timestamps", "millis", "--profile", "java"}, []string{"--timestamps millis", "--profile java"}},
+		{"schema", []string{"--profile", "java", "--preset", "engine"}, []string{"--preset engine", "--profile java"}},
+		{"schema", []string{"--profile", "java", "--recursion-depth", "0"}, []string{"--recursion-depth 0", "--profile java"}},
+		{"schema", []string{"--options", "profile=java", "--uint64", "decimal"}, []string{"--uint64 decimal", "--options profile=java"}},
+		{"schema", []string{"--options", "mapkeys=entries", "--profile", "java"}, []string{"--options mapkeys=entries", "--profile java"}},
+		{"schema", []string{"--options", "profile=java googletypes=logical"}, []string{`"googletypes=logical" applies to the default profile only`}},
+		{"encode", []string{"--profile", "java", "--dynamic", "json"}, []string{"--dynamic json", "--profile java"}},
+	} {
+		r := runCmd(t, append(append([]string{c.cmd}, kitchenArgs...), c.flags...)...)
+		if r.code != 2 {
+			t.Errorf("%s %v: exit %d, want 2: %s", c.cmd, c.flags, r.code, r.stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%s %v: stderr %q does not name %q", c.cmd, c.flags, r.stderr, w)
+			}
+		}
+	}
+	if r := runCmd(t, append(append([]string{"schema"}, kitchenArgs...), "--profile", "java", "--unknown-enums", "default")...); r.code != 0 {
+		t.Errorf("--profile java --unknown-enums default: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestMappingFlagsOverOptionsAndPreset: the preset applies first, whether
+// a flag or a key of --options gives it, and every other flag or key over
+// it; a flag replaces the --options key it sets.
+func TestMappingFlagsOverOptionsAndPreset(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		flags         []string
+		want, notWant string
+	}{
+		{[]string{"--options", "timestamps=millis", "--preset", "engine"}, `"timestamp-millis"`, `"timestamp-micros"`},
+		{[]string{"--options", "preset=engine", "--timestamps", "millis"}, `"timestamp-millis"`, `"timestamp-micros"`},
+		{[]string{"--options", "timestamps=millis preset=engine"}, `"timestamp-millis"`, `"timestamp-micros"`},
+		{[]string{"--options", "timestamps=millis", "--timestamps", "micros"}, `"timestamp-micros"`, `"timestamp-millis"`},
+	} {
+		r := runCmd(t, append(append([]string{"schema"}, kitchenArgs...), c.flags...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, c.want) || strings.Contains(r.stdout, c.notWant) {
+			t.Errorf("%v: exit %d (%s); want a schema with %s, without %s", c.flags, r.code, r.stderr, c.want, c.notWant)
+		}
+		if strings.Contains(strings.Join(c.flags, " "), "engine") && !strings.Contains(r.stdout, `"logicalType": "decimal"`) {
+			t.Errorf("%v: not the engine preset", c.flags)
+		}
+	}
+	if r := runCmd(t, append(append([]string{"schema"}, kitchenArgs...), "--options", "uint64=long uint64=decimal")...); r.code != 2 || !strings.Contains(r.stderr, `option "uint64" given twice`) {
+		t.Errorf("--options with a key twice: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

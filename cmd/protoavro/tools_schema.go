@@ -24,6 +24,9 @@ const schemaTreeUsage = `  --out-dir DIR          Write one schema file per mess
                          by the message's full name (acme.v1.Order.avsc).
                          Without -m: every message of the .proto files given
                          (or of the descriptor sets), nested ones included.
+                         Messages whose full names differ only in case are
+                         refused: their files would overwrite each other on a
+                         case-insensitive file system (macOS, Windows).
   --package PKG          With --out-dir (or --canonical, --fingerprint): the
                          messages of protobuf package PKG instead.
   --canonical            Print (or write) the Parsing Canonical Form instead
@@ -35,7 +38,8 @@ const schemaTreeUsage = `  --out-dir DIR          Write one schema file per mess
   --options "K=V ..."    Mapping options, as recorded in container files:
                          profile=default|java timestamps=nanos|micros|millis|record
                          uint64=long|decimal mapkeys=text|entries (and every
-                         other key the library accepts). --profile wins.
+                         other key the library accepts), each key once. A
+                         mapping flag replaces the key it sets.
 `
 
 // schemaTree holds the whole-tree flags of "protoavro schema".
@@ -82,6 +86,11 @@ func (st *schemaTree) run(types *typeFlags, positional []string, mapping *mappin
 	}
 	if len(mds) > 1 && st.outDir == "" && !st.canonical && !st.fingerprint {
 		return usage.Errorf("missing -m: name the message type, or give --out-dir DIR for the schemas of all %d messages", len(mds))
+	}
+	if st.outDir != "" {
+		if err := avsc.CaseCollision(mds); err != nil {
+			return err
+		}
 	}
 	schemas, err := avsc.Schemas(mds, opts)
 	if err != nil {

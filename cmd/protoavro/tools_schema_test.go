@@ -148,3 +148,23 @@ func TestSchemaTreeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaOutDirRefusesNamesDifferingInCase: --out-dir refuses messages
+// whose files' names differ only in case, which would overwrite each other
+// on a case-insensitive file system, naming the files, and writes none;
+// printed to standard output, they are fine.
+func TestSchemaOutDirRefusesNamesDifferingInCase(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"c.proto": "syntax = \"proto3\";\npackage p;\nmessage Foo {}\nmessage foo {}\nmessage Bar { message FOO {} }\n"})
+	out := filepath.Join(dir, "out")
+	r := runCmd(t, "schema", "-I", dir, "--out-dir", out, "c.proto")
+	if want := `files "p.Foo.avsc", "p.foo.avsc" differ only in case`; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want no directory", out, err)
+	}
+	if r := runCmd(t, "schema", "-I", dir, "--canonical", "c.proto"); r.code != 0 || strings.Count(r.stdout, "\n") != 4 {
+		t.Errorf("--canonical: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,11 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
 
+	"github.com/protoavro/protoavro/internal/avsc"
 	"github.com/protoavro/protoavro/internal/protofiles"
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro"
@@ -177,7 +183,7 @@ func TestRunErrors(t *testing.T) {
 	for _, c := range []struct{ param, want string }{
 		{"bogus=1", `unknown option "bogus=1"`},
 		{"profile=scala", `unknown profile "scala"`},
-		{"docs=maybe", "docs=maybe: want true or false"},
+		{"docs=maybe", `want docs=true or docs=false, not "docs=maybe"`},
 	} {
 		resp := generate(request(t, c.param, "avro2147.proto"))
 		if resp.Error == nil || !strings.Contains(*resp.Error, c.want) || len(resp.File) != 0 {
@@ -281,5 +287,215 @@ func TestCommandLine(t *testing.T) {
 	resp := &pluginpb.CodeGeneratorResponse{}
 	if err := proto.Unmarshal(out.Bytes(), resp); err != nil || resp.Error != nil || len(resp.File) != 0 {
 		t.Errorf("empty request: %v, %v", resp, err)
+	}
+}
+
+// kitchenFile returns the content of the file named name that the plugin
+// writes for kitchen.proto with param, failing the test on an error
+// response.
+func kitchenFile(t *testing.T, param, name string) string {
+	t.Helper()
+	resp := generate(request(t, param, "kitchen/kitchen.proto"))
+	if resp.Error != nil {
+		t.Fatalf("%s: %s", param, resp.GetError())
+	}
+	for _, f := range resp.File {
+		if f.GetName() == name {
+			return f.GetContent()
+		}
+	}
+	t.Fatalf("%s: no file %s", param, name)
+	return ""
+}
+
+// TestParameterPresetAppliesFirst: preset=engine applies before the other
+// options wherever it stands in the parameter, as --preset does on the
+// command line, so an option given with it overrides it in any order.
+func TestParameterPresetAppliesFirst(t *testing.T) {
+	const name = "protoavro.test.kitchen.WellKnown.avsc"
+	for _, param := range []string{"preset=engine,timestamps=millis", "timestamps=millis,preset=engine", " timestamps=millis , preset=engine ,"} {
+		text := kitchenFile(t, param, name)
+		if !strings.Contains(text, `"timestamp-millis"`) || strings.Contains(text, `"timestamp-micros"`) || !strings.Contains(text, `"sqlType": "JSON"`) {
+			t.Errorf("%q: %s is not the engine preset with timestamp-millis", param, name)
+		}
+	}
+}
+
+// TestParameterRefused: a key given twice, docs without true or false, and
+// an option the Java profile ignores are refused with an error response
+// naming them; input text in the error is escaped.
+func TestParameterRefused(t *testing.T) {
+	for _, c := range []struct{ param, want string }{
+		{"profile=java,profile=default", `option "profile" given twice`},
+		{"timestamps=millis,uint64=decimal,timestamps=micros", `option "timestamps" given twice`},
+		{"docs=false,docs=true", `option "docs" given twice`},
+		{"docs=false,docs=false", `option "docs" given twice`},
+		{"docs", `want docs=true or docs=false, not "docs"`},
+		{"docs=", `want docs=true or docs=false, not "docs="`},
+		{"docs=\x1b]0;pwn\a\nx", `not "docs=\x1b]0;pwn\a\nx"`},
+		{"profile=java,timestamps=millis", `"timestamps=millis" applies to the default profile only; profile=java ignores it`},
+		{"uint64=decimal,profile=java", `"uint64=decimal" applies to the default profile only`},
+		{"profile=java,preset=engine", `"preset=engine" applies to the default profile only`},
+	} {
+		resp := generate(request(t, c.param, "avro2147.proto"))
+		if !strings.Contains(resp.GetError(), c.want) || len(resp.File) != 0 || !safetext.Safe(resp.GetError()) {
+			t.Errorf("%q: error %q, %d files; want one with %q", c.param, resp.GetError(), len(resp.File), c.want)
+		}
+	}
+	for _, param := range []string{"profile=java", "profile=java,enums=default,docs=false", "docs=true", "docs=false"} {
+		if resp := generate(request(t, param, "avro2147.proto")); resp.Error != nil || len(resp.File) != 2 {
+			t.Errorf("%q: error %q, %d files", param, resp.GetError(), len(resp.File))
+		}
+	}
+}
+
+// TestErrorsEscapeInput: the names of files in the request, which protoc
+// prints in the response's error, are escaped there.
+func TestErrorsEscapeInput(t *testing.T) {
+	const evil = "a\x1b[2J\nb\u202e.proto"
+	req := request(t, "", "avro2147.proto")
+	req.FileToGenerate = []string{evil}
+	resp := generate(req)
+	if want := `file to generate "a\x1b[2J\nb\u202e.proto"`; !strings.Contains(resp.GetError(), want) || !safetext.Safe(resp.GetError()) {
+		t.Errorf("error %q, want one with %q", resp.GetError(), want)
+	}
+	// A file of that name in the set.
+	f := &descriptorpb.FileDescriptorProto{Name: proto.String(evil), Syntax: proto.String("proto4")}
+	resp = generate(&pluginpb.CodeGeneratorRequest{FileToGenerate: []string{evil}, ProtoFile: []*descriptorpb.FileDescriptorProto{f}})
+	if resp.Error == nil || !safetext.Safe(resp.GetError()) {
+		t.Errorf("error %q, want one, escaped", resp.GetError())
+	}
+}
+
+// TestEditionsOutsideRangeRefused: a file of an edition after the one the
+// plugin advertises as its maximum (or of no edition) is refused with an
+// error naming the file and the edition, whether it is to generate or
+// imported.
+func TestEditionsOutsideRangeRefused(t *testing.T) {
+	file := func(name string, e descriptorpb.Edition, deps ...string) *descriptorpb.FileDescriptorProto {
+		return &descriptorpb.FileDescriptorProto{Name: proto.String(name), Package: proto.String("p"), Syntax: proto.String("editions"),
+			Edition: e.Enum(), Dependency: deps, MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("M" + strings.TrimSuffix(name, ".proto"))}}}
+	}
+	for _, c := range []struct {
+		files []*descriptorpb.FileDescriptorProto
+		want  string
+	}{
+		{[]*descriptorpb.FileDescriptorProto{file("a.proto", descriptorpb.Edition_EDITION_2024)}, `"a.proto": edition 2024 is not supported`},
+		{[]*descriptorpb.FileDescriptorProto{file("a.proto", descriptorpb.Edition_EDITION_99999_TEST_ONLY)}, `"a.proto": edition 99999_TEST_ONLY is not supported`},
+		{[]*descriptorpb.FileDescriptorProto{file("a.proto", descriptorpb.Edition_EDITION_UNKNOWN)}, `"a.proto": edition UNKNOWN is not supported`},
+		{[]*descriptorpb.FileDescriptorProto{file("b.proto", descriptorpb.Edition_EDITION_2024), file("a.proto", descriptorpb.Edition_EDITION_2023, "b.proto")}, `"b.proto": edition 2024 is not supported`},
+	} {
+		resp := generate(&pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"a.proto"}, ProtoFile: c.files})
+		if !strings.Contains(resp.GetError(), c.want) || len(resp.File) != 0 {
+			t.Errorf("error %q, %d files; want one with %q", resp.GetError(), len(resp.File), c.want)
+		}
+		if resp.GetMaximumEdition() != int32(descriptorpb.Edition_EDITION_2023) {
+			t.Errorf("maximum edition %d, want 2023", resp.GetMaximumEdition())
+		}
+	}
+	resp := generate(&pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"a.proto"}, ProtoFile: []*descriptorpb.FileDescriptorProto{file("a.proto", descriptorpb.Edition_EDITION_2023)}})
+	if resp.Error != nil || len(resp.File) != 1 {
+		t.Errorf("edition 2023: error %q, %d files", resp.GetError(), len(resp.File))
+	}
+}
+
+// TestNamesDifferingInCaseRefused: messages whose files' names differ only
+// in case, which would overwrite each other on a case-insensitive file
+// system, are refused with an error naming the files.
+func TestNamesDifferingInCaseRefused(t *testing.T) {
+	msgs := []*descriptorpb.DescriptorProto{{Name: proto.String("Foo")}, {Name: proto.String("foo")}, {Name: proto.String("Bar")}, {Name: proto.String("FOO")},
+		{Name: proto.String("BAR")}}
+	f := &descriptorpb.FileDescriptorProto{Name: proto.String("a.proto"), Package: proto.String("p"), Syntax: proto.String("proto3"), MessageType: msgs}
+	resp := generate(&pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"a.proto"}, ProtoFile: []*descriptorpb.FileDescriptorProto{f}})
+	if want := `files "p.Foo.avsc", "p.foo.avsc", "p.FOO.avsc" differ only in case (and 1 more such sets)`; !strings.Contains(resp.GetError(), want) || len(resp.File) != 0 {
+		t.Errorf("error %q, %d files; want one with %q", resp.GetError(), len(resp.File), want)
+	}
+	// A nested message and a top-level one.
+	f.MessageType = []*descriptorpb.DescriptorProto{{Name: proto.String("A"), NestedType: []*descriptorpb.DescriptorProto{{Name: proto.String("B")}}}, {Name: proto.String("a")}}
+	resp = generate(&pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"a.proto"}, ProtoFile: []*descriptorpb.FileDescriptorProto{f}})
+	if want := `files "p.A.avsc", "p.a.avsc" differ only in case`; !strings.Contains(resp.GetError(), want) {
+		t.Errorf("error %q, want one with %q", resp.GetError(), want)
+	}
+}
+
+// TestStandardFilesGiveNoDocs: the comments protoc sends for the standard
+// google/protobuf files do not become doc attributes, as in "protoavro
+// schema", which has those files built in; the comments of the other files
+// do.
+func TestStandardFilesGiveNoDocs(t *testing.T) {
+	files := testcompile.Sources(t, map[string]string{"w.proto": `syntax = "proto3";
+package w;
+import "google/protobuf/field_mask.proto";
+// W is the user's message.
+message W { google.protobuf.FieldMask mask = 1; }
+`}, "w.proto")
+	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{"w.proto"}, ProtoFile: protofiles.Protos(files...)}
+	for _, f := range req.ProtoFile {
+		if f.GetName() == "google/protobuf/field_mask.proto" {
+			// What protoc sends: the file's comments.
+			f.SourceCodeInfo = &descriptorpb.SourceCodeInfo{Location: []*descriptorpb.SourceCodeInfo_Location{
+				{Path: []int32{4, 0}, Span: []int32{0, 0, 1}, LeadingComments: proto.String(" FieldMask's own comment.\n")}}}
+		}
+	}
+	resp := generate(req)
+	if resp.Error != nil || len(resp.File) != 1 {
+		t.Fatalf("error %q, %d files", resp.GetError(), len(resp.File))
+	}
+	text := resp.File[0].GetContent()
+	if strings.Contains(text, "FieldMask's own comment.") || !strings.Contains(text, `"doc": "W is the user's message."`) {
+		t.Errorf("want the doc of W only:\n%s", text)
+	}
+	// The same schema as without the comments, as schema --out-dir writes.
+	s, err := protoavro.Options{Cache: protoavro.NewCache()}.Schema(files[0].Messages().Get(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := s.JSON(); text != string(want) {
+		t.Errorf("plugin:\n%s\nschema:\n%s", text, want)
+	}
+}
+
+// TestStandardFilesAreProtocompiles: the standard files are those that
+// protocompile, which "protoavro schema" compiles with, has built in.
+func TestStandardFilesAreProtocompiles(t *testing.T) {
+	std := protocompile.WithStandardImports(protocompile.ResolverFunc(func(string) (protocompile.SearchResult, error) {
+		return protocompile.SearchResult{}, fs.ErrNotExist
+	}))
+	for name := range standardFiles {
+		if _, err := std.FindFileByPath(name); err != nil {
+			t.Errorf("%s: not a standard import of protocompile: %v", name, err)
+		}
+	}
+	protoregistry.GlobalFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		if _, err := std.FindFileByPath(f.Path()); err == nil && !standardFiles[f.Path()] {
+			t.Errorf("%s: a standard import of protocompile, not in standardFiles", f.Path())
+		}
+		return true
+	})
+}
+
+// TestProtocOutputIsSchemas: with the default parameter, protoc gives the
+// plugin the comments of every file, the standard ones included, and the
+// plugin writes the schemas "protoavro schema --out-dir" writes from the
+// same files, byte for byte.
+func TestProtocOutputIsSchemas(t *testing.T) {
+	exe := protoc(t)
+	out := runProtoc(t, exe, buildPlugin(t), "")
+	files := testcompile.Protos(t, protoDir, protocFiles...)
+	schemas, err := avsc.Schemas(avsc.Messages(files), protoavro.Options{Cache: protoavro.NewCache()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range schemas {
+		want, err := s.Schema.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(out, s.Name)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the schema of schema --out-dir (%v)", s.Name, err)
+		}
+	}
+	if got := testutil.DirNames(t, out); len(got) != len(schemas) {
+		t.Errorf("%d files, want %d", len(got), len(schemas))
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -69,30 +70,33 @@ func Schemas(mds []protoreflect.MessageDescriptor, opts protoavro.Options) ([]Fi
 // sizes of their canonical forms.
 const MaxTotal = 16 << 20
 
-// ParseParameter parses a protoc plugin parameter, comma-separated
-// key=value pairs (--avro_opt=profile=java,timestamps=millis), into mapping
-// options with [protoavro.ParseOptions], which accepts every mapping option
-// the library has. The keys in own are the caller's own settings: they are
-// returned apart instead of passed on.
-func ParseParameter(param string, own ...string) (protoavro.Options, map[string]string, error) {
-	mine := map[string]string{}
-	var mapping []string
-	for kv := range strings.SplitSeq(param, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
-			continue
+// CaseCollision refuses messages whose files' names differ only in case
+// (acme.Foo.avsc and acme.FOO.avsc), which would overwrite each other in an
+// output directory on a case-insensitive file system (macOS, Windows). Full
+// names are ASCII identifiers, so ASCII case folding finds them all.
+func CaseCollision(mds []protoreflect.MessageDescriptor) error {
+	byFolded := make(map[string][]string, len(mds))
+	var collide []string // the folded names of several files, in order
+	for _, md := range mds {
+		name := string(md.FullName()) + ".avsc"
+		folded := strings.ToLower(name)
+		if len(byFolded[folded]) == 1 {
+			collide = append(collide, folded)
 		}
-		k, v, _ := strings.Cut(kv, "=")
-		isOwn := false
-		for _, o := range own {
-			if k == o {
-				mine[k], isOwn = v, true
-			}
-		}
-		if !isOwn {
-			mapping = append(mapping, kv)
-		}
+		byFolded[folded] = append(byFolded[folded], name)
 	}
-	opts, err := protoavro.ParseOptions(strings.Join(mapping, " "))
-	return opts, mine, err
+	if len(collide) == 0 {
+		return nil
+	}
+	names := byFolded[collide[0]]
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = safetext.Quote(n, 200)
+	}
+	more := ""
+	if len(collide) > 1 {
+		more = fmt.Sprintf(" (and %d more such sets)", len(collide)-1)
+	}
+	return fmt.Errorf("files %s differ only in case%s: they would overwrite each other on a case-insensitive file system (macOS, Windows)",
+		strings.Join(quoted, ", "), more)
 }
