@@ -67,6 +67,8 @@ type bridge struct {
 	leaving atomic.Bool
 	lagMu   sync.Mutex
 	lag     map[topicPartition]int64
+	// held are the partitions the instance holds, by input topic.
+	held map[string]map[int32]bool
 }
 
 // Run runs the bridge until ctx is done (the batch in flight is finished and
@@ -77,7 +79,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	b := &bridge{cfg: cfg, outs: newOutputs(cfg), start: time.Now(), lag: map[topicPartition]int64{}}
+	b := &bridge{cfg: cfg, outs: newOutputs(cfg), start: time.Now(), lag: map[topicPartition]int64{}, held: map[string]map[int32]bool{}}
 	if !cfg.PassThrough {
 		b.ser = serde.NewSerializer(cfg.Registry, serde.SerializerOptions{Strategy: cfg.Strategy, Options: cfg.Options, Check: cfg.Check})
 		if cfg.Type != nil {
@@ -104,13 +106,14 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.ProducerBatchMaxBytes(1 << 20),
+		kgo.MetadataMaxAge(DefaultMetadataMaxAge),
 	}
 	if cfg.InputRegex {
 		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeExcludeTopics(cfg.excluded()...))
 	}
 	// The lag is over the instance's partitions: a partition it no longer
-	// has drops out.
-	opts = append(opts, kgo.OnPartitionsRevoked(b.forgetLag), kgo.OnPartitionsLost(b.forgetLag))
+	// has drops out. The metrics label the topics it holds.
+	opts = append(opts, kgo.OnPartitionsAssigned(b.assigned), kgo.OnPartitionsRevoked(b.forgetLag), kgo.OnPartitionsLost(b.forgetLag))
 	if cfg.InstanceID != "" {
 		opts = append(opts, kgo.InstanceID(cfg.InstanceID))
 	}

@@ -36,7 +36,10 @@ type Config struct {
 	InstanceID string
 	// Inputs are the topics read. With InputRegex they are regular
 	// expressions (Go's RE2 syntax) of the topics read, topics created
-	// while the bridge runs included; as with franz-go's ConsumeRegex, an
+	// while the bridge runs included (found, as partitions added to a
+	// topic are, at the client's next metadata refresh: every
+	// DefaultMetadataMaxAge, or as kgo.MetadataMaxAge in KafkaOpts sets
+	// it; until then they have no lag); as with franz-go's ConsumeRegex, an
 	// expression matches anywhere in a name ("in" matches "main"): anchor
 	// it with ^ and $. A regular expression never reads the dead-letter
 	// topic, nor a topic named as Output names them (with "{topic}-avro",
@@ -102,9 +105,14 @@ type Config struct {
 	// SessionTimeout is the group session timeout (default 45 s).
 	SessionTimeout time.Duration
 	// Progress, when set, receives a progress line every ProgressEvery
-	// (default 5 s).
+	// (default 5 s): "protoavro-kafka: " and the Summary. LogProgress
+	// makes it a record of Logger instead, "progress" at level Info with
+	// the Summary's figures (records, dead_lettered, tombstones, elapsed,
+	// rate, lag, and fetch_warnings, commit_warnings, registry_wait and
+	// registry_error when not zero).
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	LogProgress   bool
 	// OnCommit, when set, is called after each committed batch with the
 	// running totals.
 	OnCommit func(Summary)
@@ -120,12 +128,21 @@ type Config struct {
 	// health probes (see Metrics).
 	Metrics *Metrics
 	// KafkaOpts are extra franz-go client options (TLS, SASL, a client ID,
-	// a rack, ...), appended after the bridge's own, so that one of them
-	// given here overrides the bridge's. Options that change what the
-	// bridge relies on (the consumed topics, the group, offset commits,
-	// isolation level, transactions) break its delivery guarantees.
+	// a rack, kgo.MetadataMaxAge, ...), appended after the bridge's own,
+	// so that one of them given here overrides the bridge's. Options that
+	// change what the bridge relies on (the consumed topics, the group,
+	// offset commits, isolation level, transactions) break its delivery
+	// guarantees; partition callbacks (kgo.OnPartitionsAssigned, Revoked,
+	// Lost) replace the bridge's, which its lag and Metrics' topic labels
+	// follow.
 	KafkaOpts []kgo.Opt
 }
+
+// DefaultMetadataMaxAge is how often a bridge's client refreshes its
+// metadata unless KafkaOpts sets it (kgo.MetadataMaxAge): kgo's default
+// is 5 minutes, and a request every 30 seconds costs a bridge nothing it
+// would notice.
+const DefaultMetadataMaxAge = 30 * time.Second
 
 // ErrConfig reports an invalid Config.
 var ErrConfig = errors.New("bridge: invalid configuration")

@@ -36,9 +36,31 @@ func (b *bridge) noteLag(fs kgo.Fetches) {
 	})
 }
 
-// forgetLag drops the lag of partitions the instance no longer has (but
-// not as it leaves the group at the end of the run: the final summary
-// reports the lag it left).
+// assigned notes the partitions the instance was given: for the metrics,
+// the input topics it holds a partition of (see Metrics).
+func (b *bridge) assigned(_ context.Context, _ *kgo.Client, got map[string][]int32) {
+	b.lagMu.Lock()
+	defer b.lagMu.Unlock()
+	for topic, ps := range got {
+		if len(ps) == 0 {
+			continue
+		}
+		held := b.held[topic]
+		if held == nil {
+			held = map[int32]bool{}
+			b.held[topic] = held
+			b.cfg.Metrics.hold(topic, b.outputOf(topic))
+		}
+		for _, p := range ps {
+			held[p] = true
+		}
+	}
+}
+
+// forgetLag drops the lag of partitions the instance no longer has, and
+// notes for the metrics the input topics it no longer holds a partition
+// of (but not as it leaves the group at the end of the run: the final
+// summary reports the lag it left).
 func (b *bridge) forgetLag(_ context.Context, _ *kgo.Client, gone map[string][]int32) {
 	if b.leaving.Load() {
 		return
@@ -50,7 +72,29 @@ func (b *bridge) forgetLag(_ context.Context, _ *kgo.Client, gone map[string][]i
 			delete(b.lag, topicPartition{topic, p})
 			b.cfg.Metrics.forgetLag(topic, p)
 		}
+		held := b.held[topic]
+		if held == nil {
+			continue
+		}
+		for _, p := range ps {
+			delete(held, p)
+		}
+		if len(held) == 0 {
+			delete(b.held, topic)
+			b.cfg.Metrics.release(topic, b.outputOf(topic))
+		}
 	}
+}
+
+// outputOf returns the output topic of input topic in, or "" when it has
+// none the bridge can produce to (it is the dead-letter topic, or an
+// input topic).
+func (b *bridge) outputOf(in string) string {
+	out, err := b.outs.topic(in)
+	if err != nil {
+		return ""
+	}
+	return out
 }
 
 // totalLag is the lag over the instance's partitions.

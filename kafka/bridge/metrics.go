@@ -20,9 +20,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// maxTopicLabels bounds the topics the metrics name; the records of
-// further topics are counted under the topic label "_other".
-const maxTopicLabels = 1000
+// defaultTopicLabels bounds the input topics the metrics name, and
+// separately the output topics; the records of further topics are counted
+// under the topic label otherTopic.
+const defaultTopicLabels = 1000
+
+// otherTopic is the topic label of the topics past the bound.
+const otherTopic = "_other"
 
 // Metrics collects the figures of a bridge (Config.Metrics) and serves
 // them, with health probes, from Handler. The figures, in Prometheus' text
@@ -32,7 +36,8 @@ const maxTopicLabels = 1000
 //	protoavro_bridge_records_out_total{topic}      records converted (or tombstones forwarded) and committed, by output topic
 //	protoavro_bridge_dead_lettered_total{class}    records dead-lettered, by class (HeaderClass)
 //	protoavro_bridge_tombstones_total{topic}       tombstones (null values) forwarded as tombstones, by input topic
-//	protoavro_bridge_lag_records{topic,partition}  records behind the end of the partition (Summary.Lag)
+//	protoavro_bridge_lag_records{topic,partition}  records behind the end of the partition (Summary.Lag), for input topics with a label
+//	protoavro_bridge_lag_other_records             the same, summed over the partitions of input topics without one
 //	protoavro_bridge_registry_lookups_total{outcome}  schema lookups through the registry client
 //	protoavro_bridge_batch_seconds                 time from a batch's poll to its commit
 //	protoavro_bridge_registry_waiting              1 while the bridge waits for a registry that is down
@@ -41,8 +46,19 @@ const maxTopicLabels = 1000
 // lookup is one the conversion workers could not answer from the schema
 // of the record before; the registry client answers repeated ones from its
 // cache. Its outcome is ok, unavailable (retried), refused (credentials),
-// not-found, bad-schema, canceled or error. Labels are bounded: topic
-// names (at most 1000 topics), classes and outcomes of the lists above.
+// not-found, bad-schema, canceled or error.
+//
+// Labels are bounded: classes and outcomes are those of the lists above,
+// and at most 1000 input topics and 1000 output topics have a topic label
+// at a time, each the topic's name. The records of further topics are
+// counted under the topic label "_other", and the lag of their partitions
+// in protoavro_bridge_lag_other_records: a gauge of one partition's lag
+// cannot stand for several. A topic keeps its label while the instance
+// holds a partition of it (an output topic: of an input topic whose
+// records go to it); once it holds none (they went to another instance, or
+// the topic was deleted), the label stays with its series until a topic
+// without one needs it: then its series are deleted and the label is the
+// new topic's.
 //
 // A Metrics serves one bridge at a time. Its methods are safe for
 // concurrent use.
@@ -52,13 +68,23 @@ type Metrics struct {
 	dead, lookups         *prometheus.CounterVec
 	tombstones            *prometheus.CounterVec
 	lag                   *prometheus.GaugeVec
+	lagOther              prometheus.Gauge
 	batch                 prometheus.Histogram
 	waiting               prometheus.Gauge
 
-	mu      sync.Mutex
-	topics  map[string]bool // the topic labels in use
-	state   string          // "", "running" or "stopped"
-	stopErr string
+	mu sync.Mutex
+	// inputs and outputs give input and output topics their topic label.
+	inputs, outputs *topicLabels
+	// heldIn are the input topics the bridge holds a partition of, and
+	// outRefs, by output topic, how many of them go to it.
+	heldIn  map[string]bool
+	outRefs map[string]int
+	// otherLag is the lag of the partitions of input topics without a
+	// label, otherLagSum their sum (lagOther).
+	otherLag    map[topicPartition]int64
+	otherLagSum int64
+	state       string // "", "running" or "stopped"
+	stopErr     string
 	// brokers is whether the brokers answered the last ping;
 	// brokersSeen whether they answered one since the run started (so
 	// that not answering now is a loss, not a start), brokerErr the
@@ -84,14 +110,18 @@ func NewMetrics() *Metrics {
 		lookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "protoavro_bridge_registry_lookups_total",
 			Help: "Schema lookups through the registry client, by outcome."}, []string{"outcome"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "protoavro_bridge_lag_records",
-			Help: "Records behind the end of the partition at the last fetch."}, []string{"topic", "partition"}),
+			Help: "Records behind the end of the partition at the last fetch, for input topics with a topic label."}, []string{"topic", "partition"}),
+		lagOther: prometheus.NewGauge(prometheus.GaugeOpts{Name: "protoavro_bridge_lag_other_records",
+			Help: "Records behind the end of the partitions at the last fetch, summed over the partitions of input topics without a topic label (past the bound of labelled topics)."}),
 		batch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "protoavro_bridge_batch_seconds",
 			Help: "Time from a batch's poll to its commit.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}),
 		waiting: prometheus.NewGauge(prometheus.GaugeOpts{Name: "protoavro_bridge_registry_waiting",
 			Help: "1 while the bridge waits for a schema registry that is down."}),
-		topics: map[string]bool{},
+		heldIn: map[string]bool{}, outRefs: map[string]int{}, otherLag: map[topicPartition]int64{},
 	}
-	m.reg.MustRegister(m.recordsIn, m.recordsOut, m.dead, m.tombstones, m.lookups, m.lag, m.batch, m.waiting,
+	m.inputs = newTopicLabels(defaultTopicLabels, func(t string) bool { return m.heldIn[t] }, m.recordsIn.MetricVec, m.tombstones.MetricVec, m.lag.MetricVec)
+	m.outputs = newTopicLabels(defaultTopicLabels, func(t string) bool { return m.outRefs[t] > 0 }, m.recordsOut.MetricVec)
+	m.reg.MustRegister(m.recordsIn, m.recordsOut, m.dead, m.tombstones, m.lookups, m.lag, m.lagOther, m.batch, m.waiting,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -148,19 +178,77 @@ func probe(w http.ResponseWriter, code int, text string) {
 	fmt.Fprintln(w, text)
 }
 
-// topicLabel returns the label of topic: itself, escaped, for the first
-// maxTopicLabels topics.
-func (m *Metrics) topicLabel(topic string) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.topics[topic] {
-		if len(m.topics) >= maxTopicLabels {
-			return "_other"
-		}
-		m.topics[topic] = true
-	}
-	return safetext.Escape(topic, 256)
+// topicLabels gives topics their topic label, the topic's name (escaped),
+// to at most max topics at a time; the others get otherTopic. A labelled
+// topic the bridge does not hold (held) is idle: its label goes, its
+// series deleted, to the next topic that needs one when there is no room.
+// Its methods are called with Metrics.mu held.
+type topicLabels struct {
+	max      int
+	held     func(topic string) bool
+	vecs     []*prometheus.MetricVec // the figures labelled with these topics
+	labelled map[string]bool
+	idle     map[string]bool
 }
+
+func newTopicLabels(max int, held func(string) bool, vecs ...*prometheus.MetricVec) *topicLabels {
+	return &topicLabels{max: max, held: held, vecs: vecs, labelled: map[string]bool{}, idle: map[string]bool{}}
+}
+
+// label returns the label of topic, giving it one when there is room, or
+// an idle topic's.
+func (l *topicLabels) label(topic string) string {
+	if !l.labelled[topic] {
+		if len(l.labelled) >= l.max && !l.evict() {
+			return otherTopic
+		}
+		l.labelled[topic] = true
+		if !l.held(topic) {
+			l.idle[topic] = true
+		}
+	}
+	return topicText(topic)
+}
+
+// existing returns the label of topic if it has one.
+func (l *topicLabels) existing(topic string) (string, bool) {
+	return topicText(topic), l.labelled[topic]
+}
+
+// evict takes the label of an idle topic back, deleting its series, and
+// reports whether there was one.
+func (l *topicLabels) evict() bool {
+	for topic := range l.idle {
+		delete(l.idle, topic)
+		delete(l.labelled, topic)
+		for _, v := range l.vecs {
+			v.DeletePartialMatch(prometheus.Labels{"topic": topicText(topic)})
+		}
+		return true
+	}
+	return false
+}
+
+// setHeld notes whether the bridge holds topic now.
+func (l *topicLabels) setHeld(topic string, held bool) {
+	switch {
+	case !l.labelled[topic]:
+	case held:
+		delete(l.idle, topic)
+	default:
+		l.idle[topic] = true
+	}
+}
+
+// reset makes every labelled topic idle: a new run holds none yet.
+func (l *topicLabels) reset() {
+	for topic := range l.labelled {
+		l.idle[topic] = true
+	}
+}
+
+// topicText is a topic's name as a label: escaped and bounded.
+func topicText(topic string) string { return safetext.Escape(topic, 256) }
 
 // The methods below are the bridge's; each does nothing on a nil Metrics.
 
@@ -170,6 +258,10 @@ func (m *Metrics) started() {
 	}
 	m.mu.Lock()
 	m.state, m.stopErr, m.brokers, m.brokersSeen, m.brokerErr, m.waitReg = "running", "", false, false, "", false
+	clear(m.heldIn)
+	clear(m.outRefs)
+	m.inputs.reset()
+	m.outputs.reset()
 	m.mu.Unlock()
 }
 
@@ -235,33 +327,97 @@ func (m *Metrics) committed(t *tally, elapsed time.Duration) {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
 	for topic, n := range t.in {
-		m.recordsIn.WithLabelValues(m.topicLabel(topic)).Add(float64(n))
+		m.recordsIn.WithLabelValues(m.inputs.label(topic)).Add(float64(n))
 	}
 	for topic, n := range t.out {
-		m.recordsOut.WithLabelValues(m.topicLabel(topic)).Add(float64(n))
+		m.recordsOut.WithLabelValues(m.outputs.label(topic)).Add(float64(n))
 	}
+	for topic, n := range t.tombstones {
+		m.tombstones.WithLabelValues(m.inputs.label(topic)).Add(float64(n))
+	}
+	m.mu.Unlock()
 	for class, n := range t.dead {
 		m.dead.WithLabelValues(class).Add(float64(n))
 	}
-	for topic, n := range t.tombstones {
-		m.tombstones.WithLabelValues(m.topicLabel(topic)).Add(float64(n))
-	}
 	m.batch.Observe(elapsed.Seconds())
+}
+
+// hold notes that the bridge holds a partition of input topic in, whose
+// records go to output topic out ("" for none), where it held none.
+func (m *Metrics) hold(in, out string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.heldIn[in] = true
+	m.inputs.setHeld(in, true)
+	if out != "" {
+		m.outRefs[out]++
+		m.outputs.setHeld(out, true)
+	}
+}
+
+// release notes that the bridge holds no partition of input topic in
+// (whose records go to out) any longer, after hold.
+func (m *Metrics) release(in, out string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.heldIn, in)
+	m.inputs.setHeld(in, false)
+	if out != "" {
+		if m.outRefs[out]--; m.outRefs[out] <= 0 {
+			delete(m.outRefs, out)
+			m.outputs.setHeld(out, false)
+		}
+	}
 }
 
 func (m *Metrics) setLag(topic string, partition int32, lag int64) {
 	if m == nil {
 		return
 	}
-	m.lag.WithLabelValues(m.topicLabel(topic), strconv.Itoa(int(partition))).Set(float64(lag))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tp := topicPartition{topic, partition}
+	old, other := m.otherLag[tp]
+	if label := m.inputs.label(topic); label != otherTopic {
+		m.lag.WithLabelValues(label, strconv.Itoa(int(partition))).Set(float64(lag))
+		if other {
+			delete(m.otherLag, tp)
+			m.addOtherLag(-old)
+		}
+		return
+	}
+	m.otherLag[tp] = lag
+	m.addOtherLag(lag - old)
 }
 
 func (m *Metrics) forgetLag(topic string, partition int32) {
 	if m == nil {
 		return
 	}
-	m.lag.DeleteLabelValues(m.topicLabel(topic), strconv.Itoa(int(partition)))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if label, ok := m.inputs.existing(topic); ok {
+		m.lag.DeleteLabelValues(label, strconv.Itoa(int(partition)))
+	}
+	tp := topicPartition{topic, partition}
+	if old, ok := m.otherLag[tp]; ok {
+		delete(m.otherLag, tp)
+		m.addOtherLag(-old)
+	}
+}
+
+// addOtherLag adds d to the lag of the partitions without a label.
+func (m *Metrics) addOtherLag(d int64) {
+	m.otherLagSum += d
+	m.lagOther.Set(float64(m.otherLagSum))
 }
 
 func (m *Metrics) setWaiting(waiting bool) {

@@ -6,6 +6,7 @@ package bridge
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"time"
 )
@@ -84,10 +85,28 @@ func (b *bridge) summary() Summary {
 	return s
 }
 
-// progress writes the progress line every Config.ProgressEvery until stop
-// is called.
+// logAttrs are the summary's figures as log attributes: the counts, the
+// elapsed time and rate, the lag, and the warnings and registry wait when
+// not zero.
+func (s Summary) logAttrs() []any {
+	attrs := []any{"records", s.Records, "dead_lettered", s.DeadLettered, "tombstones", s.Tombstones,
+		"elapsed", s.Elapsed.Round(time.Millisecond).String(), "rate", math.Round(s.Rate()), "lag", s.Lag}
+	if s.FetchWarnings > 0 {
+		attrs = append(attrs, "fetch_warnings", s.FetchWarnings)
+	}
+	if s.CommitWarnings > 0 {
+		attrs = append(attrs, "commit_warnings", s.CommitWarnings)
+	}
+	if s.RegistryWait > 0 {
+		attrs = append(attrs, "registry_wait", s.RegistryWait.Round(time.Second).String(), "registry_error", s.RegistryError)
+	}
+	return attrs
+}
+
+// progress writes the progress line (Config.Progress), or logs it
+// (Config.LogProgress), every Config.ProgressEvery until stop is called.
 func (b *bridge) progress() (stop func()) {
-	if b.cfg.Progress == nil {
+	if b.cfg.Progress == nil && !b.cfg.LogProgress {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -100,7 +119,11 @@ func (b *bridge) progress() (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				fmt.Fprintf(b.cfg.Progress, "protoavro-kafka: %s\n", b.summary())
+				if b.cfg.LogProgress {
+					b.cfg.Logger.Info("progress", b.summary().logAttrs()...)
+				} else {
+					fmt.Fprintf(b.cfg.Progress, "protoavro-kafka: %s\n", b.summary())
+				}
 			}
 		}
 	})

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/protoavro/protoavro/kafka/bridge"
 	"github.com/protoavro/protoavro/kafka/internal/kafkaconf"
 	"github.com/protoavro/protoavro/kafka/internal/safetext"
 	"github.com/protoavro/protoavro/kafka/internal/usage"
@@ -34,6 +36,7 @@ type connFlags struct {
 	tls                                   kafkaconf.TLS
 	saslMechanism, saslUser, saslPassFile string
 	oauthFile, oauthCommand               string
+	metadataMaxAge                        time.Duration
 	unknownIDTTL                          time.Duration
 	hasBrokers                            bool
 }
@@ -73,6 +76,7 @@ func (c *connFlags) registerBrokers(fs *flag.FlagSet) {
 	fs.StringVar(&c.saslPassFile, "sasl-password-file", "", "`FILE` holding the SASL password (or $"+kafkaconf.EnvSASLPassword+")")
 	fs.StringVar(&c.oauthFile, "oauth-token-file", "", "`FILE` holding the OAUTHBEARER token, read at each connection")
 	fs.StringVar(&c.oauthCommand, "oauth-token-command", "", "`COMMAND` (run by sh -c) printing the OAUTHBEARER token, run at each connection")
+	fs.DurationVar(&c.metadataMaxAge, "metadata-max-age", bridge.DefaultMetadataMaxAge, "how often (`DURATION`, 1s to 1h) the client refreshes the brokers' metadata: topics (--in-regex) and partitions created while the bridge runs are read, and have lag, from the next refresh on (metadata.max.age.ms)")
 }
 
 // maxSecretFile bounds a password or token file.
@@ -100,9 +104,11 @@ func readSecret(flagName, path string) (kafkaconf.Secret, error) {
 	return kafkaconf.Secret(s), nil
 }
 
-// resolve merges the properties file, the flags given and their defaults.
-// It warns on stderr of a password given on the command line.
-func (c *connFlags) resolve(fs *flag.FlagSet, stderr io.Writer) (kafkaconf.Config, error) {
+// resolve merges the properties file, the flags given and their defaults;
+// a setting a flag gave is named by the flag in messages
+// (kafkaconf.Config.Names). It warns on the console of a password given on
+// the command line.
+func (c *connFlags) resolve(fs *flag.FlagSet, con *console) (kafkaconf.Config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var cfg kafkaconf.Config
@@ -112,20 +118,27 @@ func (c *connFlags) resolve(fs *flag.FlagSet, stderr io.Writer) (kafkaconf.Confi
 			return cfg, usage.Errorf("--config: %w", err)
 		}
 	}
-	str := func(name string, dst *string, v string) {
+	cfg.Names = map[string]string{}
+	// str sets dst to v when the flag name was given; key is the
+	// properties key of the setting, if it has one.
+	str := func(name, key string, dst *string, v string) {
 		if set[name] {
 			*dst = v
+			if key != "" {
+				cfg.Names[key] = "--" + name
+			}
 		}
 	}
 	if set["registry"] || len(cfg.Registry.URLs) == 0 {
 		cfg.Registry.URLs = strings.Split(c.registry, ",")
 	}
-	str("registry-user", &cfg.Registry.Username, c.registryUser)
-	str("registry-ca", &cfg.Registry.TLS.CAFile, c.registryTLS.CAFile)
-	str("registry-cert", &cfg.Registry.TLS.CertFile, c.registryTLS.CertFile)
-	str("registry-key", &cfg.Registry.TLS.KeyFile, c.registryTLS.KeyFile)
+	str("registry-user", "", &cfg.Registry.Username, c.registryUser)
+	str("registry-ca", "schema.registry.ssl.ca.location", &cfg.Registry.TLS.CAFile, c.registryTLS.CAFile)
+	str("registry-cert", "schema.registry.ssl.certificate.location", &cfg.Registry.TLS.CertFile, c.registryTLS.CertFile)
+	str("registry-key", "schema.registry.ssl.key.location", &cfg.Registry.TLS.KeyFile, c.registryTLS.KeyFile)
 	if set["registry-password"] {
-		fmt.Fprintf(stderr, "protoavro-kafka: warning: --registry-password is visible to other users of this machine (ps, /proc); prefer $%s, --registry-password-file or basic.auth.user.info in a --config file\n", kafkaconf.EnvRegistryPassword)
+		con.note(slog.LevelWarn, fmt.Sprintf("warning: --registry-password is visible to other users of this machine (ps, /proc); prefer $%s, --registry-password-file or basic.auth.user.info in a --config file", kafkaconf.EnvRegistryPassword),
+			"--registry-password is visible to other users of this machine (ps, /proc)", "prefer", "$"+kafkaconf.EnvRegistryPassword+", --registry-password-file or basic.auth.user.info in a --config file")
 		cfg.Registry.Password = kafkaconf.Secret(c.registryPassword)
 	}
 	if set["registry-password-file"] {
@@ -151,19 +164,25 @@ func (c *connFlags) resolve(fs *flag.FlagSet, stderr io.Writer) (kafkaconf.Confi
 	if set["brokers"] || len(cfg.Brokers) == 0 {
 		cfg.Brokers = strings.Split(c.brokers, ",")
 	}
-	str("client-id", &cfg.ClientID, c.clientID)
-	str("security-protocol", &cfg.SecurityProtocol, strings.ToUpper(c.protocol))
+	if set["metadata-max-age"] || cfg.MetadataMaxAge == 0 {
+		cfg.MetadataMaxAge = c.metadataMaxAge
+		if set["metadata-max-age"] {
+			cfg.Names["metadata.max.age.ms"] = "--metadata-max-age"
+		}
+	}
+	str("client-id", "client.id", &cfg.ClientID, c.clientID)
+	str("security-protocol", "security.protocol", &cfg.SecurityProtocol, strings.ToUpper(c.protocol))
 	if set["tls"] {
 		cfg.UseTLS = c.useTLS
 	}
-	str("tls-ca", &cfg.TLS.CAFile, c.tls.CAFile)
-	str("tls-cert", &cfg.TLS.CertFile, c.tls.CertFile)
-	str("tls-key", &cfg.TLS.KeyFile, c.tls.KeyFile)
-	str("tls-server-name", &cfg.TLS.ServerName, c.tls.ServerName)
-	str("sasl-mechanism", &cfg.SASL.Mechanism, strings.ToUpper(c.saslMechanism))
-	str("sasl-user", &cfg.SASL.Username, c.saslUser)
-	str("oauth-token-file", &cfg.SASL.OAuthTokenFile, c.oauthFile)
-	str("oauth-token-command", &cfg.SASL.OAuthTokenCommand, c.oauthCommand)
+	str("tls-ca", "ssl.ca.location", &cfg.TLS.CAFile, c.tls.CAFile)
+	str("tls-cert", "ssl.certificate.location", &cfg.TLS.CertFile, c.tls.CertFile)
+	str("tls-key", "ssl.key.location", &cfg.TLS.KeyFile, c.tls.KeyFile)
+	str("tls-server-name", "", &cfg.TLS.ServerName, c.tls.ServerName)
+	str("sasl-mechanism", "sasl.mechanism", &cfg.SASL.Mechanism, strings.ToUpper(c.saslMechanism))
+	str("sasl-user", "sasl.username", &cfg.SASL.Username, c.saslUser)
+	str("oauth-token-file", "sasl.oauthbearer.token.file", &cfg.SASL.OAuthTokenFile, c.oauthFile)
+	str("oauth-token-command", "sasl.oauthbearer.token.command", &cfg.SASL.OAuthTokenCommand, c.oauthCommand)
 	if set["sasl-password-file"] {
 		s, err := readSecret("sasl-password-file", c.saslPassFile)
 		if err != nil {
@@ -215,8 +234,12 @@ func kafkaOpts(ctx context.Context, cfg *kafkaconf.Config) ([]kgo.Opt, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within %v", pingTimeout)
+		var hs *kafkaconf.HandshakeTimeoutError
+		switch {
+		case errors.As(err, &hs):
+			err = hs
+		case pctx.Err() != nil:
+			err = fmt.Errorf("no answer within %v: %w", pingTimeout, err)
 		}
 		detail := safetext.Escape(serde.RedactURLs(err.Error()), 512)
 		if cfg.SASL.Mechanism != "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {

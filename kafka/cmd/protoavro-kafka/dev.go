@@ -18,8 +18,8 @@ import (
 // registry (srfake) on 127.0.0.1 until SIGINT/SIGTERM. Both keep everything
 // in memory; srfake accepts every compatibility check (the local gate of
 // register, check and bridge --check is what checks).
-func cmdDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("dev", "[--kafka-port 9092] [--registry-port 8081] [--topics a,b]", stderr)
+func cmdDev(ctx context.Context, args []string, stdout io.Writer, con *console) error {
+	fs := newFlags("dev", "[--kafka-port 9092] [--registry-port 8081] [--topics a,b]", "", con)
 	kport := fs.Int("kafka-port", 9092, "broker `PORT` on 127.0.0.1")
 	rport := fs.Int("registry-port", 8081, "registry `PORT` on 127.0.0.1")
 	topics := fs.String("topics", "", "`TOPICS` to create, comma-separated (others are created for clients that ask for auto-creation, as kcat does; the bridge does not)")

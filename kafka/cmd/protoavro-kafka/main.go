@@ -43,6 +43,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/protoavro/protoavro/kafka/internal/kafkaconf"
 	"github.com/protoavro/protoavro/kafka/internal/usage"
@@ -98,16 +99,52 @@ func wrapList(items []string, indent string, width int) string {
 
 // main runs a command. A first interrupt (SIGINT, SIGTERM) stops it
 // cleanly (the bridge finishes and commits its batch); a second one kills
-// the process.
+// the process, if it comes secondSignalAfter or more after the first:
+// one before is the first again, as GNU timeout sends it (to the command,
+// then to its process group), or a supervisor that signals the group.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // the next interrupt has its default effect
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go watchSignals(sigs, time.Now, secondSignalAfter, cancel, die)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	cancel()
 	os.Exit(code)
+}
+
+// secondSignalAfter is how long after the first interrupt a second one
+// must come to kill the process; the bridge's help says so.
+const secondSignalAfter = time.Second
+
+// watchSignals reads interrupts from sigs until it is closed or die is
+// called. The first calls stop; a later one read at least after after
+// the first (by the clock now) calls die with it; one read sooner is
+// ignored.
+func watchSignals(sigs <-chan os.Signal, now func() time.Time, after time.Duration, stop func(), die func(os.Signal)) {
+	var first time.Time
+	stopped := false
+	for sig := range sigs {
+		t := now()
+		switch {
+		case !stopped:
+			stopped, first = true, t
+			stop()
+		case t.Sub(first) >= after:
+			die(sig)
+			return
+		}
+	}
+}
+
+// die ends the process with sig's default effect (death by the signal).
+func die(sig os.Signal) {
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Signal(sig)
+	}
+	// Where the signal cannot be sent to the process itself.
+	time.Sleep(time.Second)
+	os.Exit(1)
 }
 
 // errIncompatible makes check exit 1 after printing its report.
@@ -118,7 +155,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, topUsage)
 		return 2
 	}
-	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+	cmds := map[string]func(context.Context, []string, io.Writer, *console) error{
 		"bridge":   cmdBridge,
 		"register": cmdRegister,
 		"check":    cmdCheck,
@@ -134,7 +171,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "protoavro-kafka: unknown command %q\n%s", name, topUsage)
 		return 2
 	}
-	err := cmd(ctx, args[1:], stdout, stderr)
+	con := &console{w: stderr}
+	err := cmd(ctx, args[1:], stdout, con)
 	if err != nil {
 		// No message shows the credentials of a URL it quotes.
 		err = redacted{err}
@@ -145,12 +183,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case usage.Is(err):
-		fmt.Fprintf(stderr, "protoavro-kafka %s: %v\n", name, err)
+		con.fail(name, err, 2)
 		return 2
 	case errors.Is(err, errIncompatible):
 		return 1
 	}
-	fmt.Fprintf(stderr, "protoavro-kafka %s: %v\n", name, err)
+	con.fail(name, err, 1)
 	return 1
 }
 
@@ -170,12 +208,18 @@ func (s *stringList) Set(v string) error {
 	return nil
 }
 
-// newFlags returns a flag set whose errors go to stderr.
-func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+// newFlags returns a flag set whose errors and usage go to the console's
+// stderr; notes, when not empty, are a paragraph of the usage text between
+// the synopsis and the flags.
+func newFlags(name, synopsis, notes string, con *console) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(con.w)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: protoavro-kafka %s %s\n\nFlags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "usage: protoavro-kafka %s %s\n\n", name, synopsis)
+		if notes != "" {
+			fmt.Fprintf(fs.Output(), "%s\n\n", notes)
+		}
+		fmt.Fprintf(fs.Output(), "Flags:\n")
 		fs.PrintDefaults()
 	}
 	return fs

@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,8 +147,13 @@ type commandRun struct {
 // startCommand starts protoavro-kafka with args, its stdout and stderr to
 // out; the test's end kills it if it still runs.
 func startCommand(t *testing.T, out io.Writer, args ...string) *commandRun {
+	return startCommandOutputs(t, out, out, args...)
+}
+
+// startCommandOutputs is startCommand with stdout and stderr apart.
+func startCommandOutputs(t *testing.T, stdout, stderr io.Writer, args ...string) *commandRun {
 	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +195,9 @@ func (c *commandRun) stop() error {
 // an ephemeral loopback port and --log-format json, over a list of input
 // topics: the endpoint, scraped while the bridge runs once every record is
 // out, counts the records in and out by topic as the test sent them, the
-// probes answer, and each log line on stderr is a JSON object.
+// probes answer, and every line on stderr is a JSON log record: the
+// command's own (the metrics address, what it bridges, the progress), not
+// only the bridge's start and stop. The summary is on stdout.
 func TestBridgeMetricsAndJSONLog(t *testing.T) {
 	const n = 400
 	_, brokers := kafkatest.Cluster(t, 2, "a", "b", "a.avro", "b.avro")
@@ -205,18 +211,24 @@ func TestBridgeMetricsAndJSONLog(t *testing.T) {
 	}
 	kafkatest.Produce(t, kafkatest.Client(t, brokers), recs) // 3/4 to a, 1/4 to b
 	out := []*collector{collect(t, brokers, "a.avro"), collect(t, brokers, "b.avro")}
-	var stderr lockedBuffer
-	cmd := startCommand(t, &stderr, "bridge", "--brokers", brokers[0], "--registry", fake.URL(), "--group", "g",
-		"--in", "a,b", "--out", "{topic}.avro", "--progress", "0", "--metrics-addr", "127.0.0.1:0", "--log-format", "json")
+	var stdout, stderr lockedBuffer
+	cmd := startCommandOutputs(t, &stdout, &stderr, "bridge", "--brokers", brokers[0], "--registry", fake.URL(), "--group", "g",
+		"--in", "a,b", "--out", "{topic}.avro", "--progress", "100ms", "--metrics-addr", "127.0.0.1:0", "--log-format", "json")
 	waitFor(t, 2*time.Minute, "all records out", func() bool {
 		a, _ := out[0].counts()
 		b, _ := out[1].counts()
 		return a+b >= n
 	})
-	m := regexp.MustCompile(`metrics and health probes at (http://127\.0\.0\.1:\d+)/metrics`).FindStringSubmatch(stderr.String())
-	if m == nil {
-		t.Fatalf("no metrics address on stderr:\n%s", stderr.String())
-	}
+	var url string
+	waitFor(t, time.Minute, "the metrics address on stderr", func() bool {
+		for _, rec := range jsonLines(t, stderr.String()) {
+			if rec["msg"] == "serving metrics and health probes" {
+				url, _ = rec["url"].(string)
+			}
+		}
+		return url != ""
+	})
+	base := strings.TrimSuffix(url, "/metrics")
 	want := map[string]float64{
 		`protoavro_bridge_records_in_total{topic="a"}`:       3 * n / 4,
 		`protoavro_bridge_records_in_total{topic="b"}`:       n / 4,
@@ -227,7 +239,7 @@ func TestBridgeMetricsAndJSONLog(t *testing.T) {
 	// figures to catch up.
 	var got map[string]float64
 	waitFor(t, time.Minute, "the figures of every record", func() bool {
-		got = kafkatest.Scrape(t, m[1]+"/metrics")
+		got = kafkatest.Scrape(t, base+"/metrics")
 		for k, v := range want {
 			if got[k] != v {
 				return false
@@ -237,7 +249,7 @@ func TestBridgeMetricsAndJSONLog(t *testing.T) {
 	})
 	for _, probe := range []string{"/healthz", "/readyz"} {
 		waitFor(t, time.Minute, probe, func() bool {
-			resp, err := http.Get(m[1] + probe)
+			resp, err := http.Get(base + probe)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,22 +257,79 @@ func TestBridgeMetricsAndJSONLog(t *testing.T) {
 			return resp.StatusCode == http.StatusOK
 		})
 	}
+	// A progress record with every record in it.
+	waitFor(t, time.Minute, "a progress record of every record", func() bool {
+		for _, rec := range jsonLines(t, stderr.String()) {
+			if rec["msg"] == "progress" && rec["records"] == float64(n) {
+				return true
+			}
+		}
+		return false
+	})
 	if err := cmd.stop(); err != nil {
 		t.Fatalf("bridge after SIGTERM: %v\n%s", err, stderr.String())
 	}
-	logged := 0
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		if !strings.HasPrefix(line, "{") {
-			continue
+	msgs := map[any]bool{}
+	for _, rec := range jsonLines(t, stderr.String()) {
+		msgs[rec["msg"]] = true
+	}
+	for _, m := range []string{"serving metrics and health probes", "bridging", "bridge starting", "progress", "bridge stopped"} {
+		if !msgs[m] {
+			t.Errorf("no JSON record %q on stderr:\n%s", m, stderr.String())
 		}
+	}
+	if !strings.HasPrefix(stdout.String(), "protoavro-kafka: summary: 400 records") {
+		t.Errorf("stdout %q, want the summary", stdout.String())
+	}
+}
+
+// jsonLines parses every line of stderr as a JSON log record (with a
+// level and a message); a line that is not one fails the test. A last
+// line without its newline is left out: the process may be writing it.
+func jsonLines(t *testing.T, stderr string) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	lines := strings.Split(stderr, "\n")
+	for _, line := range lines[:len(lines)-1] {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["msg"] == nil || rec["level"] == nil {
-			t.Errorf("log line %q: %v", line, err)
+			t.Fatalf("stderr line %q is not a JSON log record (%v):\n%s", line, err, stderr)
 		}
-		logged++
+		recs = append(recs, rec)
 	}
-	if logged < 2 || !strings.Contains(stderr.String(), `"msg":"bridge starting"`) || !strings.Contains(stderr.String(), `"msg":"bridge stopped"`) {
-		t.Errorf("%d JSON log lines, want the start and the stop:\n%s", logged, stderr.String())
+	return recs
+}
+
+// TestJSONLogErrors: with --log-format json, the error the command exits
+// with is a JSON record on stderr, as every line there is, whether the
+// flags refuse the command line (before --log-format is read, or after),
+// the brokers do not answer, or the bridge stops: the record "exiting" at
+// level ERROR with the command, the error and the exit status.
+func TestJSONLogErrors(t *testing.T) {
+	_, brokers := kafkatest.Cluster(t, 1, "in")
+	kafkatest.Produce(t, kafkatest.Client(t, brokers), []*kgo.Record{{Topic: "in", Value: []byte("x")}})
+	for _, tc := range []struct {
+		args   []string
+		status int
+		want   string
+	}{
+		{[]string{"--no-such-flag", "--log-format", "json"}, 2, "flag provided but not defined: -no-such-flag"},
+		{[]string{"--log-format=json", "--in", "a"}, 2, "--in and --out are required"},
+		{[]string{"--log-format", "json", "--in", "a", "--out", "o", "--metrics-addr", ":99999"}, 2, `--metrics-addr ":99999": port "99999"`},
+		{[]string{"--log-format", "json", "--in", "a", "--out", "o", "--brokers", kafkatest.DeadAddr(t)}, 1, "connecting to brokers"},
+		{[]string{"--log-format", "json", "--in", "in", "--out", "missing", "--brokers", brokers[0], "--progress", "0"}, 1, `producing to topic "missing"`},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"bridge", "--pass-through"}, tc.args...)...)
+		recs := jsonLines(t, stderr)
+		last := map[string]any{}
+		if len(recs) > 0 {
+			last = recs[len(recs)-1]
+		}
+		errText, _ := last["error"].(string)
+		if code != tc.status || last["msg"] != "exiting" || last["level"] != "ERROR" || last["command"] != "bridge" ||
+			last["status"] != float64(tc.status) || !strings.Contains(errText, tc.want) || strings.HasPrefix(errText, "bridge:") {
+			t.Errorf("%q: exit %d, last record %v; want exit %d and the record exiting saying %q", tc.args, code, last, tc.status, tc.want)
+		}
 	}
 }
 
@@ -275,10 +344,44 @@ func TestBridgeFlagErrors(t *testing.T) {
 		{[]string{"--in-regex", "^b$"}, "--in and --out are required"},
 		{[]string{"--in", "a", "--out", "o", "--log-format", "xml"}, `--log-format "xml": want text or json`},
 		{[]string{"--in", "a", "--out", "o", "--metrics-addr", "9464"}, `--metrics-addr "9464"`},
+		{[]string{"--in", "a", "--out", "o", "--metrics-addr", "localhost:abc"}, `--metrics-addr "localhost:abc": port "abc": want a number from 0 to 65535`},
+		{[]string{"--in", "a", "--out", "o", "--metrics-addr", ":99999"}, `--metrics-addr ":99999": port "99999"`},
+		{[]string{"--in", "a", "--out", "o", "--metrics-addr", "256.1.1.1:80"}, `--metrics-addr "256.1.1.1:80": host "256.1.1.1": want an IP address or a host name`},
+		{[]string{"--in", "a", "--out", "o", "--metrics-addr", "bad_host:80"}, `host "bad_host"`},
+		{[]string{"--in", "a", "--out", "o", "--metadata-max-age", "100ms"}, "--metadata-max-age 100ms: want from 1s to 1h0m0s"},
 	} {
 		code, _, stderr := runCLI(t, append([]string{"bridge", "--pass-through"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestRegexTopicCreatedWhileRunning: a topic created while the bridge
+// runs, which its --in-regex matches, is read from the client's next
+// metadata refresh: with --metadata-max-age 1s, its records arrive in its
+// output topic well within the test's 2-minute deadline (kgo's default
+// refresh comes every 5 minutes).
+func TestRegexTopicCreatedWhileRunning(t *testing.T) {
+	const n = 50
+	_, brokers := kafkatest.Cluster(t, 2, "new.a", "new.a-avro", "new.b-avro")
+	produce := func(topic string) {
+		cl := kafkatest.Client(t, brokers, kgo.AllowAutoTopicCreation())
+		var recs []*kgo.Record
+		for i := range n {
+			recs = append(recs, &kgo.Record{Topic: topic, Key: fmt.Appendf(nil, "%s-%d", topic, i), Value: []byte("v")})
+		}
+		kafkatest.Produce(t, cl, recs)
+	}
+	produce("new.a")
+	outA, outB := collect(t, brokers, "new.a-avro"), collect(t, brokers, "new.b-avro")
+	var buf lockedBuffer
+	cmd := startCommand(t, &buf, "bridge", "--brokers", brokers[0], "--pass-through", "--group", "g",
+		"--in-regex", `^new\.`, "--out", "{topic}-avro", "--progress", "0", "--metadata-max-age", "1s")
+	waitFor(t, 2*time.Minute, "the records of the topic there at the start", func() bool { _, u := outA.counts(); return u >= n })
+	produce("new.b") // creates it
+	waitFor(t, 2*time.Minute, "the records of the topic created while the bridge runs", func() bool { _, u := outB.counts(); return u >= n })
+	if err := cmd.stop(); err != nil {
+		t.Fatalf("bridge after SIGTERM: %v\n%s", err, buf.String())
 	}
 }

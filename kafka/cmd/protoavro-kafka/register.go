@@ -28,8 +28,8 @@ type schemaFlags struct {
 
 // newSchemaFlags returns the flag set of command (register or check) with
 // the flags both have.
-func newSchemaFlags(command string, stderr io.Writer) (*flag.FlagSet, *schemaFlags) {
-	fs := newFlags(command, "--registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...] (flags and files in any order)", stderr)
+func newSchemaFlags(command string, con *console) (*flag.FlagSet, *schemaFlags) {
+	fs := newFlags(command, "--registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...] (flags and files in any order)", "", con)
 	s := &schemaFlags{}
 	s.conn.registerRegistry(fs)
 	s.typ.register(fs)
@@ -47,12 +47,12 @@ func (s *schemaFlags) register(fs *flag.FlagSet) {
 
 // parse parses args with fs and returns the .proto files they name and
 // the registry client of the connection flags.
-func (s *schemaFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, *serde.Registry, error) {
+func (s *schemaFlags) parse(fs *flag.FlagSet, args []string, con *console) ([]string, *serde.Registry, error) {
 	files, err := parse(fs, args)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := s.conn.resolve(fs, stderr)
+	cfg, err := s.conn.resolve(fs, con)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,9 +125,9 @@ func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, te
 	return rep, nil
 }
 
-func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, s := newSchemaFlags("check", stderr)
-	files, reg, err := s.parse(fs, args, stderr)
+func cmdCheck(ctx context.Context, args []string, stdout io.Writer, con *console) error {
+	fs, s := newSchemaFlags("check", con)
+	files, reg, err := s.parse(fs, args, con)
 	if err != nil {
 		return err
 	}
@@ -145,11 +145,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-func cmdRegister(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, s := newSchemaFlags("register", stderr)
+func cmdRegister(ctx context.Context, args []string, stdout io.Writer, con *console) error {
+	fs, s := newSchemaFlags("register", con)
 	fs.BoolVar(&s.proto, "proto", false, "register the .proto file itself (a PROTOBUF schema, for protobuf producers), with its imports as references")
 	noCheck := fs.Bool("no-check", false, "register without the local compatibility gate")
-	files, reg, err := s.parse(fs, args, stderr)
+	files, reg, err := s.parse(fs, args, con)
 	if err != nil {
 		return err
 	}

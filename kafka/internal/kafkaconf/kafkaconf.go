@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -146,6 +147,44 @@ type Config struct {
 	SASL   SASL
 	// Registry is the schema registry.
 	Registry Registry
+	// MetadataMaxAge is how often the client refreshes its metadata
+	// (metadata.max.age.ms, kgo.MetadataMaxAge): topics and partitions
+	// created since are found at the next refresh. 0 leaves the client's
+	// default, 5 minutes. It is checked to be within
+	// [MinMetadataMaxAge, MaxMetadataMaxAge].
+	MetadataMaxAge time.Duration
+	// DialTimeout bounds connecting to a broker, the TLS handshake
+	// included (0: 10 seconds, kgo's default).
+	DialTimeout time.Duration
+	// Names maps a setting's properties key to the flag that gave it
+	// ("ssl.certificate.location": "--tls-cert"), so that a message names
+	// the setting as the user wrote it; a key not in it is named as
+	// itself.
+	Names map[string]string
+}
+
+// The bounds of Config.MetadataMaxAge: kgo refuses a maximum age over an
+// hour, and one under a second would have the client ask for metadata
+// all the time.
+const (
+	MinMetadataMaxAge = time.Second
+	MaxMetadataMaxAge = time.Hour
+)
+
+// kgoMetadataMinAge is kgo's default minimum time between metadata
+// requests, which a maximum age must not be below.
+const kgoMetadataMinAge = 5 * time.Second
+
+// defaultDialTimeout is Config.DialTimeout's default, kgo's.
+const defaultDialTimeout = 10 * time.Second
+
+// name returns how messages name the setting of properties key: the flag
+// that gave it, else the key.
+func (c *Config) name(key string) string {
+	if n, ok := c.Names[key]; ok {
+		return n
+	}
+	return key
 }
 
 // protocol returns the security protocol in force, checked against the
@@ -167,17 +206,17 @@ func (c *Config) protocol() (string, error) {
 	switch p {
 	case Plaintext, SSL:
 		if c.SASL.Mechanism != "" {
-			return "", fmt.Errorf("%w: sasl.mechanism %s needs security.protocol SASL_SSL or SASL_PLAINTEXT, not %s", ErrConfig, c.SASL.Mechanism, p)
+			return "", fmt.Errorf("%w: %s %s needs %s SASL_SSL or SASL_PLAINTEXT, not %s", ErrConfig, c.name("sasl.mechanism"), c.SASL.Mechanism, c.name("security.protocol"), p)
 		}
 	case SASLPlaintext, SASLSSL:
 		if c.SASL.Mechanism == "" {
-			return "", fmt.Errorf("%w: security.protocol %s needs sasl.mechanism", ErrConfig, p)
+			return "", fmt.Errorf("%w: %s %s needs %s", ErrConfig, c.name("security.protocol"), p, c.name("sasl.mechanism"))
 		}
 	default:
-		return "", fmt.Errorf("%w: security.protocol %q: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", ErrConfig, c.SecurityProtocol)
+		return "", fmt.Errorf("%w: %s %q: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", ErrConfig, c.name("security.protocol"), c.SecurityProtocol)
 	}
 	if (p == Plaintext || p == SASLPlaintext) && c.TLS.set() {
-		return "", fmt.Errorf("%w: TLS files given with security.protocol %s (want SSL or SASL_SSL)", ErrConfig, p)
+		return "", fmt.Errorf("%w: TLS files given with %s %s (want SSL or SASL_SSL)", ErrConfig, c.name("security.protocol"), p)
 	}
 	return p, nil
 }
@@ -198,8 +237,10 @@ func (c *Config) Describe() string {
 	return fmt.Sprintf("%s, SASL %s", p, c.SASL.Mechanism)
 }
 
-// KafkaOpts returns the franz-go options of the brokers' client ID, TLS and
-// SASL (not the seed brokers). getenv reads the environment (os.Getenv).
+// KafkaOpts returns the franz-go options of the brokers' client ID, TLS,
+// SASL, dial timeout and metadata age (not the seed brokers). getenv reads
+// the environment (os.Getenv). With TLS, a handshake that gets no answer
+// within the dial timeout fails with a *HandshakeTimeoutError.
 func (c *Config) KafkaOpts(getenv func(string) string) ([]kgo.Opt, error) {
 	p, err := c.protocol()
 	if err != nil {
@@ -209,12 +250,27 @@ func (c *Config) KafkaOpts(getenv func(string) string) ([]kgo.Opt, error) {
 	if c.ClientID != "" {
 		opts = append(opts, kgo.ClientID(c.ClientID))
 	}
+	if age := c.MetadataMaxAge; age != 0 {
+		if age < MinMetadataMaxAge || age > MaxMetadataMaxAge {
+			return nil, fmt.Errorf("%w: %s %v: want from %v to %v", ErrConfig, c.name("metadata.max.age.ms"), age, MinMetadataMaxAge, MaxMetadataMaxAge)
+		}
+		opts = append(opts, kgo.MetadataMaxAge(age))
+		if age < kgoMetadataMinAge {
+			opts = append(opts, kgo.MetadataMinAge(age))
+		}
+	}
+	timeout := c.DialTimeout
+	if timeout <= 0 {
+		timeout = defaultDialTimeout
+	}
 	if p == SSL || p == SASLSSL {
-		tc, err := c.TLS.config("ssl")
+		tc, err := c.TLS.config("ssl", c.name)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, kgo.DialTLSConfig(tc))
+		opts = append(opts, kgo.Dialer(tlsDialer(tc, timeout)))
+	} else {
+		opts = append(opts, kgo.DialTimeout(timeout))
 	}
 	if p == SASLPlaintext || p == SASLSSL {
 		m, err := c.SASL.mechanism(getenv)
@@ -284,7 +340,7 @@ func (c *Config) RegistryOptions(getenv func(string) string) (serde.RegistryOpti
 		if !https {
 			return o, nil, fmt.Errorf("%w: registry TLS files given for a registry URL that is not https://", ErrConfig)
 		}
-		tc, err := r.TLS.config("schema.registry.ssl")
+		tc, err := r.TLS.config("schema.registry.ssl", c.name)
 		if err != nil {
 			return o, nil, err
 		}
@@ -303,7 +359,7 @@ func (c *Config) RegistryOptions(getenv func(string) string) (serde.RegistryOpti
 		return o, nil, fmt.Errorf("%w: both basic auth and a bearer token for the registry: give one", ErrConfig)
 	case r.Username != "":
 		if pw == "" {
-			return o, nil, fmt.Errorf("%w: registry user %q without a password (basic.auth.user.info, $%s)", ErrConfig, r.Username, EnvRegistryPassword)
+			return o, nil, fmt.Errorf("%w: a registry user name without a password (basic.auth.user.info, $%s); the name is not shown, as a token given as a user name would be", ErrConfig, EnvRegistryPassword)
 		}
 		o.Username, o.Password = r.Username, string(pw)
 	case tok != "":

@@ -432,7 +432,8 @@ func TestRegistryOptions(t *testing.T) {
 		want string
 	}{
 		{Registry{}, "no schema registry URL"},
-		{Registry{URLs: []string{"http://r"}, Username: "u"}, "without a password"},
+		// A user name alone may be a token: never printed.
+		{Registry{URLs: []string{"http://r"}, Username: secret}, "without a password"},
 		{Registry{URLs: []string{"http://r"}, Username: "u", Password: secret, Token: secret}, "give one"},
 		{Registry{URLs: []string{"http://r"}, TLS: TLS{CAFile: "ca"}}, "not https://"},
 		{Registry{URLs: []string{"https://r"}, TLS: TLS{CAFile: "/no/such/ca.pem"}}, "schema.registry.ssl.ca.location"},
@@ -489,12 +490,12 @@ func TestTLSFiles(t *testing.T) {
 		{TLS{CertFile: notPEM}, "needs both ssl.certificate.location and ssl.key.location"},
 		{TLS{CertFile: notPEM, KeyFile: notPEM}, "ssl.certificate.location " + notPEM},
 	} {
-		_, err := tc.tls.config("ssl")
+		_, err := tc.tls.config("ssl", (&Config{}).name)
 		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.tls, err, tc.want)
 		}
 	}
-	c, err := TLS{ServerName: "broker.example", NoHostnameCheck: true}.config("ssl")
+	c, err := TLS{ServerName: "broker.example", NoHostnameCheck: true}.config("ssl", (&Config{}).name)
 	if err != nil || c.ServerName != "broker.example" || c.VerifyConnection == nil {
 		t.Errorf("server name and no host name check: %+v, %v", c, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf16"
 
@@ -25,6 +26,7 @@ var propertyKeys = map[string]func(c *Config, p *propState, v string) error{
 	"bootstrap.servers":    setBrokers,
 	"metadata.broker.list": setBrokers,
 	"client.id":            func(c *Config, _ *propState, v string) error { c.ClientID = v; return nil },
+	"metadata.max.age.ms":  setMetadataMaxAge,
 	"security.protocol":    func(c *Config, _ *propState, v string) error { c.SecurityProtocol = strings.ToUpper(v); return nil },
 	"sasl.mechanism":       setMechanism,
 	"sasl.mechanisms":      setMechanism,
@@ -78,6 +80,17 @@ type propState struct {
 
 func setBrokers(c *Config, _ *propState, v string) error {
 	c.Brokers = splitList(v)
+	return nil
+}
+
+// setMetadataMaxAge reads metadata.max.age.ms: milliseconds, within
+// [MinMetadataMaxAge, MaxMetadataMaxAge].
+func setMetadataMaxAge(c *Config, _ *propState, v string) error {
+	ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || ms < MinMetadataMaxAge.Milliseconds() || ms > MaxMetadataMaxAge.Milliseconds() {
+		return fmt.Errorf("want milliseconds from %d to %d, not %q", MinMetadataMaxAge.Milliseconds(), MaxMetadataMaxAge.Milliseconds(), safetext.Escape(v, 64))
+	}
+	c.MetadataMaxAge = time.Duration(ms) * time.Millisecond
 	return nil
 }
 
