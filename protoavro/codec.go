@@ -108,7 +108,7 @@ func (c *Codec) transcode(dst, wire []byte, scanOnly bool) (_ []byte, rounded in
 	st.policy, st.resolver = c.policy, c.opts.AnyResolver
 	st.occ = append(st.occ[:0], occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	st.tbl = st.tbl[:0]
-	st.depth, st.empty, st.rounded, st.scanOnly = 0, 0, 0, scanOnly
+	st.depth, st.empty, st.rounded, st.scanOnly, st.tentative = 0, 0, 0, scanOnly, 0
 	n := len(dst)
 	st.limit = n + maxRecordAvroSize
 	out, err := st.encodeMessage(dst, c.enc, 0)
@@ -159,7 +159,7 @@ func (c *Codec) marshalAppend(dst []byte, m proto.Message) ([]byte, int64, error
 	}
 	if p != nil {
 		st := encStatePool.Get().(*encState)
-		st.depth, st.empty, st.rounded, st.scanOnly = 0, 0, 0, false
+		st.depth, st.empty, st.rounded, st.scanOnly, st.tentative = 0, 0, 0, false, 0
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
 		st.limit = n + maxRecordAvroSize

@@ -126,15 +126,7 @@ func TestContainerJavaProfileKeepsOptions(t *testing.T) {
 	if r.Codec().Schema().Options().Profile != JavaProfile {
 		t.Errorf("profile %v, want java (from %s)", r.Codec().Schema().Options().Profile, r.Metadata()[MetaOptions])
 	}
-	m := r.NewMessage()
-	if err := r.Read(m); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := proto.Marshal(m)
-	got := &kitchenpb.Scalars{}
-	if err := proto.Unmarshal(b, got); err != nil || !proto.Equal(got, in) {
-		t.Errorf("got %v, want %v", got, in)
-	}
+	readsBack(t, r, in)
 }
 
 // containerBytes writes msgs into a container file.

@@ -113,15 +113,7 @@ func TestContainerJavaProfileWithIgnoredOptionsReadsBack(t *testing.T) {
 	if got := string(r.Metadata()[MetaOptions]); got != "profile=java" {
 		t.Errorf("%s %q, want %q", MetaOptions, got, "profile=java")
 	}
-	m := r.NewMessage()
-	if err := r.Read(m); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := proto.Marshal(m)
-	got := &kitchenpb.Scalars{}
-	if err := proto.Unmarshal(b, got); err != nil || !proto.Equal(got, in) {
-		t.Errorf("read %v, want %v (%v)", got, in, err)
-	}
+	readsBack(t, r, in)
 }
 
 // TestContainerJavaProfileReadsIgnoredOptionsInFile: a container file whose
@@ -176,13 +168,19 @@ func TestContainerJavaProfileReadsIgnoredOptionsInFile(t *testing.T) {
 	if p := r.Codec().Schema().Options().Profile; p != JavaProfile {
 		t.Fatalf("read under profile %v", p)
 	}
+	readsBack(t, r, in)
+}
+
+// readsBack checks that the next record of r is want.
+func readsBack(t *testing.T, r *ContainerReader, want proto.Message) {
+	t.Helper()
 	m := r.NewMessage()
 	if err := r.Read(m); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := proto.Marshal(m)
-	got := &kitchenpb.Scalars{}
-	if err := proto.Unmarshal(b, got); err != nil || !proto.Equal(got, in) {
-		t.Errorf("read %v, want %v (%v)", got, in, err)
+	got := want.ProtoReflect().New().Interface()
+	if err := proto.Unmarshal(b, got); err != nil || !proto.Equal(got, want) {
+		t.Errorf("read %v, want %v (%v)", got, want, err)
 	}
 }

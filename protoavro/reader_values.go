@@ -178,7 +178,7 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 		}
 		if err != nil {
 			if isJSON {
-				return dst, jsonError(nil, b, rc.opts.AnyResolver, off, string(md.FullName()), err)
+				return dst, jsonError(nil, b, md, rc.opts.AnyResolver, off, string(md.FullName()), err)
 			}
 			return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
 		}

@@ -8,9 +8,12 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
+	"github.com/protoavro/protoavro/internal/anytype"
 	"github.com/protoavro/protoavro/internal/limits"
+	"github.com/protoavro/protoavro/internal/safetext"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -134,6 +137,39 @@ type encState struct {
 	// scanOnly is set once encodeInOrder has given up on a message of the
 	// datum: the scanning path writes the rest.
 	scanOnly bool
+	// tentative counts the encodeInOrder frames running. Such a frame drops
+	// every error met below it, and the scanning path meets the error again
+	// (it defines the output), so an error's path is built only when no
+	// frame runs (st.inField): the path of an error deep in the datum is
+	// built once, not again for each frame it passes.
+	tentative int
+}
+
+// inField is inField, or err as it is while an encodeInOrder frame runs
+// (st.tentative).
+func (st *encState) inField(err error, name string) error {
+	if st.tentative > 0 {
+		return err
+	}
+	return inField(err, name)
+}
+
+// inIndex is inIndex, or err as it is while an encodeInOrder frame runs.
+func (st *encState) inIndex(err error, i int) error {
+	if st.tentative > 0 {
+		return err
+	}
+	return inIndex(err, i)
+}
+
+// inEntry prefixes the path of err with the name of the map entry at
+// occurrence o, the i-th of field f (entryName), unless an encodeInOrder
+// frame runs.
+func (st *encState) inEntry(err error, f *fieldPlan, o int32, i int) error {
+	if st.tentative > 0 {
+		return err
+	}
+	return inField(err, st.entryName(f, o, i))
 }
 
 // frame layout for a message with n fields and k oneofs at base:
@@ -209,7 +245,7 @@ func (st *encState) encodeScanned(dst []byte, m *msgPlan, head int32) ([]byte, e
 			first, last = -1, -1
 		}
 		if dst, err = st.encodeField(dst, f, first, last); err != nil {
-			err = inField(err, f.name)
+			err = st.inField(err, f.name)
 		}
 	}
 	st.tbl = st.tbl[:base]
@@ -256,7 +292,7 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 			continue
 		}
 		if si.utf8 && !utf8.Valid(b[vstart:vend]) {
-			return inField(dataErr(ErrMalformed, vstart, "string is not valid UTF-8"), m.fields[i].name)
+			return st.inField(dataErr(ErrMalformed, vstart, "string is not valid UTF-8"), m.fields[i].name)
 		}
 		if si.oneof >= 0 && st.tbl[base+2*nf+int(si.oneof)] != int32(i) {
 			// Another member of the oneof was set since this one: protobuf
@@ -354,7 +390,7 @@ func (st *encState) checkDropped(f *fieldPlan, head int32) error {
 		oc := st.occ[o]
 		m := dynamicpb.NewMessage(md)
 		if err := unmarshalUntrusted(st.in[oc.start:oc.end], m); err != nil {
-			return inField(dataErr(ErrMalformed, int(oc.start), "replaced oneof member: %v", err), f.name)
+			return st.inField(dataErr(ErrMalformed, int(oc.start), "replaced oneof member: %v", err), f.name)
 		}
 	}
 	return nil
@@ -428,13 +464,64 @@ func (st *encState) encodeField(dst []byte, f *fieldPlan, first, last int32) ([]
 		i := 0
 		for o := first; o >= 0; o = st.occ[o].next {
 			if dst, err = st.encodeEntry(dst, f, o); err != nil {
-				return dst, inIndex(err, i)
+				return dst, st.inEntry(err, f, o, i)
 			}
 			i++
 		}
 		return append(dst, 0), nil
 	}
 	return dst, nil
+}
+
+// entryName names the map entry at occurrence o, the i-th of its field,
+// in an error's path: by its key as the readers name an Avro map's entries,
+// quoted and escaped (`"k"`, `"7"`, `"true"`), the key in the text form of
+// the Avro map's keys; "[entry i]" when the entry's bytes do not parse, so
+// that its key is not known. It runs only on the error path: the entry is
+// scanned again for its key.
+func (st *encState) entryName(f *fieldPlan, o int32, i int) string {
+	raw := st.in[st.occ[o].start:st.occ[o].end]
+	var key []byte // the last key's wire value, nil when the entry has none
+	for pos := 0; pos < len(raw); {
+		num, wt, vstart, vend, next, err := wireField(raw, pos)
+		if err != nil {
+			return "[entry " + strconv.Itoa(i) + "]"
+		}
+		if num == 1 && wt == f.key.wt {
+			key = raw[vstart:vend]
+		}
+		pos = next
+	}
+	if f.key.kind == vString {
+		return quoteKey(key)
+	}
+	if key == nil { // the key's default, as encodeKey writes it
+		if f.key.kind == vBool {
+			return `"false"`
+		}
+		return `"0"`
+	}
+	// The text the Avro map's key has (encodeKey), after its length.
+	sub := encState{in: key, occ: []occ{{start: 0, end: int32(len(key)), next: -1}}}
+	txt, err := sub.encodeKey(nil, f, 0)
+	if err != nil {
+		return "[entry " + strconv.Itoa(i) + "]"
+	}
+	_, n := protowire.ConsumeVarint(txt)
+	return quoteKey(txt[n:])
+}
+
+// quoteKey quotes a map key for a path as safetext.Quote(string(key),
+// maxKeyInPath) does, in time and memory bounded by maxKeyInPath however
+// long the key: a longer key is quoted from a prefix long enough to be cut,
+// and the length told is the key's.
+func quoteKey(key []byte) string {
+	const prefix = maxKeyInPath + utf8.UTFMax // its escaped form exceeds maxKeyInPath
+	if len(key) <= prefix {
+		return safetext.Quote(string(key), maxKeyInPath)
+	}
+	q := safetext.Quote(string(key[:prefix]), maxKeyInPath)
+	return strings.TrimSuffix(q, "… ("+strconv.Itoa(prefix)+` bytes)"`) + "… (" + strconv.Itoa(len(key)) + ` bytes)"`
 }
 
 // encodeEntry writes one map entry: key and value of the entry message at occurrence o.
@@ -549,7 +636,7 @@ func (st *encState) encodeList(dst []byte, f *fieldPlan, first int32) ([]byte, e
 				switch f.val.wt {
 				case protowire.VarintType:
 					if _, w = protowire.ConsumeVarint(raw[p:]); w < 0 {
-						return dst, inIndex(wireErr(w, int(oc.start)+p, "packed varint"), i)
+						return dst, st.inIndex(wireErr(w, int(oc.start)+p, "packed varint"), i)
 					}
 				case protowire.Fixed32Type:
 					w = 4
@@ -557,7 +644,7 @@ func (st *encState) encodeList(dst []byte, f *fieldPlan, first int32) ([]byte, e
 					w = 8
 				}
 				if dst, err = st.scalar(dst, &f.val, raw[p:p+w], int(oc.start)+p); err != nil {
-					return dst, inIndex(err, i)
+					return dst, st.inIndex(err, i)
 				}
 				p += w
 				i++
@@ -573,7 +660,7 @@ func (st *encState) encodeList(dst []byte, f *fieldPlan, first int32) ([]byte, e
 			dst, err = st.scalar(dst, &f.val, st.in[oc.start:oc.end], int(oc.start))
 		}
 		if err != nil {
-			return dst, inIndex(err, i)
+			return dst, st.inIndex(err, i)
 		}
 		i++
 	}
@@ -900,10 +987,19 @@ func (st *encState) encodeWhole(dst []byte, v *valuePlan, head int32) ([]byte, e
 
 // appendJSON writes m as compact protojson text, an Avro string. protojson
 // varies its white space on purpose; compacting it makes the output stable.
+// A google.protobuf.Any that packs a message with a set field whose JSON
+// name is "@type" is refused: protojson writes that field beside the Any's
+// own "@type" member, JSON that it refuses to read.
 func appendJSON(dst []byte, m proto.Message, resolver AnyResolver, off int) ([]byte, error) {
-	text, err := protojson.MarshalOptions{Resolver: resolverOrGlobal(resolver)}.Marshal(m)
+	watch := &anytype.Watch{FullResolver: resolverOrGlobal(resolver)}
+	text, err := protojson.MarshalOptions{Resolver: watch}.Marshal(m)
 	if err != nil {
-		return dst, jsonError(m, nil, resolver, off, string(m.ProtoReflect().Descriptor().FullName())+" as JSON", err)
+		return dst, jsonError(m, nil, nil, resolver, off, string(m.ProtoReflect().Descriptor().FullName())+" as JSON", err)
+	}
+	if watch.Seen() {
+		if c, ok := anytype.ClashInMessage(m.ProtoReflect(), watch.FullResolver); ok {
+			return dst, dataErr(ErrMalformed, off, "%s as JSON: %s", m.ProtoReflect().Descriptor().FullName(), c.Describe())
+		}
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, text); err != nil {

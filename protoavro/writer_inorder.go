@@ -28,6 +28,7 @@ var errOutOfOrder = errors.New("field out of number order")
 // that the scanning path alone writes the rest of the datum and no input
 // is read more than twice.
 func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool) {
+	st.tentative++ // the errors met below are dropped: their paths are not built
 	mark, occs, tbl := len(dst), len(st.occ), len(st.tbl)
 	empty, rounded, depth := st.empty, st.rounded, st.depth
 	b := st.in[:oc.end]
@@ -130,6 +131,7 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 		dst, err = st.encodeField(dst, &m.fields[i], first, last)
 	}
 	st.occ, st.tbl = st.occ[:occs], st.tbl[:tbl]
+	st.tentative--
 	if err != nil {
 		st.empty, st.rounded, st.depth = empty, rounded, depth
 		st.scanOnly = true

@@ -70,7 +70,8 @@ The google.protobuf.Any values of the records (JSON Lines output, Any
 carried as JSON) resolve to the types loaded with -m: name the .proto files
 of the packed types too, or give a --descriptor-set made with
 --include_imports. A record that protobuf JSON cannot write (an Any of an
-unknown type, a Struct Value with no kind) is an error, or skipped with
+unknown type, a Struct Value with no kind, an Any packing a set field whose
+json_name is "@type") is an error, or skipped with
 --skip-bad.
 
 Flags:
@@ -297,9 +298,12 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 		return d.decodeDelimited(cr, name, progress)
 	}
 	m := cr.NewMessage()
-	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{Resolver: d.resolver})
+	// watch notes a packed type whose JSON form clashes with its Any's
+	// (anytype.Clash): from then on, each record is checked for one.
+	watch := &anytype.Watch{FullResolver: d.resolver}
+	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{Resolver: watch})
 	fresh := func() *decodeBatch {
-		return &decodeBatch{m: cr.NewMessage(), json: plan.Formatter(), resolver: d.resolver}
+		return &decodeBatch{m: cr.NewMessage(), json: plan.Formatter(), resolver: watch}
 	}
 	reset := func(b *decodeBatch) {
 		b.first, b.wire, b.out, b.err, b.bad = cr.Records(), b.wire[:0], b.out[:0], nil, b.bad[:0]
@@ -424,8 +428,9 @@ type decodeBatch struct {
 	// json formats records without protojson's generic path; what it
 	// declines goes to proto.Unmarshal and protojson.
 	json *pbjson.Formatter
-	// resolver resolves google.protobuf.Any for protojson.
-	resolver protoavro.AnyResolver
+	// resolver resolves google.protobuf.Any for protojson and the JSON
+	// plan, noting the types that anytype.ClashInMessage looks for.
+	resolver *anytype.Watch
 	// skips mark records skipped between the batch's records.
 	skips []skipMark
 	// bad are the records skipped because they are not valid protobuf.
@@ -481,6 +486,12 @@ func (b *decodeBatch) formatOne(wire []byte) error {
 	n := len(b.out)
 	var ok bool
 	if b.out, ok = b.json.AppendJSON(b.out, wire); ok {
+		if b.resolver.Seen() {
+			if err := b.checkClash(wire); err != nil {
+				b.out = b.out[:n]
+				return err
+			}
+		}
 		b.out = append(b.out, '\n')
 		return nil
 	}
@@ -496,12 +507,35 @@ func (b *decodeBatch) formatOne(wire []byte) error {
 		}
 		return protoError(err, nil)
 	}
+	if b.resolver.Seen() {
+		if c, ok := anytype.ClashInMessage(b.m.ProtoReflect(), b.resolver); ok {
+			return clashError(c)
+		}
+	}
 	b.out = out
 	if bytes.IndexByte(b.out[n:], '\n') >= 0 {
 		return fmt.Errorf("JSON output spans lines")
 	}
 	b.out = append(b.out, '\n')
 	return nil
+}
+
+// checkClash refuses the record of wire bytes whose JSON holds a
+// google.protobuf.Any with two "@type" members (anytype.Clash).
+func (b *decodeBatch) checkClash(wire []byte) error {
+	if err := proto.Unmarshal(wire, b.m); err != nil {
+		return err
+	}
+	if c, ok := anytype.ClashInMessage(b.m.ProtoReflect(), b.resolver); ok {
+		return clashError(c)
+	}
+	return nil
+}
+
+// clashError is the error of a record whose JSON would hold a
+// google.protobuf.Any with two "@type" members.
+func clashError(c anytype.Clash) error {
+	return fmt.Errorf("%w: the record cannot be written as JSON: %s", protoavro.ErrMalformed, c.Describe())
 }
 
 // stripPrefix removes the "protoavro: " that errors of the library start

@@ -835,7 +835,7 @@ func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 	err := protojson.UnmarshalOptions{Resolver: e.resolver}.Unmarshal(text, m)
 	switch {
 	case err != nil:
-		if u, ok := anytype.InJSON(text, e.resolver); ok {
+		if u, ok := anytype.InJSON(text, m.Descriptor(), e.resolver); ok {
 			return dst, unknownAny(u)
 		}
 		perr := protoError(err, e.otlp)

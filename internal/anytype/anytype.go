@@ -4,17 +4,27 @@
 // message it writes, where the value is. The library (protoavro) and the
 // protoavro command use it to report such a value as an unknown type, not
 // as malformed input.
+//
+// It also finds the Any whose JSON form protojson writes but cannot read
+// back ([ClashInMessage]): one that packs a message with a set field whose
+// JSON name is "@type", which protojson writes beside the Any's own "@type"
+// member. [Watch] tells a writer when to look for one.
 package anytype
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/protoavro/protoavro/internal/avrobin"
+	"github.com/protoavro/protoavro/internal/safetext"
 )
 
 // Resolver finds message types by type URL; protoregistry.Types and
@@ -23,62 +33,188 @@ type Resolver interface {
 	FindMessageByURL(url string) (protoreflect.MessageType, error)
 }
 
+// FullResolver is protojson's resolver of message and extension types.
+type FullResolver interface {
+	protoregistry.ExtensionTypeResolver
+	protoregistry.MessageTypeResolver
+}
+
 // maxDepth bounds the walk, as protobuf's own recursion limit does.
 const maxDepth = 100
+
+// maxKey bounds a map key or JSON member name in a path, in bytes.
+const maxKey = 64
 
 // anyName is google.protobuf.Any's full name.
 const anyName = "google.protobuf.Any"
 
+// typeMember is the member of an Any's JSON object that holds its type URL.
+const typeMember = "@type"
+
 // Unknown is an Any value whose type URL a resolver does not know.
 type Unknown struct {
 	// Path is the field path of the Any from the message walked, in
-	// field names ("payload", "entries[2].detail", "labels[k]"); empty
-	// when the message itself is the Any.
+	// field names ("payload", "entries[2].detail", `labels."k"`); empty
+	// when the message itself is the Any. Map keys are quoted, names
+	// escaped and the path bounded as avrobin.PrefixPath renders it.
 	Path string
 	// URL is the Any's type URL.
 	URL string
 }
 
-// Describe says what is unknown and where: `"URL"`, or `"URL" at PATH`.
+// Describe says what is unknown and where: `"URL"`, or `"URL" at PATH`,
+// the URL quoted, escaped and cut to 300 bytes.
 func (u Unknown) Describe() string {
+	url := safetext.Quote(u.URL, 300)
 	if u.Path == "" {
-		return strconv.Quote(u.URL)
+		return url
 	}
-	return strconv.Quote(u.URL) + " at " + u.Path
+	return url + " at " + u.Path
 }
 
-// InMessage returns the first Any in m (in field order, depth first, the
-// messages packed in Any values whose type r knows included) whose type URL
-// r does not know. A nil r is protoregistry.GlobalTypes.
+// Clash is an Any value that packs a message with a set field whose JSON
+// name is "@type" (json_name = "@type"): protojson writes that field in
+// the Any's JSON object beside the Any's own "@type" member, and no reader
+// of the protobuf JSON mapping takes the object (protojson: duplicate
+// "@type" field).
+type Clash struct {
+	// Path is the field path of the Any, as Unknown.Path.
+	Path string
+	// URL is the Any's type URL.
+	URL string
+	// Field is the full name of the packed message's field.
+	Field protoreflect.FullName
+}
+
+// Describe says which field clashes and where.
+func (c Clash) Describe() string {
+	s := "field " + safetext.Escape(string(c.Field), 300) + ` has the JSON name "@type", the member that holds the type URL in the JSON form of the google.protobuf.Any that packs it (` + safetext.Quote(c.URL, 300)
+	if c.Path != "" {
+		s += " at " + c.Path
+	}
+	return s + `): its JSON would have two "@type" members, which protojson refuses to read`
+}
+
+// TypeMemberField returns the field of md whose JSON name is "@type", or
+// nil when md has none or is a well-known type that protojson writes in
+// an Any as the "value" member.
+func TypeMemberField(md protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
+	fd := md.Fields().ByJSONName(typeMember)
+	if fd == nil || customJSON(md.FullName()) {
+		return nil
+	}
+	return fd
+}
+
+// customJSON reports whether protojson writes a message of the type in an
+// Any as {"@type": URL, "value": JSON}: the well-known types with a JSON
+// form of their own.
+func customJSON(name protoreflect.FullName) bool {
+	switch name {
+	case "google.protobuf.Any", "google.protobuf.Timestamp", "google.protobuf.Duration",
+		"google.protobuf.BoolValue", "google.protobuf.Int32Value", "google.protobuf.Int64Value",
+		"google.protobuf.UInt32Value", "google.protobuf.UInt64Value", "google.protobuf.FloatValue",
+		"google.protobuf.DoubleValue", "google.protobuf.StringValue", "google.protobuf.BytesValue",
+		"google.protobuf.Struct", "google.protobuf.ListValue", "google.protobuf.Value",
+		"google.protobuf.FieldMask", "google.protobuf.Empty":
+		return true
+	}
+	return false
+}
+
+// Watch is a resolver for protojson.Marshal that passes every call to
+// FullResolver and notes when a type it finds has a field whose JSON name
+// is "@type" ([TypeMemberField]): only then can the JSON written hold a
+// [Clash], which [ClashInMessage] finds. The note stays once made. A Watch
+// is safe for concurrent use when its FullResolver is.
+type Watch struct {
+	FullResolver
+	seen atomic.Bool
+}
+
+// FindMessageByURL finds the type by FullResolver and notes a type with a
+// field whose JSON name is "@type".
+func (w *Watch) FindMessageByURL(url string) (protoreflect.MessageType, error) {
+	mt, err := w.FullResolver.FindMessageByURL(url)
+	if err == nil && !w.seen.Load() && TypeMemberField(mt.Descriptor()) != nil {
+		w.seen.Store(true)
+	}
+	return mt, err
+}
+
+// Seen reports whether a type with a field whose JSON name is "@type" was
+// found.
+func (w *Watch) Seen() bool { return w.seen.Load() }
+
+// InMessage returns the first Any in m (in the order protojson writes
+// them: fields in declaration order, depth first, map entries by key, the
+// messages packed in Any values whose type r knows included) whose type
+// URL r does not know. An Any with no type URL has no type to know: empty,
+// it is valid ({}), and with a value protojson refuses it as malformed. A
+// nil r is protoregistry.GlobalTypes.
 func InMessage(m protoreflect.Message, r Resolver) (Unknown, bool) {
+	w := walk(m, r, false)
+	return Unknown{Path: w.found, URL: w.url}, w.ok
+}
+
+// ClashInMessage returns the first Any in m, in the order of InMessage,
+// that is a [Clash]. A nil r is protoregistry.GlobalTypes.
+func ClashInMessage(m protoreflect.Message, r Resolver) (Clash, bool) {
+	w := walk(m, r, true)
+	return Clash{Path: w.found, URL: w.url, Field: w.field}, w.ok
+}
+
+func walk(m protoreflect.Message, r Resolver, clash bool) *walker {
 	if r == nil {
 		r = protoregistry.GlobalTypes
 	}
-	w := walker{r: r}
-	w.message(m, "", 0)
-	return w.found, w.ok
+	w := &walker{r: r, clash: clash}
+	w.message(m, 0)
+	return w
 }
 
+// walker walks a message for the first Any that is unknown (clash false)
+// or a Clash (clash true).
 type walker struct {
 	r     Resolver
-	found Unknown
+	clash bool
+	// path holds the elements of the path to the value walked, outermost
+	// first.
+	path  []string
 	ok    bool
+	found string // the rendered path of what was found
+	url   string
+	field protoreflect.FullName
 }
 
-func join(path, name string) string {
-	if path == "" {
-		return name
+// find records what was found at the current path.
+func (w *walker) find(url string, field protoreflect.FullName) {
+	w.ok, w.url, w.field = true, url, field
+	w.found = renderPath(w.path)
+}
+
+// renderPath renders a path (elements outermost first) as
+// avrobin.PrefixPath does: escaped, each element bounded, the middle of a
+// long path elided.
+func renderPath(path []string) string {
+	if len(path) == 0 {
+		return ""
 	}
-	return path + "." + name
+	inner := make([]string, 0, len(path)-1)
+	for i := len(path) - 1; i >= 1; i-- {
+		inner = append(inner, path[i])
+	}
+	_, s := avrobin.PrefixPath(inner, "", path[0])
+	return s
 }
 
-func (w *walker) message(m protoreflect.Message, path string, depth int) {
+func (w *walker) message(m protoreflect.Message, depth int) {
 	if w.ok || depth > maxDepth {
 		return
 	}
 	md := m.Descriptor()
 	if md.FullName() == anyName {
-		w.any(m, path, depth)
+		w.any(m, depth)
 		return
 	}
 	fields := md.Fields()
@@ -88,35 +224,75 @@ func (w *walker) message(m protoreflect.Message, path string, depth int) {
 			continue
 		}
 		v := m.Get(fd)
-		p := join(path, string(fd.Name()))
+		w.path = append(w.path, string(fd.Name()))
 		switch {
 		case fd.IsList() && fd.Message() != nil:
 			l := v.List()
 			for j := 0; j < l.Len() && !w.ok; j++ {
-				w.message(l.Get(j).Message(), p+"["+strconv.Itoa(j)+"]", depth+1)
+				w.path = append(w.path, "["+strconv.Itoa(j)+"]")
+				w.message(l.Get(j).Message(), depth+1)
+				w.path = w.path[:len(w.path)-1]
 			}
 		case fd.IsMap() && fd.MapValue().Message() != nil:
-			v.Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
-				w.message(v.Message(), p+"["+k.String()+"]", depth+1)
-				return !w.ok
+			mp := v.Map()
+			keys := make([]protoreflect.MapKey, 0, mp.Len())
+			mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				keys = append(keys, k)
+				return true
 			})
+			slices.SortFunc(keys, compareKeys)
+			for _, k := range keys {
+				if w.ok {
+					break
+				}
+				w.path = append(w.path, safetext.Quote(k.String(), maxKey))
+				w.message(mp.Get(k).Message(), depth+1)
+				w.path = w.path[:len(w.path)-1]
+			}
 		case fd.Message() != nil && !fd.IsList() && !fd.IsMap():
-			w.message(v.Message(), p, depth+1)
+			w.message(v.Message(), depth+1)
 		}
+		w.path = w.path[:len(w.path)-1]
 	}
 }
 
+// compareKeys orders map keys as protojson writes them: false before
+// true, numbers by value, strings by their bytes.
+func compareKeys(a, b protoreflect.MapKey) int {
+	switch x := a.Interface().(type) {
+	case bool:
+		y := b.Bool()
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case int32, int64:
+		return cmp.Compare(a.Int(), b.Int())
+	case uint32, uint64:
+		return cmp.Compare(a.Uint(), b.Uint())
+	}
+	return cmp.Compare(a.String(), b.String())
+}
+
 // any checks the Any m and walks the message it packs.
-func (w *walker) any(m protoreflect.Message, path string, depth int) {
+func (w *walker) any(m protoreflect.Message, depth int) {
 	fields := m.Descriptor().Fields()
 	urlField, valueField := fields.ByNumber(1), fields.ByNumber(2)
 	if urlField == nil || valueField == nil {
 		return
 	}
 	url := m.Get(urlField).String()
+	if url == "" {
+		return // no type to know: {} when empty, malformed with a value
+	}
 	mt, err := w.r.FindMessageByURL(url)
 	if err != nil {
-		w.found, w.ok = Unknown{Path: path, URL: url}, true
+		if !w.clash {
+			w.find(url, "")
+		}
 		return
 	}
 	packed := mt.New()
@@ -128,14 +304,29 @@ func (w *walker) any(m protoreflect.Message, path string, depth int) {
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(m.Get(valueField).Bytes(), packed.Interface()); err != nil {
 		return // not this walk's business: the caller reports the bytes
 	}
-	w.message(packed, path, depth+1)
+	if w.clash {
+		if fd := TypeMemberField(mt.Descriptor()); fd != nil && packed.Has(fd) {
+			w.find(url, fd.FullName())
+			return
+		}
+	}
+	w.message(packed, depth+1)
 }
 
-// InJSON returns the first object in the JSON text (protojson's form of a
-// message) with an "@type" member whose type URL r does not know, and its
-// path in JSON member names ("protoPayload", "entries[2].detail"). A nil r
-// is protoregistry.GlobalTypes. Text that is not JSON finds nothing.
-func InJSON(text []byte, r Resolver) (Unknown, bool) {
+// InJSON returns the first google.protobuf.Any in the JSON text (protojson's
+// form of a message of type md) whose "@type" r does not know, and its
+// path in JSON member names ("protoPayload", "entries[2].detail", map keys
+// quoted: `labels."k"`). The text is walked by md, as protojson reads it:
+// fields by JSON or proto name, the messages packed in Any values whose
+// type r knows included; members that are not fields, and the JSON values
+// of Struct, Value and ListValue, which hold no Any (an "@type" key there
+// is data), are passed over. A nil r is protoregistry.GlobalTypes. Text
+// that is not JSON finds nothing, nor does an Any without "@type" or with
+// an empty one (protojson refuses them as malformed), nor a nil md.
+func InJSON(text []byte, md protoreflect.MessageDescriptor, r Resolver) (Unknown, bool) {
+	if md == nil {
+		return Unknown{}, false
+	}
 	if r == nil {
 		r = protoregistry.GlobalTypes
 	}
@@ -145,39 +336,115 @@ func InJSON(text []byte, r Resolver) (Unknown, bool) {
 	if err := dec.Decode(&v); err != nil {
 		return Unknown{}, false
 	}
-	return inValue(v, "", r, 0)
+	j := &jsonWalker{r: r}
+	j.message(v, md, false, 0)
+	return Unknown{Path: j.found, URL: j.url}, j.ok
 }
 
-func inValue(v any, path string, r Resolver, depth int) (Unknown, bool) {
-	if depth > maxDepth {
-		return Unknown{}, false
+// jsonWalker walks JSON text by its message type for the first Any of an
+// unknown type.
+type jsonWalker struct {
+	r     Resolver
+	path  []string // outermost first
+	ok    bool
+	found string
+	url   string
+}
+
+// message walks v, the JSON of a message of type md; inAny says that v is
+// the object of an Any that packs md, whose "@type" member is the Any's.
+func (j *jsonWalker) message(v any, md protoreflect.MessageDescriptor, inAny bool, depth int) {
+	obj, isObj := v.(map[string]any)
+	if !isObj || j.ok || depth > maxDepth {
+		return
 	}
-	switch v := v.(type) {
-	case map[string]any:
-		if t, ok := v["@type"].(string); ok {
-			if _, err := r.FindMessageByURL(t); err != nil {
-				return Unknown{Path: path, URL: t}, true
-			}
+	if md.FullName() == anyName {
+		j.any(obj, depth)
+		return
+	}
+	if customJSON(md.FullName()) {
+		return // JSON of its own, with no Any in it
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	fields := md.Fields()
+	for _, k := range keys {
+		if j.ok {
+			return
 		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
+		if inAny && k == typeMember {
+			continue
+		}
+		fd := fields.ByJSONName(k)
+		if fd == nil {
+			fd = fields.ByTextName(k)
+		}
+		if fd == nil || fd.Message() == nil {
+			continue
+		}
+		j.path = append(j.path, safetext.Escape(k, maxKey))
+		j.field(obj[k], fd, depth)
+		j.path = j.path[:len(j.path)-1]
+	}
+}
+
+// field walks v, the JSON of the message-valued field fd.
+func (j *jsonWalker) field(v any, fd protoreflect.FieldDescriptor, depth int) {
+	switch {
+	case fd.IsMap():
+		obj, ok := v.(map[string]any)
+		vmd := fd.MapValue().Message()
+		if !ok || vmd == nil {
+			return
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if k == "@type" {
-				continue
+			if j.ok {
+				return
 			}
-			if u, ok := inValue(v[k], join(path, k), r, depth+1); ok {
-				return u, true
-			}
+			j.path = append(j.path, safetext.Quote(k, maxKey))
+			j.message(obj[k], vmd, false, depth+1)
+			j.path = j.path[:len(j.path)-1]
 		}
-	case []any:
-		for i, e := range v {
-			if u, ok := inValue(e, path+"["+strconv.Itoa(i)+"]", r, depth+1); ok {
-				return u, true
+	case fd.IsList():
+		arr, _ := v.([]any)
+		for i, e := range arr {
+			if j.ok {
+				return
 			}
+			j.path = append(j.path, "["+strconv.Itoa(i)+"]")
+			j.message(e, fd.Message(), false, depth+1)
+			j.path = j.path[:len(j.path)-1]
 		}
+	default:
+		j.message(v, fd.Message(), false, depth+1)
 	}
-	return Unknown{}, false
+}
+
+// any checks the JSON object of an Any and walks the message it packs.
+func (j *jsonWalker) any(obj map[string]any, depth int) {
+	t, ok := obj[typeMember].(string)
+	if !ok || t == "" {
+		return // {} is an empty Any; protojson refuses the others
+	}
+	mt, err := j.r.FindMessageByURL(t)
+	if err != nil {
+		j.ok, j.url, j.found = true, t, renderPath(j.path)
+		return
+	}
+	pmd := mt.Descriptor()
+	if customJSON(pmd.FullName()) {
+		j.path = append(j.path, "value")
+		j.message(obj["value"], pmd, false, depth+1)
+		j.path = j.path[:len(j.path)-1]
+		return
+	}
+	j.message(obj, pmd, true, depth+1)
 }

@@ -13,8 +13,11 @@ import (
 // files in the order of the set, imports in declaration order. A set with
 // several faults is reported by the same one, the first met in that order,
 // on every run (protodesc.NewFiles walks a map). Callers bound the set
-// first (CheckImports).
+// first (CheckImports). A MessageSet (message_set_wire_format), which
+// protodesc refuses, is built as the plain message that the conversion
+// takes it for (plainMessageSets); files is not modified.
 func NewFiles(files []*descriptorpb.FileDescriptorProto) (*protoregistry.Files, error) {
+	files = plainMessageSets(files)
 	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(files))
 	for _, fd := range files {
 		if _, ok := byName[fd.GetName()]; ok {

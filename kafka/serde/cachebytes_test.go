@@ -1,7 +1,6 @@
 package serde_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/protoavro/protoavro/kafka/serde"
-	"github.com/protoavro/protoavro/protoavro"
 )
 
 // TestRegistryCacheBytes: the schemas a Registry caches are bounded by
@@ -76,17 +74,7 @@ func TestRegistryCacheBytes(t *testing.T) {
 // references').
 func TestProtoDecoderCacheBytes(t *testing.T) {
 	const size = 100 << 10
-	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
-		id := strings.TrimPrefix(r.URL.Path, "/schemas/ids/")
-		text := fmt.Sprintf("syntax = \"proto3\";\npackage p%s;\n// %s\nmessage M { int32 a = 1; }\n", id, strings.Repeat("x", size))
-		b, _ := json.Marshal(map[string]any{"schema": text, "schemaType": "PROTOBUF"})
-		w.Write(b)
-	})
-	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
+	dec := protoIDsDecoder(t, strings.Repeat("x", size))
 	const budget = 3*size + size/2
 	serde.SetDecoderCacheBytes(dec, budget)
 	for id := 1; id <= 6; id++ {

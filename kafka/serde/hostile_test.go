@@ -525,17 +525,7 @@ func TestHostileRegistryManySchemas(t *testing.T) {
 // ProtoDecoder.Decode allocate in proportion: the second 1,000 no more than
 // half as much again as the first.
 func TestHostileRegistryManyProtoIDs(t *testing.T) {
-	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
-		id := strings.TrimPrefix(r.URL.Path, "/schemas/ids/")
-		text := fmt.Sprintf("syntax = \"proto3\";\npackage p%s;\nmessage M { int32 a = 1; }\n", id)
-		b, _ := json.Marshal(map[string]any{"schema": text, "schemaType": "PROTOBUF"})
-		w.Write(b)
-	})
-	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := serde.NewProtoDecoder(reg, protoavro.Options{})
+	dec := protoIDsDecoder(t, "")
 	decode := func(from, to int) {
 		for id := from; id <= to; id++ {
 			rec := append(serde.AppendProtoHeader(nil, uint32(id), []int{0}), 0x08, 0x01)
@@ -726,4 +716,21 @@ func TestRegistryRedirectCredentials(t *testing.T) {
 			}
 		}
 	}
+}
+
+// protoIDsDecoder returns a ProtoDecoder of a registry that answers every
+// schema ID with a .proto file of its own package (p<ID>) holding message M
+// and the comment given.
+func protoIDsDecoder(t *testing.T, comment string) *serde.ProtoDecoder {
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimPrefix(r.URL.Path, "/schemas/ids/")
+		text := fmt.Sprintf("syntax = \"proto3\";\npackage p%s;\n// %s\nmessage M { int32 a = 1; }\n", id, comment)
+		b, _ := json.Marshal(map[string]any{"schema": text, "schemaType": "PROTOBUF"})
+		w.Write(b)
+	})
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serde.NewProtoDecoder(reg, protoavro.Options{})
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -224,8 +225,29 @@ type errorCollector struct {
 func (c *errorCollector) report(err reporter.ErrorWithPos) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.errs = append(c.errs, err)
+	c.errs = append(c.errs, editionHint(err))
 	return nil
+}
+
+// unknownEditionRE matches protocompile's error for an edition it does not
+// know, with the edition and the ones it knows, each as %q quotes it.
+var unknownEditionRE = regexp.MustCompile(`^edition value ("(?:[^"\\]|\\.)*") not recognized; should be one of \[(.*)\]$`)
+
+// editionHint rewrites protocompile's error for an edition it does not
+// know (edition = "2024"): such a file compiles with protoc or buf, to a
+// descriptor set that protobuf-go builds, so the error says so. Other
+// errors are returned as they are.
+func editionHint(err reporter.ErrorWithPos) reporter.ErrorWithPos {
+	m := unknownEditionRE.FindStringSubmatch(err.Unwrap().Error())
+	if m == nil {
+		return err
+	}
+	edition, uerr := strconv.Unquote(m[1])
+	if uerr != nil {
+		return err
+	}
+	return reporter.Errorf(err, "edition %s is not supported for .proto input by the compiler built into protoavro (protocompile; its editions: %s): compile the file with protoc or buf into a descriptor set (protoc --include_imports -o set.binpb %s, or buf build -o set.binpb) and load that with --descriptor-set set.binpb",
+		safetext.Quote(edition, 64), safetext.Escape(m[2], 200), safetext.Escape(err.GetPosition().Filename, 200))
 }
 
 // summary returns nil if no error was reported, the first error if one

@@ -2,10 +2,13 @@ package protoload
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bufbuild/protocompile/reporter"
 )
 
 // TestCompile compiles a file named by its path on disk and by its path
@@ -107,5 +110,35 @@ func TestImportPaths(t *testing.T) {
 	}
 	if _, err := Compile(context.Background(), []string{"a.proto"}, []string{dir}, nil, false); err != nil {
 		t.Errorf("an import within the import path: %v", err)
+	}
+}
+
+// TestCompileUnknownEdition: a file of an edition the bundled compiler
+// does not know is refused with its position, the edition quoted and
+// escaped, and the way to load it: protoc or buf to a descriptor set,
+// given with --descriptor-set.
+func TestCompileUnknownEdition(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ src, edition string }{
+		"e24.proto": {"edition = \"2024\";\npackage e;\nmessage E { int32 x = 1; }\n", `edition "2024" is not supported`},
+		"esc.proto": {"edition = \"20\\x1b[31m24\";\npackage e;\nmessage E { int32 x = 1; }\n", `edition "20\x1b[31m24" is not supported`},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Compile(context.Background(), []string{filepath.Join(dir, name)}, []string{dir}, nil, false)
+		var pos reporter.ErrorWithPos
+		if err == nil || !errors.As(err, &pos) || pos.GetPosition().Line != 1 {
+			t.Fatalf("%s: %v; want an error with its position", name, err)
+		}
+		msg := err.Error()
+		for _, want := range []string{name + ":1:11: ", c.edition, "for .proto input", `its editions: "2023"`, "protoc --include_imports -o set.binpb " + name, "buf build", "--descriptor-set"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: %q lacks %q", name, msg, want)
+			}
+		}
+		if strings.ContainsRune(msg, 0x1b) {
+			t.Errorf("%s: %q holds an escape character", name, msg)
+		}
 	}
 }

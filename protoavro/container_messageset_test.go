@@ -1,0 +1,90 @@
+package protoavro
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// messageSetProto declares a MessageSet, with extensions beyond the field
+// numbers of a plain message and within them, reached from the record type.
+const messageSetProto = `syntax = "proto2";
+package msset;
+// MS is a MessageSet.
+message MS { option message_set_wire_format = true; extensions 4 to max; }
+message Ext {
+  optional int32 v = 1;
+  extend MS { optional Ext big = 1000000000; optional Ext small = 100; }
+}
+message M { optional MS ms = 1; optional int32 x = 2; repeated MS more = 3; }
+`
+
+// TestContainerEmbedsMessageSet: a file written for a type that reaches a
+// MessageSet (its descriptors embedded in each mode) is read without the
+// message type, as the embedded descriptors give it, to the records that a
+// reader given the type reads: the MessageSet's items (its extensions)
+// are dropped either way, and the Avro schema is the same.
+func TestContainerEmbedsMessageSet(t *testing.T) {
+	md := compileMessage(t, messageSetProto, "msset.M")
+	tag := protowire.AppendTag
+	ext := protowire.AppendVarint(tag(nil, 1, protowire.VarintType), 7)
+	item := func(typeID uint64) []byte {
+		b := tag(nil, 1, protowire.StartGroupType)
+		b = protowire.AppendVarint(tag(b, 2, protowire.VarintType), typeID)
+		b = protowire.AppendBytes(tag(b, 3, protowire.BytesType), ext)
+		return tag(b, 1, protowire.EndGroupType)
+	}
+	set := append(item(1000000000), item(100)...)
+	var wire []byte
+	wire = protowire.AppendBytes(tag(wire, 1, protowire.BytesType), set)
+	wire = protowire.AppendVarint(tag(wire, 2, protowire.VarintType), 1)
+	wire = protowire.AppendBytes(tag(wire, 3, protowire.BytesType), item(100))
+	wire = protowire.AppendBytes(tag(wire, 3, protowire.BytesType), nil)
+	if err := proto.Unmarshal(wire, dynamicpb.NewMessage(md)); err != nil {
+		t.Fatal(err)
+	}
+
+	codec := mustCodecFor(t, Options{}, md)
+	datum, err := codec.TranscodeToAvro(nil, wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := codec.TranscodeToProto(nil, datum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []DescriptorMode{DescriptorsStripped, DescriptorsFull, DescriptorsMinimal} {
+		var file bytes.Buffer
+		cw, err := NewContainerWriter(&file, md, ContainerOptions{Descriptors: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cw.WriteWire(wire); err != nil {
+			t.Fatal(err)
+		}
+		if err := cw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for name, opts := range map[string]ReaderOptions{"embedded": {}, "given": {Message: dynamicpb.NewMessageType(md)}} {
+			cr, err := NewContainerReader(bytes.NewReader(file.Bytes()), opts)
+			if err != nil {
+				t.Errorf("%v, %s type: %v", mode, name, err)
+				continue
+			}
+			got, err := cr.ReadWire(nil)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%v, %s type: read %x (%v), want %x", mode, name, got, err, want)
+			}
+			if _, err := cr.ReadWire(nil); err != io.EOF {
+				t.Errorf("%v, %s type: after the record: %v", mode, name, err)
+			}
+			if cr.WriterSchema().Canonical() != cr.Codec().Schema().Canonical() {
+				t.Errorf("%v, %s type: the reader's schema differs from the file's", mode, name)
+			}
+		}
+	}
+}
