@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
@@ -19,7 +20,10 @@ import (
 type ReaderOptions struct {
 	// Message is the message type to read into. Nil means the type embedded
 	// in the file (MetaMessage and MetaDescriptors), read as dynamicpb
-	// messages; files without it then cannot be read.
+	// messages; files without it then cannot be read. google.protobuf.Any
+	// values carried as JSON then resolve, when Options.AnyResolver is nil,
+	// to every message type of the embedded descriptors, then to
+	// protoregistry.GlobalTypes (see [ContainerReader.AnyResolver]).
 	Message protoreflect.MessageType
 	// Options are the mapping options of Message. When Message is nil, or
 	// FileOptions is set, the mapping options recorded in the file
@@ -64,6 +68,8 @@ type ContainerReader struct {
 	codec  *Codec
 	dec    *decRecord
 	mt     protoreflect.MessageType
+	// resolver resolves the type URLs of google.protobuf.Any values.
+	resolver AnyResolver
 
 	block ocf.Block // the current block, decompressed
 	empty int64     // zero-size items read in the block so far
@@ -156,8 +162,9 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	o := opts.Options
 	cr.mt = opts.Message
 	var err error
+	var embedded *protoregistry.Files
 	if cr.mt == nil {
-		if cr.mt, err = embeddedType(cr.meta); err != nil {
+		if cr.mt, embedded, err = embeddedType(cr.meta); err != nil {
 			return nil, hdrErr(err)
 		}
 	}
@@ -170,6 +177,10 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 			o.UnknownEnums = opts.Options.UnknownEnums
 		}
 	}
+	if o.AnyResolver == nil && embedded != nil {
+		o.AnyResolver = chainResolver{dynamicpb.NewTypes(embedded), protoregistry.GlobalTypes}
+	}
+	cr.resolver = resolverOrGlobal(o.AnyResolver)
 	if cr.codec, err = o.Codec(cr.mt.Descriptor()); err != nil {
 		return nil, err
 	}
@@ -206,32 +217,80 @@ func (cr *ContainerReader) useWriterSchema(schemaJSON []byte) error {
 // WriterSchema returns the schema the file was written with.
 func (cr *ContainerReader) WriterSchema() *Schema { return cr.writer }
 
-// embeddedType builds the message type recorded in the file's metadata.
-func embeddedType(meta map[string][]byte) (protoreflect.MessageType, error) {
+// embeddedType builds the message type recorded in the file's metadata,
+// and returns it with the files of the embedded descriptors.
+func embeddedType(meta map[string][]byte) (protoreflect.MessageType, *protoregistry.Files, error) {
 	name, set := meta[MetaMessage], meta[MetaDescriptors]
 	if name == nil || set == nil {
-		return nil, fmt.Errorf("%w: the file has no embedded protobuf type (%s, %s); give the message type", ErrIncompatible, MetaMessage, MetaDescriptors)
+		return nil, nil, fmt.Errorf("%w: the file has no embedded protobuf type (%s, %s); give the message type", ErrIncompatible, MetaMessage, MetaDescriptors)
 	}
 	var fds descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(set, &fds); err != nil {
-		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
+		return nil, nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
 	}
 	if err := protofiles.CheckImports(fds.File); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, MetaDescriptors, err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrMalformed, MetaDescriptors, err)
 	}
 	files, err := protofiles.NewFiles(fds.File)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
+		return nil, nil, fmt.Errorf("%w: %s: %s", ErrMalformed, MetaDescriptors, safetext.Truncate(err.Error(), 300))
 	}
 	d, err := files.FindDescriptorByName(protoreflect.FullName(name))
 	if err != nil {
-		return nil, fmt.Errorf("%w: message %s not in %s", ErrMalformed, safetext.Quote(string(name), 200), MetaDescriptors)
+		return nil, nil, fmt.Errorf("%w: message %s not in %s", ErrMalformed, safetext.Quote(string(name), 200), MetaDescriptors)
 	}
 	md, ok := d.(protoreflect.MessageDescriptor)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, safetext.Quote(string(name), 200))
+		return nil, nil, fmt.Errorf("%w: %s is not a message", ErrMalformed, safetext.Quote(string(name), 200))
 	}
-	return dynamicpb.NewMessageType(md), nil
+	return dynamicpb.NewMessageType(md), files, nil
+}
+
+// AnyResolver returns what resolves the type URLs of the records'
+// google.protobuf.Any values, for their JSON (protojson's
+// MarshalOptions.Resolver): ReaderOptions.Options.AnyResolver; when it is
+// nil and the records are read as the type embedded in the file, every
+// message type of the embedded descriptors, then
+// protoregistry.GlobalTypes; else protoregistry.GlobalTypes.
+func (cr *ContainerReader) AnyResolver() AnyResolver { return cr.resolver }
+
+// chainResolver resolves by the first of its resolvers that knows the
+// name, URL or extension.
+type chainResolver []AnyResolver
+
+// FindMessageByName implements protoregistry.MessageTypeResolver.
+func (c chainResolver) FindMessageByName(name protoreflect.FullName) (protoreflect.MessageType, error) {
+	return chainFind(c, func(r AnyResolver) (protoreflect.MessageType, error) { return r.FindMessageByName(name) })
+}
+
+// FindMessageByURL implements protoregistry.MessageTypeResolver.
+func (c chainResolver) FindMessageByURL(url string) (protoreflect.MessageType, error) {
+	return chainFind(c, func(r AnyResolver) (protoreflect.MessageType, error) { return r.FindMessageByURL(url) })
+}
+
+// FindExtensionByName implements protoregistry.ExtensionTypeResolver.
+func (c chainResolver) FindExtensionByName(field protoreflect.FullName) (protoreflect.ExtensionType, error) {
+	return chainFind(c, func(r AnyResolver) (protoreflect.ExtensionType, error) { return r.FindExtensionByName(field) })
+}
+
+// FindExtensionByNumber implements protoregistry.ExtensionTypeResolver.
+func (c chainResolver) FindExtensionByNumber(message protoreflect.FullName, field protoreflect.FieldNumber) (protoreflect.ExtensionType, error) {
+	return chainFind(c, func(r AnyResolver) (protoreflect.ExtensionType, error) {
+		return r.FindExtensionByNumber(message, field)
+	})
+}
+
+// chainFind returns the first result of find over c that is not
+// protoregistry.NotFound, or NotFound.
+func chainFind[T any](c chainResolver, find func(AnyResolver) (T, error)) (T, error) {
+	for _, r := range c {
+		v, err := find(r)
+		if !errors.Is(err, protoregistry.NotFound) {
+			return v, err
+		}
+	}
+	var zero T
+	return zero, protoregistry.NotFound
 }
 
 // Metadata returns the file's metadata, avro.schema and avro.codec included.

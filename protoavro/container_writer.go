@@ -57,6 +57,16 @@ type ContainerOptions struct {
 	// MetaDescriptors; the zero value, [DescriptorsStripped], embeds every
 	// file the message's file imports, transitively, without source info.
 	Descriptors DescriptorMode
+	// ExtraFiles are more files embedded in MetaDescriptors beside the
+	// message's, each with every file it imports, transitively, such as
+	// the files of the types the records' google.protobuf.Any values pack:
+	// a reader of the embedded type resolves them without the .proto files
+	// ([ReaderOptions].Message). They are embedded whole in every mode but
+	// [DescriptorsNone], with source info only in [DescriptorsFull]. In
+	// [DescriptorsMinimal] a file both minimal and extra is embedded whole:
+	// give the message's own file too when Any values pack types of it
+	// that the message does not reach through its fields.
+	ExtraFiles []protoreflect.FileDescriptor
 	// OnBadRecord, when set, is called for each record that cannot be
 	// converted, from the goroutine that calls the writer's methods: for
 	// Write at once, for WriteWire when the record's block is written (in
@@ -312,6 +322,9 @@ func containerHeader(md protoreflect.MessageDescriptor, opts *ContainerOptions) 
 	if opts.Descriptors < DescriptorsStripped || opts.Descriptors > DescriptorsNone {
 		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.Descriptors)
 	}
+	if slices.Contains(opts.ExtraFiles, nil) {
+		return ocf.WriterOptions{}, nil, fmt.Errorf("%w: nil file in ExtraFiles", ErrInvalidOptions)
+	}
 	codec, err := opts.Options.Codec(md)
 	if err != nil {
 		return ocf.WriterOptions{}, nil, err
@@ -335,7 +348,7 @@ func containerHeader(md protoreflect.MessageDescriptor, opts *ContainerOptions) 
 	}
 	if opts.Descriptors != DescriptorsNone {
 		meta[MetaMessage] = []byte(md.FullName())
-		if meta[MetaDescriptors], err = descriptorSet(md, opts.Descriptors); err != nil {
+		if meta[MetaDescriptors], err = descriptorSet(md, opts.Descriptors, opts.ExtraFiles); err != nil {
 			return ocf.WriterOptions{}, nil, err
 		}
 	}
@@ -343,18 +356,38 @@ func containerHeader(md protoreflect.MessageDescriptor, opts *ContainerOptions) 
 	return ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta}, codec, nil
 }
 
-// descriptorSet serializes the descriptors of md that mode selects as a
-// FileDescriptorSet, dependencies first.
-func descriptorSet(md protoreflect.MessageDescriptor, mode DescriptorMode) ([]byte, error) {
+// descriptorSet serializes the descriptors of md that mode selects, and
+// the extra files with their imports, as a FileDescriptorSet, dependencies
+// first.
+func descriptorSet(md protoreflect.MessageDescriptor, mode DescriptorMode, extra []protoreflect.FileDescriptor) ([]byte, error) {
 	var set descriptorpb.FileDescriptorSet
 	if mode == DescriptorsMinimal {
-		set.File = minimalFiles(md)
+		// The extra files whole, then the minimal files that are not
+		// among them (which import only minimal or extra files).
+		set.File = protofiles.Protos(extra...)
+		whole := make(map[string]bool, len(set.File))
+		for _, fdp := range set.File {
+			fdp.SourceCodeInfo = nil
+			whole[fdp.GetName()] = true
+		}
+		for _, fdp := range minimalFiles(md) {
+			if !whole[fdp.GetName()] {
+				set.File = append(set.File, fdp)
+			}
+		}
 	} else {
-		set.File = protofiles.Protos(md.ParentFile())
+		set.File = protofiles.Protos(append([]protoreflect.FileDescriptor{md.ParentFile()}, extra...)...)
 		if mode != DescriptorsFull {
 			for _, fdp := range set.File {
 				fdp.SourceCodeInfo = nil
 			}
+		}
+	}
+	if len(extra) > 0 {
+		// Files from different registries may clash (two files of a path,
+		// or of a name): readers could not build the set.
+		if _, err := protofiles.NewFiles(set.File); err != nil {
+			return nil, fmt.Errorf("%w: ExtraFiles: %w", ErrInvalidOptions, err)
 		}
 	}
 	return proto.MarshalOptions{Deterministic: true}.Marshal(&set)

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/anytype"
@@ -67,7 +66,9 @@ block (its records cannot be told apart); after a damaged block, everything
 up to the next sync marker. What was skipped is counted in the summary.
 
 The google.protobuf.Any values of the records (JSON Lines output, Any
-carried as JSON) resolve to the types loaded with -m: name the .proto files
+carried as JSON) resolve, without type flags, to the types embedded in the
+file (encode embeds the .proto files named on its command line) and those
+built into protoavro; with -m, to the types loaded: name the .proto files
 of the packed types too, or give a --descriptor-set made with
 --include_imports. A record that protobuf JSON cannot write (an Any of an
 unknown type, a Struct Value with no kind, an Any packing a set field whose
@@ -127,9 +128,10 @@ func runDecode(args []string, std stdio) error {
 		}
 	}
 	ropts := protoavro.ReaderOptions{Options: protoavro.Options{Cache: protoavro.NewCache(), Limits: sf.mapping.limits}}
-	// resolver resolves google.protobuf.Any: the loaded types, or those
-	// compiled into the program.
-	var resolver protoavro.AnyResolver = protoregistry.GlobalTypes
+	// google.protobuf.Any resolves to the loaded types; without type flags,
+	// to the types embedded in each file and those compiled into the
+	// program (the reader's default: ContainerReader.AnyResolver).
+	var resolver protoavro.AnyResolver
 	explicit := sf.types.message != "" || len(protos) > 0 || len(sf.types.descriptorSets) > 0 || len(sf.types.importPaths) > 0
 	if explicit {
 		md, types, err := sf.types.resolveTypes(std.ctx, protos)
@@ -157,10 +159,12 @@ func runDecode(args []string, std stdio) error {
 		}
 		ropts.FileOptions = len(reader) == 0
 	}
-	ropts.Options.AnyResolver = resolver
+	if explicit {
+		ropts.Options.AnyResolver = resolver
+	}
 	ropts.Workers = workers.n
 	start := time.Now()
-	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std, resolver: resolver, embedded: !explicit}
+	d := &decoder{format: sf.format.f, workers: workers.n, skip: sf.skipBad, std: std, embedded: !explicit}
 	if d.rejects, err = sf.openRejects(std); err != nil {
 		return err
 	}
@@ -214,8 +218,6 @@ type decoder struct {
 	prog    *progress
 	skip    bool
 	rejects *output // nil without --rejects
-	// resolver resolves the google.protobuf.Any values of the records.
-	resolver protoavro.AnyResolver
 	// Totals over the inputs.
 	records, blocks, bytesIn                    int64
 	skippedRecords, skippedBlocks, skippedBytes int64
@@ -300,7 +302,7 @@ func (d *decoder) decodeRecords(cr *protoavro.ContainerReader, name string, prog
 	m := cr.NewMessage()
 	// watch notes a packed type whose JSON form clashes with its Any's
 	// (anytype.Clash): from then on, each record is checked for one.
-	watch := &anytype.Watch{FullResolver: d.resolver}
+	watch := &anytype.Watch{FullResolver: cr.AnyResolver()}
 	plan := pbjson.Compile(m.ProtoReflect().Descriptor(), pbjson.Options{Resolver: watch})
 	fresh := func() *decodeBatch {
 		return &decodeBatch{m: cr.NewMessage(), json: plan.Formatter(), resolver: watch}

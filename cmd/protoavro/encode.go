@@ -51,7 +51,10 @@ const encodeUsage = `Usage: protoavro encode [-I DIR]... [--descriptor-set FILE]
 
 Convert a stream of protobuf messages of one type to an Avro Object
 Container File. The file embeds the Avro schema, the message's descriptors
-and the mapping options, so "protoavro decode" needs no .proto files.
+and the mapping options, so "protoavro decode" needs no .proto files. When
+the message may hold google.protobuf.Any values, the .proto files named on
+the command line are embedded too, with their imports, so that the types
+they pack travel with the data.
 
 Inputs are the --in files, in the order given, then the arguments that do
 not end in .proto, in the order given; glob patterns (*, ?, [...]) are
@@ -105,8 +108,9 @@ Flags:
                          decode work without .proto files: stripped (the
                          default: the message's file and all its imports,
                          without comments), full (with comments), minimal
-                         (only the types the message uses) or none (decode
-                         then needs -m).
+                         (only the types the message uses, and, for Any
+                         values, the .proto files named, whole) or none
+                         (decode then needs -m).
   --shard-records N      Write the output as shards of at most N records,
                          each a complete container file named by --out with
                          its number: a decimal verb in it, %d or %0Nd
@@ -299,6 +303,11 @@ func runEncode(args []string, std stdio) error {
 		BlockSize:   blockSize.n,
 		Workers:     workers.n,
 		Descriptors: descriptors.m,
+	}
+	// The types packed in Any values travel with the data: the .proto
+	// files named on the command line are embedded too.
+	if reachesAny(md) {
+		e.opts.ExtraFiles = types.Roots()
 	}
 	if e.opts.Workers == 0 {
 		e.opts.Workers = runtime.GOMAXPROCS(0)
@@ -988,4 +997,29 @@ func (e *encoder) inputOf(i int64) (int, inputMark) {
 		}
 	}
 	return k, m
+}
+
+// reachesAny reports whether a message of md may hold a
+// google.protobuf.Any: md is one, or a field of md, or of a message its
+// fields reach, transitively, is.
+func reachesAny(md protoreflect.MessageDescriptor) bool {
+	seen := map[protoreflect.FullName]bool{}
+	var visit func(m protoreflect.MessageDescriptor) bool
+	visit = func(m protoreflect.MessageDescriptor) bool {
+		if m.FullName() == "google.protobuf.Any" {
+			return true
+		}
+		if seen[m.FullName()] {
+			return false
+		}
+		seen[m.FullName()] = true
+		fields := m.Fields()
+		for i := range fields.Len() {
+			if f := fields.Get(i).Message(); f != nil && visit(f) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(md)
 }
