@@ -19,7 +19,6 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -43,7 +42,8 @@ var encodeCommand = &command{
 // encodeUsage is the help text of "protoavro encode".
 const encodeUsage = `Usage: protoavro encode [-I DIR]... [--descriptor-set FILE]... -m NAME [FILE.proto...]
                        [--in FILE|-]... [INPUT...] [--out FILE|-]
-                       [--format delimited|jsonl] [--codec null|deflate|snappy|zstd]
+                       [--format delimited|size32|jsonl]
+                       [--codec null|deflate|snappy|zstd]
                        [--workers N] [--block-size BYTES] [MAPPING FLAGS]
                        [--descriptors stripped|full|minimal|none]
                        [--shard-records N] [--shard-size BYTES]
@@ -66,13 +66,32 @@ Input formats:
   delimited  Length-delimited protobuf: each message preceded by its size as
              a varint (Go's protodelim, Java's writeDelimitedTo). Messages
              are converted on --workers goroutines.
-  jsonl      JSON Lines: one protobuf JSON (protojson) object per line.
-             Its google.protobuf.Any values resolve to the types loaded:
-             name the .proto files of the packed types too, or give a
-             --descriptor-set made with --include_imports.
-             Blank lines are skipped.
+  size32     Protobuf messages each preceded by its size as 4 bytes,
+             big-endian: the OpenTelemetry Collector's file exporter with
+             format proto, Java's DataOutputStream.writeInt before each
+             message. Never told from the first bytes. Records compressed
+             one by one (the file exporter's compression without its
+             native compression) are not read.
+  jsonl      JSON Lines: one protobuf JSON (protojson) object per line, in
+             UTF-8; a byte-order mark at the very start of the input is
+             skipped, UTF-16 and UTF-32 are refused (iconv -f UTF-16 -t
+             UTF-8 converts them). Its google.protobuf.Any values resolve
+             to the types loaded: name the .proto files of the packed
+             types too, or give a --descriptor-set made with
+             --include_imports. Blank lines are skipped.
 Without --format each input's format is told from its first bytes: text
-starting with "{" is JSON Lines, anything else length-delimited.
+starting with "{" is JSON Lines, anything else length-delimited. Two
+starts are refused before any record is read: a JSON array ("["; jq -c
+'.[]' turns it into JSON Lines), and two zero bytes, which start a 4-byte
+big-endian size below 65,536 (give --format size32, or --format delimited
+if they are empty messages).
+
+Kubernetes objects are read in their protobuf form, as messages of the
+types in k8s.io/api: the API server's protobuf wraps each in an envelope,
+the magic "k8s\x00" then a runtime.Unknown whose raw field holds the
+object, which is refused in every binary format until unwrapped. kubectl's
+JSON is not their protobuf JSON (a metav1.Time is a string there, a
+message in the .proto).
 
 A record that cannot be converted stops the command with an error naming
 its index (from 0) and the byte offset where it starts in the input; no
@@ -92,8 +111,9 @@ Flags:
                          keeps pointing to the new file; a character device
                          or a FIFO (/dev/null, a named pipe) is written in
                          place.
-  --format FORMAT        Input format: delimited or jsonl. Default: told
-                         from each input's first bytes.
+  --format FORMAT        Input format: delimited, size32 or jsonl.
+                         Default: delimited or jsonl, told from each
+                         input's first bytes.
   --codec CODEC          Block compression: null (default), deflate, snappy
                          or zstd.
   --workers N            Goroutines that convert and compress blocks, at
@@ -125,7 +145,8 @@ Flags:
 ` + progressFlagUsage + `  --skip-bad             Skip records that cannot be converted instead of
                          stopping.
   --rejects FILE         With --skip-bad: write the skipped records to FILE,
-                         in the input format (length-delimited or lines).
+                         in the input format (with the input's length
+                         prefixes, or lines).
   -h, --help             Print this help.
 
 On success a one-line summary goes to standard error. Exit status is 0 on
@@ -261,6 +282,7 @@ func runEncode(args []string, std stdio) error {
 	fs.Var(&shardRecords, "shard-records", "records per shard")
 	fs.Var(&shardSize, "shard-size", "bytes per shard")
 	fs.Var(&descriptors, "descriptors", "embedded descriptors")
+	sf.format.input = true // size32 is an input format
 	sf.register(fs)
 	sf.types.registerDocs(fs)
 	e := &encoder{std: std}
@@ -527,6 +549,8 @@ type inputMark struct {
 	// hint is appended to the errors of the input when its first bytes
 	// say that --format is wrong.
 	hint string
+	// format is the format of its records.
+	format recordFormat
 	// jsonl says that its records are JSON lines.
 	jsonl bool
 }
@@ -666,28 +690,15 @@ func (e *encoder) encodeInput(path string) error {
 	defer in.close()
 	mark := inputMark{name: in.name, first: e.given}
 	head, _ := in.r.Peek(headSize)
-	sniffed := records.Sniff(head)
-	format := formatDelimited
-	switch {
-	case e.format != nil:
-		format = *e.format
-		if format == formatDelimited && sniffed == records.FormatJSONLines {
-			mark.hint = "the input looks like JSON Lines: give --format jsonl"
-		} else if format == formatJSONL && looksBinary(head) {
-			mark.hint = "the input looks like binary protobuf, not JSON: give --format delimited"
-		}
-	case sniffed == records.FormatJSONLines:
-		format = formatJSONL
-	}
-	if h := jsonShapeHint(head); h != "" {
-		mark.hint = h
-	}
-	mark.jsonl = format == formatJSONL
+	format, hint, err := inputFormat(e.format, head)
+	mark.hint, mark.format, mark.jsonl = hint, format, format == formatJSONL
 	e.inputs = append(e.inputs, mark)
-	if format == formatJSONL {
+	switch {
+	case err != nil: // a format that is not guessed
+	case format == formatJSONL:
 		err = e.encodeJSONL(in.r)
-	} else {
-		err = e.encodeDelimited(in.r)
+	default:
+		err = e.encodeDelimited(in.r, format)
 	}
 	e.inBase = e.bytesIn
 	if de := (*decompressError)(nil); errors.As(err, &de) {
@@ -771,10 +782,10 @@ func (e *markedError) Unwrap() error { return e.error }
 // Is matches errMarked.
 func (e *markedError) Is(target error) bool { return target == errMarked }
 
-// encodeDelimited feeds length-delimited records to the writer, which
-// converts them on its workers.
-func (e *encoder) encodeDelimited(r io.Reader) error {
-	dr := records.NewDelimited(r)
+// encodeDelimited feeds length-prefixed records, in binary format f, to
+// the writer, which converts them on its workers.
+func (e *encoder) encodeDelimited(r io.Reader, f recordFormat) error {
+	dr := newBinaryReader(f, r)
 	return e.feed(func() (bool, error) {
 		rec, off, err := dr.Next()
 		e.bytesIn = e.inBase + dr.Offset()
@@ -924,7 +935,7 @@ func hexEscape(b []byte) (rune, bool) {
 
 // onBadRecord is the writer's OnBadRecord with --skip-bad: it counts the
 // record and copies it to the rejects in its input's format (a JSON line
-// as it was, a delimited record with its length prefix).
+// as it was, a binary record with its length prefix, a varint or 4 bytes).
 func (e *encoder) onBadRecord(re *protoavro.RecordError) error {
 	e.skipped++
 	if e.firstBad == nil {
@@ -933,7 +944,8 @@ func (e *encoder) onBadRecord(re *protoavro.RecordError) error {
 	if e.rejects == nil {
 		return nil
 	}
-	if _, m := e.inputOf(e.shardFirst + re.Index); m.jsonl {
+	_, m := e.inputOf(e.shardFirst + re.Index)
+	if m.jsonl {
 		if _, err := e.rejects.Write(re.Record); err != nil {
 			return err
 		}
@@ -945,14 +957,14 @@ func (e *encoder) onBadRecord(re *protoavro.RecordError) error {
 		return nil
 	}
 	var prefix [binaryMaxVarint]byte
-	if _, err := e.rejects.Write(protowire.AppendVarint(prefix[:0], uint64(len(re.Record)))); err != nil {
+	if _, err := e.rejects.Write(appendPrefix(prefix[:0], m.format, len(re.Record))); err != nil {
 		return err
 	}
 	_, err := e.rejects.Write(re.Record)
 	return err
 }
 
-// binaryMaxVarint is the longest varint.
+// binaryMaxVarint is the longest varint, and longer than a 4-byte prefix.
 const binaryMaxVarint = 10
 
 // skipNote describes what was skipped for the summary: where it went

@@ -31,13 +31,52 @@ func unknownAny(u anytype.Unknown) error {
 	return fmt.Errorf("%w: %s", protoavro.ErrUnknownAnyType, u.Describe())
 }
 
-// jsonShapeHint returns the hint for an input whose first bytes (head) are
-// JSON but not JSON Lines: a JSON array of objects, or a JSON document
-// spread over lines (pretty-printed), whose first line is the start of an
-// object that goes on (not a whole object, and no syntax error). It returns
-// "" for anything else.
+// arrayHint says that JSON Lines are not a JSON array: it is the error of a
+// JSON array given to encode without --format, and the hint of its errors
+// with --format.
+const arrayHint = "the input looks like a JSON array: encode reads JSON Lines, one object per line (jq -c '.[]' writes them)"
+
+// size32Refusal is the error of an input that starts with two zero bytes
+// given to encode without --format: two empty length-delimited messages,
+// or the start of a 4-byte big-endian size.
+const size32Refusal = "the input starts with two zero bytes, as a 4-byte big-endian length prefix below 65,536 does (the OpenTelemetry Collector's file exporter, Java's DataOutputStream.writeInt): give --format size32, or --format delimited if these are empty messages"
+
+// size32Hint is the hint of the errors of an input read with --format
+// delimited that starts with two zero bytes.
+const size32Hint = "the input starts with two zero bytes, as a 4-byte big-endian length prefix below 65,536 does: give --format size32 if each message follows its size as 4 bytes, big-endian (the OpenTelemetry Collector's file exporter, Java's DataOutputStream.writeInt)"
+
+// compressedRecordsHint is the hint of the errors of size32 input whose
+// first record is compressed on its own, as the OpenTelemetry Collector's
+// file exporter writes each message with compression (without its native
+// compression, which compresses the whole file).
+const compressedRecordsHint = "the first record is compressed on its own, as the OpenTelemetry Collector's file exporter writes each message with compression: zstd (unless its native compression compresses the whole file): encode reads records that are not compressed, in a file that may be compressed as a whole"
+
+// kubernetesJSONHint says that the JSON of Kubernetes objects that kubectl
+// and the API server write is not the protobuf JSON of their messages.
+const kubernetesJSONHint = "the input looks like Kubernetes objects as kubectl and the API server write them in JSON (apiVersion, kind), which is not the protobuf JSON of their .proto messages (a metav1.Time is a string there but a message in the .proto; resource.Quantity and IntOrString differ too): Kubernetes objects need their protobuf form, unwrapped from its runtime.Unknown envelope"
+
+// jsonShapeHint returns the hint for the errors of an input whose first
+// bytes (head) are JSON that encode does not read as it is: that of its
+// shape ([shapeHint]), then that of Kubernetes objects in kubectl's JSON
+// ([kubernetesJSON]); "" for none.
 func jsonShapeHint(head []byte) string {
-	t := bytes.TrimLeft(head, " \t\r\n")
+	shape := shapeHint(head)
+	if !kubernetesJSON(head) {
+		return shape
+	}
+	if shape != "" {
+		return shape + "; " + kubernetesJSONHint
+	}
+	return kubernetesJSONHint
+}
+
+// shapeHint returns the hint for an input whose first bytes (head), after
+// a UTF-8 byte-order mark, are JSON but not JSON Lines: a JSON array of
+// objects, or a JSON document spread over lines (pretty-printed), whose
+// first line is the start of an object that goes on (not a whole object,
+// and no syntax error). It returns "" for anything else.
+func shapeHint(head []byte) string {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte(utf8BOM)), " \t\r\n")
 	if len(t) == 0 {
 		return ""
 	}
@@ -45,7 +84,7 @@ func jsonShapeHint(head []byte) string {
 	case '[':
 		rest := bytes.TrimLeft(t[1:], " \t\r\n")
 		if len(rest) > 0 && (rest[0] == ']' || records.Sniff(rest) == records.FormatJSONLines) {
-			return "the input looks like a JSON array: encode reads JSON Lines, one object per line (jq -c '.[]' writes them)"
+			return arrayHint
 		}
 	case '{':
 		line, _, complete := bytes.Cut(t, []byte("\n"))
@@ -54,6 +93,36 @@ func jsonShapeHint(head []byte) string {
 		}
 	}
 	return ""
+}
+
+// kubernetesJSON reports whether the first JSON object in head, after a
+// UTF-8 byte-order mark, has the top-level keys "apiVersion" and "kind", as
+// Kubernetes objects in kubectl's JSON have (those that head holds of
+// it: the object may go on past it).
+func kubernetesJSON(head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte(utf8BOM)), " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
+	version, kind := false, false
+	for dec.More() && !(version && kind) {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		key, _ := tok.(string)
+		version = version || key == "apiVersion"
+		kind = kind || key == "kind"
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			break
+		}
+	}
+	return version && kind
 }
 
 // unfinished reports whether line is JSON that ends before its value does:

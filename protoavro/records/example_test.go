@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -81,4 +82,29 @@ func ExampleLines() {
 	// jsonl
 	// line 1: {"value":"a"}
 	// line 3: {"value":"b"}
+}
+
+// Reading messages each preceded by its size as 4 bytes, big-endian, as
+// the OpenTelemetry Collector's file exporter writes them. Sniff does not
+// tell this framing: the format must be known.
+func ExampleNewSize32() {
+	var stream bytes.Buffer
+	for _, s := range []string{"a", "bc"} {
+		b, err := proto.Marshal(wrapperspb.String(s))
+		if err != nil {
+			log.Fatal(err)
+		}
+		stream.Write(binary.BigEndian.AppendUint32(nil, uint32(len(b))))
+		stream.Write(b)
+	}
+	d := records.NewSize32(&stream)
+	rec, off, err := d.Next()
+	for ; err == nil; rec, off, err = d.Next() {
+		fmt.Printf("record at byte %d: % x\n", off, rec)
+	}
+	fmt.Println(errors.Is(err, io.EOF))
+	// Output:
+	// record at byte 0: 0a 01 61
+	// record at byte 7: 0a 02 62 63
+	// true
 }

@@ -3,6 +3,7 @@ package records
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"slices"
@@ -54,30 +55,14 @@ func TestDelimited(t *testing.T) {
 
 func TestDelimitedErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		input []byte
-		want  string
-	}{
+	tests := []framingError{
 		{"truncated prefix", append(delimited([]byte("ab")), 0x80), "record 1 (input byte 3): truncated: the input ends inside the length prefix"},
 		{"truncated record", append(delimited([]byte("ab")), 5, 1), "record 1 (input byte 3): truncated: the length prefix says 5 bytes, 1 remain"},
 		{"truncated large record", protowire.AppendVarint(nil, bufferSize+10), "record 0 (input byte 0): truncated: the length prefix says 1048586 bytes, 0 remain"},
 		{"oversized", protowire.AppendVarint(nil, MaxRecordSize+1), "exceeds the limit of 67108864 bytes"},
 		{"bad varint", bytes.Repeat([]byte{0xff}, 10), "length prefix is not a valid varint"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := NewDelimited(bytes.NewReader(tt.input))
-			var err error
-			for err == nil {
-				_, _, err = d.Next()
-			}
-			var re *Error
-			if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %v, want an *Error containing %q", err, tt.want)
-			}
-		})
-	}
+	framingErrors(t, tests, NewDelimited)
 }
 
 func TestLines(t *testing.T) {
@@ -167,5 +152,165 @@ func TestDelimitedLargeRecord(t *testing.T) {
 	}
 	if want := []int64{0, 3, 3 + 4 + 3<<20}; !slices.Equal(offs, want) {
 		t.Errorf("offsets = %v, want %v", offs, want)
+	}
+}
+
+// size32 frames msgs each after its size as 4 bytes, big-endian.
+func size32(msgs ...[]byte) []byte {
+	var b []byte
+	for _, m := range msgs {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(m)))
+		b = append(b, m...)
+	}
+	return b
+}
+
+func TestSize32(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte{0x08, 0x01}, bufferSize) // larger than the buffer
+	in := size32([]byte("a"), nil, big, []byte{0x08, 0x96, 0x01})
+	d := NewSize32(bytes.NewReader(in))
+	got, offs := readDelimited(t, d)
+	if len(got) != 4 || string(got[0]) != "a" || len(got[1]) != 0 || !bytes.Equal(got[2], big) || !bytes.Equal(got[3], []byte{0x08, 0x96, 0x01}) ||
+		d.Index() != 4 || d.Offset() != int64(len(in)) {
+		t.Fatalf("got %d records, index %d, offset %d", len(got), d.Index(), d.Offset())
+	}
+	if want := []int64{0, 5, 9, 9 + 4 + int64(len(big))}; !slices.Equal(offs, want) {
+		t.Errorf("offsets = %v, want %v", offs, want)
+	}
+}
+
+// TestSize32ReadAsDelimited: what a 4-byte big-endian size below 2^24
+// looks like read as varints, three empty records, which is why the
+// formats are not guessed from each other.
+func TestSize32ReadAsDelimited(t *testing.T) {
+	t.Parallel()
+	recs, _ := readDelimited(t, NewDelimited(bytes.NewReader(size32([]byte{0x08, 0x01}))))
+	if len(recs) != 4 || len(recs[0]) != 0 || len(recs[1]) != 0 || len(recs[2]) != 0 || len(recs[3]) != 2 {
+		t.Errorf("records %q", recs)
+	}
+}
+
+func TestSize32Errors(t *testing.T) {
+	t.Parallel()
+	tests := []framingError{
+		{"prefix cut after 1 byte", append(size32([]byte("ab")), 0), "record 1 (input byte 6): truncated: the input ends inside the 4-byte length prefix"},
+		{"prefix cut after 3 bytes", []byte{0, 0, 0}, "record 0 (input byte 0): truncated: the input ends inside the 4-byte length prefix"},
+		{"truncated record", append(size32([]byte("ab")), 0, 0, 0, 5, 1), "record 1 (input byte 6): truncated: the length prefix says 5 bytes, 1 remain"},
+		{"truncated large record", binary.BigEndian.AppendUint32(nil, bufferSize+10), "record 0 (input byte 0): truncated: the length prefix says 1048586 bytes, 0 remain"},
+		{"oversized", binary.BigEndian.AppendUint32(nil, MaxRecordSize+1), "record 0 (input byte 0): 4-byte length prefix 67108865 exceeds the limit of 67108864 bytes (64 MiB); does each message follow its size as 4 bytes, big-endian?"},
+		// 2 written little-endian is 2^25 read big-endian, within the limit.
+		{"little-endian", append(binary.LittleEndian.AppendUint32(nil, 2), 'a', 'b'), "record 0 (input byte 0): truncated: the length prefix says 33554432 bytes, 2 remain"},
+		{"little-endian oversized", append(binary.LittleEndian.AppendUint32(nil, 300), 'a', 'b'), "4-byte length prefix 738263040 exceeds the limit of 67108864 bytes (64 MiB); read little-endian it would be 300: are the sizes little-endian? (they are read big-endian)"},
+		{"varint sizes", delimited(bytes.Repeat([]byte{'x'}, 300)), "4-byte length prefix 2885843064 exceeds the limit of 67108864 bytes (64 MiB); does each message"},
+	}
+	framingErrors(t, tests, NewSize32)
+}
+
+// TestKubernetesEnvelope: an input that starts with the magic of the
+// Kubernetes protobuf encoding, or whose first length-prefixed record
+// does, is refused before any record is returned, in both framings.
+func TestKubernetesEnvelope(t *testing.T) {
+	t.Parallel()
+	envelope := []byte("k8s\x00\x0a\x09\x0a\x02v1\x12\x03Pod\x12\x04\x0a\x02\x0a\x00")
+	const inputErr = `record 0 (input byte 0): the input starts with the Kubernetes protobuf envelope (the magic "k8s\x00", then a runtime.Unknown message)`
+	const recordErr = `record 0 (input byte 0): the first record starts with the Kubernetes protobuf envelope`
+	for _, c := range []struct {
+		name string
+		d    *Delimited
+		want string
+	}{
+		{"delimited input", NewDelimited(bytes.NewReader(envelope)), inputErr},
+		{"size32 input", NewSize32(bytes.NewReader(envelope)), inputErr},
+		{"delimited record", NewDelimited(bytes.NewReader(delimited(envelope))), recordErr},
+		{"size32 record", NewSize32(bytes.NewReader(size32(envelope))), recordErr},
+	} {
+		rec, _, err := c.d.Next()
+		var re *Error
+		if !errors.As(err, &re) || re.Index != 0 || re.Offset != 0 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: record %q, error %v, want %q", c.name, rec, err, c.want)
+		}
+	}
+	// Only the start of the input, and the first record, are looked at.
+	recs, _ := readDelimited(t, NewDelimited(bytes.NewReader(delimited([]byte{0x08, 0x01}, envelope))))
+	if len(recs) != 2 {
+		t.Errorf("an envelope in record 1: %d records", len(recs))
+	}
+}
+
+// TestLinesByteOrderMark: a UTF-8 byte-order mark is skipped at the very
+// start of the input only; UTF-16 and UTF-32 input is refused.
+func TestLinesByteOrderMark(t *testing.T) {
+	t.Parallel()
+	l := NewLines(strings.NewReader("\xef\xbb\xbf{\"a\":1}\n\xef\xbb\xbf{\"b\":2}\n"))
+	raw, off, line, err := l.Next()
+	if err != nil || string(raw) != "{\"a\":1}\n" || off != 3 || line != 1 {
+		t.Errorf("first line %q at %d, line %d, %v", raw, off, line, err)
+	}
+	raw, off, line, err = l.Next()
+	if err != nil || string(raw) != "\xef\xbb\xbf{\"b\":2}\n" || off != 11 || line != 2 {
+		t.Errorf("second line %q at %d, line %d, %v", raw, off, line, err)
+	}
+	if _, _, _, err := NewLines(strings.NewReader("\xef\xbb\xbf")).Next(); err != io.EOF {
+		t.Errorf("a lone byte-order mark: %v, want EOF", err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"\xff\xfe{\x00}\x00", "record 0 (line 1, input byte 0): the input is UTF-16 (little-endian) text (it starts with its byte-order mark): JSON Lines must be UTF-8; convert it first, e.g. with iconv -f UTF-16 -t UTF-8"},
+		{"\xfe\xff\x00{\x00}", "the input is UTF-16 (big-endian) text"},
+		{"\xff\xfe\x00\x00{\x00\x00\x00", "the input is UTF-32 (little-endian) text (it starts with its byte-order mark): JSON Lines must be UTF-8; convert it first, e.g. with iconv -f UTF-32 -t UTF-8"},
+		{"\x00\x00\xfe\xff\x00\x00\x00{", "the input is UTF-32 (big-endian) text"},
+	} {
+		_, _, _, err := NewLines(strings.NewReader(c.in)).Next()
+		var re *Error
+		if !errors.As(err, &re) || re.Index != 0 || re.Offset != 0 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an *Error containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestSniffByteOrderMark(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		want Format
+	}{
+		{"\xef\xbb\xbf{\"a\":1}\n", FormatJSONLines},
+		{"\xef\xbb\xbf\r\n", FormatJSONLines},
+		{"\xef\xbb\xbf", FormatJSONLines},
+		{"\xef\xbb\xbf[{\"a\":1}]", FormatDelimited},
+		{" \xef\xbb\xbf{\"a\":1}\n", FormatDelimited}, // only at the very start
+		{"\xef\xbb\xbf{" + strings.Repeat("a", sniffLen-5) + "\xc3", FormatJSONLines},
+	} {
+		if got := Sniff([]byte(c.in)); got != c.want {
+			t.Errorf("Sniff(%.20q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if FormatSize32.String() != "size32" {
+		t.Errorf("FormatSize32 is %q", FormatSize32)
+	}
+}
+
+// framingError is an input whose framing is bad, and what its error says.
+type framingError struct {
+	name  string
+	input []byte
+	want  string
+}
+
+// framingErrors reads each input to its end with a reader of open's
+// framing, and checks that it ends with an *Error saying what it should.
+func framingErrors(t *testing.T, tests []framingError, open func(io.Reader) *Delimited) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := open(bytes.NewReader(tt.input))
+			var err error
+			for err == nil {
+				_, _, err = d.Next()
+			}
+			var re *Error
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want an *Error containing %q", err, tt.want)
+			}
+		})
 	}
 }
