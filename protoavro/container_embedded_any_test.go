@@ -89,24 +89,11 @@ func TestContainerEmbeddedAnyTypes(t *testing.T) {
 		pack(packed.Messages().ByName("Packed"), "text", "other file"),
 	}
 	write := func(mode DescriptorMode, extra []protoreflect.FileDescriptor) []byte {
-		var buf bytes.Buffer
-		cw, err := NewContainerWriter(&buf, md, ContainerOptions{
+		return writeContainer(t, md, ContainerOptions{
 			Options:     Options{DynamicAsJSON: true, AnyResolver: types},
 			Descriptors: mode,
 			ExtraFiles:  extra,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range records {
-			if err := cw.Write(m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := cw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
+		}, records...)
 	}
 	for _, mode := range []DescriptorMode{DescriptorsStripped, DescriptorsFull, DescriptorsMinimal} {
 		for _, workers := range []int{1, 3} {

@@ -61,20 +61,7 @@ func TestContainerHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		b, err := or.NextRaw()
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if err := ow.WriteRawBlock(b.Count, b.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := ow.Close(); err != nil {
-		t.Fatal(err)
-	}
+	copyBlocks(t, or, ow)
 	if ow.Blocks() < 2 {
 		t.Fatalf("%d blocks copied, want several", ow.Blocks())
 	}
@@ -109,5 +96,24 @@ func TestContainerHeader(t *testing.T) {
 	}
 	if _, err := ContainerHeader(nil, ContainerOptions{}); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("ContainerHeader(nil): %v, want ErrInvalidOptions", err)
+	}
+}
+
+// copyBlocks copies the blocks of or, as stored, to ow, and closes ow.
+func copyBlocks(t *testing.T, or *ocf.Reader, ow *ocf.Writer) {
+	t.Helper()
+	for {
+		b, err := or.NextRaw()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := ow.WriteRawBlock(b.Count, b.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ow.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

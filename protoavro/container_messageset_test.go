@@ -58,19 +58,9 @@ func TestContainerEmbedsMessageSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []DescriptorMode{DescriptorsStripped, DescriptorsFull, DescriptorsMinimal} {
-		var file bytes.Buffer
-		cw, err := NewContainerWriter(&file, md, ContainerOptions{Descriptors: mode})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cw.WriteWire(wire); err != nil {
-			t.Fatal(err)
-		}
-		if err := cw.Close(); err != nil {
-			t.Fatal(err)
-		}
+		file, _ := writeRecords(t, md, ContainerOptions{Descriptors: mode}, 1, func(w *ContainerWriter, _ int) error { return w.WriteWire(wire) })
 		for name, opts := range map[string]ReaderOptions{"embedded": {}, "given": {Message: dynamicpb.NewMessageType(md)}} {
-			cr, err := NewContainerReader(bytes.NewReader(file.Bytes()), opts)
+			cr, err := NewContainerReader(bytes.NewReader(file), opts)
 			if err != nil {
 				t.Errorf("%v, %s type: %v", mode, name, err)
 				continue

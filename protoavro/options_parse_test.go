@@ -3,7 +3,6 @@ package protoavro
 import (
 	"bytes"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -146,21 +145,7 @@ func TestContainerJavaProfileReadsIgnoredOptionsInFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		b, err := or.NextRaw()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ow.WriteRawBlock(b.Count, b.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := ow.Close(); err != nil {
-		t.Fatal(err)
-	}
+	copyBlocks(t, or, ow)
 	r, err := NewContainerReader(bytes.NewReader(out.Bytes()), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -39,17 +39,32 @@ func readDelimited(t *testing.T, d *Delimited) (recs [][]byte, offs []int64) {
 	}
 }
 
+// TestDelimited reads records of both framings, varint and 4-byte
+// big-endian sizes: an empty one, one larger than the buffer, and their
+// offsets.
 func TestDelimited(t *testing.T) {
 	t.Parallel()
 	big := bytes.Repeat([]byte{0x08, 0x01}, bufferSize) // larger than the buffer
-	in := delimited([]byte("a"), nil, big, []byte{0x08, 0x96, 0x01})
-	d := NewDelimited(bytes.NewReader(in))
-	got, offs := readDelimited(t, d)
-	if len(got) != 4 || string(got[0]) != "a" || len(got[1]) != 0 || !bytes.Equal(got[2], big) || d.Index() != 4 || d.Offset() != int64(len(in)) {
-		t.Fatalf("got %d records, index %d, offset %d", len(got), d.Index(), d.Offset())
-	}
-	if offs[0] != 0 || offs[1] != 2 || offs[2] != 3 {
-		t.Errorf("offsets %v", offs)
+	msgs := [][]byte{[]byte("a"), nil, big, {0x08, 0x96, 0x01}}
+	for _, f := range []struct {
+		name  string
+		frame func(...[]byte) []byte
+		open  func(io.Reader) *Delimited
+		offs  []int64
+	}{
+		{"varint", delimited, NewDelimited, []int64{0, 2, 3, 3 + int64(protowire.SizeVarint(uint64(len(big)))) + int64(len(big))}},
+		{"size32", size32, NewSize32, []int64{0, 5, 9, 9 + 4 + int64(len(big))}},
+	} {
+		in := f.frame(msgs...)
+		d := f.open(bytes.NewReader(in))
+		got, offs := readDelimited(t, d)
+		if len(got) != 4 || string(got[0]) != "a" || len(got[1]) != 0 || !bytes.Equal(got[2], big) || !bytes.Equal(got[3], msgs[3]) ||
+			d.Index() != 4 || d.Offset() != int64(len(in)) {
+			t.Fatalf("%s: got %d records, index %d, offset %d", f.name, len(got), d.Index(), d.Offset())
+		}
+		if !slices.Equal(offs, f.offs) {
+			t.Errorf("%s: offsets = %v, want %v", f.name, offs, f.offs)
+		}
 	}
 }
 
@@ -163,21 +178,6 @@ func size32(msgs ...[]byte) []byte {
 		b = append(b, m...)
 	}
 	return b
-}
-
-func TestSize32(t *testing.T) {
-	t.Parallel()
-	big := bytes.Repeat([]byte{0x08, 0x01}, bufferSize) // larger than the buffer
-	in := size32([]byte("a"), nil, big, []byte{0x08, 0x96, 0x01})
-	d := NewSize32(bytes.NewReader(in))
-	got, offs := readDelimited(t, d)
-	if len(got) != 4 || string(got[0]) != "a" || len(got[1]) != 0 || !bytes.Equal(got[2], big) || !bytes.Equal(got[3], []byte{0x08, 0x96, 0x01}) ||
-		d.Index() != 4 || d.Offset() != int64(len(in)) {
-		t.Fatalf("got %d records, index %d, offset %d", len(got), d.Index(), d.Offset())
-	}
-	if want := []int64{0, 5, 9, 9 + 4 + int64(len(big))}; !slices.Equal(offs, want) {
-		t.Errorf("offsets = %v, want %v", offs, want)
-	}
 }
 
 // TestSize32ReadAsDelimited: what a 4-byte big-endian size below 2^24
