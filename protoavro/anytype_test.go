@@ -87,13 +87,7 @@ func TestUnknownAnyType(t *testing.T) {
 			"list":        {&kitchenpb.WellKnown{RepeatedAny: []*anypb.Any{holder(nil), unknown}}, "repeated_any"},
 			"in a packed": {&kitchenpb.WellKnown{Any: holder(unknown)}, "inner"},
 		} {
-			wire, err := proto.Marshal(c2.m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, errM := c.Marshal(c2.m)
-			_, errT := c.TranscodeToAvro(nil, wire)
-			for path, err := range map[string]error{"Marshal": errM, "TranscodeToAvro": errT} {
+			for path, err := range writeErrors(t, c, c2.m) {
 				if !errors.Is(err, ErrUnknownAnyType) || errors.Is(err, ErrMalformed) ||
 					!strings.Contains(err.Error(), `"type.googleapis.com/nowhere.Unknown"`) || !strings.Contains(err.Error(), c2.path) {
 					t.Errorf("%s, %s, %s: %v, want an ErrUnknownAnyType naming the URL and %s", rname, name, path, err, c2.path)
@@ -183,14 +177,7 @@ message Q { int32 value = 1; int32 v = 2 [json_name = "value2"]; }
 		"EngineReady":   {engine, holder(clashing), "Holder.a"},
 		"carrier":       {carrier, deep, "Node.child"},
 	} {
-		codec := mustCodec(t, c.o, c.m)
-		wire, err := proto.Marshal(c.m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, errM := codec.Marshal(c.m)
-		_, errT := codec.TranscodeToAvro(nil, wire)
-		for how, err := range map[string]error{"Marshal": errM, "TranscodeToAvro": errT} {
+		for how, err := range writeErrors(t, mustCodec(t, c.o, c.m), c.m) {
 			var de *DataError
 			if !errors.Is(err, ErrMalformed) || errors.Is(err, ErrUnknownAnyType) || !errors.As(err, &de) || de.Path != c.path ||
 				!strings.Contains(err.Error(), "clash.P.x") || !strings.Contains(err.Error(), `"@type"`) || !strings.Contains(err.Error(), "type.googleapis.com/clash.P") {
@@ -223,4 +210,17 @@ message Q { int32 value = 1; int32 v = 2 [json_name = "value2"]; }
 			t.Errorf("%s: read back %v (%v), want %v", name, back, err, in)
 		}
 	}
+}
+
+// writeErrors writes m with c's two writers, Marshal and TranscodeToAvro
+// (of m's wire bytes), and returns their errors by writer.
+func writeErrors(t *testing.T, c *Codec, m proto.Message) map[string]error {
+	t.Helper()
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errM := c.Marshal(m)
+	_, errT := c.TranscodeToAvro(nil, wire)
+	return map[string]error{"Marshal": errM, "TranscodeToAvro": errT}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
@@ -129,13 +128,7 @@ func TestHostileRegistryMalformedAnswers(t *testing.T) {
 // kept is still ErrUnknownID, remembered as such, its message escaped and
 // cut.
 func TestHostileRegistryNotFound(t *testing.T) {
-	var requests atomic.Int64
-	html := hostile(t, func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusNotFound)
-		w.Write([]byte("<html>Not Found \x1b[31mred\x1b[0m</html>"))
-	})
+	html, requests := notFound(t, "text/html", "<html>Not Found \x1b[31mred\x1b[0m</html>")
 	_, err := schemaByID(t, html, 7)
 	if !errors.Is(err, serde.ErrRegistryURL) || !errors.Is(err, serde.ErrRegistry) || errors.Is(err, serde.ErrUnknownID) {
 		t.Errorf("an HTML 404: %v, want ErrRegistryURL", err)

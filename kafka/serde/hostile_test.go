@@ -34,6 +34,19 @@ func hostile(t *testing.T, h http.HandlerFunc) string {
 	return s.URL
 }
 
+// notFound returns the URL of a registry that answers every request 404
+// with body, and the count of its requests.
+func notFound(t *testing.T, contentType, body string) (string, *atomic.Int64) {
+	var requests atomic.Int64
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(body))
+	})
+	return url, &requests
+}
+
 // schemaByID asks the registry at url for schema id.
 func schemaByID(t *testing.T, url string, id int) (serde.Schema, error) {
 	t.Helper()

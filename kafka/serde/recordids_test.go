@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/protoavro/protoavro/kafka/internal/kafkatest"
@@ -19,13 +18,7 @@ import (
 // 2,147,483,647), is ErrUnknownID without a request, whether asked for
 // directly or read from a record's header, Avro or protobuf.
 func TestRecordSchemaIDOutOfRange(t *testing.T) {
-	var requests atomic.Int64
-	url := hostile(t, func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, `{"error_code":404,"message":"HTTP 404 Not Found"}`)
-	})
+	url, requests := notFound(t, "application/json", `{"error_code":404,"message":"HTTP 404 Not Found"}`)
 	reg, err := serde.NewRegistry(serde.RegistryOptions{}, url)
 	if err != nil {
 		t.Fatal(err)
