@@ -20,8 +20,9 @@ const (
 	// presence carried by ["null", T] unions. docs/mapping.md describes it.
 	DefaultProfile Profile = iota
 	// JavaProfile reproduces the mapping of Apache Avro Java's ProtobufData
-	// (1.12), so that Go programs produce what existing Java consumers of
-	// protobuf-derived Avro expect. It carries no field presence.
+	// (its output as captured from Avro Java 1.13.0-SNAPSHOT, docs/mapping.md
+	// section 8), so that Go programs produce what existing Java consumers
+	// of protobuf-derived Avro expect. It carries no field presence.
 	JavaProfile
 )
 

@@ -96,6 +96,13 @@ func run(version, proxyOnly string) error {
 	if version, err = checkVersions(mods, work, version); err != nil {
 		return err
 	}
+	list, err := output(repo, []string{"GOWORK=" + filepath.Join(repo, "go.work")}, "go", "list", "-m", "-f", "{{.Path}}@{{.Version}}", "all")
+	if err != nil {
+		return err
+	}
+	if err := checkSynced(mods, buildList(list)); err != nil {
+		return err
+	}
 
 	tmp, err := os.MkdirTemp("", "release-check-")
 	if err != nil {
@@ -310,6 +317,47 @@ func checkVersions(mods []mod, work *modfile.WorkFile, version string) (string, 
 		return "", errors.New(strings.Join(problems, "\n"))
 	}
 	return version, nil
+}
+
+// buildList parses the output of go list -m -f {{.Path}}@{{.Version}} all:
+// the version the workspace selects for each module path (none for the
+// workspace's own modules).
+func buildList(list string) map[string]string {
+	selected := map[string]string{}
+	for line := range strings.Lines(list) {
+		p, v, ok := strings.Cut(strings.TrimSpace(line), "@")
+		if ok && v != "" && !strings.HasPrefix(p, "go:") {
+			selected[p] = v
+		}
+	}
+	return selected
+}
+
+// checkSynced checks that every third-party requirement of mods names the
+// version the workspace builds with (selected, the workspace's build
+// list): the tests run with the workspace's versions, so a module that
+// requires an older one would reach its users with a combination no test
+// ran. go work sync writes the workspace's versions into the go.mod files.
+func checkSynced(mods []mod, selected map[string]string) error {
+	ours := map[string]bool{}
+	for _, m := range mods {
+		ours[m.path] = true
+	}
+	var problems []string
+	for _, m := range mods {
+		for _, r := range m.file.Require {
+			w, ok := selected[r.Mod.Path]
+			if ours[r.Mod.Path] || !ok || semver.Compare(w, r.Mod.Version) <= 0 {
+				continue
+			}
+			problems = append(problems, fmt.Sprintf("%s/go.mod requires %s %s, but the workspace's tests build with %s", m.dir, r.Mod.Path, r.Mod.Version, w))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.Sort(problems)
+	return fmt.Errorf("%s\n(go work sync writes the workspace's versions into the go.mod files)", strings.Join(problems, "\n"))
 }
 
 // writeModule writes m at version into the file proxy and returns the
