@@ -19,7 +19,14 @@ type SerializerOptions struct {
 	Strategy Strategy
 	// Key makes TopicName subjects "<topic>-key" instead of "-value".
 	Key bool
-	// Options are the mapping options of the derived schemas.
+	// Options are the mapping options of the derived schemas and of the
+	// codecs that write the records. The Serializer compiles the codec of a
+	// message type once, on its first record, and keeps it for the records
+	// that follow: one codec per message descriptor, up to 10,000
+	// descriptors (beyond, the codec of one not used lately is compiled
+	// again when next used). So a record costs no compilation, whatever
+	// the options, an AnyResolver included. The codecs kept hold their
+	// descriptors and the resolver.
 	Options protoavro.Options
 	// LookupOnly looks the schema up instead of registering it: records of
 	// a schema that is not registered fail (with ErrUnknownID or
@@ -46,17 +53,23 @@ type SerializerOptions struct {
 }
 
 // Serializer writes protobuf messages as Confluent-framed Avro records (Avro
-// out). The schema ID of each (subject, schema) pair is obtained from the
-// registry once and then cached (for SerializerOptions.IDTTL when that is
-// set): records cost no registry call. It is safe for concurrent use.
+// out). The codec of each message type is compiled once (see
+// SerializerOptions.Options), and the schema ID of each (subject, schema)
+// pair is obtained from the registry once and then cached (for
+// SerializerOptions.IDTTL when that is set): records cost no compilation
+// and no registry call. It is safe for concurrent use.
 type Serializer struct {
 	reg  *Registry
 	opts SerializerOptions
 	now  func() time.Time
-	ids  onceCache[subjectSchema, idEntry]
-	// byCodec is the per-record path: the ID of a codec on a topic, found
-	// without building the subject name.
-	byCodec onceCache[topicCodec, idEntry]
+	// codecs are the codecs of the message types written, by descriptor.
+	codecs onceCache[protoreflect.MessageDescriptor, *protoavro.Codec]
+	ids    onceCache[subjectSchema, idEntry]
+	// byTopic is the per-record path: the ID of a schema on a topic, found
+	// without building the subject name. It is keyed by the schema, not the
+	// codec, so that codecs compiled apart for one schema (with an
+	// AnyResolver, or under other UnknownEnums) share one entry.
+	byTopic onceCache[topicSchema, idEntry]
 	// gates hold the check and registration of a new schema under a
 	// subject (subject → chan struct{} of capacity 1): two schemas new to a
 	// subject at once are checked one after the other, the second against
@@ -64,9 +77,9 @@ type Serializer struct {
 	gates sync.Map
 }
 
-type topicCodec struct {
-	topic string
-	codec *protoavro.Codec
+type topicSchema struct {
+	topic  string
+	schema *protoavro.Schema
 }
 
 type subjectSchema struct {
@@ -98,24 +111,37 @@ func (s *Serializer) entry(id uint32) idEntry {
 	return idEntry{id: id, expires: s.now().Add(s.opts.IDTTL)}
 }
 
-// Codec returns the codec of md under the serializer's mapping options.
+// Codec returns the codec of md under the serializer's mapping options,
+// compiled on first use and then kept (see SerializerOptions.Options): the
+// calls for one descriptor return the codec kept, which Encode uses too.
 func (s *Serializer) Codec(md protoreflect.MessageDescriptor) (*protoavro.Codec, error) {
-	return s.opts.Options.Codec(md)
+	return s.codec(context.Background(), md)
+}
+
+// codec is Codec for a caller whose ctx, when done, stops its wait for a
+// compilation another caller makes.
+func (s *Serializer) codec(ctx context.Context, md protoreflect.MessageDescriptor) (*protoavro.Codec, error) {
+	if c, ok := s.codecs.peek(md); ok {
+		return c, nil
+	}
+	return s.codecs.get(ctx, md, func() (*protoavro.Codec, error) {
+		return s.opts.Options.Codec(md)
+	})
 }
 
 // ID returns the schema ID of codec's schema under the subject for topic,
 // registering it (or looking it up) on first use.
 func (s *Serializer) ID(ctx context.Context, topic string, codec *protoavro.Codec) (uint32, error) {
-	k := topicCodec{topic, codec}
-	e, ok := s.byCodec.peek(k)
+	sch := codec.Schema()
+	k := topicSchema{topic, sch}
+	e, ok := s.byTopic.peek(k)
 	if ok && !s.stale(e) {
 		return e.id, nil
 	}
 	if ok {
-		s.byCodec.drop(k, s.stale)
+		s.byTopic.drop(k, s.stale)
 	}
-	e, err := s.byCodec.get(ctx, k, func() (idEntry, error) {
-		sch := codec.Schema()
+	e, err := s.byTopic.get(ctx, k, func() (idEntry, error) {
 		return s.subjectID(ctx, s.opts.Strategy.Subject(topic, sch.FullName(), s.opts.Key), sch)
 	})
 	return e.id, err
@@ -182,7 +208,10 @@ func (s *Serializer) register(ctx context.Context, subject string, sch *protoavr
 
 // Encode appends the framed Avro record of m, for topic, to dst.
 func (s *Serializer) Encode(ctx context.Context, dst []byte, topic string, m proto.Message) ([]byte, error) {
-	codec, err := s.Codec(m.ProtoReflect().Descriptor())
+	if m == nil {
+		return dst, fmt.Errorf("%w: nil message", protoavro.ErrWrongType)
+	}
+	codec, err := s.codec(ctx, m.ProtoReflect().Descriptor())
 	if err != nil {
 		return dst, err
 	}

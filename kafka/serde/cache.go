@@ -9,12 +9,12 @@ import (
 
 // maxCacheEntries bounds the values each onceCache holds: the registry's
 // schemas by ID and by (subject, version), a ProtoDecoder's compiled files
-// and codecs, a Deserializer's resolvers, a Serializer's IDs. Records may
-// carry any number of schema IDs (a producer that registers its schemas
-// makes new ones), so a cache that kept every one would grow without end;
-// Confluent's clients bound theirs the same way (the Java client's
-// max.schemas.per.subject, 1000 by default). A value evicted is fetched or
-// built again when next asked for.
+// and codecs, a Deserializer's resolvers, a Serializer's codecs and IDs.
+// Records may carry any number of schema IDs (a producer that registers
+// its schemas makes new ones), so a cache that kept every one would grow
+// without end; Confluent's clients bound theirs the same way (the Java
+// client's max.schemas.per.subject, 1000 by default). A value evicted is
+// fetched or built again when next asked for.
 const maxCacheEntries = 10_000
 
 // maxCacheBytes bounds the schema text behind the values of each cache

@@ -39,3 +39,12 @@ func SchemaByIDWaiters(r *Registry, id int) int { return r.byID.waiting(id) }
 // SetFetchTimeout sets the deadline of the fetch of one schema with its
 // references.
 func SetFetchTimeout(r *Registry, d time.Duration) { r.fetchTimeout = d }
+
+// CachedCodecs returns the number of codecs s keeps.
+func CachedCodecs(s *Serializer) int { n, _ := s.codecs.len(); return n }
+
+// CachedIDs returns the number of (topic, schema) pairs whose ID s caches.
+func CachedIDs(s *Serializer) int { n, _ := s.byTopic.len(); return n }
+
+// SetSerializerCodecLimit makes s keep at most n codecs.
+func SetSerializerCodecLimit(s *Serializer, n int) { s.codecs.limit = n }

@@ -87,7 +87,7 @@ func TestRegisterStrategies(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 			}
-			if !strings.Contains(stdout, "compatible: subject "+tc.subject+", level BACKWARD, checked against versions []") {
+			if !strings.Contains(stdout, "compatible: subject "+tc.subject+", level BACKWARD, a new subject (no versions): nothing to check against\n") {
 				t.Errorf("no gate report for a new subject:\n%s", stdout)
 			}
 			subject, id, version := registered(t, stdout)
@@ -192,6 +192,15 @@ func TestCheckAndGate(t *testing.T) {
 		}
 		return n
 	}
+	// check of a subject the registry does not hold says so, and registers
+	// nothing.
+	code, stdout, stderr := runCLI(t, cmd("check", "v1")...)
+	if want := "compatible: subject people-value, level BACKWARD, a new subject (no versions): nothing to check against\n"; code != 0 || stdout != want {
+		t.Fatalf("check of a new subject: exit %d\nstdout: %q, want %q\nstderr: %s", code, stdout, want, stderr)
+	}
+	if fake.SubjectExists("people-value") {
+		t.Fatal("check registered the subject")
+	}
 	if code, stdout, stderr := runCLI(t, cmd("register", "v1")...); code != 0 {
 		t.Fatalf("register v1: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -239,7 +248,7 @@ func TestCheckAndGate(t *testing.T) {
 
 	// register refuses the incompatible version and leaves the subject as
 	// it was; --no-check registers it (srfake accepts anything).
-	code, stdout, stderr := runCLI(t, cmd("register", "broken")...)
+	code, stdout, stderr = runCLI(t, cmd("register", "broken")...)
 	if code != 1 || !strings.Contains(stderr, "not BACKWARD compatible") || !strings.Contains(stderr, "Person.name") {
 		t.Fatalf("register broken: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
@@ -262,7 +271,7 @@ func TestCheckAndGate(t *testing.T) {
 	if err := reg.SetCompatibility(ctx, "people-value", serde.LevelNone); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, _ := runCLI(t, cmd("check", "v1")...); code != 0 || !strings.Contains(stdout, "level NONE") {
+	if code, stdout, _ := runCLI(t, cmd("check", "v1")...); code != 0 || stdout != "compatible: subject people-value, level NONE, nothing checked: NONE accepts any schema\n" {
 		t.Fatalf("check under NONE: exit %d\n%s", code, stdout)
 	}
 }

@@ -115,7 +115,7 @@ func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, te
 		return nil, err
 	}
 	if rep.Compatible() {
-		fmt.Fprintf(out, "compatible: subject %s, level %v, checked against versions %v\n", subject, rep.Level, rep.Versions)
+		fmt.Fprintf(out, "compatible: subject %s, level %v, %s\n", subject, rep.Level, checkedAgainst(rep))
 		return rep, nil
 	}
 	fmt.Fprintf(out, "INCOMPATIBLE: subject %s, level %v, %d problems:\n", subject, rep.Level, len(rep.Problems))
@@ -123,6 +123,19 @@ func (s *schemaFlags) gate(ctx context.Context, reg *serde.Registry, subject, te
 		fmt.Fprintf(out, "  %s\n", p)
 	}
 	return rep, nil
+}
+
+// checkedAgainst says what the gate compared a compatible schema with: the
+// versions it checked, or why there were none.
+func checkedAgainst(rep *serde.Report) string {
+	switch {
+	case len(rep.Versions) > 0:
+		return fmt.Sprintf("checked against versions %v", rep.Versions)
+	case rep.Level == serde.LevelNone:
+		return "nothing checked: NONE accepts any schema"
+	default:
+		return "a new subject (no versions): nothing to check against"
+	}
 }
 
 func cmdCheck(ctx context.Context, args []string, stdout io.Writer, con *console) error {
