@@ -82,45 +82,60 @@ const maxPooledBuffer = 1 << 20
 
 // TranscodeToAvro converts the protobuf wire encoding of one message to the
 // Avro binary encoding of its record, appending to dst. It builds no message.
-// Unknown fields are dropped (they have no place in the schema).
+// Unknown fields are dropped (they have no place in the schema); a
+// [ContainerWriter] counts the records that had some
+// ([ContainerWriter.DroppedUnknown]).
 func (c *Codec) TranscodeToAvro(dst, wire []byte) ([]byte, error) {
 	out, _, err := c.transcodeToAvro(dst, wire)
 	return out, err
 }
 
-// transcodeToAvro is TranscodeToAvro that also returns the number of values
-// it rounded (see encState.rounded).
-func (c *Codec) transcodeToAvro(dst, wire []byte) ([]byte, int64, error) {
-	out, rounded, _, err := c.transcode(dst, wire, false)
-	return out, rounded, err
+// tally is what the conversion of one record counted: the values it
+// rounded (encState.rounded) and the unknown fields it dropped
+// (encState.unknown).
+type tally struct {
+	rounded, unknown int64
 }
 
-// transcode is transcodeToAvro that also reports whether the one-pass path
-// (encodeInOrder) gave up on a message of the datum, or was kept out:
-// scanOnly keeps it out altogether, so that the tests can compare the two
-// paths.
+// transcodeToAvro is TranscodeToAvro that also returns what it counted;
+// the tally of an error is zero.
+func (c *Codec) transcodeToAvro(dst, wire []byte) ([]byte, tally, error) {
+	out, t, _, err := c.transcodeTally(dst, wire, false)
+	return out, t, err
+}
+
+// transcode is transcodeToAvro that returns the values rounded alone, and
+// also reports whether the one-pass path (encodeInOrder) gave up on a
+// message of the datum, or was kept out: scanOnly keeps it out altogether,
+// so that the tests can compare the two paths.
 func (c *Codec) transcode(dst, wire []byte, scanOnly bool) (_ []byte, rounded int64, gaveUp bool, _ error) {
+	out, t, gaveUp, err := c.transcodeTally(dst, wire, scanOnly)
+	return out, t.rounded, gaveUp, err
+}
+
+// transcodeTally is transcode with the whole tally.
+func (c *Codec) transcodeTally(dst, wire []byte, scanOnly bool) (_ []byte, t tally, gaveUp bool, _ error) {
 	if len(wire) > maxWireSize {
-		return dst, 0, scanOnly, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
+		return dst, tally{}, scanOnly, &DataError{Path: c.enc.name, Err: fmt.Errorf("%w: %d-byte message exceeds 2 GiB", ErrMalformed, len(wire))}
 	}
 	st := encStatePool.Get().(*encState)
 	st.in = wire
 	st.policy, st.resolver = c.policy, c.opts.AnyResolver
 	st.occ = append(st.occ[:0], occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	st.tbl = st.tbl[:0]
-	st.depth, st.empty, st.rounded, st.scanOnly, st.tentative = 0, 0, 0, scanOnly, 0
+	st.depth, st.empty, st.rounded, st.unknown, st.scanOnly, st.tentative = 0, 0, 0, 0, scanOnly, 0
 	n := len(dst)
 	st.limit = n + maxRecordAvroSize
 	out, err := st.encodeMessage(dst, c.enc, 0)
-	rounded, gaveUp = st.rounded, st.scanOnly
+	t, gaveUp = tally{rounded: st.rounded, unknown: st.unknown}, st.scanOnly
 	st.in = nil
 	if cap(st.occ) <= maxPooledBuffer/16 {
 		encStatePool.Put(st)
 	}
 	if err != nil {
-		return dst[:n], 0, gaveUp, inField(err, c.enc.name)
+		return dst[:n], tally{}, gaveUp, inField(err, c.enc.name)
 	}
-	return out, rounded, gaveUp, nil
+	return out, t, gaveUp, nil
 }
 
 // maxWireSize is the largest message the 32-bit offsets of the transcoder hold.
@@ -152,14 +167,14 @@ func (c *Codec) marshalAppend(dst []byte, m proto.Message) ([]byte, int64, error
 			return dst, 0, err
 		}
 		if isNilPointer(m) { // a typed nil is the empty message, as for proto.Marshal
-			out, rounded, err := c.transcodeToAvro(dst, nil)
-			return out, rounded, withoutOffset(err)
+			out, t, err := c.transcodeToAvro(dst, nil)
+			return out, t.rounded, withoutOffset(err)
 		}
 		p = c.direct(m)
 	}
 	if p != nil {
 		st := encStatePool.Get().(*encState)
-		st.depth, st.empty, st.rounded, st.scanOnly, st.tentative = 0, 0, 0, false, 0
+		st.depth, st.empty, st.rounded, st.unknown, st.scanOnly, st.tentative = 0, 0, 0, 0, false, 0
 		st.policy, st.resolver = c.policy, c.opts.AnyResolver
 		n := len(dst)
 		st.limit = n + maxRecordAvroSize
@@ -182,12 +197,12 @@ func (c *Codec) marshalAppend(dst []byte, m proto.Message) ([]byte, int64, error
 		wirePool.Put(bp)
 		return dst, 0, &DataError{Path: c.enc.name, Offset: -1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
 	}
-	dst, rounded, err := c.transcodeToAvro(dst, wire)
+	dst, t, err := c.transcodeToAvro(dst, wire)
 	if cap(wire) <= maxPooledBuffer {
 		*bp = wire
 		wirePool.Put(bp)
 	}
-	return dst, rounded, withoutOffset(err)
+	return dst, t.rounded, withoutOffset(err)
 }
 
 // withoutOffset marks a DataError of Marshal as having no byte offset: the

@@ -78,7 +78,11 @@ type ContainerOptions struct {
 	// in a form of the caller's (protobuf JSON, say), to protobuf wire
 	// bytes appended to dst. It runs on the workers, from several
 	// goroutines at once. Its error makes the record a bad record, whose
-	// RecordError holds the record as given.
+	// RecordError holds the record as given. The wire bytes may hold
+	// unknown fields, as those of WriteWire may: they are dropped, and the
+	// record is counted ([ContainerWriter.DroppedUnknown]). A converter
+	// that drops parts of a record that the message has no field for can
+	// leave an unknown field in their place to have the record counted.
 	Input func(dst, record []byte) ([]byte, error)
 }
 
@@ -196,8 +200,8 @@ const defaultBlockSize = 256 << 10
 // message type, block by block. Conversion and compression run on worker
 // goroutines; blocks are written in order. Its methods must be called from
 // one goroutine at a time: a call while another runs returns
-// [ErrConcurrentUse] and changes nothing; Records, Blocks, BytesWritten and
-// Rounded may be called from any goroutine.
+// [ErrConcurrentUse] and changes nothing; Records, Blocks, BytesWritten,
+// Rounded and DroppedUnknown may be called from any goroutine.
 type ContainerWriter struct {
 	guard callGuard
 	ow    *ocf.Writer
@@ -219,9 +223,12 @@ type ContainerWriter struct {
 	emptyItems bool
 	// Counters of what was written, for any goroutine.
 	records, blocks, written atomic.Int64
-	// rounded counts the values of the records converted that the
-	// mapping rounded (see Rounded).
-	rounded atomic.Int64
+	// rounded counts the values of the records put into blocks that the
+	// mapping rounded (see Rounded); unknown counts those records that
+	// had unknown fields dropped (see DroppedUnknown). The workers add a
+	// record's tally once the record is in a block: a bad record's is
+	// never added.
+	rounded, unknown atomic.Int64
 }
 
 // wblock is one block in flight.
@@ -263,6 +270,9 @@ type wrec struct {
 	// wblock.raw[rawStart:rawEnd], for its RecordError.
 	input            bool
 	rawStart, rawEnd int
+	// tally is what the conversion counted, for a record converted
+	// before its block is built (given to Write, or to WriteInputAt).
+	tally tally
 }
 
 // NewContainerWriter writes the header of a container file for messages of
@@ -353,7 +363,27 @@ func containerHeader(md protoreflect.MessageDescriptor, opts *ContainerOptions) 
 		}
 	}
 	meta[MetaOptions] = []byte(opts.Options.String())
-	return ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta}, codec, nil
+	header := ocf.WriterOptions{Schema: schemaJSON, Codec: opts.Compression, Metadata: meta}
+	if err := checkHeaderSize(header); err != nil {
+		return ocf.WriterOptions{}, nil, err
+	}
+	return header, codec, nil
+}
+
+// checkHeaderSize refuses a header whose metadata, keys and values
+// together, exceed what readers accept by default
+// ([ocf.DefaultMaxMetadataSize], the bound of [NewContainerReader]): a
+// file that no reader opens. Embedded descriptors are most of a header:
+// large ExtraFiles, or source info ([DescriptorsFull]), can pass the bound.
+func checkHeaderSize(h ocf.WriterOptions) error {
+	size := len(ocf.MetaSchema) + len(h.Schema) + len(ocf.MetaCodec) + len(h.Codec)
+	for k, v := range h.Metadata {
+		size += len(k) + len(v)
+	}
+	if size > ocf.DefaultMaxMetadataSize {
+		return fmt.Errorf("%w: the container header's metadata takes %d bytes (%d of them descriptors), more than the %d that readers accept: embed fewer descriptors (ExtraFiles, Descriptors)", ErrInvalidOptions, size, len(h.Metadata[MetaDescriptors]), ocf.DefaultMaxMetadataSize)
+	}
+	return nil
 }
 
 // descriptorSet serializes the descriptors of md that mode selects, and
@@ -589,7 +619,6 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	var err error
 	var rounded int64
 	b.avro, rounded, err = cw.codec.marshalAppend(b.avro, m) // refuses records over maxRecordAvroSize
-	cw.rounded.Add(rounded)
 	if err != nil {
 		b.avro = b.avro[:n]
 		re := &RecordError{Index: cw.next, Offset: -1, Err: err}
@@ -604,7 +633,9 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 		cw.err = re
 		return re
 	}
-	return cw.added(b, wrec{offset: -1, start: n, end: len(b.avro)})
+	// The unknown fields of a message are not counted: the direct writer
+	// does not look at them.
+	return cw.added(b, wrec{offset: -1, start: n, end: len(b.avro), tally: tally{rounded: rounded}})
 }
 
 // WriteWire adds one message given as protobuf wire bytes. The conversion
@@ -760,9 +791,7 @@ func (cw *ContainerWriter) convert(b *wblock) {
 		b.scratch = wire[:0]
 		n := len(b.avro)
 		if err == nil {
-			var rounded int64
-			b.avro, rounded, err = cw.codec.transcodeToAvro(b.avro, wire) // refuses records over maxRecordAvroSize
-			cw.rounded.Add(rounded)
+			b.avro, r.tally, err = cw.codec.transcodeToAvro(b.avro, wire) // refuses records over maxRecordAvroSize
 		}
 		if err != nil {
 			b.avro = b.avro[:n]
@@ -798,7 +827,7 @@ func (cw *ContainerWriter) addConverted(b *wblock) error {
 		n, rn := len(c.avro), len(c.raw)
 		c.avro = append(c.avro, datum...)
 		c.raw = append(c.raw, b.wire[r.start:r.end]...)
-		c.recs = append(c.recs, wrec{index: r.index, offset: r.offset, start: n, end: len(c.avro), input: true, rawStart: rn, rawEnd: len(c.raw)})
+		c.recs = append(c.recs, wrec{index: r.index, offset: r.offset, start: n, end: len(c.avro), input: true, rawStart: rn, rawEnd: len(c.raw), tally: r.tally})
 		if cw.full(c) {
 			// As added does; Submit, not Put: the batches after b are
 			// taken once this one is done.
@@ -914,11 +943,10 @@ func (cw *ContainerWriter) process(b *wblock) {
 		n := len(data)
 		var record []byte
 		var err error
+		t := r.tally
 		if r.wire {
 			record = b.wire[r.start:r.end]
-			var rounded int64
-			data, rounded, err = cw.codec.transcodeToAvro(data, record) // refuses records over maxRecordAvroSize
-			cw.rounded.Add(rounded)
+			data, t, err = cw.codec.transcodeToAvro(data, record) // refuses records over maxRecordAvroSize
 		} else {
 			data = append(data, b.avro[r.start:r.end]...)
 			if r.input {
@@ -946,6 +974,7 @@ func (cw *ContainerWriter) process(b *wblock) {
 			}
 		}
 		if err == nil {
+			cw.counted(t)
 			continue
 		}
 		re := &RecordError{Index: r.index, Offset: r.offset, Record: record, Err: err}
@@ -956,6 +985,17 @@ func (cw *ContainerWriter) process(b *wblock) {
 		b.bad = append(b.bad, re)
 	}
 	_ = bb.Flush() // emit's error is b.err
+}
+
+// counted adds the tally of a record put into a block to the writer's
+// counters, on a worker.
+func (cw *ContainerWriter) counted(t tally) {
+	if t.rounded != 0 {
+		cw.rounded.Add(t.rounded)
+	}
+	if t.unknown != 0 {
+		cw.unknown.Add(1)
+	}
 }
 
 // emit compresses one block the builder closed, on a worker.
@@ -1052,7 +1092,22 @@ func (cw *ContainerWriter) BytesWritten() int64 { return cw.written.Load() }
 // Rounded returns the number of values of the records converted so far
 // that the mapping options rounded: Timestamps with nanoseconds below the
 // precision of [TimestampMicros] or [TimestampMillis], and TimeOfDays below
-// the microsecond ([Options.GoogleTypes]). It is counted as records are
-// converted, before their blocks are written. The default options round
-// nothing.
+// the microsecond ([Options.GoogleTypes]). It is counted as the workers
+// put records into blocks, before the blocks are written; the values of a
+// bad record, which no block holds, are not counted. The default options
+// round nothing.
 func (cw *ContainerWriter) Rounded() int64 { return cw.rounded.Load() }
+
+// DroppedUnknown returns the number of records converted so far from
+// protobuf wire bytes (given to WriteWire, WriteWireAt, or WriteInputAt
+// through [ContainerOptions.Input]) that had unknown fields, which the
+// conversion drops: field numbers the message does not declare, such as
+// the fields a newer version of the .proto added, and known fields in a
+// wire type they do not take, which proto.Unmarshal keeps as unknown
+// fields too (docs/mapping.md). A record counts once however many it had.
+// It is counted as Rounded is: a bad record is not counted. The unknown
+// fields of messages given to Write are not looked at, nor are those
+// inside values carried whole (a message nested deeper than the schema
+// goes, an Any's value bytes, which keep them) or written as JSON text
+// ([Options.DynamicAsJSON], which drops them as protojson does).
+func (cw *ContainerWriter) DroppedUnknown() int64 { return cw.unknown.Load() }

@@ -16,7 +16,7 @@
 // concurrent use, so one instance serves a whole program:
 //
 //	c, err := protoavro.Options{}.Codec(md)
-//	buf, err = c.MarshalAppend(buf[:0], msg)      // message → Avro, no allocation
+//	buf, err = c.MarshalAppend(buf[:0], msg)      // message → Avro, no allocation but for map entries
 //	err = c.Unmarshal(buf, msg2)                   // Avro → message (generated or dynamicpb)
 //	avroBytes, err := c.TranscodeToAvro(nil, wire) // protobuf wire → Avro, no message built
 //	wire, err = c.TranscodeToProto(nil, avroBytes) // Avro → protobuf wire

@@ -134,6 +134,10 @@ type encState struct {
 	// message holds: Timestamps of timestamp-micros or -millis and
 	// TimeOfDays of time-micros with nanoseconds below that precision.
 	rounded int64
+	// unknown counts the fields of the input dropped as unknown: field
+	// numbers the message does not declare, and known fields in a wire
+	// type they do not take (docs/mapping.md).
+	unknown int64
 	// scanOnly is set once encodeInOrder has given up on a message of the
 	// datum: the scanning path writes the rest.
 	scanOnly bool
@@ -283,12 +287,14 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 		pos = next
 		i := m.index(num)
 		if i < 0 {
+			st.unknown++
 			continue // unknown field: not part of the schema (see docs/mapping.md)
 		}
 		si := &m.scanInfo[i]
 		if si.wireTypes&(1<<wt) == 0 { // wt ≤ 7: a tag has three bits of wire type
 			// A known field in a wire type it does not take: proto.Unmarshal
 			// keeps it as an unknown field, so it is dropped as they are.
+			st.unknown++
 			continue
 		}
 		if si.utf8 && !utf8.Valid(b[vstart:vend]) {
@@ -832,7 +838,7 @@ func (st *encState) scalar(dst []byte, v *valuePlan, raw []byte, off int) ([]byt
 // configured precision. Sub-precision nanoseconds are truncated toward
 // negative infinity, so the long orders like the instant.
 func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byte, error) {
-	f, off, err := st.wellKnownVarints(head)
+	f, off, err := st.wellKnownVarints(head, 2) // seconds, nanos
 	if err != nil {
 		return dst, err
 	}
@@ -843,7 +849,11 @@ func (st *encState) encodeTimestamp(dst []byte, v *valuePlan, head int32) ([]byt
 // encodeCivil writes a google.type.Date or TimeOfDay from its occurrences,
 // merged: the last value of each int32 field wins.
 func (st *encState) encodeCivil(dst []byte, v *valuePlan, head int32) ([]byte, error) {
-	f, off, err := st.wellKnownVarints(head)
+	fields := 4 // hours, minutes, seconds, nanos
+	if v.kind == vDate {
+		fields = 3 // year, month, day
+	}
+	f, off, err := st.wellKnownVarints(head, fields)
 	if err != nil {
 		return dst, err
 	}
@@ -865,12 +875,12 @@ func atOffset(err error, off int) error {
 	return err
 }
 
-// wellKnownVarints reads the varint fields numbered 1 to 4 of the
-// occurrences from head on of a Timestamp, Date or TimeOfDay, merged: the
-// last value of each field wins, other fields and wire types are skipped.
-// off is where the last occurrence starts (the input's end when there is
-// none).
-func (st *encState) wellKnownVarints(head int32) (f [4]uint64, off int, err error) {
+// wellKnownVarints reads the varint fields numbered 1 to n (at most 4) of
+// the occurrences from head on of a Timestamp, Date or TimeOfDay, merged:
+// the last value of each field wins, other fields and wire types are
+// dropped as unknown. off is where the last occurrence starts (the
+// input's end when there is none).
+func (st *encState) wellKnownVarints(head int32, n int) (f [4]uint64, off int, err error) {
 	off = len(st.in)
 	for o := head; o >= 0; o = st.occ[o].next {
 		oc := st.occ[o]
@@ -881,8 +891,10 @@ func (st *encState) wellKnownVarints(head int32) (f [4]uint64, off int, err erro
 			if err != nil {
 				return f, off, err
 			}
-			if wt == protowire.VarintType && num >= 1 && num <= 4 {
+			if wt == protowire.VarintType && num >= 1 && int(num) <= n {
 				f[num-1], _ = protowire.ConsumeVarint(b[vp:])
+			} else {
+				st.unknown++
 			}
 			p = end
 		}
@@ -930,6 +942,8 @@ func (st *encState) encodeWrapper(dst []byte, v *valuePlan, head int32) ([]byte,
 						return dst, dataErr(ErrMalformed, lastOff, "%s.value is not valid UTF-8", v.fullName)
 					}
 				}
+			} else {
+				st.unknown++
 			}
 			p = end
 		}

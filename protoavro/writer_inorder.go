@@ -30,7 +30,7 @@ var errOutOfOrder = errors.New("field out of number order")
 func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool) {
 	st.tentative++ // the errors met below are dropped: their paths are not built
 	mark, occs, tbl := len(dst), len(st.occ), len(st.tbl)
-	empty, rounded, depth := st.empty, st.rounded, st.depth
+	empty, rounded, unknown, depth := st.empty, st.rounded, st.unknown, st.depth
 	b := st.in[:oc.end]
 	rest := -1      // where the frame of the fields after the prefix starts in st.tbl, once one is read
 	next := 0       // the rank, in number order, of the first field not written or recorded yet
@@ -45,10 +45,12 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 		pos = p
 		i := m.index(num)
 		if i < 0 {
+			st.unknown++
 			continue // unknown field: not part of the schema (see docs/mapping.md)
 		}
 		si := &m.scanInfo[i]
 		if si.wireTypes&(1<<wt) == 0 {
+			st.unknown++
 			continue // dropped as an unknown field, as the scanner does
 		}
 		r := i // a field of the prefix is at its own rank
@@ -98,6 +100,7 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 				}
 				pos = p
 				if si.wireTypes&(1<<wt) == 0 {
+					st.unknown++
 					continue
 				}
 				o := int32(len(st.occ))
@@ -133,7 +136,7 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 	st.occ, st.tbl = st.occ[:occs], st.tbl[:tbl]
 	st.tentative--
 	if err != nil {
-		st.empty, st.rounded, st.depth = empty, rounded, depth
+		st.empty, st.rounded, st.unknown, st.depth = empty, rounded, unknown, depth
 		st.scanOnly = true
 		return dst[:mark], false
 	}

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -27,6 +28,7 @@ import (
 	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/protoload"
 	"github.com/protoavro/protoavro/protoavro/records"
 )
 
@@ -42,7 +44,7 @@ var encodeCommand = &command{
 // encodeUsage is the help text of "protoavro encode".
 const encodeUsage = `Usage: protoavro encode [-I DIR]... [--descriptor-set FILE]... -m NAME [FILE.proto...]
                        [--in FILE|-]... [INPUT...] [--out FILE|-]
-                       [--format delimited|size32|jsonl]
+                       [--format delimited|size32|jsonl] [--discard-unknown]
                        [--codec null|deflate|snappy|zstd]
                        [--workers N] [--block-size BYTES] [MAPPING FLAGS]
                        [--descriptors stripped|full|minimal|none]
@@ -53,8 +55,8 @@ Convert a stream of protobuf messages of one type to an Avro Object
 Container File. The file embeds the Avro schema, the message's descriptors
 and the mapping options, so "protoavro decode" needs no .proto files. When
 the message may hold google.protobuf.Any values, the .proto files named on
-the command line are embedded too, with their imports, so that the types
-they pack travel with the data.
+the command line and the files of the --descriptor-set files are embedded
+too, with their imports, so that the types they pack travel with the data.
 
 Inputs are the --in files, in the order given, then the arguments that do
 not end in .proto, in the order given; glob patterns (*, ?, [...]) are
@@ -78,7 +80,9 @@ Input formats:
              UTF-8 converts them). Its google.protobuf.Any values resolve
              to the types loaded: name the .proto files of the packed
              types too, or give a --descriptor-set made with
-             --include_imports. Blank lines are skipped.
+             --include_imports. Blank lines are skipped. A member that
+             names no field of its message is refused with its path
+             (entries[3].labels), unless --discard-unknown.
 Without --format each input's format is told from its first bytes: text
 starting with "{" is JSON Lines, anything else length-delimited. Two
 starts are refused before any record is read: a JSON array ("["; jq -c
@@ -92,6 +96,11 @@ the magic "k8s\x00" then a runtime.Unknown whose raw field holds the
 object, which is refused in every binary format until unwrapped. kubectl's
 JSON is not their protobuf JSON (a metav1.Time is a string there, a
 message in the .proto).
+
+Fields of binary records that the message does not declare (unknown
+fields, such as those a newer version of the .proto added) are dropped,
+as protobuf parsers drop them; the summary counts the records that had
+some, and the JSON records whose unknown members --discard-unknown drops.
 
 A record that cannot be converted stops the command with an error naming
 its index (from 0) and the byte offset where it starts in the input; no
@@ -114,6 +123,13 @@ Flags:
   --format FORMAT        Input format: delimited, size32 or jsonl.
                          Default: delimited or jsonl, told from each
                          input's first bytes.
+  --discard-unknown      JSON Lines: drop the members that name no field of
+                         their message, at any depth (in lists, maps and the
+                         messages packed in Any values too), rather than
+                         refuse the record; the summary counts the records
+                         that had some. An enum value name that the enum
+                         does not declare, and an Any without "@type", are
+                         still refused: dropping them would change a value.
   --codec CODEC          Block compression: null (default), deflate, snappy
                          or zstd.
   --workers N            Goroutines that convert and compress blocks, at
@@ -129,8 +145,9 @@ Flags:
                          default: the message's file and all its imports,
                          without comments), full (with comments), minimal
                          (only the types the message uses, and, for Any
-                         values, the .proto files named, whole) or none
-                         (decode then needs -m).
+                         values, the .proto files named and the files of
+                         the descriptor sets, whole) or none (decode then
+                         needs -m).
   --shard-records N      Write the output as shards of at most N records,
                          each a complete container file named by --out with
                          its number: a decimal verb in it, %d or %0Nd
@@ -286,6 +303,7 @@ func runEncode(args []string, std stdio) error {
 	sf.register(fs)
 	sf.types.registerDocs(fs)
 	e := &encoder{std: std}
+	fs.BoolVar(&e.discardUnknown, "discard-unknown", false, "drop the JSON members that name no field")
 	// The shard flags decide what --out names, which parse checks
 	// against the inputs.
 	sf.shards = func() (s *shardSet, err error) {
@@ -327,9 +345,12 @@ func runEncode(args []string, std stdio) error {
 		Descriptors: descriptors.m,
 	}
 	// The types packed in Any values travel with the data: the .proto
-	// files named on the command line are embedded too.
+	// files named on the command line and the files of the descriptor
+	// sets are embedded too.
 	if reachesAny(md) {
-		e.opts.ExtraFiles = types.Roots()
+		if e.opts.ExtraFiles, err = anyFiles(md, types, e.opts, len(sf.types.descriptorSets) > 0, std); err != nil {
+			return err
+		}
 	}
 	if e.opts.Workers == 0 {
 		e.opts.Workers = runtime.GOMAXPROCS(0)
@@ -338,6 +359,7 @@ func runEncode(args []string, std stdio) error {
 	if e.codec, err = e.opts.Options.Codec(md); err != nil {
 		return err
 	}
+	e.droppedMark = droppedMark(md)
 	e.otlp = hexIDFields(md)
 	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID, Resolver: e.resolver})
 	e.msgs.New = func() any { return dynamicpb.NewMessage(md) }
@@ -378,14 +400,17 @@ func runEncode(args []string, std stdio) error {
 			return fmt.Errorf("write a warning to standard error: %w", err)
 		}
 	}
-	rounded := ""
+	rounded, unknown := "", ""
 	if e.rounded > 0 {
 		rounded = fmt.Sprintf("; %s rounded to the precision of the mapping (timestamp-micros, -millis or time-micros)", plural(e.rounded, "value"))
 	}
-	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s%s%s\n",
+	if e.unknown > 0 {
+		unknown = fmt.Sprintf("; %s had unknown fields dropped", plural(e.unknown, "record"))
+	}
+	return summary(std, "protoavro: encoded %s (%s in, %s out, %s, %s%s) in %s; %d skipped%s%s%s%s\n",
 		plural(e.records, "record"), formatBytes(e.bytesIn), formatBytes(e.bytesOut),
 		plural(e.blocks, "block"), e.opts.Compression, shards, formatDuration(time.Since(start)),
-		e.skipped, skipNote(e.firstBad, sf.rejects), rounded, stale)
+		e.skipped, skipNote(e.firstBad, sf.rejects), rounded, unknown, stale)
 }
 
 // listNames lists paths for a summary: all of them up to three, else the
@@ -513,6 +538,18 @@ type encoder struct {
 	skipped int64
 	// rounded counts the values the mapping rounded (ContainerWriter.Rounded).
 	rounded int64
+	// unknown counts the records that had unknown fields dropped
+	// (ContainerWriter.DroppedUnknown): binary records' fields that the
+	// message does not declare, and JSON members that --discard-unknown
+	// drops.
+	unknown int64
+	// discardUnknown is --discard-unknown: JSON members that name no field
+	// are dropped, not refused.
+	discardUnknown bool
+	// droppedMark is the unknown field that jsonToWire appends to the wire
+	// bytes of a JSON record whose unknown members it dropped, for the
+	// writer to drop and count (droppedMark).
+	droppedMark []byte
 	// firstBad is the error of the first skipped record.
 	firstBad error
 	// otlp lists the bytes fields named like OTLP trace and span IDs.
@@ -584,6 +621,7 @@ func (e *encoder) endShard() error {
 	err := e.recordError(e.cw.Close())
 	e.records += e.cw.Records()
 	e.rounded += e.cw.Rounded()
+	e.unknown += e.cw.DroppedUnknown()
 	e.blocks += e.cw.Blocks()
 	e.bytesOut += e.cw.BytesWritten()
 	e.cw = nil
@@ -842,7 +880,11 @@ func (e *encoder) feed(next func() (end bool, err error)) error {
 // jsonToWire is the writer's ContainerOptions.Input: it converts a JSON
 // line to wire bytes appended to dst, as deterministic proto.Marshal
 // writes what protojson reads (by the pbjson fast path, or protojson into
-// a dynamicpb message). It runs on the writer's workers.
+// a dynamicpb message). It runs on the writer's workers. A line with
+// members that name no field is refused, or, with --discard-unknown, read
+// without them: its wire bytes then end in e.droppedMark, an unknown field
+// that the writer drops and counts, so that the records counted are those
+// written, not those skipped as bad after this conversion.
 func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 	text := bytes.TrimRight(raw, "\r\n")
 	if out, ok := e.json.AppendWire(dst, text); ok {
@@ -852,12 +894,29 @@ func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 	// wrong with it.
 	m := e.msgs.Get().(*dynamicpb.Message)
 	defer e.msgs.Put(m)
-	err := protojson.UnmarshalOptions{Resolver: e.resolver}.Unmarshal(text, m)
+	opts := protojson.UnmarshalOptions{Resolver: e.resolver}
+	err := opts.Unmarshal(text, m)
+	dropped := false
+	if err != nil {
+		// Strict first: a line read again only when it has unknown
+		// members, which a line of the common case has not.
+		u := anytype.UnknownInJSON(text, m.Descriptor(), e.resolver)
+		switch {
+		case u.AnyFound:
+			return dst, unknownAny(u.Any)
+		case u.Field.Kind == 0:
+		case !e.discardUnknown:
+			return dst, unknownMember(u.Field)
+		case u.Other.Kind != 0:
+			return dst, unknownMember(u.Other)
+		default:
+			opts.DiscardUnknown = true
+			err = opts.Unmarshal(text, m)
+			dropped = err == nil
+		}
+	}
 	switch {
 	case err != nil:
-		if u, ok := anytype.InJSON(text, m.Descriptor(), e.resolver); ok {
-			return dst, unknownAny(u)
-		}
 		perr := protoError(err, e.otlp)
 		// protojson reads a lone surrogate escape as text cut short, or
 		// blames the escape after it: say what it is, and where.
@@ -873,7 +932,45 @@ func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 			return dst, err
 		}
 	}
-	return proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
+	out, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
+	if err == nil && dropped {
+		out = append(out, e.droppedMark...)
+	}
+	return out, err
+}
+
+// droppedMark returns the unknown field that marks the wire bytes of a
+// JSON record whose unknown members were dropped: an empty
+// length-delimited field of number 19,000, the first of the numbers
+// reserved for protobuf implementations, which no .proto can declare (or
+// the next number md does not declare, for a descriptor built otherwise).
+func droppedMark(md protoreflect.MessageDescriptor) []byte {
+	num := protowire.FirstReservedNumber
+	for md.Fields().ByNumber(num) != nil {
+		num++
+	}
+	return protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.BytesType), 0)
+}
+
+// anyFiles returns the files that encode embeds, with the message's, for
+// the types that the records' Any values pack: the .proto files named on
+// the command line and, with sets (--descriptor-set given), every loaded
+// file. When the files of the sets cannot be embedded (the header would
+// be larger than readers accept, or files clash by name) it says so on
+// standard error and embeds the named .proto files alone.
+func anyFiles(md protoreflect.MessageDescriptor, types *protoload.Types, opts protoavro.ContainerOptions, sets bool, std stdio) ([]protoreflect.FileDescriptor, error) {
+	if !sets {
+		return types.Roots(), nil
+	}
+	opts.ExtraFiles = types.Files()
+	_, err := protoavro.ContainerHeader(md, opts)
+	if err == nil || !errors.Is(err, protoavro.ErrInvalidOptions) {
+		return opts.ExtraFiles, nil // another error is NewContainerWriter's to report
+	}
+	if _, werr := fmt.Fprintf(std.err, "protoavro: warning: the files of --descriptor-set are not embedded (%s): decode needs them again (-m and --descriptor-set) to resolve the types that google.protobuf.Any values pack\n", errorLine(err)); werr != nil {
+		return nil, fmt.Errorf("write a warning to standard error: %w", werr)
+	}
+	return types.Roots(), nil
 }
 
 // loneSurrogate finds the first \u escape in a string of the JSON text

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protoavro/protoavro/internal/anytype"
+	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/records"
 )
@@ -29,6 +30,23 @@ const anyHint = "load the .proto file that defines the type, with -I for its imp
 // files do not hold.
 func unknownAny(u anytype.Unknown) error {
 	return fmt.Errorf("%w: %s", protoavro.ErrUnknownAnyType, u.Describe())
+}
+
+// unknownMember is the error of a JSON record with a member that protojson
+// refuses as unknown: a member that names no field, which --discard-unknown
+// drops (without it), or a value that the flag does not drop (with it).
+func unknownMember(m anytype.Member) error {
+	switch m.Kind {
+	case anytype.EnumName:
+		return fmt.Errorf("field %s has the value %s, a name that its enum does not declare: --discard-unknown drops unknown fields, not unknown values", m.Path, safetext.Quote(m.Value, 300))
+	case anytype.UntypedAny:
+		at := ""
+		if m.Path != "" {
+			at = " at " + m.Path
+		}
+		return fmt.Errorf("google.protobuf.Any%s has members but no \"@type\": --discard-unknown drops unknown fields, not whole values", at)
+	}
+	return fmt.Errorf("unknown field %s: its message has no field of that name (--discard-unknown drops such fields, and the summary counts the records)", m.Path)
 }
 
 // arrayHint says that JSON Lines are not a JSON array: it is the error of a

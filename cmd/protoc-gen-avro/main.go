@@ -14,7 +14,8 @@
 // or docs=false (docs=false leaves out the "doc" attributes that leading
 // comments give under the default profile). preset=engine applies first,
 // wherever it stands, and the other options over it; with profile=java, the
-// options that apply to the default profile only are refused.
+// options that apply to the default profile only, and docs=true, are
+// refused: the Java profile writes no "doc" attributes.
 //
 // The standard google/protobuf/*.proto files give no "doc" attributes, as
 // in "protoavro schema", which has them built in: the comments protoc sends
@@ -33,6 +34,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,7 +82,8 @@ at most once:
                                           comments (default true)
 and any other mapping option that protoavro.ParseOptions accepts. With
 profile=java, the options that apply to the default profile only (every one
-but profile, enums and docs) are refused: the Java profile ignores them.
+but profile, enums and docs=false) are refused: the Java profile ignores them
+and writes no "doc" attributes.
 
 The standard google/protobuf/*.proto files give no "doc" attributes: like
 "protoavro schema", which has them built in, the plugin leaves out the
@@ -253,6 +256,11 @@ func parseParameter(param string) (opts protoavro.Options, docs bool, err error)
 		}
 	}
 	opts, err = protoavro.ParseOptions(strings.Join(mapping, " "))
+	if err == nil && docsGiven && docs && opts.Profile == protoavro.JavaProfile {
+		// As with the options the Java profile ignores: asked for, docs
+		// would silently not be there.
+		err = errors.New(`"docs=true": profile=java writes no "doc" attributes`)
+	}
 	return opts, docs, err
 }
 

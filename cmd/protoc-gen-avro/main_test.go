@@ -336,6 +336,7 @@ func TestParameterRefused(t *testing.T) {
 		{"profile=java,timestamps=millis", `"timestamps=millis" applies to the default profile only; profile=java ignores it`},
 		{"uint64=decimal,profile=java", `"uint64=decimal" applies to the default profile only`},
 		{"profile=java,preset=engine", `"preset=engine" applies to the default profile only`},
+		{"docs=true,profile=java", `"docs=true": profile=java writes no "doc" attributes`},
 	} {
 		resp := generate(request(t, c.param, "avro2147.proto"))
 		if !strings.Contains(resp.GetError(), c.want) || len(resp.File) != 0 || !safetext.Safe(resp.GetError()) {

@@ -338,17 +338,153 @@ func InJSON(text []byte, md protoreflect.MessageDescriptor, r Resolver) (Unknown
 	}
 	j := &jsonWalker{r: r}
 	j.message(v, md, false, 0)
-	return Unknown{Path: j.found, URL: j.url}, j.ok
+	return Unknown{Path: j.found, URL: j.url}, j.anyFound
+}
+
+// Member is a member of protobuf JSON text that protojson refuses, and
+// that its DiscardUnknown option drops instead ([UnknownInJSON]).
+type Member struct {
+	// Kind says what is unknown; 0 for no member.
+	Kind MemberKind
+	// Path is where it is, in the form of [Unknown.Path], from the message
+	// walked: the member's own path ("httpRequest.foo", "entries[3].x",
+	// `labels."k".x`) for a FieldMember and an EnumName, the Any's for an
+	// UntypedAny.
+	Path string
+	// Value is the enum value name of an EnumName.
+	Value string
+}
+
+// MemberKind is the kind of a [Member].
+type MemberKind uint8
+
+const (
+	// FieldMember is a member that names no field of its message: not a
+	// field's JSON name nor its proto name, nor, in brackets, an extension
+	// of the message that the resolver knows (protojson: unknown field).
+	// DiscardUnknown drops it, value and all.
+	FieldMember MemberKind = iota + 1
+	// EnumName is the value of an enum field, or of an element of a list
+	// or map of enums, that is a name its enum does not declare (protojson:
+	// invalid value). DiscardUnknown leaves the field unset, or the
+	// element out: the value is lost, not a field.
+	EnumName
+	// UntypedAny is a google.protobuf.Any whose object has members but no
+	// "@type" (protojson: missing "@type"). DiscardUnknown drops the whole
+	// Any.
+	UntypedAny
+)
+
+// Unknowns are what [UnknownInJSON] finds in JSON text.
+type Unknowns struct {
+	// Any is the first Any whose type the resolver does not know, the one
+	// [InJSON] finds; AnyFound says that there is one.
+	Any      Unknown
+	AnyFound bool
+	// Field is the first member that names no field of its message (Kind
+	// FieldMember), Other the first value that DiscardUnknown drops
+	// otherwise (an EnumName or an UntypedAny); Kind 0 where there is
+	// none.
+	Field, Other Member
+}
+
+// UnknownInJSON walks the JSON text of a message of type md, as [InJSON]
+// walks it, for all that protojson refuses as unknown: the first Any of a
+// type r does not know (as InJSON), which no option of protojson reads;
+// and, in InJSON's order, the first member that names no field of its
+// message and the first other value, which its DiscardUnknown option drops
+// instead. Fields are found in messages at any depth: in lists, map
+// values, and the messages packed in Any values whose type r knows (the
+// Any of a type r does not know is not walked into); the JSON of the
+// well-known types with a JSON form of their own is protojson's (a Struct
+// takes any member), except google.protobuf.Empty, which has no field. A
+// nil r is protoregistry.GlobalTypes; extensions are found when r is also
+// a protoregistry.ExtensionTypeResolver. Text that is not JSON finds
+// nothing, nor does a nil md.
+func UnknownInJSON(text []byte, md protoreflect.MessageDescriptor, r Resolver) Unknowns {
+	if md == nil {
+		return Unknowns{}
+	}
+	if r == nil {
+		r = protoregistry.GlobalTypes
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return Unknowns{}
+	}
+	j := &jsonWalker{r: r, members: true}
+	j.message(v, md, false, 0)
+	return Unknowns{Any: Unknown{Path: j.found, URL: j.url}, AnyFound: j.anyFound, Field: j.unknown, Other: j.other}
 }
 
 // jsonWalker walks JSON text by its message type for the first Any of an
-// unknown type.
+// unknown type or, with members, for the members that protojson refuses
+// as unknown (UnknownInJSON).
 type jsonWalker struct {
 	r     Resolver
 	path  []string // outermost first
-	ok    bool
+	ok    bool     // the walk is done
 	found string
 	url   string
+	// members makes the walk look for unknown members too, unknown (a
+	// FieldMember) and other the first of each kind found, beside the
+	// first Any of an unknown type (anyFound, found and url): ok is set
+	// once all three are.
+	members        bool
+	unknown, other Member
+	anyFound       bool
+}
+
+// done sets ok once the walk has found all it looks for.
+func (j *jsonWalker) done() {
+	j.ok = j.anyFound && j.unknown.Kind != 0 && j.other.Kind != 0
+}
+
+// member records a member of kind k at the current path, with the name of
+// its last element (escaped as a field name of a path) when name is set,
+// if none of its kind was found yet.
+func (j *jsonWalker) member(k MemberKind, name *string, value string) {
+	slot := &j.other
+	if k == FieldMember {
+		slot = &j.unknown
+	}
+	if slot.Kind != 0 {
+		return
+	}
+	path := j.path
+	if name != nil {
+		path = append(path[:len(path):len(path)], safetext.Escape(*name, maxKey))
+	}
+	*slot = Member{Kind: k, Path: renderPath(path), Value: value}
+	j.done()
+}
+
+// enumValue checks v, the JSON of a value of the enum ed at the current
+// path: a name ed does not declare is an EnumName.
+func (j *jsonWalker) enumValue(v any, ed protoreflect.EnumDescriptor) {
+	if s, ok := v.(string); ok && ed.Values().ByName(protoreflect.Name(s)) == nil {
+		j.member(EnumName, nil, s)
+	}
+}
+
+// extension returns the extension of md that key, "[full.name]", names
+// when the resolver knows it, or nil.
+func (j *jsonWalker) extension(key string, md protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
+	er, ok := j.r.(protoregistry.ExtensionTypeResolver)
+	if !ok || len(key) < 2 || key[0] != '[' || key[len(key)-1] != ']' {
+		return nil
+	}
+	xt, err := er.FindExtensionByName(protoreflect.FullName(key[1 : len(key)-1]))
+	if err != nil {
+		return nil
+	}
+	xd := xt.TypeDescriptor()
+	if xd.ContainingMessage().FullName() != md.FullName() {
+		return nil // protojson refuses it, as another error than an unknown field
+	}
+	return xd
 }
 
 // message walks v, the JSON of a message of type md; inAny says that v is
@@ -363,7 +499,12 @@ func (j *jsonWalker) message(v any, md protoreflect.MessageDescriptor, inAny boo
 		return
 	}
 	if customJSON(md.FullName()) {
-		return // JSON of its own, with no Any in it
+		// JSON of its own, with no Any in it; an Empty's object has no
+		// member.
+		if k, ok := firstKey(obj); j.members && ok && md.FullName() == emptyName {
+			j.member(FieldMember, &k, "")
+		}
+		return
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -382,7 +523,13 @@ func (j *jsonWalker) message(v any, md protoreflect.MessageDescriptor, inAny boo
 		if fd == nil {
 			fd = fields.ByTextName(k)
 		}
-		if fd == nil || fd.Message() == nil {
+		if fd == nil && j.members {
+			if fd = j.extension(k, md); fd == nil {
+				j.member(FieldMember, &k, "")
+				continue
+			}
+		}
+		if fd == nil || fd.Message() == nil && (!j.members || fd.Enum() == nil) {
 			continue
 		}
 		j.path = append(j.path, safetext.Escape(k, maxKey))
@@ -391,13 +538,28 @@ func (j *jsonWalker) message(v any, md protoreflect.MessageDescriptor, inAny boo
 	}
 }
 
-// field walks v, the JSON of the message-valued field fd.
+// emptyName is google.protobuf.Empty's full name.
+const emptyName = "google.protobuf.Empty"
+
+// firstKey returns the least key of obj that is not one of skip, in the
+// order of the walk; ok is false when there is none.
+func firstKey(obj map[string]any, skip ...string) (first string, ok bool) {
+	for k := range obj {
+		if !slices.Contains(skip, k) && (!ok || k < first) {
+			first, ok = k, true
+		}
+	}
+	return first, ok
+}
+
+// field walks v, the JSON of the field fd, of messages (or, with
+// members, of enums).
 func (j *jsonWalker) field(v any, fd protoreflect.FieldDescriptor, depth int) {
 	switch {
 	case fd.IsMap():
 		obj, ok := v.(map[string]any)
 		vmd := fd.MapValue().Message()
-		if !ok || vmd == nil {
+		if !ok || vmd == nil && (!j.members || fd.MapValue().Enum() == nil) {
 			return
 		}
 		keys := make([]string, 0, len(obj))
@@ -410,7 +572,11 @@ func (j *jsonWalker) field(v any, fd protoreflect.FieldDescriptor, depth int) {
 				return
 			}
 			j.path = append(j.path, safetext.Quote(k, maxKey))
-			j.message(obj[k], vmd, false, depth+1)
+			if vmd == nil {
+				j.enumValue(obj[k], fd.MapValue().Enum())
+			} else {
+				j.message(obj[k], vmd, false, depth+1)
+			}
 			j.path = j.path[:len(j.path)-1]
 		}
 	case fd.IsList():
@@ -420,9 +586,15 @@ func (j *jsonWalker) field(v any, fd protoreflect.FieldDescriptor, depth int) {
 				return
 			}
 			j.path = append(j.path, "["+strconv.Itoa(i)+"]")
-			j.message(e, fd.Message(), false, depth+1)
+			if fd.Message() == nil {
+				j.enumValue(e, fd.Enum())
+			} else {
+				j.message(e, fd.Message(), false, depth+1)
+			}
 			j.path = j.path[:len(j.path)-1]
 		}
+	case fd.Message() == nil:
+		j.enumValue(v, fd.Enum())
 	default:
 		j.message(v, fd.Message(), false, depth+1)
 	}
@@ -432,15 +604,33 @@ func (j *jsonWalker) field(v any, fd protoreflect.FieldDescriptor, depth int) {
 func (j *jsonWalker) any(obj map[string]any, depth int) {
 	t, ok := obj[typeMember].(string)
 	if !ok || t == "" {
-		return // {} is an empty Any; protojson refuses the others
+		// {} is an empty Any; protojson refuses the others, except that
+		// DiscardUnknown drops one without "@type".
+		if _, typed := obj[typeMember]; j.members && !typed && len(obj) > 0 {
+			j.member(UntypedAny, nil, "")
+		}
+		return
 	}
 	mt, err := j.r.FindMessageByURL(t)
 	if err != nil {
-		j.ok, j.url, j.found = true, t, renderPath(j.path)
+		if !j.anyFound {
+			j.anyFound, j.url, j.found = true, t, renderPath(j.path)
+		}
+		if j.members {
+			j.done()
+		} else {
+			j.ok = true // InJSON stops at the first
+		}
 		return
 	}
 	pmd := mt.Descriptor()
 	if customJSON(pmd.FullName()) {
+		if j.members {
+			// The object holds "@type" and "value" alone.
+			if k, ok := firstKey(obj, typeMember, "value"); ok {
+				j.member(FieldMember, &k, "")
+			}
+		}
 		j.path = append(j.path, "value")
 		j.message(obj["value"], pmd, false, depth+1)
 		j.path = j.path[:len(j.path)-1]
