@@ -16,7 +16,7 @@
 // cost per element (coding, the data channel, the shuffle) is then paid per
 // batch of about 256 KiB instead of per record.
 //
-//   - [ReadDelimited] and [ReadJSONLines] read files matching a glob (one
+//   - [ReadDelimited], [ReadSize32] and [ReadJSONLines] read files matching a glob (one
 //     file per worker at a time, the files spread over workers by a
 //     reshuffle) into Records;
 //   - [ToAvro] converts Records to Blocks with the cached codec;

@@ -100,7 +100,23 @@ func recordsOf(source string, b ranges.Batch) Records {
 // visible progress for its progress interval (100 ms at first).
 func ReadDelimited(s beam.Scope, glob string) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadDelimited")
-	return beam.ParDo(s, &readDelimitedFn{BatchSize: DefaultBatchSize}, matchFiles(s, glob))
+	return readFramed(s, glob, ranges.Varint)
+}
+
+// ReadSize32 reads the files matching glob whose protobuf messages are each
+// preceded by its size as 4 bytes, big-endian (the OpenTelemetry
+// Collector's file exporter with format proto, Java's
+// DataOutputStream.writeInt before each message) into Records, as
+// ReadDelimited reads length-delimited files. A size over MaxRecordSize is
+// an ErrInput.
+func ReadSize32(s beam.Scope, glob string) beam.PCollection {
+	s = s.Scope("protoavrobeam.ReadSize32")
+	return readFramed(s, glob, ranges.Size32)
+}
+
+// readFramed reads the binary files matching glob, framed as f says.
+func readFramed(s beam.Scope, glob string, f ranges.Framing) beam.PCollection {
+	return beam.ParDo(s, &readDelimitedFn{BatchSize: DefaultBatchSize, Framing: f}, matchFiles(s, glob))
 }
 
 // matchFiles matches glob (an empty match is an error) and spreads the
@@ -144,7 +160,8 @@ func finishRange(rt *sdf.LockRTracker) {
 
 type readDelimitedFn struct {
 	byteRanges
-	BatchSize int `json:"batch_size"`
+	BatchSize int            `json:"batch_size"`
+	Framing   ranges.Framing `json:"framing"`
 }
 
 func (fn *readDelimitedFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, f fileio.ReadableFile, emit func(Records)) error {
@@ -155,7 +172,7 @@ func (fn *readDelimitedFn) ProcessElement(ctx context.Context, rt *sdf.LockRTrac
 	}
 	defer rc.Close()
 	start := rt.GetRestriction().(offsetrange.Restriction).Start
-	claimedAll, err := ranges.Delimited(rc, f.Metadata.Path, fn.BatchSize, start,
+	claimedAll, err := ranges.Framed(rc, f.Metadata.Path, fn.Framing, fn.BatchSize, start,
 		func(off int64) bool { return rt.TryClaim(off) },
 		func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
 	if err == nil && claimedAll {

@@ -333,11 +333,9 @@ func (fn *writeAvroFn) write(ctx context.Context, r Records) error {
 			return err
 		}
 		fn.file = f
-		fn.cw, err = protoavro.NewContainerWriter(f.bw, fn.c.md, protoavro.ContainerOptions{
-			Options:     fn.c.opts,
-			Compression: ocf.Codec(fn.Codec),
-			OnBadRecord: fn.badRecord,
-		})
+		opts := fn.c.containerOptions()
+		opts.Compression, opts.OnBadRecord = ocf.Codec(fn.Codec), fn.badRecord
+		fn.cw, err = protoavro.NewContainerWriter(f.bw, fn.c.md, opts)
 		if err != nil {
 			return err
 		}

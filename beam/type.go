@@ -30,7 +30,10 @@ var ErrType = errors.New("protoavrobeam: bad message type")
 
 // Type is a protobuf message type and its Avro mapping in a form that
 // travels inside a DoFn: plain strings and bytes, encoded with the DoFn.
-// A worker rebuilds the descriptor from it, and caches what it builds
+// A worker rebuilds the descriptors from it with protoload.NewTypes, the
+// loader of the protoavro commands (a MessageSet is built as the plain
+// message the mapping takes it for; the standard google/protobuf imports
+// that the set lacks are supplied), and caches what it builds
 // (compiledTypes).
 type Type struct {
 	// Message is the full name of the message, e.g. "protoavro.avro2147.Foo".
@@ -43,17 +46,26 @@ type Type struct {
 	Options string `json:"options"`
 	// AnyTypes is an optional serialized FileDescriptorSet of more files
 	// (see [Type.WithAnyTypes]): the google.protobuf.Any values of the
-	// records resolve to the messages of these files and of Descriptors.
+	// records resolve to the messages of these files and of Descriptors,
+	// and the container files of a message that reaches an Any embed them.
 	AnyTypes []byte `json:"any_types,omitempty"`
 }
 
 // WithAnyTypes returns t with files (and their imports) as its AnyTypes:
 // the types that the google.protobuf.Any values of the records may pack,
-// such as every file a command line loaded.
+// such as every file a command line loaded, without their source info
+// (comments), which no conversion uses. When t's message reaches an Any,
+// the container files that WriteAvro writes embed these files with the
+// message's (protoavro.ContainerOptions.ExtraFiles), as protoavro encode
+// embeds the .proto files of its command line: a reader of the embedded
+// type (protoavro decode, ReadAvro without a Type) resolves the Any
+// values without the .proto files.
 func (t Type) WithAnyTypes(files ...protoreflect.FileDescriptor) (Type, error) {
 	var set descriptorpb.FileDescriptorSet
 	for _, f := range protoload.WithImports(files...) {
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+		fdp := protodesc.ToFileDescriptorProto(f)
+		fdp.SourceCodeInfo = nil
+		set.File = append(set.File, fdp)
 	}
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&set)
 	if err != nil {
@@ -86,9 +98,12 @@ type compiled struct {
 	// resolver resolves google.protobuf.Any: the types of Descriptors and
 	// AnyTypes.
 	resolver *dynamicpb.Types
-	codec    *protoavro.Codec
-	schema   []byte            // avro.schema of the container files
-	meta     map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
+	// extra are the files of AnyTypes, embedded in the container files
+	// beside md's when md reaches an Any (containerOptions).
+	extra  []protoreflect.FileDescriptor
+	codec  *protoavro.Codec
+	schema []byte            // avro.schema of the container files
+	meta   map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
 }
 
 // typed is the part of a DoFn that converts messages of a Type: the Type,
@@ -233,11 +248,22 @@ func (t Type) build() (*compiled, error) {
 	if err := protoload.CheckImports(&set); err != nil {
 		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, err)
 	}
-	files, err := protodesc.NewFiles(&set)
+	all, anyFiles, err := withAnyTypes(&set, t.AnyTypes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: descriptor set: %w", ErrType, safetext.Error(err, maxErrorText))
+		return nil, err
 	}
-	d, err := files.FindDescriptorByName(protoreflect.FullName(t.Message))
+	// protoload's loader, as the commands load descriptor sets: it builds
+	// a MessageSet as the plain message the mapping takes it for, and
+	// supplies the standard imports the set lacks.
+	ts, err := protoload.NewTypes(all)
+	if err != nil {
+		what := "descriptor set"
+		if len(anyFiles) > 0 {
+			what = "descriptor set with the any types"
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrType, what, safetext.Error(err, maxErrorText))
+	}
+	d, err := ts.Registry().FindDescriptorByName(protoreflect.FullName(t.Message))
 	if err != nil {
 		return nil, fmt.Errorf("%w: message %s: %w", ErrType, name, safetext.Error(err, maxErrorText))
 	}
@@ -245,9 +271,18 @@ func (t Type) build() (*compiled, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a message", ErrType, name)
 	}
-	c := &compiled{md: md}
-	if c.resolver, err = anyTypes(&set, t.AnyTypes); err != nil {
-		return nil, err
+	c := &compiled{md: md, resolver: ts.Resolver()}
+	// The files of the types the Any values may pack travel in the
+	// container files, as protoavro encode embeds them: a reader resolves
+	// the Any values without the .proto files.
+	if reachesAny(md) {
+		for _, path := range anyFiles {
+			f, err := ts.Registry().FindFileByPath(path)
+			if err != nil {
+				return nil, fmt.Errorf("%w: any types: %w", ErrType, safetext.Error(err, maxErrorText))
+			}
+			c.extra = append(c.extra, f)
+		}
 	}
 	o.AnyResolver = c.resolver
 	c.opts = o
@@ -256,7 +291,7 @@ func (t Type) build() (*compiled, error) {
 	}
 	// The header of protoavro's own container files, so that the shards
 	// carry exactly what protoavro.NewContainerReader expects.
-	h, err := protoavro.ContainerHeader(md, protoavro.ContainerOptions{Options: o})
+	h, err := protoavro.ContainerHeader(md, c.containerOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -265,30 +300,71 @@ func (t Type) build() (*compiled, error) {
 	return c, nil
 }
 
-// anyTypes returns the types of the files of set and of the serialized
-// FileDescriptorSet more (may be nil), a file of set winning over one of
-// more with the same name.
-func anyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*dynamicpb.Types, error) {
+// containerOptions returns the options of the container files of c: its
+// mapping options and the files of its Any types. The writers add their
+// codec and OnBadRecord; BlockSize and Workers are the defaults.
+func (c *compiled) containerOptions() protoavro.ContainerOptions {
+	return protoavro.ContainerOptions{Options: c.opts, ExtraFiles: c.extra}
+}
+
+// withAnyTypes returns the files of set followed by those of the
+// serialized FileDescriptorSet more (may be nil), a file of set winning
+// over one of more with the same name, and the names of the files of more.
+func withAnyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*descriptorpb.FileDescriptorSet, []string, error) {
 	all := &descriptorpb.FileDescriptorSet{File: slices.Clone(set.GetFile())}
-	if len(more) > 0 {
-		var extra descriptorpb.FileDescriptorSet
-		if err := proto.Unmarshal(more, &extra); err != nil {
-			return nil, fmt.Errorf("%w: any types: %w", ErrType, safetext.Error(err, maxErrorText))
+	if len(more) == 0 {
+		return all, nil, nil
+	}
+	var extra descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(more, &extra); err != nil {
+		return nil, nil, fmt.Errorf("%w: any types: %w", ErrType, safetext.Error(err, maxErrorText))
+	}
+	have := map[string]bool{}
+	for _, f := range all.File {
+		have[f.GetName()] = true
+	}
+	named := map[string]bool{}
+	var names []string
+	for _, f := range extra.File {
+		if named[f.GetName()] {
+			continue
 		}
-		have := map[string]bool{}
-		for _, f := range all.File {
+		named[f.GetName()] = true
+		names = append(names, f.GetName())
+		if !have[f.GetName()] {
 			have[f.GetName()] = true
+			all.File = append(all.File, f)
 		}
-		for _, f := range extra.File {
-			if !have[f.GetName()] {
-				have[f.GetName()] = true
-				all.File = append(all.File, f)
+	}
+	// Bounded here, not only in protoload.NewTypes, so that the error
+	// keeps the name of the file where the bound was passed whole.
+	if err := protoload.CheckImports(all); err != nil {
+		return nil, nil, fmt.Errorf("%w: descriptor set with the any types: %w", ErrType, err)
+	}
+	return all, names, nil
+}
+
+// reachesAny reports whether a message of md may hold a
+// google.protobuf.Any: md is one, or a field of md, or of a message its
+// fields reach, transitively, is.
+func reachesAny(md protoreflect.MessageDescriptor) bool {
+	seen := map[protoreflect.FullName]bool{}
+	var visit func(m protoreflect.MessageDescriptor) bool
+	visit = func(m protoreflect.MessageDescriptor) bool {
+		if m.FullName() == "google.protobuf.Any" {
+			return true
+		}
+		if seen[m.FullName()] {
+			return false
+		}
+		seen[m.FullName()] = true
+		fields := m.Fields()
+		for i := range fields.Len() {
+			if f := fields.Get(i).Message(); f != nil && visit(f) {
+				return true
 			}
 		}
+		return false
 	}
-	ts, err := protoload.NewTypes(all)
-	if err != nil {
-		return nil, fmt.Errorf("%w: any types: %w", ErrType, safetext.Error(err, maxErrorText))
-	}
-	return ts.Resolver(), nil
+	return visit(md)
 }

@@ -4,19 +4,25 @@
 //
 // Usage:
 //
-//	protoavro-beam --input GLOB --output PREFIX [--format delimited|jsonl]
+//	protoavro-beam --input GLOB --output PREFIX [--format delimited|size32|jsonl]
 //	    [--shards N] [--codec null|deflate|snappy|zstd] [--profile default|java]
 //	    [-I DIR]... [--descriptor-set FILE]... -m FULL.NAME [FILE.proto...]
 //	    [--prism_listen_all] [Beam flags: --runner, --endpoint, --environment_type, --project, ...]
 //
-// It reads the files matching --input (length-delimited protobuf, or JSON
-// Lines of protojson objects with --format jsonl), converts every record to
-// Avro and writes files PREFIX-SSSSS-of-NNNNN.avro (one per bundle, or
-// --shards N), each a complete
-// container file with the schema, the message type and its descriptors in
-// its header. The message type comes from .proto files compiled in-process
-// (-I import paths, standard imports built in) or from a serialized
-// FileDescriptorSet (protoc -o, buf build -o).
+// It reads the files matching --input (length-delimited protobuf; messages
+// after 4-byte big-endian sizes, as the OpenTelemetry Collector's file
+// exporter writes them, with --format size32; or JSON Lines of protojson
+// objects with --format jsonl), converts every record to Avro and writes
+// files PREFIX-SSSSS-of-NNNNN.avro (one per bundle, or --shards N), each a
+// complete container file with the schema, the message type and its
+// descriptors in its header. The message type comes from .proto files
+// compiled in-process (-I import paths, standard imports built in) or from
+// a serialized FileDescriptorSet (protoc -o, buf build -o). When the
+// message may hold a google.protobuf.Any, every loaded file (the .proto
+// files and descriptor sets given, with their imports) is embedded in the
+// headers too, so that protoavro decode resolves the packed types without
+// them. Without --format, a file that starts with two zero bytes is
+// refused: that is how a 4-byte size starts.
 //
 // Example, from the repository root (prism, in process):
 //
@@ -77,9 +83,9 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 var (
-	input     = flag.String("input", "", "`GLOB` of the input files (any Beam filesystem: a local path, gs://...)")
+	input     = flag.String("input", "", "`GLOB` of the input files, uncompressed (any Beam filesystem: a local path, gs://...)")
 	output    = flag.String("output", "", "`PREFIX` of the output files: PREFIX-SSSSS-of-NNNNN.avro")
-	format    = flag.String("format", "delimited", "input format: delimited (length-delimited protobuf) or jsonl (protojson lines)")
+	format    = flag.String("format", "", "input `FORMAT`: delimited (length-delimited protobuf), size32 (each message after its size as 4 bytes, big-endian: the OpenTelemetry Collector's file exporter) or jsonl (protojson lines); without it delimited, and a file that starts with two zero bytes (a 4-byte size) is refused")
 	shards    = flag.Int("shards", 0, "number of output files, at most 99999; 0: one per bundle of the writing stage, as many as the runner makes")
 	codec     = flag.String("codec", "null", "block codec: null, deflate, snappy or zstd")
 	profile   = flag.String("profile", "default", "mapping profile: default or java")
@@ -97,16 +103,19 @@ func init() {
 }
 
 // synopsis heads the help.
-const synopsis = `Usage: protoavro-beam --input GLOB --output PREFIX [--format delimited|jsonl]
+const synopsis = `Usage: protoavro-beam --input GLOB --output PREFIX [--format delimited|size32|jsonl]
     [--shards N] [--codec null|deflate|snappy|zstd] [--profile default|java]
     [-I DIR]... [--descriptor-set FILE]... -m FULL.NAME [FILE.proto...]
     [--prism_listen_all] [Beam flags: --runner, --endpoint, --environment_type, --project, ...]
 
-Convert protobuf files (length-delimited, or JSON Lines with --format jsonl)
-to sharded Avro container files PREFIX-SSSSS-of-NNNNN.avro on Apache Beam:
-on the prism runner in this process by default, or on the runner --runner
-names. The shards of an earlier run into PREFIX with another count N are
-removed once the run's are in place. Exit status: 0 success, 1 a failed
+Convert protobuf files (length-delimited, 4-byte sizes with --format size32,
+or JSON Lines with --format jsonl) to sharded Avro container files
+PREFIX-SSSSS-of-NNNNN.avro on Apache Beam: on the prism runner in this
+process by default, or on the runner --runner names. When the message may
+hold a google.protobuf.Any, the loaded .proto files and descriptor sets are
+embedded in each file, so that "protoavro decode" resolves the packed types
+without them. The shards of an earlier run into PREFIX with another count N
+are removed once the run's are in place. Exit status: 0 success, 1 a failed
 or interrupted pipeline, 2 a usage error.
 `
 

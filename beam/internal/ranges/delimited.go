@@ -11,17 +11,61 @@ import (
 	"github.com/protoavro/protoavro/protoavro/records"
 )
 
-// Delimited reads length-delimited records from r into batches of about
-// batchSize bytes (DefaultBatchSize when 0 or less): those that start at or
-// after byte start, as long as claim accepts their offset. It reports
-// whether it read to the end of r without a refused claim. The records are
-// split by the CLI's reader (protoavro/records); source names r in errors,
-// which wrap ErrInput and give the record's index and offset.
+// Framing is how the records of a binary input are framed.
+type Framing int
+
+// The framings of binary inputs.
+const (
+	// Varint is length-delimited protobuf: each message preceded by its
+	// size as a varint (records.NewDelimited).
+	Varint Framing = iota
+	// VarintUnsaid is Varint for an input whose framing was not said: an
+	// input that starts with two zero bytes is refused, as protoavro
+	// encode refuses it when it tells the format from the first bytes.
+	// Those are how a 4-byte big-endian size below 65,536 starts (Size32),
+	// whose bytes the varint reader would take for empty records, and a
+	// file of empty messages is rare. So is an input that starts like a
+	// gzip or zstd file.
+	VarintUnsaid
+	// Size32 is protobuf messages each preceded by its size as 4 bytes,
+	// big-endian: the OpenTelemetry Collector's file exporter
+	// (records.NewSize32).
+	Size32
+)
+
+// errZeroStart is the error of a VarintUnsaid input that starts with two
+// zero bytes, in protoavro encode's words but for the flags.
+var errZeroStart = errors.New("the input starts with two zero bytes, as a 4-byte big-endian length prefix below 65,536 does (the OpenTelemetry Collector's file exporter, Java's DataOutputStream.writeInt): give the format size32 (protoavro-beam --format size32), or delimited if these are empty messages")
+
+// Delimited reads length-delimited records from r as Framed does with
+// Varint.
 func Delimited(r io.Reader, source string, batchSize int, start int64, claim func(int64) bool, emit func(Batch)) (bool, error) {
+	return Framed(r, source, Varint, batchSize, start, claim, emit)
+}
+
+// Framed reads the records of r, framed as f says, into batches of about
+// batchSize bytes (DefaultBatchSize when 0 or less) of length-delimited
+// records: those that start at or after byte start, as long as claim
+// accepts their offset. It reports whether it read to the end of r
+// without a refused claim. The records are split by the CLI's readers
+// (protoavro/records); source names r in errors, which wrap ErrInput and
+// give the record's index and offset.
+func Framed(r io.Reader, source string, f Framing, batchSize int, start int64, claim func(int64) bool, emit func(Batch)) (bool, error) {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
-	d := records.NewDelimited(r)
+	if f == VarintUnsaid {
+		var err error
+		if r, err = unwrapCompressed(r, source); err != nil {
+			return false, err
+		}
+	}
+	var d *records.Delimited
+	if f == Size32 {
+		d = records.NewSize32(r)
+	} else {
+		d = records.NewDelimited(r)
+	}
 	b := batcher{size: batchSize, emit: emit}
 	for {
 		rec, off, err := d.Next()
@@ -31,6 +75,11 @@ func Delimited(r io.Reader, source string, batchSize int, start int64, claim fun
 		}
 		if err != nil {
 			return false, fmt.Errorf("%w: %s: %w", ErrInput, Name(source), err)
+		}
+		// Two zero bytes at the start are two empty records, the first at
+		// byte 0 and the second at byte 1.
+		if f == VarintUnsaid && off == 1 && len(rec) == 0 {
+			return false, fmt.Errorf("%w: %s: %w", ErrInput, Name(source), &records.Error{Index: 0, Offset: 0, Err: errZeroStart})
 		}
 		if off < start {
 			continue // before the range

@@ -28,17 +28,21 @@ func sampleSeed(tb testing.TB, n int) []byte {
 	return out
 }
 
-// Delimited input of any bytes gives records or an ErrInput, never a panic;
-// the records read from any start offset are a suffix of those read from 0.
+// Binary input of any bytes, in any framing, gives records or an ErrInput,
+// never a panic; the records read from any start offset are a suffix of
+// those read from 0.
 func FuzzReadDelimited(f *testing.F) {
-	f.Add(sampleSeed(f, 5), int64(0))
-	f.Add(sampleSeed(f, 5), int64(100))
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, int64(0)) // a length over the limit
-	f.Add([]byte{0x05, 0x01}, int64(0))                   // a truncated record
-	f.Fuzz(func(t *testing.T, data []byte, start int64) {
+	f.Add(sampleSeed(f, 5), int64(0), uint8(Varint))
+	f.Add(sampleSeed(f, 5), int64(100), uint8(VarintUnsaid))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, int64(0), uint8(Varint)) // a length over the limit
+	f.Add([]byte{0x05, 0x01}, int64(0), uint8(Varint))                   // a truncated record
+	f.Add([]byte{0, 0, 0, 1, 8, 0, 0, 0, 0}, int64(5), uint8(Size32))    // two 4-byte sizes
+	f.Add([]byte{0, 0, 0, 1, 8}, int64(0), uint8(VarintUnsaid))          // the same, refused
+	f.Fuzz(func(t *testing.T, data []byte, start int64, framing uint8) {
+		fr := Framing(framing % 3)
 		var all, part []Batch
 		all0 := func(b Batch) { all = append(all, b) }
-		ok, err := Delimited(bufio.NewReader(bytes.NewReader(data)), "fuzz", 64, 0, func(int64) bool { return true }, all0)
+		ok, err := Framed(bufio.NewReader(bytes.NewReader(data)), "fuzz", fr, 64, 0, func(int64) bool { return true }, all0)
 		if err != nil {
 			return
 		}
@@ -57,7 +61,7 @@ func FuzzReadDelimited(f *testing.F) {
 		if start < 0 {
 			start = -start
 		}
-		if _, err := Delimited(bufio.NewReader(bytes.NewReader(data)), "fuzz", 64, start, func(int64) bool { return true }, func(b Batch) { part = append(part, b) }); err != nil {
+		if _, err := Framed(bufio.NewReader(bytes.NewReader(data)), "fuzz", fr, 64, start, func(int64) bool { return true }, func(b Batch) { part = append(part, b) }); err != nil {
 			t.Fatalf("from %d: %v", start, err)
 		}
 		var m int64

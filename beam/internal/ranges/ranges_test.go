@@ -2,6 +2,8 @@ package ranges
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"runtime"
@@ -17,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	pb "github.com/protoavro/protoavro/internal/testpb/avro2147pb"
+	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 )
 
 // delimitedOf returns recs length-delimited, and the offset of each.
@@ -277,5 +280,142 @@ func TestBatchesOfTinyRecords(t *testing.T) {
 	})
 	if perByte = float64(allocated) / float64(len(big)); largest > limit || perByte > 2 {
 		t.Errorf("1,000-byte records: largest batch %d bytes (want at most %d), %.1f bytes allocated per input byte (want at most 2)", largest, limit, perByte)
+	}
+}
+
+// size32Of returns recs each after its size as 4 bytes, big-endian.
+func size32Of(recs ...string) []byte {
+	var out []byte
+	for _, r := range recs {
+		out = binary.BigEndian.AppendUint32(out, uint32(len(r)))
+		out = append(out, r...)
+	}
+	return out
+}
+
+// Size32 input (the OpenTelemetry Collector's file exporter) is read as its
+// records, from any start offset, with their input offsets; as varint
+// input whose framing was not said, it is refused for its first two zero
+// bytes, naming the file, record 0 and byte 0, where varint input said to
+// be so reads it as the empty records its bytes then are.
+func TestFramedSize32(t *testing.T) {
+	data := size32Of("a", "", "ccc", strings.Repeat("d", 300))
+	var batches []Batch
+	done, err := Framed(bytes.NewReader(data), "t", Size32, 0, 5, func(int64) bool { return true }, func(b Batch) { batches = append(batches, b) })
+	if err != nil || !done {
+		t.Fatalf("done %v, err %v", done, err)
+	}
+	recs, idx := collect(t, batches)
+	if want := []string{"", "ccc", strings.Repeat("d", 300)}; !slices.Equal(recs, want) || !slices.Equal(idx, []int64{1, 2, 3}) {
+		t.Errorf("from byte 5: records %q at %v, want %q at 1..3", recs, idx, want)
+	}
+	if offs := batches[0].Offsets; !slices.Equal(offs, []int64{5, 9, 16}) {
+		t.Errorf("offsets %v, want 5, 9, 16", offs)
+	}
+
+	// Small messages after 4-byte sizes are also valid varint input: three
+	// empty records before each message.
+	small := size32Of("ab", "c")
+	var varint int64
+	if _, err := Framed(bytes.NewReader(small), "otel.pb", Varint, 0, 0, func(int64) bool { return true }, func(b Batch) { varint += b.Count }); err != nil || varint != 8 {
+		t.Fatalf("size32 input read as varint: %d records (%v); the test wants 8", varint, err)
+	}
+	_, err = Framed(bytes.NewReader(small), "otel.pb", VarintUnsaid, 0, 0, func(int64) bool { return true }, func(Batch) {})
+	if want := `"otel.pb": record 0 (input byte 0): the input starts with two zero bytes`; !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "size32") {
+		t.Errorf("unsaid framing: %v, want an ErrInput with %q and the size32 way out", err, want)
+	}
+	// A range that starts later is refused the same way: it scans from
+	// the start of the file.
+	if _, err := Framed(bytes.NewReader(small), "otel.pb", VarintUnsaid, 0, 6, func(int64) bool { return true }, func(Batch) {}); !errors.Is(err, ErrInput) {
+		t.Errorf("unsaid framing from byte 6: %v, want an ErrInput", err)
+	}
+	var n int64
+	if _, err := Framed(bytes.NewReader([]byte{0, 0, 0}), "empty.pb", Varint, 0, 0, func(int64) bool { return true }, func(b Batch) { n += b.Count }); err != nil || n != 3 {
+		t.Errorf("varint framing said: %d records (%v), want the 3 empty records", n, err)
+	}
+	// One empty record first, then others, is varint input.
+	plain, _ := delimitedOf("", "x", "")
+	n = 0
+	if _, err := Framed(bytes.NewReader(plain), "t", VarintUnsaid, 0, 0, func(int64) bool { return true }, func(b Batch) { n += b.Count }); err != nil || n != 3 {
+		t.Errorf("unsaid framing of an empty record, then others: %d records (%v), want 3", n, err)
+	}
+	big := binary.BigEndian.AppendUint32(nil, MaxRecordSize+1)
+	if _, err := Framed(bytes.NewReader(big), "big.pb", Size32, 0, 0, func(int64) bool { return true }, func(Batch) {}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "big.pb") {
+		t.Errorf("a size over the limit: %v, want an ErrInput naming the file", err)
+	}
+}
+
+// OTLP's own JSON writes trace and span IDs in hex, which protojson reads
+// as base64 of the wrong bytes (24 for a trace ID's 32 digits): such a line
+// is refused, naming the file, the record and line, the field's path and
+// the way out, where the same spans with base64 IDs are read. An ID that
+// is not base64 at all gets the same hint.
+func TestJSONLinesOTLPHexIDs(t *testing.T) {
+	mt := (&tracepb.TracesData{}).ProtoReflect().Type()
+	const (
+		b64 = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"AAECAwQFBgcICQoLDA0ODw==","spanId":"AAECAwQFBgc=","name":"a"}]}]}]}` + "\n"
+		hex = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"000102030405060708090a0b0c0d0e0f","spanId":"0001020304050607","name":"a"}]}]}]}` + "\n"
+		bad = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"AAECAwQFBgcICQoLDA0ODw==","spanId":"0x01!","name":"a"}]}]}]}` + "\n"
+	)
+	var n int64
+	if err := JSONLines(strings.NewReader(b64+b64), mt, nil, "t", 0, func(b Batch) { n += b.Count }); err != nil || n != 2 {
+		t.Fatalf("base64 IDs: %d records (%v), want 2", n, err)
+	}
+	err := JSONLines(strings.NewReader(b64+hex), mt, nil, "otlp.jsonl", 0, func(Batch) {})
+	for _, want := range []string{`"otlp.jsonl": record 1 (line 2, input byte ` + strconv.Itoa(len(b64)) + ")",
+		"field resource_spans[0].scope_spans[0].spans[0].trace_id holds 24 bytes, not 16", "convert the IDs to base64"} {
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("hex IDs: %v, want an ErrInput with %q", err, want)
+		}
+	}
+	err = JSONLines(strings.NewReader(bad), mt, nil, "otlp.jsonl", 0, func(Batch) {})
+	if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "spanId") || !strings.Contains(err.Error(), "convert the IDs to base64") {
+		t.Errorf("an ID that is not base64: %v, want an ErrInput on spanId with the hint", err)
+	}
+	// Other bytes fields are not IDs.
+	if hexIDFields((&pb.Foo{}).ProtoReflect().Descriptor()) != nil {
+		t.Error("Foo has no OTLP IDs")
+	}
+}
+
+// A gzip or zstd file given as delimited input of unsaid framing, or as
+// JSON Lines, is refused as compressed, naming the file, record 0 and
+// byte 0, rather than failing on a length or character its compressed
+// bytes make; inputs shorter than a magic number are read.
+func TestCompressedInputRefused(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	data, _ := delimitedOf("a", "bb")
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zst := append([]byte{0x28, 0xb5, 0x2f, 0xfd}, "frame"...)
+	mt := (&pb.Foo{}).ProtoReflect().Type()
+	for _, c := range []struct {
+		kind string
+		data []byte
+	}{{"gzip", gz.Bytes()}, {"zstd", zst}} {
+		want := `"in.gz": record 0 (input byte 0): the input is ` + c.kind + "-compressed"
+		_, err := Framed(bytes.NewReader(c.data), "in.gz", VarintUnsaid, 0, 0, func(int64) bool { return true }, func(Batch) {})
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s, delimited: %v, want an ErrInput with %q", c.kind, err, want)
+		}
+		err = JSONLines(bytes.NewReader(c.data), mt, nil, "in.gz", 0, func(Batch) {})
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s, JSON Lines: %v, want an ErrInput with %q", c.kind, err, want)
+		}
+	}
+	for _, short := range [][]byte{nil, {0x02, 'a', 'b'}} {
+		var n int64
+		if _, err := Framed(bytes.NewReader(short), "t", VarintUnsaid, 0, 0, func(int64) bool { return true }, func(b Batch) { n += b.Count }); err != nil || n != int64(min(len(short), 1)) {
+			t.Errorf("%x: %d records (%v)", short, n, err)
+		}
+	}
+	var n int64
+	if err := JSONLines(strings.NewReader("{}"), (&emptypb.Empty{}).ProtoReflect().Type(), nil, "t", 0, func(b Batch) { n += b.Count }); err != nil || n != 1 {
+		t.Errorf("a short line: %d records (%v), want 1", n, err)
 	}
 }
