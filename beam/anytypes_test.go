@@ -10,10 +10,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -215,4 +221,196 @@ func sameJSON(got, want []string) bool {
 	}
 	g, w := norm(got), norm(want)
 	return g != nil && slices.Equal(g, w)
+}
+
+// warnings is a Beam logger that keeps the warnings logged through it.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) Log(_ context.Context, sev log.Severity, _ int, msg string) {
+	if sev == log.SevWarn {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.msgs = append(w.msgs, msg)
+	}
+}
+
+// TestAnyTypesOverHeaderLimitNotEmbedded: when the files of a Type's
+// AnyTypes would make the container header larger than readers accept
+// (ocf.DefaultMaxMetadataSize), the Type's build leaves them out of the
+// header, alike for every worker: Check reports it, the writers log it
+// once through Beam's logging (not once per DoFn instance or bundle), the
+// bundles' files and the merged shard are written with the message's own
+// files (the header TypeOf gives, which any reader opens) and hold every
+// record, whose Any values still resolve against the AnyTypes while they
+// are converted. The bound holds for the longest codec name: files that
+// fit with "null" but not with "zstandard" are left out too, and a zstd
+// write succeeds. A Type whose AnyTypes fit has no warning.
+func TestAnyTypesOverHeaderLimitNotEmbedded(t *testing.T) {
+	files := testcompile.Sources(t, embeddedAnyProtos, "ev/event.proto", "ev/payload.proto")
+	md := files[0].Messages().ByName("Event")
+	small, err := TypeOf(md, protoavro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small, err = small.WithAnyTypes(files...); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := small.Check(); err != nil || len(w) != 0 {
+		t.Fatalf("AnyTypes that fit: warnings %q (%v), want none", w, err)
+	}
+	// withBig returns the Type with one more file in AnyTypes (set), a
+	// message whose string field has a default of size bytes.
+	var set descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(small.AnyTypes, &set); err != nil {
+		t.Fatal(err)
+	}
+	n := len(set.File)
+	withBig := func(size int) Type {
+		t.Helper()
+		set.File = append(set.File[:n], &descriptorpb.FileDescriptorProto{
+			Name: proto.String("big/big.proto"), Package: proto.String("big"), Syntax: proto.String("proto2"),
+			MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Big"), Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("s"), Number: proto.Int32(1), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+				Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(), DefaultValue: proto.String(strings.Repeat("x", size)),
+			}}}},
+		})
+		typ := small
+		if typ.AnyTypes, err = proto.Marshal(&set); err != nil {
+			t.Fatal(err)
+		}
+		return typ
+	}
+	// Evict the large Types from the cache of compiled Types after the
+	// test (the next compilation goes over its byte bound).
+	t.Cleanup(func() { _, _ = fooType(t).compile() })
+	check := func(typ Type) string {
+		t.Helper()
+		want := fmt.Sprintf(`the container files of "ev.Event" do not embed the %d files of the Type's AnyTypes (protoavro: invalid options: the container header's metadata takes `, n+1)
+		w, err := typ.Check()
+		if err != nil || len(w) != 1 || !strings.HasPrefix(w[0], want) || !strings.Contains(w[0], fmt.Sprintf("more than the %d that readers accept", ocf.DefaultMaxMetadataSize)) ||
+			!strings.Contains(w[0], "a reader of them needs these files again") {
+			t.Fatalf("Check: warnings %q (%v), want one starting %q", w, err, want)
+		}
+		return w[0]
+	}
+	// nullHeaderSize returns the size of the header of ev.Event with the
+	// files of set embedded and the codec null, as protoavro's
+	// ContainerWriter counts it in its error.
+	nullHeaderSize := func() int {
+		t.Helper()
+		files, err := protodesc.NewFiles(&set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := files.FindDescriptorByName("ev.Event")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var extra []protoreflect.FileDescriptor
+		files.RangeFiles(func(f protoreflect.FileDescriptor) bool { extra = append(extra, f); return true })
+		_, err = protoavro.ContainerHeader(d.(protoreflect.MessageDescriptor), protoavro.ContainerOptions{ExtraFiles: extra})
+		var size int
+		if err == nil {
+			return 0
+		}
+		if _, serr := fmt.Sscanf(err.Error(), "protoavro: invalid options: the container header's metadata takes %d bytes", &size); serr != nil {
+			t.Fatalf("no header size in %v", err)
+		}
+		return size
+	}
+
+	// A header within the bound with the codec name "null" but not with
+	// "zstandard" (5 bytes longer): the files are left out for every
+	// write, so that a write with zstd does not fail in each bundle.
+	withBig(ocf.DefaultMaxMetadataSize) // into set, to measure it
+	over := nullHeaderSize() - ocf.DefaultMaxMetadataSize
+	edge := withBig(ocf.DefaultMaxMetadataSize - over - 2)
+	if size := nullHeaderSize(); size != 0 {
+		t.Fatalf("with the codec null, the header at the edge takes %d bytes, more than %d", size, ocf.DefaultMaxMetadataSize)
+	}
+	check(edge)
+	fn := &writeAvroFn{typed: typed{Type: edge}, Prefix: filepath.Join(t.TempDir(), "edge"), Codec: string(protoavro.CompressionZstd), Run: randomID()}
+	if temps := writeBundles(t, fn, delimitedRecords("edge.pb", [][]byte{{0x0a, 0x01, 'e'}})); len(temps) != 1 || temps[0].Records != 1 {
+		t.Errorf("a zstd write of the Type at the edge committed %v, want 1 file of 1 record", temps)
+	}
+
+	typ := withBig(ocf.DefaultMaxMetadataSize)
+	warning := check(typ)
+	c, err := typ.compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.extra != nil || !bytes.Equal(c.meta[protoavro.MetaDescriptors], small.Descriptors) {
+		t.Errorf("the header embeds %d more files, %d bytes of descriptors; want the message's own files only (%d bytes)",
+			len(c.extra), len(c.meta[protoavro.MetaDescriptors]), len(small.Descriptors))
+	}
+
+	var batches []Records
+	var want []string // the records' wire bytes, twice
+	for i, line := range embeddedAnyJSON {
+		m := dynamicpb.NewMessage(md)
+		if err := (protojson.UnmarshalOptions{Resolver: c.resolver}).Unmarshal([]byte(line), m); err != nil {
+			t.Fatal(err)
+		}
+		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, string(wire), string(wire))
+		batches = append(batches, delimitedRecords(fmt.Sprintf("in-%d.jsonl", i), [][]byte{wire}))
+	}
+	logged := &warnings{}
+	log.SetLogger(logged)
+	defer log.SetLogger(&log.Structural{})
+	prefix := filepath.Join(t.TempDir(), "ev")
+	run := randomID()
+	var temps []tempFile
+	for range 2 { // two DoFn instances, as a worker may run
+		fn := &writeAvroFn{typed: typed{Type: typ}, Prefix: prefix, Codec: string(protoavro.CompressionZstd), Run: run}
+		temps = append(temps, writeBundles(t, fn, batches...)...)
+	}
+	fin := &finalizeFn{Type: typ, Prefix: prefix, Shards: 1, Suffix: ".avro", Codec: string(protoavro.CompressionZstd), Avro: true, Run: run}
+	var outs []string
+	if err := fin.ProcessElement(context.Background(), nil, iterOf(temps...), func(s string) { outs = append(outs, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(logged.msgs) != 1 || logged.msgs[0] != "protoavrobeam: warning: "+warning {
+		t.Errorf("logged warnings %q, want once %q", logged.msgs, "protoavrobeam: warning: "+warning)
+	}
+	if len(outs) != 1 {
+		t.Fatalf("shards %q, want 1", outs)
+	}
+	data, err := os.ReadFile(outs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
+	if err != nil {
+		t.Fatalf("the merged shard: %v", err)
+	}
+	if _, err := cr.AnyResolver().FindMessageByURL("type.googleapis.com/ev.audit.AuditLog"); err == nil {
+		t.Error("the merged shard embeds the AnyTypes")
+	}
+	var got []string
+	for {
+		m := cr.NewMessage()
+		if err := cr.Read(m); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(wire))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("read back %q, want %q", got, want)
+	}
 }

@@ -97,7 +97,10 @@ func recordsOf(source string, b ranges.Batch) Records {
 // a file is entered by scanning the record lengths from the file's start),
 // but the runner may split a file being read, and the files of one bundle,
 // to spread them over workers: prism does so whenever a bundle makes no
-// visible progress for its progress interval (100 ms at first).
+// visible progress for its progress interval (100 ms at first). The files
+// are read as they are stored, uncompressed: a file that starts like a
+// gzip or zstd file fails with an ErrInput that says so (record 0, byte
+// 0), as in ReadSize32 and ReadJSONLines.
 func ReadDelimited(s beam.Scope, glob string) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadDelimited")
 	return readFramed(s, glob, ranges.Varint)

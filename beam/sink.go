@@ -299,12 +299,18 @@ type writeAvroFn struct {
 }
 
 // Setup refuses a shard count over MaxShards, before anything is written,
-// and compiles the Type.
-func (fn *writeAvroFn) Setup() error {
+// and compiles the Type, logging its warning (once in this process): that
+// the shards do not embed the files of its AnyTypes, which would make
+// their header too large for readers.
+func (fn *writeAvroFn) Setup(ctx context.Context) error {
 	if err := checkShards(fn.Shards); err != nil {
 		return err
 	}
-	return fn.typed.Setup()
+	if err := fn.typed.Setup(); err != nil {
+		return err
+	}
+	fn.c.warn(ctx)
+	return nil
 }
 
 func (fn *writeAvroFn) StartBundle(context.Context, func(tempFile)) {
@@ -664,6 +670,7 @@ func (fn *finalizeFn) mergeInto(ctx context.Context, fs filesystem.Interface, w 
 	if err != nil {
 		return err
 	}
+	c.warn(ctx)
 	ow, err := ocf.NewWriter(w, ocf.WriterOptions{Schema: c.schema, Codec: ocf.Codec(fn.Codec), Metadata: c.meta})
 	if err != nil {
 		return err

@@ -123,7 +123,7 @@ func TestFinalizePrefixWithMetacharacters(t *testing.T) {
 // batch, and returns the files the bundles committed.
 func writeBundles(t *testing.T, fn *writeAvroFn, batches ...Records) []tempFile {
 	t.Helper()
-	if err := fn.Setup(); err != nil {
+	if err := fn.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer fn.Teardown()
@@ -236,7 +236,7 @@ func TestBadRecordErrorNamesInput(t *testing.T) {
 	recs := sampleRecords(t)
 	dir := t.TempDir()
 	fn := &writeAvroFn{typed: typed{Type: fooType(t)}, Prefix: filepath.Join(dir, "foo"), Codec: string(protoavro.CompressionNull), Run: randomID()}
-	if err := fn.Setup(); err != nil {
+	if err := fn.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer fn.Teardown()
@@ -307,7 +307,7 @@ func TestMaxShards(t *testing.T) {
 	if _, err := Convert(s, fooType(t), Delimited, "in", filepath.Join(t.TempDir(), "out"), opts); !errors.Is(err, ErrShards) {
 		t.Errorf("Convert: %v, want ErrShards", err)
 	}
-	if err := (&writeAvroFn{typed: typed{Type: fooType(t)}, Shards: MaxShards + 1}).Setup(); !errors.Is(err, ErrShards) {
+	if err := (&writeAvroFn{typed: typed{Type: fooType(t)}, Shards: MaxShards + 1}).Setup(context.Background()); !errors.Is(err, ErrShards) {
 		t.Errorf("writeAvroFn.Setup: %v, want ErrShards", err)
 	}
 	if err := (&writeDelimitedFn{Shards: MaxShards + 1}).Setup(); !errors.Is(err, ErrShards) {

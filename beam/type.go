@@ -2,12 +2,14 @@ package protoavrobeam
 
 import (
 	"container/list"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -17,6 +19,7 @@ import (
 	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/beam/internal/worker"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/ocf"
 	"github.com/protoavro/protoavro/protoavro/protoload"
 )
 
@@ -47,7 +50,9 @@ type Type struct {
 	// AnyTypes is an optional serialized FileDescriptorSet of more files
 	// (see [Type.WithAnyTypes]): the google.protobuf.Any values of the
 	// records resolve to the messages of these files and of Descriptors,
-	// and the container files of a message that reaches an Any embed them.
+	// and the container files of a message that reaches an Any embed them,
+	// unless they would make the header too large for readers (see
+	// [Type.Check]).
 	AnyTypes []byte `json:"any_types,omitempty"`
 }
 
@@ -59,7 +64,9 @@ type Type struct {
 // message's (protoavro.ContainerOptions.ExtraFiles), as protoavro encode
 // embeds the .proto files of its command line: a reader of the embedded
 // type (protoavro decode, ReadAvro without a Type) resolves the Any
-// values without the .proto files.
+// values without the .proto files. Files that would make the header
+// larger than readers accept are left out of it, with a warning
+// ([Type.Check]).
 func (t Type) WithAnyTypes(files ...protoreflect.FileDescriptor) (Type, error) {
 	var set descriptorpb.FileDescriptorSet
 	for _, f := range protoload.WithImports(files...) {
@@ -104,6 +111,11 @@ type compiled struct {
 	codec  *protoavro.Codec
 	schema []byte            // avro.schema of the container files
 	meta   map[string][]byte // their other metadata (protoavro.*), avro.* keys removed
+	// warning, when not "", is what the writers of the container files
+	// log about them (warn): that they do not embed the files of
+	// AnyTypes, which would make their header too large for readers.
+	warning  string
+	warnOnce sync.Once
 }
 
 // typed is the part of a DoFn that converts messages of a Type: the Type,
@@ -291,13 +303,64 @@ func (t Type) build() (*compiled, error) {
 	}
 	// The header of protoavro's own container files, so that the shards
 	// carry exactly what protoavro.NewContainerReader expects.
-	h, err := protoavro.ContainerHeader(md, c.containerOptions())
+	h, err := c.header(name)
 	if err != nil {
 		return nil, err
 	}
 	c.schema, c.meta = h.Schema, h.Metadata
 	c.mt = dynamicpb.NewMessageType(md)
 	return c, nil
+}
+
+// header returns the header of c's container files, without their codec.
+// When the files of the Any types (c.extra) would make it larger than
+// readers accept (ocf.DefaultMaxMetadataSize, which the ContainerWriter
+// enforces), the files embed the message's own files only, as protoavro
+// encode embeds only the .proto files it was given when the files of its
+// --descriptor-set do not fit, and c.warning says so. Every worker builds
+// the same Type alike, so the bundles' files and the merged shards all
+// have this header. The size is taken with the longest codec name, so
+// that the header fits whatever codec a write uses.
+func (c *compiled) header(name string) (ocf.WriterOptions, error) {
+	opts := c.containerOptions()
+	opts.Compression = protoavro.CompressionZstd // "zstandard", the longest name
+	h, err := protoavro.ContainerHeader(c.md, opts)
+	if err == nil || len(c.extra) == 0 || !errors.Is(err, protoavro.ErrInvalidOptions) {
+		return h, err
+	}
+	c.warning = fmt.Sprintf("the container files of %s do not embed the %d files of the Type's AnyTypes (%s): a reader of them needs these files again to resolve the types that google.protobuf.Any values pack (ReadAvro with the Type; protoavro decode with -m and --descriptor-set)",
+		name, len(c.extra), safetext.Error(err, maxErrorText))
+	c.extra = nil
+	opts.ExtraFiles = nil
+	return protoavro.ContainerHeader(c.md, opts)
+}
+
+// warn logs c.warning, if any, once per compiled Type in this process,
+// through the pipeline's logging.
+func (c *compiled) warn(ctx context.Context) {
+	if c.warning != "" {
+		c.warnOnce.Do(func() { log.Warnf(ctx, "protoavrobeam: warning: %s", c.warning) })
+	}
+}
+
+// Check compiles t as the workers of a pipeline do in their DoFns' Setup
+// and returns the error they would fail with, or the warnings that
+// WriteAvro's workers log about t: that its container files do not embed
+// the files of t.AnyTypes, when with them the header would be larger than
+// readers accept (ocf.DefaultMaxMetadataSize, 64 MiB); the shards are then
+// written with the message's own files only. A program may call it while
+// it builds the pipeline, to report both before the pipeline runs. The
+// compiled Type is cached, so that workers in the same process do not
+// compile it again.
+func (t Type) Check() (warnings []string, err error) {
+	c, err := t.compile()
+	if err != nil {
+		return nil, err
+	}
+	if c.warning != "" {
+		warnings = append(warnings, c.warning)
+	}
+	return warnings, nil
 }
 
 // containerOptions returns the options of the container files of c: its

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protoavro/protoavro/internal/anytype"
+	"github.com/protoavro/protoavro/internal/otlpid"
 	"github.com/protoavro/protoavro/internal/pbjson"
 	"github.com/protoavro/protoavro/internal/usage"
 	"github.com/protoavro/protoavro/protoavro"
@@ -360,7 +361,7 @@ func runEncode(args []string, std stdio) error {
 		return err
 	}
 	e.droppedMark = droppedMark(md)
-	e.otlp = hexIDFields(md)
+	e.otlp = otlpid.Fields(md)
 	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID, Resolver: e.resolver})
 	e.msgs.New = func() any { return dynamicpb.NewMessage(md) }
 	e.opts.Input = e.jsonToWire
@@ -928,7 +929,7 @@ func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 		return dst, perr
 	case len(e.otlp) > 0:
 		// A hex ID that protojson took for base64 has wrong bytes.
-		if err := checkHexIDs(m, e.otlp); err != nil {
+		if err := otlpid.Check(m, e.otlp); err != nil {
 			return dst, err
 		}
 	}

@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +45,13 @@ converting them; blocks taken whole are then copied as they are stored
 when the codec does not change. Blocks before the offset are neither
 decompressed nor checked: their records are counted from the block
 headers. Glob patterns (*, ?, [...]) among the files are expanded; "-"
-reads standard input, once.
+reads standard input, once, unless it is a terminal.
+
+Unlike avro-tools cat, every argument is an input: the output is --out
+FILE, or standard output without it, never the last argument ("protoavro
+cat --limit 10 --out part.avro in.avro" is "avro-tools cat --limit 10
+in.avro part.avro"). The fraction is --sample, not --samplerate, and picks
+other records than avro-tools does.
 
 Flags:
   --offset N             Skip the first N records. Default 0.
@@ -67,7 +75,13 @@ block is decompressed and its records checked against the schema, as
 tojson reads them but without converting them; blocks are then copied as
 they are stored when their codec is the output's, and compressed again
 otherwise. Glob patterns (*, ?, [...]) among the files are expanded; "-"
-reads standard input, once.
+reads standard input, once, unless it is a terminal.
+
+Unlike avro-tools concat, every argument is an input: the output is --out
+FILE, or standard output without it, never the last argument ("protoavro
+concat --out all.avro a.avro b.avro" is "avro-tools concat a.avro b.avro
+all.avro"). Files with different codecs are accepted (blocks of another
+codec are compressed again); there is no -appendToFirst.
 
 Flags:
 ` + copyUsageTail
@@ -75,8 +89,9 @@ Flags:
 // copyUsageTail ends the help of cat and concat.
 const copyUsageTail = `  --codec NAME           Block codec of the output: null, deflate, snappy
                          or zstd. Default: the first file's.
-  --out FILE             Output file; "-" (the default) is standard output.
-                         Written under a temporary name, renamed on success.
+  --out FILE             Output file; "-" (the default) is standard output,
+                         refused when it is a terminal. Written under a
+                         temporary name, renamed on success.
   -h, --help             Print this help.
 
 The files must have the same schema and the same metadata other than
@@ -140,7 +155,7 @@ func runCat(args []string, std stdio) error {
 		return err
 	}
 	sel.offset, sel.limit, sel.rate = int64(offset.n), int64(limit.n), rate.r
-	return copyContainers("cat", files, *out, codec.c, sel, std)
+	return copyContainers("cat", files, *out, flagGiven(fs, "out"), codec.c, sel, std)
 }
 
 func runConcat(args []string, std stdio) error {
@@ -150,7 +165,36 @@ func runConcat(args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	return copyContainers("concat", files, *out, codec.c, selection{limit: -1, rate: 1}, std)
+	return copyContainers("concat", files, *out, flagGiven(fs, "out"), codec.c, selection{limit: -1, rate: 1}, std)
+}
+
+// flagGiven reports whether the flag name was given on the command line
+// parsed by fs.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// outputHint is the note that errors about the last file of cat or concat
+// name carry when --out is not given: avro-tools takes the output as the
+// last argument, protoavro reads it as one more input.
+func outputHint(name string) string {
+	return fmt.Sprintf("%s reads every argument as an input; its output is --out FILE, or standard output without it, where avro-tools %s takes the last argument", name, name)
+}
+
+// checkLastFile refuses, before anything is read, a last file that cannot
+// be an input because it does not exist, with [outputHint]: the mistake
+// of a command line written for avro-tools, whose last argument is the
+// output. Standard input on a terminal is refused by [checkStdinContainers].
+func checkLastFile(name, last string) error {
+	if last == "-" {
+		return nil
+	}
+	if _, err := os.Stat(last); errors.Is(err, fs.ErrNotExist) {
+		return usage.Errorf("%s: no such file or directory (%s)", last, outputHint(name))
+	}
+	return nil
 }
 
 // copier is the state of one cat or concat run.
@@ -166,16 +210,34 @@ type copier struct {
 }
 
 // copyContainers copies the selected records of files to outPath with the
-// given codec ("" keeps the first file's).
-func copyContainers(name string, files []string, outPath string, codec protoavro.Compression, sel selection, std stdio) error {
+// given codec ("" keeps the first file's). outGiven says that --out was
+// given: without it, with two files or more, the last may be meant as the
+// output, as avro-tools takes it, and errors about it say how protoavro
+// takes the output instead ([outputHint]).
+func copyContainers(name string, files []string, outPath string, outGiven bool, codec protoavro.Compression, sel selection, std stdio) error {
 	if len(files) == 0 {
 		return usage.Errorf("%s: give the container files to read (\"-\" for standard input)", name)
 	}
 	if err := checkPaths(files, fileRole{"--out", outPath}); err != nil {
 		return err
 	}
-	if err := checkTerminal(outPath, std, "Avro"); err != nil {
+	// hint adds outputHint to an error about the last file, or about the
+	// output, when the last file may be meant as the output.
+	hint := func(err error) error { return err }
+	if !outGiven && len(files) > 1 {
+		hint = func(err error) error { return fmt.Errorf("%w (%s)", err, outputHint(name)) }
+		if err := checkLastFile(name, files[len(files)-1]); err != nil {
+			return err
+		}
+	}
+	if err := checkStdinContainers(files, std); err != nil {
+		if files[len(files)-1] == "-" {
+			err = hint(err)
+		}
 		return err
+	}
+	if err := checkTerminal(outPath, std, "Avro"); err != nil {
+		return hint(err)
 	}
 	first, err := openContainer(files[0], std)
 	if err != nil {
@@ -203,6 +265,9 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 		c := first
 		if i > 0 {
 			if c, err = openContainer(path, std); err != nil {
+				if i == len(files)-1 {
+					err = hint(err)
+				}
 				return err
 			}
 			err = c.parseSchema()
@@ -229,8 +294,18 @@ func copyContainers(name string, files []string, outPath string, codec protoavro
 	if err := out.commit(); err != nil {
 		return err
 	}
-	return summary(std, "protoavro: wrote %s in %s (%s): %d copied as stored, %d compressed again\n",
-		plural(cp.taken, "record"), plural(w.Blocks(), "block"), codec, cp.copied, cp.recoded)
+	return summary(std, "protoavro: wrote %s%s in %s (%s): %d copied as stored, %d compressed again\n",
+		plural(cp.taken, "record"), toStdout(outPath), plural(w.Blocks(), "block"), codec, cp.copied, cp.recoded)
+}
+
+// toStdout is " to standard output" when outPath names it, for the summary
+// of a command whose output may be a file: written without --out, the
+// records are on standard output, and the summary says so.
+func toStdout(outPath string) string {
+	if outPath == "" || outPath == "-" {
+		return " to standard output"
+	}
+	return ""
 }
 
 // userMetadata returns the metadata outside the avro.* keys.

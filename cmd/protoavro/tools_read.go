@@ -50,6 +50,17 @@ func openContainer(path string, std stdio) (*container, error) {
 	return &container{in: in, or: or, done: std.ctx.Done()}, nil
 }
 
+// checkStdinContainers refuses "-" among files when standard input is a
+// terminal, as gzip -d does: nothing typed on a terminal is a container
+// file, and its line discipline would change the bytes of one pasted in.
+// The commands that read container files check it before reading any.
+func checkStdinContainers(files []string, std stdio) error {
+	if slices.Contains(files, "-") && isTerminal(std.in) {
+		return usage.Errorf("-: refusing to read binary Avro data from a terminal: give the file, or redirect standard input")
+	}
+	return nil
+}
+
 // interrupted returns errInterrupted after an interrupt, checked before each
 // block.
 func (c *container) interrupted() error { return interrupted(c.done) }
@@ -194,7 +205,7 @@ byte values, NaN and infinities are the strings "NaN", "Infinity" and
 "-Infinity". Logical types are printed as their underlying values. The
 files need not be written by protoavro; no message type is needed. Glob
 patterns (*, ?, [...]) among the files are expanded; "-" reads standard
-input, once.
+input, once, unless it is a terminal.
 
 Flags:
   --pretty               Indent each record over several lines.
@@ -214,6 +225,9 @@ func runToJSON(args []string, std stdio) error {
 	}
 	if len(files) == 0 {
 		return usage.Errorf("tojson: give the container files to read (\"-\" for standard input)")
+	}
+	if err := checkStdinContainers(files, std); err != nil {
+		return err
 	}
 	out, err := createOutput("-", "--out", std)
 	if err != nil {
@@ -267,7 +281,7 @@ metadata) as indented JSON, with control and format characters in its
 strings (terminal escapes, bidirectional overrides) written as \u
 escapes, and invalid UTF-8 as \ufffd: the same schema, safe to print.
 FILE may be a glob pattern that matches one file; "-" reads standard
-input.
+input, unless it is a terminal.
 
 Flags:
   -h, --help             Print this help.
@@ -352,6 +366,9 @@ func openOne(name string, args []string, register func(*flag.FlagSet), std stdio
 	if len(files) != 1 {
 		return nil, usage.Errorf("%s takes one file, got %d (run \"protoavro %s -h\" for usage)", name, len(files), name)
 	}
+	if err := checkStdinContainers(files, std); err != nil {
+		return nil, err
+	}
 	return openContainer(files[0], std)
 }
 
@@ -372,7 +389,8 @@ bytes; avro.schema is shown whole. Control and format characters in keys
 and in the schema are escaped (\x1b, \u202e; \u escapes in the schema's
 JSON strings). With --key, print only that key's value, as its raw bytes,
 escaped as above when standard output is a terminal. FILE may be a glob
-pattern that matches one file; "-" reads standard input.
+pattern that matches one file; "-" reads standard input, unless it is a
+terminal.
 
 Flags:
   --key KEY              Print the raw value of one metadata key.
@@ -469,7 +487,8 @@ block headers without decompressing or decoding the records (the block
 sizes and sync markers are checked). With several files, print one
 "COUNT<TAB>FILE" line per file (the name with control and format
 characters escaped) and a "COUNT<TAB>total" line. Glob patterns (*, ?,
-[...]) among the files are expanded; "-" reads standard input, once.
+[...]) among the files are expanded; "-" reads standard input, once,
+unless it is a terminal.
 
 Flags:
   -h, --help             Print this help.
@@ -488,6 +507,9 @@ func runCount(args []string, std stdio) error {
 	}
 	if len(files) == 0 {
 		return usage.Errorf("count: give the container files to count (\"-\" for standard input)")
+	}
+	if err := checkStdinContainers(files, std); err != nil {
+		return err
 	}
 	// A count that cannot be written (a full disk, a closed pipe) is a
 	// failure, named as the other commands name it.

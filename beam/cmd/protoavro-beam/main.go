@@ -276,6 +276,16 @@ func run(ctx context.Context) error {
 	if t, err = t.WithAnyTypes(types.Files()...); err != nil {
 		return err
 	}
+	// What the workers would fail with or warn about, said before the
+	// pipeline runs: the shards leave the loaded files out when they would
+	// make the header too large for readers (as protoavro encode does).
+	warnings, err := t.Check()
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "protoavro-beam: warning:", w)
+	}
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
@@ -179,6 +180,43 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if matches, _ := filepath.Glob(out + "*"); len(matches) > 0 {
 		t.Errorf("a usage error wrote %v", matches)
+	}
+}
+
+// TestWarnsOfAnyTypesOverHeaderLimit: loaded files that would make the
+// shards' header larger than readers accept (a descriptor set of 64 MiB)
+// are named in a warning at launch, before the pipeline is built (here an
+// unknown --format then ends the run), as protoavro encode warns of a
+// --descriptor-set that it does not embed.
+func TestWarnsOfAnyTypesOverHeaderLimit(t *testing.T) {
+	dir := t.TempDir()
+	event := &descriptorpb.FileDescriptorProto{
+		Name: proto.String("ev/event.proto"), Package: proto.String("ev"), Syntax: proto.String("proto3"),
+		Dependency: []string{"google/protobuf/any.proto"},
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Event"), Field: []*descriptorpb.FieldDescriptorProto{{
+			Name: proto.String("payload"), JsonName: proto.String("payload"), Number: proto.Int32(1), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+			Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: proto.String(".google.protobuf.Any"),
+		}}}},
+	}
+	big := &descriptorpb.FileDescriptorProto{
+		Name: proto.String("big/big.proto"), Package: proto.String("big"), Syntax: proto.String("proto2"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Big"), Field: []*descriptorpb.FieldDescriptorProto{{
+			Name: proto.String("s"), Number: proto.Int32(1), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+			Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(), DefaultValue: proto.String(strings.Repeat("x", 64<<20)),
+		}}}},
+	}
+	set, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{event, big}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.pb"), set, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stderr := runCLI(t, "--descriptor-set", filepath.Join(dir, "big.pb"), "-m", "ev.Event", "--input", "avro2147.delimited", "--output", out, "--format", "bogus")
+	want := `protoavro-beam: warning: the container files of "ev.Event" do not embed the 3 files of the Type's AnyTypes (protoavro: invalid options: the container header's metadata takes `
+	if code != 2 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "a reader of them needs these files again") || !strings.Contains(stderr, "\nprotoavro-beam: protoavrobeam: bad input: unknown format \"bogus\"") {
+		t.Errorf("exit %d, stderr %.600q; want exit 2, the warning %q, then the usage error", code, stderr, want)
 	}
 }
 

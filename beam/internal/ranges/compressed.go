@@ -17,10 +17,11 @@ var (
 )
 
 // unwrapCompressed returns a reader of r's bytes, or an error for
-// source's record 0 when they start like a gzip or zstd file: the readers
-// read uncompressed files (their byte ranges are offsets in the file),
-// and a compressed file would otherwise fail on a length or a character
-// that its compressed bytes happen to make.
+// source's record 0 at byte 0 when they start like a gzip or zstd file, in
+// every format: the readers read uncompressed files (their byte ranges are
+// offsets in the file), and a compressed file would otherwise fail on a
+// length or a character that its compressed bytes happen to make (a size
+// over MaxRecordSize as size32, a record cut short as delimited).
 func unwrapCompressed(r io.Reader, source string) (io.Reader, error) {
 	head := make([]byte, len(zstdMagic))
 	n, err := io.ReadFull(r, head)

@@ -24,8 +24,7 @@ const (
 	// encode refuses it when it tells the format from the first bytes.
 	// Those are how a 4-byte big-endian size below 65,536 starts (Size32),
 	// whose bytes the varint reader would take for empty records, and a
-	// file of empty messages is rare. So is an input that starts like a
-	// gzip or zstd file.
+	// file of empty messages is rare.
 	VarintUnsaid
 	// Size32 is protobuf messages each preceded by its size as 4 bytes,
 	// big-endian: the OpenTelemetry Collector's file exporter
@@ -49,16 +48,16 @@ func Delimited(r io.Reader, source string, batchSize int, start int64, claim fun
 // accepts their offset. It reports whether it read to the end of r
 // without a refused claim. The records are split by the CLI's readers
 // (protoavro/records); source names r in errors, which wrap ErrInput and
-// give the record's index and offset.
+// give the record's index and offset. An input that starts like a gzip or
+// zstd file is refused as compressed, whatever the framing: protoavro
+// encode decompresses such a file, so its bytes are not records.
 func Framed(r io.Reader, source string, f Framing, batchSize int, start int64, claim func(int64) bool, emit func(Batch)) (bool, error) {
 	if batchSize <= 0 {
 		batchSize = DefaultBatchSize
 	}
-	if f == VarintUnsaid {
-		var err error
-		if r, err = unwrapCompressed(r, source); err != nil {
-			return false, err
-		}
+	r, err := unwrapCompressed(r, source)
+	if err != nil {
+		return false, err
 	}
 	var d *records.Delimited
 	if f == Size32 {

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/protoavro/protoavro/beam/internal/otlpid"
 	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro/records"
 )
@@ -44,7 +45,7 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, sour
 	l := records.NewLines(r)
 	b := batcher{size: batchSize, emit: emit}
 	m := mt.New().Interface()
-	ids := hexIDFields(mt.Descriptor())
+	ids := otlpid.Fields(mt.Descriptor())
 	mo := proto.MarshalOptions{Deterministic: true}
 	uo := protojson.UnmarshalOptions{}
 	if resolver != nil {
@@ -64,11 +65,11 @@ func JSONLines(r io.Reader, mt protoreflect.MessageType, resolver Resolver, sour
 		proto.Reset(m)
 		if err := uo.Unmarshal(text, m); err != nil {
 			// protojson's error quotes the line's bytes as they are.
-			err = fmt.Errorf("%w%s", safetext.Error(err, MaxErrorText), idHint(err.Error(), ids))
+			err = fmt.Errorf("%w%s", safetext.Error(err, MaxErrorText), otlpid.ErrorHint(err.Error(), ids))
 			return fmt.Errorf("%w: %s: %w", ErrInput, Name(source), &records.Error{Index: index, Offset: off, Line: line, Err: err})
 		}
 		// An OTLP ID written in hex is valid base64 of the wrong bytes.
-		if err := checkHexIDs(m.ProtoReflect(), ids); err != nil {
+		if err := otlpid.Check(m.ProtoReflect(), ids); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrInput, Name(source), &records.Error{Index: index, Offset: off, Line: line, Err: safetext.Error(err, MaxErrorText)})
 		}
 		if wire, err = mo.MarshalAppend(wire[:0], m); err != nil {

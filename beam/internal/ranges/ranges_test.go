@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/protoavro/protoavro/beam/internal/otlpid"
 	pb "github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/third_party/otlppb/tracepb"
 )
@@ -373,15 +374,16 @@ func TestJSONLinesOTLPHexIDs(t *testing.T) {
 		t.Errorf("an ID that is not base64: %v, want an ErrInput on spanId with the hint", err)
 	}
 	// Other bytes fields are not IDs.
-	if hexIDFields((&pb.Foo{}).ProtoReflect().Descriptor()) != nil {
+	if otlpid.Fields((&pb.Foo{}).ProtoReflect().Descriptor()) != nil {
 		t.Error("Foo has no OTLP IDs")
 	}
 }
 
-// A gzip or zstd file given as delimited input of unsaid framing, or as
-// JSON Lines, is refused as compressed, naming the file, record 0 and
-// byte 0, rather than failing on a length or character its compressed
-// bytes make; inputs shorter than a magic number are read.
+// A gzip or zstd file is refused as compressed in every format (delimited,
+// its framing said or not, size32, JSON Lines) and by every byte range of
+// it, naming the file, record 0 and byte 0, rather than failing on a
+// length or character its compressed bytes make; inputs shorter than a
+// magic number are read.
 func TestCompressedInputRefused(t *testing.T) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -398,20 +400,29 @@ func TestCompressedInputRefused(t *testing.T) {
 		kind string
 		data []byte
 	}{{"gzip", gz.Bytes()}, {"zstd", zst}} {
-		want := `"in.gz": record 0 (input byte 0): the input is ` + c.kind + "-compressed"
-		_, err := Framed(bytes.NewReader(c.data), "in.gz", VarintUnsaid, 0, 0, func(int64) bool { return true }, func(Batch) {})
-		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s, delimited: %v, want an ErrInput with %q", c.kind, err, want)
+		want := `"in.gz": record 0 (input byte 0): the input is ` + c.kind + "-compressed: the Beam sources read uncompressed files; decompress it first"
+		for _, f := range []struct {
+			name string
+			f    Framing
+		}{{"delimited, framing unsaid", VarintUnsaid}, {"delimited", Varint}, {"size32", Size32}} {
+			for _, start := range []int64{0, 3} {
+				_, err := Framed(bytes.NewReader(c.data), "in.gz", f.f, 0, start, func(int64) bool { return true }, func(Batch) { t.Errorf("%s, %s: a batch", c.kind, f.name) })
+				if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s, %s, range from byte %d: %v, want an ErrInput with %q", c.kind, f.name, start, err, want)
+				}
+			}
 		}
-		err = JSONLines(bytes.NewReader(c.data), mt, nil, "in.gz", 0, func(Batch) {})
+		err := JSONLines(bytes.NewReader(c.data), mt, nil, "in.gz", 0, func(Batch) {})
 		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s, JSON Lines: %v, want an ErrInput with %q", c.kind, err, want)
 		}
 	}
 	for _, short := range [][]byte{nil, {0x02, 'a', 'b'}} {
-		var n int64
-		if _, err := Framed(bytes.NewReader(short), "t", VarintUnsaid, 0, 0, func(int64) bool { return true }, func(b Batch) { n += b.Count }); err != nil || n != int64(min(len(short), 1)) {
-			t.Errorf("%x: %d records (%v)", short, n, err)
+		for _, f := range []Framing{VarintUnsaid, Varint} {
+			var n int64
+			if _, err := Framed(bytes.NewReader(short), "t", f, 0, 0, func(int64) bool { return true }, func(b Batch) { n += b.Count }); err != nil || n != int64(min(len(short), 1)) {
+				t.Errorf("%x, framing %d: %d records (%v)", short, f, n, err)
+			}
 		}
 	}
 	var n int64

@@ -1,10 +1,12 @@
 // Command genshared writes the nested modules' copies of the library's
-// internal packages that every protoavro command uses: internal/pool,
-// internal/safetext and internal/usage. A nested module (kafka/, beam/)
-// imports only the library's exported packages (RELEASING.md), so that its
-// releases do not depend on the library's internals; it gets its own copy
-// instead. The library's package is the one source: each copy starts with
-// Go's generated-code header naming it and is otherwise the same file.
+// internal packages that their commands share with protoavro's:
+// internal/pool, internal/safetext and internal/usage, and internal/otlpid
+// (the OTLP hex-ID check of the JSON readers, for Beam's ReadJSONLines). A
+// nested module (kafka/, beam/) imports only the library's exported
+// packages (RELEASING.md), so that its releases do not depend on the
+// library's internals; it gets its own copy instead. The library's package
+// is the one source: each copy starts with Go's generated-code header
+// naming it and is otherwise the same file.
 //
 // Run it from anywhere in the repository:
 //
@@ -36,6 +38,7 @@ var copies = []struct {
 	{"internal/pool", []string{"kafka/internal/pool"}},
 	{"internal/safetext", []string{"kafka/internal/safetext", "beam/internal/safetext"}},
 	{"internal/usage", []string{"kafka/internal/usage", "beam/internal/usage"}},
+	{"internal/otlpid", []string{"beam/internal/otlpid"}},
 }
 
 func main() {
