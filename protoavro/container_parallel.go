@@ -62,6 +62,10 @@ type pblock struct {
 	errStart, errEnd int
 	skip             Skipped
 	rest             []byte
+	// resume is set after a record error whose datum ends where the
+	// writer schema says (skipDatum): Resync skips that datum alone and
+	// decodes the block's records after it, from resume.pos.
+	resume resumePoint
 	// large is set by a worker on a block that decompresses to more than
 	// largeBlock bytes: the reader's goroutine decodes it, when its turn
 	// comes, so that one such block at a time is held decompressed.
@@ -77,13 +81,13 @@ type pblock struct {
 const largeBlock = 8 << 20
 
 // newParallelReader starts the workers of cr. They use only what does not
-// change while reading (the decoder program and the ocf reader's
-// Decompress), never cr itself, so that a reader dropped before its end is
-// collected and its workers stopped.
+// change while reading (the decoder program, the writer schema's skipper
+// and the ocf reader's Decompress), never cr itself, so that a reader
+// dropped before its end is collected and its workers stopped.
 func newParallelReader(cr *ContainerReader, workers int) *parallelReader {
-	or, dec := cr.or, cr.dec
+	or, dec, skip := cr.or, cr.dec, cr.skip
 	p := &parallelReader{pool: pool.New(workers, func(pb *pblock) *pblock {
-		decodeBlock(or, dec, pb, largeBlock)
+		decodeBlock(or, dec, skip, pb, largeBlock)
 		return pb
 	})}
 	runtime.AddCleanup(cr, func(o *pool.Ordered[*pblock, *pblock]) { o.Close() }, p.pool)
@@ -95,9 +99,9 @@ func newParallelReader(cr *ContainerReader, workers int) *parallelReader {
 // left) or on the reader's goroutine (within 0: any size the reader
 // accepts). On an error it sets what Resync skips as the sequential
 // reader's Resync skips it.
-func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
+func decodeBlock(or *ocf.Reader, dec *decRecord, skip *lazySkipper, pb *pblock, within int) {
 	pb.wire, pb.n, pb.err, pb.recErr = pb.wire[:0], 0, nil, false
-	pb.skip, pb.rest, pb.large = Skipped{}, nil, false
+	pb.skip, pb.rest, pb.large, pb.resume = Skipped{}, nil, false, resumePoint{}
 	var err error
 	if within > 0 && within < or.MaxBlockDataSize() {
 		// A block within the bound is decompressed once; one that
@@ -120,38 +124,79 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, pb *pblock, within int) {
 		pb.err, pb.skip, pb.rest = containerError(err), Skipped{Blocks: 1, Bytes: int64(len(pb.raw))}, pb.raw
 		return
 	}
-	data := pb.data
-	empty, err := blockEmpty(pb.b.Count, len(data))
+	empty, err := blockEmpty(pb.b.Count, len(pb.data))
 	if err != nil {
 		pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset, Err: err}
-		pb.skip, pb.rest = Skipped{Records: pb.b.Count, Blocks: 1, Bytes: int64(len(data))}, data
+		pb.skip, pb.rest = Skipped{Records: pb.b.Count, Blocks: 1, Bytes: int64(len(pb.data))}, pb.data
 		return
 	}
 	// The records' wire takes about as much as their Avro: room for that
 	// from the start spares a large block the copies of growing.
-	pb.wire = limits.Grow(pb.wire, len(data)+len(data)/8)
-	pos, guess := 0, 1
-	for i := int64(0); i < pb.b.Count; i++ {
-		start := pos
+	pb.wire = limits.Grow(pb.wire, len(pb.data)+len(pb.data)/8)
+	decodeRecords(dec, skip, pb, resumePoint{index: 0, pos: 0, empty: empty})
+}
+
+// resumePoint is where the decoding of a block's records goes on: at
+// record index of the block, at byte pos of its data, with empty zero-size
+// items counted. index is 0 for none (the first record of a block is never
+// resumed at).
+type resumePoint struct {
+	index int64
+	pos   int
+	empty int64
+}
+
+// decodeRecords decodes the records of pb's decompressed block from at on,
+// appending them to pb.wire, until the block's end or the first error, for
+// which it sets what Resync skips: a record that does not decode is
+// skipped alone when the writer schema finds its end (pb.resume says where
+// the next one starts), else with the rest of the block.
+func decodeRecords(dec *decRecord, skip *lazySkipper, pb *pblock, at resumePoint) {
+	data := pb.data
+	pos, empty, guess := at.pos, at.empty, 1
+	pb.resume = resumePoint{}
+	for i := at.index; i < pb.b.Count; i++ {
+		start, end := pos, 0
+		var err error
 		pb.wire, guess, err = appendDelimited(pb.wire, guess, func(dst []byte) ([]byte, error) {
 			var err error
-			dst, pos, err = decodeRecord(dec, dst, data, pos, &empty)
+			dst, end, err = decodeRecord(dec, dst, data, pos, &empty)
 			return dst, err
 		})
 		if err != nil {
-			pb.err, pb.recErr, pb.errStart, pb.errEnd = err, true, start, min(pos, len(data))
-			pb.skip, pb.rest = Skipped{Records: pb.b.Count - i, Bytes: int64(len(data) - start)}, data[start:]
+			pb.err, pb.recErr, pb.errStart, pb.errEnd = err, true, start, min(end, len(data))
+			if next, e, ok := skipDatum(skip.get(), data, start, pb.errEnd, empty); ok {
+				pb.skip, pb.rest = Skipped{Records: 1, Bytes: int64(next - start)}, data[start:next]
+				pb.resume = resumePoint{index: i + 1, pos: next, empty: e}
+			} else {
+				pb.skip, pb.rest = Skipped{Records: pb.b.Count - i, Bytes: int64(len(data) - start)}, data[start:]
+			}
 			return
 		}
+		pos = end
 		pb.n++
-		if i == pb.b.Count-1 && pos != len(data) {
-			// The records are sound; the error comes after them.
-			pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset,
-				Err: fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-pos)}
-			pb.skip, pb.rest = Skipped{Bytes: int64(len(data) - pos)}, data[pos:]
-			return
-		}
 	}
+	if pos != len(data) {
+		// The records are sound; the error comes after them.
+		pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset,
+			Err: fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-pos)}
+		pb.skip, pb.rest = Skipped{Bytes: int64(len(data) - pos)}, data[pos:]
+	}
+}
+
+// skipDatum finds the end of the datum at start of a block's data with
+// the writer schema's skipper k, empty zero-size items of the block
+// counted before it: a record that did not decode for a reason of its
+// values (one the reader's type cannot take), whose decoding stopped at
+// stop. It returns where the datum ends and the zero-size items counted
+// after it; ok is false when the datum's end cannot be found (damaged or
+// truncated data), or lies before stop.
+func skipDatum(k *avrobin.Skipper, data []byte, start, stop int, empty int64) (end int, after int64, ok bool) {
+	r := avrobin.Reader{Buf: data, Pos: start, Empty: avrobin.Budget{N: empty, Max: emptyItemsLimit(len(data)), Per: "container block"}}
+	if err := k.Skip(&r); err != nil || r.Pos < stop || r.Pos > len(data) {
+		return 0, 0, false
+	}
+	return r.Pos, r.Empty.N, true
 }
 
 // appendDelimited appends a record, length-delimited, to dst: read appends
@@ -222,15 +267,15 @@ func (cr *ContainerReader) NextDelimited() ([]byte, int, error) {
 }
 
 // decodeRecord decodes the record at pos of a block's data, appending its
-// wire bytes to dst; empty counts the block's zero-size items so far. It
-// returns the position after the record. A *DataError's offset is made
+// wire bytes to dst; empty counts the block's zero-size items so far, and
+// is left as it was on an error. It returns the position after the record
+// (where the decoding stopped, on an error). A *DataError's offset is made
 // relative to the record.
 func decodeRecord(dec *decRecord, dst, data []byte, pos int, empty *int64) ([]byte, int, error) {
 	st := newDecState(avroReader{avrobin.Reader{Buf: data, Pos: pos, Empty: avrobin.Budget{N: *empty, Max: emptyItemsLimit(len(data)), Per: "container block"}}}, false)
 	n := len(dst)
 	out, err := st.record(dst, dec)
-	end := st.r.Pos
-	*empty = st.r.Empty.N
+	end, counted := st.r.Pos, st.r.Empty.N
 	st.release()
 	if err != nil {
 		var de *DataError
@@ -239,6 +284,7 @@ func decodeRecord(dec *decRecord, dst, data []byte, pos int, empty *int64) ([]by
 		}
 		return dst[:n], end, inField(err, dec.name)
 	}
+	*empty = counted
 	return out, end, nil
 }
 
@@ -284,7 +330,7 @@ func (p *parallelReader) nextBlock(cr *ContainerReader) error {
 			if p.bigData != nil {
 				pb.data, pb.wire, p.bigData, p.bigWire = p.bigData, p.bigWire, nil, nil
 			}
-			decodeBlock(cr.or, cr.dec, pb, 0)
+			decodeBlock(cr.or, cr.dec, cr.skip, pb, 0)
 		}
 		if !ok {
 			if p.readErr == io.EOF {
@@ -329,19 +375,28 @@ func (p *parallelReader) fail(cr *ContainerReader, pb *pblock) error {
 		cr.err = pb.err
 		return cr.err
 	}
-	cr.err = blockRecordError(cr.index, pb.b, pb.data, pb.errStart, pb.errEnd, pb.err)
+	cr.err = cr.blockRecordError(pb.b, pb.data, pb.errStart, pb.errEnd, pb.err)
 	return cr.err
 }
 
-// skipBlock is the part of Resync that skips the rest of the current
-// block after its error; ok is false for an error of the reading of
-// blocks.
-func (p *parallelReader) skipBlock() (sk Skipped, rest []byte, ok bool) {
+// skipBlock is the part of Resync that skips what the sequential reader
+// skips after the current block's error: a record whose datum's end was
+// found alone, after which the rest of the block is decoded here, on the
+// reader's goroutine; else the rest of the block. ok is false for an error
+// of the reading of blocks.
+func (p *parallelReader) skipBlock(cr *ContainerReader) (sk Skipped, rest []byte, ok bool) {
 	pb := p.cur
 	if pb == nil || pb.err == nil {
 		return Skipped{}, nil, false
 	}
 	sk, rest = pb.skip, pb.rest
+	if at := pb.resume; at.index > 0 {
+		// rest is in pb.data, which the records after it leave as it is.
+		pb.wire, pb.n, pb.err, pb.recErr, pb.skip, pb.rest = pb.wire[:0], 0, nil, false, Skipped{}, nil
+		decodeRecords(cr.dec, cr.skip, pb, at)
+		p.next, p.pos = 0, 0
+		return sk, rest, true
+	}
 	p.cur = nil
 	p.free = append(p.free, pb) // rest stays valid until the next fill
 	return sk, rest, true
@@ -370,11 +425,12 @@ func blockEmpty(count int64, dataLen int) (int64, error) {
 	return empty, nil
 }
 
-// blockRecordError is the error of record index, at data[start:end] of
-// block b.
-func blockRecordError(index int64, b ocf.Block, data []byte, start, end int, err error) *RecordError {
-	return &RecordError{Index: index, Offset: -1, Record: data[start:end],
-		Err: inBlock{fmt.Sprintf("block %d at byte %d, datum byte %d of the block: ", b.Index, b.Offset, start), err}}
+// blockRecordError is the error of the reader's next record, at
+// data[start:end] of block b. An incompatibility names the mapping options
+// the file was written with, when they are not the reader's.
+func (cr *ContainerReader) blockRecordError(b ocf.Block, data []byte, start, end int, err error) *RecordError {
+	return &RecordError{Index: cr.index, Offset: -1, Record: data[start:end],
+		Err: inBlock{fmt.Sprintf("block %d at byte %d, datum byte %d of the block: ", b.Index, b.Offset, start), cr.hinted(err)}}
 }
 
 // inBlock is err, a record's error, placed in its block by prefix; its text

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -11,6 +12,8 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/avrobin"
+	"github.com/protoavro/protoavro/internal/avroschema"
 	"github.com/protoavro/protoavro/internal/protofiles"
 	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -27,10 +30,17 @@ type ReaderOptions struct {
 	Message protoreflect.MessageType
 	// Options are the mapping options of Message. When Message is nil, or
 	// FileOptions is set, the mapping options recorded in the file
-	// (MetaOptions) replace Profile, Timestamps, Uint64 and MapKeys.
+	// (MetaOptions; the defaults when it has none) replace all of them but
+	// Cache, AnyResolver and Limits, which stay these; UnknownEnums stays
+	// this one unless it is UnknownEnumError.
 	Options Options
 	// FileOptions reads Message with the mapping options recorded in the
 	// file, as when reading a file into a newer version of its message.
+	// Without it Message is read with Options, against which a file
+	// written with other options is resolved: some read (another timestamp
+	// precision), others fail as [ErrIncompatible] (EngineReady,
+	// DynamicAsJSON, a JSON carrier), at NewContainerReader or on a record,
+	// with an error that names the file's options.
 	FileOptions bool
 	// MaxBlockSize bounds the size of one block, compressed and
 	// decompressed (default 64 MiB). Larger blocks are an error, so a
@@ -70,6 +80,17 @@ type ContainerReader struct {
 	mt     protoreflect.MessageType
 	// resolver resolves the type URLs of google.protobuf.Any values.
 	resolver AnyResolver
+	// skip finds where a datum of the writer schema ends, for Resync
+	// after a record that does not decode.
+	skip *lazySkipper
+	// With ownOptions (ReaderOptions.Message read with
+	// ReaderOptions.Options), options are the reader's, which optionsHint
+	// compares with the file's on the first incompatibility; hint is what
+	// it found, once hintKnown.
+	ownOptions bool
+	options    Options
+	hint       string
+	hintKnown  bool
 
 	block ocf.Block // the current block, decompressed
 	empty int64     // zero-size items read in the block so far
@@ -184,9 +205,13 @@ func NewContainerReaderFrom(or *ocf.Reader, opts ReaderOptions) (*ContainerReade
 	if cr.codec, err = o.Codec(cr.mt.Descriptor()); err != nil {
 		return nil, err
 	}
-	if err := cr.useWriterSchema(h.Schema); err != nil {
-		return nil, hdrErr(err)
+	if !opts.FileOptions && opts.Message != nil {
+		cr.ownOptions, cr.options = true, opts.Options
 	}
+	if err := cr.useWriterSchema(h.Schema); err != nil {
+		return nil, hdrErr(cr.hinted(err))
+	}
+	cr.skip = &lazySkipper{root: cr.writer.root}
 	if opts.Workers > 1 {
 		cr.par = newParallelReader(cr, opts.Workers)
 	}
@@ -213,6 +238,65 @@ func (cr *ContainerReader) useWriterSchema(schemaJSON []byte) error {
 	cr.dec = res.dec
 	return nil
 }
+
+// maxHintOptions bounds the file's options that an error quotes.
+const maxHintOptions = 200
+
+// optionsHint returns what the errors of incompatibilities say after their
+// text when the mapping options the file records (MetaOptions) are not o,
+// the reader's: the file's options, and how to read with them; "" when
+// they are the same, or the file records none (or none that parse).
+func optionsHint(meta map[string][]byte, o Options) string {
+	text, ok := meta[MetaOptions]
+	if !ok {
+		return ""
+	}
+	file, err := parseOptions(string(text), true)
+	if err != nil || file.mapping().String() == o.mapping().String() {
+		return ""
+	}
+	return fmt.Sprintf(" (the file was written with options %s; ReaderOptions.FileOptions reads it with them)",
+		safetext.Quote(string(text), maxHintOptions))
+}
+
+// hinted returns err, an incompatibility, followed by the hint of
+// optionsHint when the reader's options are not the file's; other errors
+// as they are. It runs on the reader's goroutine.
+func (cr *ContainerReader) hinted(err error) error {
+	if !cr.ownOptions || !errors.Is(err, ErrIncompatible) {
+		return err
+	}
+	if !cr.hintKnown {
+		cr.hint, cr.hintKnown = optionsHint(cr.meta, cr.options), true
+	}
+	if cr.hint == "" {
+		return err
+	}
+	return hintError{err: err, hint: cr.hint}
+}
+
+// lazySkipper is the skipper of the writer schema root, compiled on first
+// use, by any goroutine.
+type lazySkipper struct {
+	root *avroschema.Node
+	once sync.Once
+	k    *avrobin.Skipper
+}
+
+// get returns the skipper.
+func (l *lazySkipper) get() *avrobin.Skipper {
+	l.once.Do(func() { l.k = avrobin.NewSkipper(l.root, 0) })
+	return l.k
+}
+
+// hintError is err with a hint after its text.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e hintError) Error() string { return e.err.Error() + e.hint }
+func (e hintError) Unwrap() error { return e.err }
 
 // WriterSchema returns the schema the file was written with.
 func (cr *ContainerReader) WriterSchema() *Schema { return cr.writer }
@@ -351,14 +435,14 @@ func (cr *ContainerReader) readWire(dst []byte) ([]byte, error) {
 		}
 	}
 	data := cr.block.Data
-	start := cr.pos
 	n := len(dst)
 	out, pos, err := decodeRecord(cr.dec, dst, data, cr.pos, &cr.empty)
-	cr.pos = pos
 	if err != nil {
-		cr.err = blockRecordError(cr.index, cr.block, data, start, min(cr.pos, len(data)), err)
+		// cr.pos and cr.empty stay at the record's start, for Resync.
+		cr.err = cr.blockRecordError(cr.block, data, cr.pos, min(pos, len(data)), err)
 		return dst[:n], cr.err
 	}
+	cr.pos = pos
 	cr.left--
 	cr.index++
 	if cr.left == 0 && cr.pos != len(data) {
@@ -392,10 +476,11 @@ func (cr *ContainerReader) Read(m proto.Message) error {
 // Skipped is what [ContainerReader.Resync] skipped.
 type Skipped struct {
 	// Records is the number of records skipped in a block that was read:
-	// a record that did not decode and the rest of its block, or a block
-	// whose record count does not fit its data. Records of blocks that
-	// could not be read (damaged framing, data that does not decompress)
-	// are not known and not counted.
+	// a record that did not decode (1), or, when its end could not be
+	// found, it and the rest of its block, or a block whose record count
+	// does not fit its data. Records of blocks that could not be read
+	// (damaged framing, data that does not decompress) are not known and
+	// not counted.
 	Records int64
 	// Blocks is the number of damaged blocks: 1, or 0 after a record error.
 	Blocks int64
@@ -404,16 +489,25 @@ type Skipped struct {
 }
 
 // Resync recovers from the error of the last ReadWire, Read or
-// NextDelimited, to salvage a damaged file: after a record that does not
-// decode it skips the rest of the record's block (the records after it
-// cannot be found); after a damaged block it skips to the next sync marker
-// (see [ocf.Reader.Resync]). The next read continues after what was
-// skipped; Records counts the skipped records as read. The skipped bytes
-// are copied to w when it is not nil. Without an error to recover from it
-// does nothing. It returns io.EOF when the file ends in the damage, and the
-// error again when it cannot be skipped: an error in the header, or a
-// failure of w. A parallel reader (Workers > 1) skips exactly what a
-// sequential one skips, and reads on with its workers.
+// NextDelimited, to read on past bad records and salvage a damaged file.
+// After a record that does not decode it skips that record's datum alone
+// when the writer schema finds where it ends (a value the reader cannot
+// take: a null for a field that has none, a number out of the field's
+// range, invalid UTF-8, data nested deeper than a recursion bound), and
+// the next read returns the record after it; when
+// the datum's end cannot be found (damaged or truncated data), it skips
+// the rest of the record's block, whose records cannot be told apart.
+// After a damaged block it skips to the next sync marker (see
+// [ocf.Reader.Resync]). The next read continues after what was skipped;
+// Records counts the skipped records as read. The skipped bytes (the
+// datum, the rest of the block, or the damaged bytes, as they are in the
+// decompressed block or the file) are copied to w when it is not nil.
+// Without an error to recover from it does nothing. It returns io.EOF when
+// the file ends in the damage, and the error again when it cannot be
+// skipped: an error in the header, or a failure of w. A parallel reader
+// (Workers > 1) skips exactly what a sequential one skips, and reads on
+// with its workers (the records of a block after a skipped datum are
+// decoded by Resync, on the caller's goroutine).
 func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
 	if err := cr.enter(); err != nil {
 		return Skipped{}, err
@@ -432,18 +526,20 @@ func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
 		_, err := w.Write(p)
 		return err
 	}
-	// Damage inside a block that was read: skip the rest of the block.
+	// A bad record, or damage inside a block that was read: skip the
+	// record's datum, or the rest of the block.
 	var sk Skipped
 	var rest []byte
+	var next error // the sequential reader's, after the skipped datum
 	ok := false
 	if cr.par != nil {
-		sk, rest, ok = cr.par.skipBlock()
+		sk, rest, ok = cr.par.skipBlock(cr)
 	} else {
-		sk, rest, ok = cr.skipBlock()
+		sk, rest, next, ok = cr.skipBlock()
 	}
 	if ok {
 		cr.index += sk.Records
-		cr.err = nil
+		cr.err = next
 		return sk, emit(rest)
 	}
 	// Damaged framing, or data that does not decompress.
@@ -463,23 +559,30 @@ func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
 	return sk, cr.err
 }
 
-// skipBlock is the part of Resync that skips the rest of the current block
-// of a sequential reader, after an error in it; ok is false for other
-// errors.
-func (cr *ContainerReader) skipBlock() (sk Skipped, rest []byte, ok bool) {
+// skipBlock is the part of Resync that skips, in the current block of a
+// sequential reader, what its error leaves: the datum of a record that did
+// not decode, when the writer schema finds its end (next is then the
+// error of the bytes left after the block's last record, if there are
+// any), else the rest of the block; ok is false for other errors.
+func (cr *ContainerReader) skipBlock() (sk Skipped, rest []byte, next error, ok bool) {
 	var re *RecordError
 	var ce *ContainerError
 	data := cr.block.Data
 	switch {
 	case errors.As(cr.err, &re):
-		// A record of the current block did not decode: drop the rest.
+		// cr.pos is where the record that did not decode starts.
 		start := min(cr.pos, len(data))
-		if n := len(re.Record); n > 0 && start >= n {
-			start -= n // where the bad record began
+		if end, empty, ok := skipDatum(cr.skip.get(), data, start, start+len(re.Record), cr.empty); ok {
+			cr.pos, cr.empty = end, empty
+			cr.left--
+			if cr.left == 0 && cr.pos != len(data) {
+				next = cr.blockError(fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-cr.pos))
+			}
+			return Skipped{Records: 1, Bytes: int64(end - start)}, data[start:end], next, true
 		}
 		sk, rest = Skipped{Records: cr.left, Bytes: int64(len(data) - start)}, data[start:]
 	case !errors.As(cr.err, &ce) || ce.Block < 0 || ce.Block != cr.block.Index:
-		return Skipped{}, nil, false
+		return Skipped{}, nil, nil, false
 	case cr.left > 0:
 		// The block's record count does not fit its data.
 		sk, rest = Skipped{Records: cr.left, Blocks: 1, Bytes: int64(len(data))}, data
@@ -487,10 +590,10 @@ func (cr *ContainerReader) skipBlock() (sk Skipped, rest []byte, ok bool) {
 		// Bytes left after the block's records.
 		sk, rest = Skipped{Bytes: int64(len(data) - cr.pos)}, data[cr.pos:]
 	default:
-		return Skipped{}, nil, false
+		return Skipped{}, nil, nil, false
 	}
 	cr.left, cr.pos = 0, len(data)
-	return sk, rest, true
+	return sk, rest, nil, true
 }
 
 // NewMessage returns a new empty message of the reader's message type.

@@ -40,10 +40,11 @@ type ContainerOptions struct {
 	// Compression is the block codec; empty means null.
 	Compression Compression
 	// BlockSize is the uncompressed size at which a block is closed
-	// (default 256 KiB); a block is also closed at 65,536 records, before
-	// its data would exceed [ocf.MaxBlockData] (54 MiB), and, for schemas
-	// with messages that take no bytes, before its empty messages exceed
-	// what a reader accepts in one block (docs/limits.md).
+	// (0: the default, 256 KiB; a negative size is an error of class
+	// [ErrInvalidOptions]); a block is also closed at 65,536 records,
+	// before its data would exceed [ocf.MaxBlockData] (54 MiB), and, for
+	// schemas with messages that take no bytes, before its empty messages
+	// exceed what a reader accepts in one block (docs/limits.md).
 	// Memory use grows with BlockSize × Workers.
 	BlockSize int
 	// Workers is the number of goroutines that transcode and compress
@@ -284,11 +285,14 @@ func NewContainerWriter(w io.Writer, md protoreflect.MessageDescriptor, opts Con
 	if opts.Workers > MaxWorkers {
 		return nil, fmt.Errorf("%w: ContainerOptions.Workers %d exceeds %d", ErrInvalidOptions, opts.Workers, MaxWorkers)
 	}
+	if opts.BlockSize < 0 {
+		return nil, fmt.Errorf("%w: ContainerOptions.BlockSize %d is negative (0 is the default, 256 KiB)", ErrInvalidOptions, opts.BlockSize)
+	}
 	header, codec, err := containerHeader(md, &opts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.BlockSize <= 0 {
+	if opts.BlockSize == 0 {
 		opts.BlockSize = defaultBlockSize
 	}
 	if opts.Workers <= 0 {

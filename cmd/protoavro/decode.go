@@ -60,10 +60,14 @@ Output formats:
              are marshalled deterministically. Default.
   jsonl      JSON Lines: one compact protobuf JSON (protojson) object per line.
 
-A damaged file stops the command at the first error. With --skip-bad the
-damage is skipped: after a record that does not decode, the rest of its
-block (its records cannot be told apart); after a damaged block, everything
-up to the next sync marker. What was skipped is counted in the summary.
+A record that does not decode, or a damaged file, stops the command at the
+first error. With --skip-bad they are skipped: a record holding a value its
+message type cannot take (a null for a field that has none, as in the
+nullable columns Spark writes, a number out of the field's range, invalid
+UTF-8) alone, its end found by the file's schema; a record whose end cannot
+be found (damaged data) with the rest of its block, whose records cannot be
+told apart; a damaged block with everything up to the next sync marker.
+What was skipped is counted in the summary.
 
 The google.protobuf.Any values of the records (JSON Lines output, Any
 carried as JSON) resolve, without type flags, to the types embedded in the
@@ -98,9 +102,14 @@ Flags:
                          GOMAXPROCS (the number of CPUs).
 ` + progressFlagUsage + `  --skip-bad             Skip bad records and damaged blocks instead of
                          stopping.
-  --rejects FILE         With --skip-bad: write the skipped bytes to FILE as
-                         they were in the input (records that decode but are
-                         not valid protobuf: their protobuf wire bytes).
+  --rejects FILE         With --skip-bad: write the skipped bytes to FILE, one
+                         after the other, unframed: the Avro datum of a
+                         record skipped alone, or the rest of its block, as
+                         in the block's decompressed data; the bytes of a
+                         damaged block up to the next sync marker, as in the
+                         file; the protobuf wire bytes of records that decode
+                         but cannot be written (not valid protobuf, or with
+                         no JSON form).
   -h, --help             Print this help.
 
 On success a one-line summary goes to standard error. Exit status is 0 on
@@ -263,7 +272,7 @@ func (d *decoder) decodeInput(path string, ropts protoavro.ReaderOptions) (proto
 	}
 	cr, err := protoavro.NewContainerReaderFrom(or, ropts)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", in.name, stripPrefix(err))
+		return "", fmt.Errorf("%s: %w", in.name, readError(err))
 	}
 	if d.embedded {
 		name := string(cr.MessageType().Descriptor().FullName())
@@ -370,7 +379,7 @@ func (d *decoder) nextDelimited(cr *protoavro.ContainerReader, name string) (out
 		if out, n, err = cr.NextDelimited(); err == nil || err == io.EOF {
 			return out, n, skipped, err
 		}
-		err = fmt.Errorf("%s: %w", name, stripPrefix(err))
+		err = fmt.Errorf("%s: %w", name, readError(err))
 		if !d.skip {
 			return nil, 0, skipped, err
 		}
@@ -538,6 +547,25 @@ func (b *decodeBatch) checkClash(wire []byte) error {
 // google.protobuf.Any with two "@type" members.
 func clashError(c anytype.Clash) error {
 	return fmt.Errorf("%w: the record cannot be written as JSON: %s", protoavro.ErrMalformed, c.Describe())
+}
+
+// The advice that ends the library's error of an incompatibility of a file
+// written with other mapping options than the reader's, and the command's.
+const (
+	libraryOptionsHint = "; ReaderOptions.FileOptions reads it with them)"
+	commandOptionsHint = "; decode reads it with them without the mapping flags)"
+)
+
+// readError is an error of protoavro's container reader, for the command
+// to wrap: without its "protoavro: ", and with the command's advice on
+// reading a file with the mapping options it records rather than the
+// library's.
+func readError(err error) error {
+	err = stripPrefix(err)
+	if msg, ok := strings.CutSuffix(err.Error(), libraryOptionsHint); ok {
+		return &strippedError{msg: msg + commandOptionsHint, err: err}
+	}
+	return err
 }
 
 // stripPrefix removes the "protoavro: " that errors of the library start
