@@ -329,6 +329,11 @@ func runEncode(args []string, std stdio) error {
 	if sf.format.set {
 		e.format = &sf.format.f
 	}
+	// The rejects are records in the input's format: binary unless the
+	// input is JSON Lines.
+	if sf.rejects == "-" && !(sf.format.set && sf.format.f == formatJSONL) && isTerminal(std.out) {
+		return usage.Errorf("--rejects -: refusing to write binary protobuf records to a terminal: give --rejects FILE or redirect standard output (or --format jsonl for JSON Lines input)")
+	}
 	if e.rejects, err = sf.openRejects(std); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -289,5 +290,33 @@ func TestFromJSONSchemaTextNamesFile(t *testing.T) {
 		if r := runIO(t, []byte("1\n"), append([]string{"fromjson", "--out", "out.avro"}, args...)...); r.code != 0 {
 			t.Errorf("fromjson %q: %d %s", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestEncodeRejectsRefusesTerminal: encode --rejects - writes binary
+// records, so it is refused when standard output is a terminal, before
+// anything is read, unless the input is declared JSON Lines; redirected,
+// the rejected record is written.
+func TestEncodeRejectsRefusesTerminal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.avro")
+	args := []string{"encode", "-I", "../../testdata/proto", "-m", "protoavro.avro2147.Foo", "avro2147.proto", "--out", out, "--skip-bad", "--rejects", "-"}
+	bad := "\x05\x0a\x03abc" // a record of 5 bytes holding 5: the record ends early
+	var stdout bytes.Buffer
+	stdin := &unreadStdin{}
+	r := runStd(args, stdin, &stdout, true)
+	wantRun(t, r, exitUsage, "--rejects -: refusing to write binary protobuf records to a terminal")
+	if stdin.read || r.stdout != "" {
+		t.Errorf("refused, yet read standard input (%v) or wrote %q", stdin.read, r.stdout)
+	}
+	stdout.Reset()
+	if r := runStd(args, strings.NewReader(bad), &stdout, false); r.code != 0 || r.stdout != bad {
+		t.Errorf("redirected: %d %q, rejects %q; want exit 0 and the bad record", r.code, r.stderr, r.stdout)
+	}
+	stdout.Reset()
+	jsonArgs := append(slices.Clone(args), "--format", "jsonl")
+	if r := runStd(jsonArgs, strings.NewReader("{\"id\": \"x\"}\n"), &stdout, true); r.code != 0 || r.stdout != "{\"id\": \"x\"}\n" {
+		t.Errorf("JSON Lines rejects on a terminal: %d %q, rejects %q; want exit 0 and the bad line", r.code, r.stderr, r.stdout)
 	}
 }

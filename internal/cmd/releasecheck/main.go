@@ -96,13 +96,6 @@ func run(version, proxyOnly string) error {
 	if version, err = checkVersions(mods, work, version); err != nil {
 		return err
 	}
-	list, err := output(repo, []string{"GOWORK=" + filepath.Join(repo, "go.work")}, "go", "list", "-m", "-f", "{{.Path}}@{{.Version}}", "all")
-	if err != nil {
-		return err
-	}
-	if err := checkSynced(mods, buildList(list)); err != nil {
-		return err
-	}
 
 	tmp, err := os.MkdirTemp("", "release-check-")
 	if err != nil {
@@ -153,6 +146,37 @@ func run(version, proxyOnly string) error {
 		"GOMODCACHE=" + filepath.Join(tmp, "modcache"),
 		"GOBIN=" + filepath.Join(tmp, "bin"),
 		"GOTOOLCHAIN=local",
+	}
+
+	// Each module's build list alone, as its users get it, against the
+	// workspace's, with which its tests ran.
+	list, err := output(repo, []string{"GOWORK=" + filepath.Join(repo, "go.work")}, "go", "list", "-m", "-f", listFormat, "all")
+	if err != nil {
+		return err
+	}
+	alone := map[string]map[string]string{}
+	for _, m := range mods {
+		dir := filepath.Join(tmp, "alone", filepath.FromSlash(m.dir))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for _, name := range []string{"go.mod", "go.sum"} {
+			data, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(m.dir), name))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+			}
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		l, err := output(dir, env, "go", "list", "-m", "-f", listFormat, "all")
+		if err != nil {
+			return fmt.Errorf("%s alone: %w", m.dir, err)
+		}
+		alone[m.path] = buildList(l)
+	}
+	if err := checkSynced(mods, buildList(list), alone); err != nil {
+		return err
 	}
 
 	outside := filepath.Join(tmp, "outside")
@@ -319,9 +343,11 @@ func checkVersions(mods []mod, work *modfile.WorkFile, version string) (string, 
 	return version, nil
 }
 
-// buildList parses the output of go list -m -f {{.Path}}@{{.Version}} all:
-// the version the workspace selects for each module path (none for the
-// workspace's own modules).
+// listFormat is the format of go list -m that buildList parses.
+const listFormat = "{{.Path}}@{{.Version}}"
+
+// buildList parses the output of go list -m -f listFormat all: the version
+// selected for each module path (none for the main or workspace modules).
 func buildList(list string) map[string]string {
 	selected := map[string]string{}
 	for line := range strings.Lines(list) {
@@ -333,12 +359,14 @@ func buildList(list string) map[string]string {
 	return selected
 }
 
-// checkSynced checks that every third-party requirement of mods names the
-// version the workspace builds with (selected, the workspace's build
-// list): the tests run with the workspace's versions, so a module that
-// requires an older one would reach its users with a combination no test
-// ran. go work sync writes the workspace's versions into the go.mod files.
-func checkSynced(mods []mod, selected map[string]string) error {
+// checkSynced checks that every third-party requirement of mods comes, in
+// a build of the module alone (alone, by module path: its build list with
+// GOWORK=off, as its users get it), to the version the workspace builds
+// with (workspace, the workspace's build list): the tests run with the
+// workspace's versions, so a module built with an older one would reach
+// its users as a combination no test ran. go work sync writes the
+// workspace's versions into the go.mod files.
+func checkSynced(mods []mod, workspace map[string]string, alone map[string]map[string]string) error {
 	ours := map[string]bool{}
 	for _, m := range mods {
 		ours[m.path] = true
@@ -346,11 +374,13 @@ func checkSynced(mods []mod, selected map[string]string) error {
 	var problems []string
 	for _, m := range mods {
 		for _, r := range m.file.Require {
-			w, ok := selected[r.Mod.Path]
-			if ours[r.Mod.Path] || !ok || semver.Compare(w, r.Mod.Version) <= 0 {
+			w, ok := workspace[r.Mod.Path]
+			if ours[r.Mod.Path] || !ok {
 				continue
 			}
-			problems = append(problems, fmt.Sprintf("%s/go.mod requires %s %s, but the workspace's tests build with %s", m.dir, r.Mod.Path, r.Mod.Version, w))
+			if v := alone[m.path][r.Mod.Path]; semver.Compare(w, v) > 0 {
+				problems = append(problems, fmt.Sprintf("%s/go.mod requires %s %s, a build of it alone takes %s, and the workspace's tests build with %s", m.dir, r.Mod.Path, r.Mod.Version, v, w))
+			}
 		}
 	}
 	if len(problems) == 0 {
