@@ -287,7 +287,7 @@ func (t Type) build() (*compiled, error) {
 	// The files of the types the Any values may pack travel in the
 	// container files, as protoavro encode embeds them: a reader resolves
 	// the Any values without the .proto files.
-	if reachesAny(md) {
+	if protoload.HoldsAny(md) {
 		for _, path := range anyFiles {
 			f, err := ts.Registry().FindFileByPath(path)
 			if err != nil {
@@ -405,29 +405,4 @@ func withAnyTypes(set *descriptorpb.FileDescriptorSet, more []byte) (*descriptor
 		return nil, nil, fmt.Errorf("%w: descriptor set with the any types: %w", ErrType, err)
 	}
 	return all, names, nil
-}
-
-// reachesAny reports whether a message of md may hold a
-// google.protobuf.Any: md is one, or a field of md, or of a message its
-// fields reach, transitively, is.
-func reachesAny(md protoreflect.MessageDescriptor) bool {
-	seen := map[protoreflect.FullName]bool{}
-	var visit func(m protoreflect.MessageDescriptor) bool
-	visit = func(m protoreflect.MessageDescriptor) bool {
-		if m.FullName() == "google.protobuf.Any" {
-			return true
-		}
-		if seen[m.FullName()] {
-			return false
-		}
-		seen[m.FullName()] = true
-		fields := m.Fields()
-		for i := range fields.Len() {
-			if f := fields.Get(i).Message(); f != nil && visit(f) {
-				return true
-			}
-		}
-		return false
-	}
-	return visit(md)
 }

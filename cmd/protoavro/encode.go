@@ -353,7 +353,7 @@ func runEncode(args []string, std stdio) error {
 	// The types packed in Any values travel with the data: the .proto
 	// files named on the command line and the files of the descriptor
 	// sets are embedded too.
-	if reachesAny(md) {
+	if protoload.HoldsAny(md) {
 		if e.opts.ExtraFiles, err = anyFiles(md, types, e.opts, len(sf.types.descriptorSets) > 0, std); err != nil {
 			return err
 		}
@@ -1112,29 +1112,4 @@ func (e *encoder) inputOf(i int64) (int, inputMark) {
 		}
 	}
 	return k, m
-}
-
-// reachesAny reports whether a message of md may hold a
-// google.protobuf.Any: md is one, or a field of md, or of a message its
-// fields reach, transitively, is.
-func reachesAny(md protoreflect.MessageDescriptor) bool {
-	seen := map[protoreflect.FullName]bool{}
-	var visit func(m protoreflect.MessageDescriptor) bool
-	visit = func(m protoreflect.MessageDescriptor) bool {
-		if m.FullName() == "google.protobuf.Any" {
-			return true
-		}
-		if seen[m.FullName()] {
-			return false
-		}
-		seen[m.FullName()] = true
-		fields := m.Fields()
-		for i := range fields.Len() {
-			if f := fields.Get(i).Message(); f != nil && visit(f) {
-				return true
-			}
-		}
-		return false
-	}
-	return visit(md)
 }
