@@ -13,7 +13,6 @@ package anytype
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -24,6 +23,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/protoavro/protoavro/internal/avrobin"
+	"github.com/protoavro/protoavro/internal/mapkeys"
 	"github.com/protoavro/protoavro/internal/safetext"
 )
 
@@ -235,13 +235,7 @@ func (w *walker) message(m protoreflect.Message, depth int) {
 			}
 		case fd.IsMap() && fd.MapValue().Message() != nil:
 			mp := v.Map()
-			keys := make([]protoreflect.MapKey, 0, mp.Len())
-			mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
-				keys = append(keys, k)
-				return true
-			})
-			slices.SortFunc(keys, compareKeys)
-			for _, k := range keys {
+			for _, k := range mapkeys.Sorted(mp) {
 				if w.ok {
 					break
 				}
@@ -254,27 +248,6 @@ func (w *walker) message(m protoreflect.Message, depth int) {
 		}
 		w.path = w.path[:len(w.path)-1]
 	}
-}
-
-// compareKeys orders map keys as protojson writes them: false before
-// true, numbers by value, strings by their bytes.
-func compareKeys(a, b protoreflect.MapKey) int {
-	switch x := a.Interface().(type) {
-	case bool:
-		y := b.Bool()
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case int32, int64:
-		return cmp.Compare(a.Int(), b.Int())
-	case uint32, uint64:
-		return cmp.Compare(a.Uint(), b.Uint())
-	}
-	return cmp.Compare(a.String(), b.String())
 }
 
 // any checks the Any m and walks the message it packs.

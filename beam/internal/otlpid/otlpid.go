@@ -17,14 +17,13 @@
 package otlpid
 
 import (
-	"cmp"
 	"encoding/base64"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/protoavro/protoavro/beam/internal/mapkeys"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -94,13 +93,7 @@ func Check(m protoreflect.Message, ids []protoreflect.FieldDescriptor) error {
 				}
 			case fd.IsMap() && fd.MapValue().Message() != nil:
 				mp := v.Map()
-				keys := make([]protoreflect.MapKey, 0, mp.Len())
-				mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
-					keys = append(keys, k)
-					return true
-				})
-				slices.SortFunc(keys, compareKeys)
-				for _, k := range keys {
+				for _, k := range mapkeys.Sorted(mp) {
 					if err != nil {
 						break
 					}
@@ -177,27 +170,6 @@ func hexAsBase64(b []byte, want int) bool {
 		}
 	}
 	return false
-}
-
-// compareKeys orders map keys as protojson writes them: false before
-// true, numbers by value, strings by their bytes.
-func compareKeys(a, b protoreflect.MapKey) int {
-	switch x := a.Interface().(type) {
-	case bool:
-		y := b.Bool()
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case int32, int64:
-		return cmp.Compare(a.Int(), b.Int())
-	case uint32, uint64:
-		return cmp.Compare(a.Uint(), b.Uint())
-	}
-	return cmp.Compare(a.String(), b.String())
 }
 
 // quoteKey returns the map key s in double quotes, escaped as Go quotes
