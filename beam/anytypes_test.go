@@ -25,6 +25,7 @@ import (
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -84,28 +85,47 @@ func TestTypeAnyTypes(t *testing.T) {
 	}
 }
 
-// embeddedAnyProtos are a message with an Any field (ev/event.proto, which
-// also declares a type it may pack) and a type it packs from another file
-// (ev/payload.proto), imported by neither.
-var embeddedAnyProtos = map[string]string{
-	"ev/event.proto": `syntax = "proto3";
-package ev;
-import "google/protobuf/any.proto";
-message Event { string id = 1; google.protobuf.Any payload = 2; }
-message Local { string note = 1; }
-`,
-	"ev/payload.proto": `syntax = "proto3";
-package ev.audit;
-message AuditLog { string method = 1; int64 count = 2; }
-`,
+// embeddedAnyJSON are the records of testutil.EmbeddedAnyJSONL, one a
+// string.
+var embeddedAnyJSON = strings.Split(strings.TrimSuffix(testutil.EmbeddedAnyJSONL, "\n"), "\n")
+
+// eventType compiles testutil.EmbeddedAnyProtos and returns its files, the
+// descriptor of ev.Event and the Type of ev.Event with the files as its
+// AnyTypes.
+func eventType(t *testing.T) ([]protoreflect.FileDescriptor, protoreflect.MessageDescriptor, Type) {
+	t.Helper()
+	files := testcompile.Sources(t, testutil.EmbeddedAnyProtos(), "ev/event.proto", "ev/payload.proto")
+	md := files[0].Messages().ByName("Event")
+	typ, err := TypeOf(md, protoavro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, err = typ.WithAnyTypes(files...); err != nil {
+		t.Fatal(err)
+	}
+	return files, md, typ
 }
 
-// embeddedAnyJSON are records of ev.Event packing ev.audit.AuditLog (from
-// the other file) and ev.Local (from the message's own file).
-var embeddedAnyJSON = []string{
-	`{"id":"a","payload":{"@type":"type.googleapis.com/ev.audit.AuditLog","method":"Get","count":"3"}}`,
-	`{"id":"b","payload":{"@type":"type.googleapis.com/ev.Local","note":"n"}}`,
-	`{"id":"c"}`,
+// eventBatches returns embeddedAnyJSON as messages of md, their Any values
+// resolved by resolver: a batch of delimited records per record, and the
+// records' deterministic wire bytes in the same order.
+func eventBatches(t *testing.T, md protoreflect.MessageDescriptor, resolver *dynamicpb.Types) ([]Records, [][]byte) {
+	t.Helper()
+	var batches []Records
+	var wires [][]byte
+	for i, line := range embeddedAnyJSON {
+		m := dynamicpb.NewMessage(md)
+		if err := (protojson.UnmarshalOptions{Resolver: resolver}).Unmarshal([]byte(line), m); err != nil {
+			t.Fatal(err)
+		}
+		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wires = append(wires, wire)
+		batches = append(batches, delimitedRecords(fmt.Sprintf("in-%d.jsonl", i), [][]byte{wire}))
+	}
+	return batches, wires
 }
 
 // TestShardsEmbedAnyTypes: the shards of a message that reaches an Any embed
@@ -116,31 +136,12 @@ var embeddedAnyJSON = []string{
 // from the shard alone, and give the records back as JSON. A message that
 // reaches no Any embeds its own files only.
 func TestShardsEmbedAnyTypes(t *testing.T) {
-	files := testcompile.Sources(t, embeddedAnyProtos, "ev/event.proto", "ev/payload.proto")
-	md := files[0].Messages().ByName("Event")
-	typ, err := TypeOf(md, protoavro.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if typ, err = typ.WithAnyTypes(files...); err != nil {
-		t.Fatal(err)
-	}
+	files, md, typ := eventType(t)
 	c, err := typ.compile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var batches []Records
-	for i, line := range embeddedAnyJSON {
-		m := dynamicpb.NewMessage(md)
-		if err := (protojson.UnmarshalOptions{Resolver: c.resolver}).Unmarshal([]byte(line), m); err != nil {
-			t.Fatal(err)
-		}
-		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		batches = append(batches, delimitedRecords(fmt.Sprintf("in-%d.jsonl", i), [][]byte{wire}))
-	}
+	batches, _ := eventBatches(t, md, c.resolver)
 	for _, shards := range []int{0, 1} { // renamed, merged
 		dir := t.TempDir()
 		prefix := filepath.Join(dir, "ev")
@@ -249,15 +250,7 @@ func (w *warnings) Log(_ context.Context, sev log.Severity, _ int, msg string) {
 // fit with "null" but not with "zstandard" are left out too, and a zstd
 // write succeeds. A Type whose AnyTypes fit has no warning.
 func TestAnyTypesOverHeaderLimitNotEmbedded(t *testing.T) {
-	files := testcompile.Sources(t, embeddedAnyProtos, "ev/event.proto", "ev/payload.proto")
-	md := files[0].Messages().ByName("Event")
-	small, err := TypeOf(md, protoavro.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if small, err = small.WithAnyTypes(files...); err != nil {
-		t.Fatal(err)
-	}
+	_, md, small := eventType(t)
 	if w, err := small.Check(); err != nil || len(w) != 0 {
 		t.Fatalf("AnyTypes that fit: warnings %q (%v), want none", w, err)
 	}
@@ -278,6 +271,7 @@ func TestAnyTypesOverHeaderLimitNotEmbedded(t *testing.T) {
 			}}}},
 		})
 		typ := small
+		var err error
 		if typ.AnyTypes, err = proto.Marshal(&set); err != nil {
 			t.Fatal(err)
 		}
@@ -348,19 +342,10 @@ func TestAnyTypesOverHeaderLimitNotEmbedded(t *testing.T) {
 			len(c.extra), len(c.meta[protoavro.MetaDescriptors]), len(small.Descriptors))
 	}
 
-	var batches []Records
+	batches, wires := eventBatches(t, md, c.resolver)
 	var want []string // the records' wire bytes, twice
-	for i, line := range embeddedAnyJSON {
-		m := dynamicpb.NewMessage(md)
-		if err := (protojson.UnmarshalOptions{Resolver: c.resolver}).Unmarshal([]byte(line), m); err != nil {
-			t.Fatal(err)
-		}
-		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, wire := range wires {
 		want = append(want, string(wire), string(wire))
-		batches = append(batches, delimitedRecords(fmt.Sprintf("in-%d.jsonl", i), [][]byte{wire}))
 	}
 	logged := &warnings{}
 	log.SetLogger(logged)

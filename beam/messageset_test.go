@@ -16,35 +16,11 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
-
-// messageSetProto declares a MessageSet (message_set_wire_format), with
-// extensions beyond the field numbers of a plain message and within them,
-// reached from the record type msset.M, as Google's internal-style protos
-// and protobuf's own test protos do.
-const messageSetProto = `syntax = "proto2";
-package msset;
-message MS { option message_set_wire_format = true; extensions 4 to max; }
-message Ext {
-  optional int32 v = 1;
-  extend MS { optional Ext big = 1000000000; optional Ext small = 100; }
-}
-message M { optional MS ms = 1; optional int32 x = 2; repeated MS more = 3; }
-`
-
-// messageSetItem returns a MessageSet item of extension typeID holding an
-// Ext with v = 7.
-func messageSetItem(typeID uint64) []byte {
-	tag := protowire.AppendTag
-	ext := protowire.AppendVarint(tag(nil, 1, protowire.VarintType), 7)
-	b := tag(nil, 1, protowire.StartGroupType)
-	b = protowire.AppendVarint(tag(b, 2, protowire.VarintType), typeID)
-	b = protowire.AppendBytes(tag(b, 3, protowire.BytesType), ext)
-	return tag(b, 1, protowire.EndGroupType)
-}
 
 // TestConvertMessageSet: a type that reaches a MessageSet, which
 // protobuf-go's descriptor builder refuses, converts on prism from its
@@ -57,7 +33,7 @@ func messageSetItem(typeID uint64) []byte {
 // the type of a file that protoavro wrote, whose header embeds the
 // MessageSet with its option.
 func TestConvertMessageSet(t *testing.T) {
-	file := testcompile.Sources(t, map[string]string{"msset.proto": messageSetProto}, "msset.proto")[0]
+	file := testcompile.Sources(t, map[string]string{"msset.proto": testutil.MessageSetProto}, "msset.proto")[0]
 	md := file.Messages().ByName("M")
 	fromTypeOf, err := TypeOf(md, protoavro.Options{})
 	if err != nil {
@@ -77,9 +53,9 @@ func TestConvertMessageSet(t *testing.T) {
 	// numbers, x, and MessageSets in a repeated field.
 	tag := protowire.AppendTag
 	var wire []byte
-	wire = protowire.AppendBytes(tag(wire, 1, protowire.BytesType), append(messageSetItem(1000000000), messageSetItem(100)...))
+	wire = protowire.AppendBytes(tag(wire, 1, protowire.BytesType), append(testutil.MessageSetItem(1000000000), testutil.MessageSetItem(100)...))
 	wire = protowire.AppendVarint(tag(wire, 2, protowire.VarintType), 1)
-	wire = protowire.AppendBytes(tag(wire, 3, protowire.BytesType), messageSetItem(100))
+	wire = protowire.AppendBytes(tag(wire, 3, protowire.BytesType), testutil.MessageSetItem(100))
 	wire = protowire.AppendBytes(tag(wire, 3, protowire.BytesType), nil)
 	if err := proto.Unmarshal(wire, dynamicpb.NewMessage(md)); err != nil {
 		t.Fatal(err)

@@ -8,20 +8,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
-)
 
-// messageSetProto declares a MessageSet, with extensions beyond the field
-// numbers of a plain message and within them, reached from the record type.
-const messageSetProto = `syntax = "proto2";
-package msset;
-// MS is a MessageSet.
-message MS { option message_set_wire_format = true; extensions 4 to max; }
-message Ext {
-  optional int32 v = 1;
-  extend MS { optional Ext big = 1000000000; optional Ext small = 100; }
-}
-message M { optional MS ms = 1; optional int32 x = 2; repeated MS more = 3; }
-`
+	"github.com/protoavro/protoavro/internal/testutil"
+)
 
 // TestContainerEmbedsMessageSet: a file written for a type that reaches a
 // MessageSet (its descriptors embedded in each mode) is read without the
@@ -29,15 +18,9 @@ message M { optional MS ms = 1; optional int32 x = 2; repeated MS more = 3; }
 // reader given the type reads: the MessageSet's items (its extensions)
 // are dropped either way, and the Avro schema is the same.
 func TestContainerEmbedsMessageSet(t *testing.T) {
-	md := compileMessage(t, messageSetProto, "msset.M")
+	md := compileMessage(t, testutil.MessageSetProto, "msset.M")
 	tag := protowire.AppendTag
-	ext := protowire.AppendVarint(tag(nil, 1, protowire.VarintType), 7)
-	item := func(typeID uint64) []byte {
-		b := tag(nil, 1, protowire.StartGroupType)
-		b = protowire.AppendVarint(tag(b, 2, protowire.VarintType), typeID)
-		b = protowire.AppendBytes(tag(b, 3, protowire.BytesType), ext)
-		return tag(b, 1, protowire.EndGroupType)
-	}
+	item := testutil.MessageSetItem
 	set := append(item(1000000000), item(100)...)
 	var wire []byte
 	wire = protowire.AppendBytes(tag(wire, 1, protowire.BytesType), set)

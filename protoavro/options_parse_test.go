@@ -10,7 +10,6 @@ import (
 
 	"github.com/protoavro/protoavro/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
-	"github.com/protoavro/protoavro/protoavro/ocf"
 )
 
 // TestParseOptionsPresetAppliesFirst: preset=engine is applied before every
@@ -128,25 +127,7 @@ func TestContainerJavaProfileReadsIgnoredOptionsInFile(t *testing.T) {
 	in := &kitchenpb.Scalars{Uint64Field: 1<<64 - 1, StringField: "x"}
 	data := writeContainer(t, in.ProtoReflect().Descriptor(), ContainerOptions{Options: Options{Profile: JavaProfile, Cache: NewCache()}}, in)
 	// The same file with the longer MetaOptions.
-	or, err := ocf.NewReader(bytes.NewReader(data), ocf.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := or.Header()
-	md := map[string][]byte{}
-	for k, v := range h.Metadata {
-		if !strings.HasPrefix(k, "avro.") {
-			md[k] = v
-		}
-	}
-	md[MetaOptions] = []byte(meta)
-	var out bytes.Buffer
-	ow, err := ocf.NewWriter(&out, ocf.WriterOptions{Schema: h.Schema, Codec: h.Codec, Metadata: md})
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyBlocks(t, or, ow)
-	r, err := NewContainerReader(bytes.NewReader(out.Bytes()), ReaderOptions{})
+	r, err := NewContainerReader(bytes.NewReader(withMetaOptions(t, data, meta)), ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -144,45 +143,22 @@ func readResyncing(t *testing.T, file []byte, mt protoreflect.MessageType, worke
 		return s
 	}
 	var rejects bytes.Buffer
-	for range 100_000 {
-		var err error
-		if delimited {
-			var out []byte
-			var n int
-			if out, n, err = cr.NextDelimited(); err == nil {
-				for range n {
-					size, m := protowire.ConsumeVarint(out)
-					if m < 0 || size > uint64(len(out)-m) {
-						t.Fatal("NextDelimited: bad length prefix")
-					}
-					s.records = append(s.records, slices.Clone(out[m:m+int(size)]))
-					out = out[m+int(size):]
-				}
-			}
-		} else {
-			var w []byte
-			if w, err = cr.ReadWire(nil); err == nil {
-				s.records = append(s.records, w)
-			}
-		}
-		if err == nil {
-			continue
-		}
+	err = readEach(cr, delimited, &s.records, func(err error) (bool, error) {
 		if err != io.EOF {
 			s.errs = append(s.errs, err)
 			var sk Skipped
 			sk, err = cr.Resync(&rejects)
 			s.skips = append(s.skips, sk)
 		}
-		if err != nil {
-			if err != io.EOF {
-				s.end = err
-			}
-			s.rejects, s.count = rejects.Bytes(), cr.Records()
-			return s
+		if err != nil && err != io.EOF {
+			s.end = err
 		}
+		return err != nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no end after 100000 reads")
+	s.rejects, s.count = rejects.Bytes(), cr.Records()
 	return s
 }
 

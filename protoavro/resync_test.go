@@ -35,6 +35,32 @@ func salvage(file []byte, workers int, delimited bool) (salvaged, error) {
 		return s, err
 	}
 	var rejects bytes.Buffer
+	err = readEach(cr, delimited, &s.records, func(err error) (bool, error) {
+		if err != io.EOF {
+			s.errs = append(s.errs, err.Error())
+		}
+		sk, rerr := cr.Resync(&rejects)
+		if err == io.EOF && (rerr != io.EOF || sk != (Skipped{})) {
+			return true, fmt.Errorf("Resync at the end: %+v, %v", sk, rerr)
+		}
+		s.skipped.Records += sk.Records
+		s.skipped.Blocks += sk.Blocks
+		s.skipped.Bytes += sk.Bytes
+		if rerr != nil && rerr != io.EOF {
+			s.end = rerr
+		}
+		return rerr != nil, nil
+	})
+	s.rejects, s.count = rejects.Bytes(), cr.Records()
+	return s, err
+}
+
+// readEach reads cr until failed says to stop, with ReadWire or, with
+// delimited, NextDelimited, appending each record's wire bytes to records
+// and passing each error of the reading, io.EOF included, to failed. It
+// returns the error failed gives, or one for NextDelimited output that is
+// not whole length-prefixed records or for no end after 100000 reads.
+func readEach(cr *ContainerReader, delimited bool, records *[][]byte, failed func(error) (stop bool, err error)) error {
 	for range 100_000 {
 		var err error
 		if delimited {
@@ -44,43 +70,29 @@ func salvage(file []byte, workers int, delimited bool) (salvaged, error) {
 				for range n {
 					size, m := protowire.ConsumeVarint(out)
 					if m < 0 || size > uint64(len(out)-m) {
-						return s, fmt.Errorf("NextDelimited: bad length prefix")
+						return fmt.Errorf("NextDelimited: bad length prefix")
 					}
-					s.records = append(s.records, slices.Clone(out[m:m+int(size)]))
+					*records = append(*records, slices.Clone(out[m:m+int(size)]))
 					out = out[m+int(size):]
 				}
 				if len(out) != 0 {
-					return s, fmt.Errorf("NextDelimited: %d bytes after %d records", len(out), n)
+					return fmt.Errorf("NextDelimited: %d bytes after %d records", len(out), n)
 				}
 			}
 		} else {
 			var w []byte
 			if w, err = cr.ReadWire(nil); err == nil {
-				s.records = append(s.records, w)
+				*records = append(*records, w)
 			}
 		}
 		if err == nil {
 			continue
 		}
-		if err != io.EOF {
-			s.errs = append(s.errs, err.Error())
-		}
-		sk, rerr := cr.Resync(&rejects)
-		if err == io.EOF && (rerr != io.EOF || sk != (Skipped{})) {
-			return s, fmt.Errorf("Resync at the end: %+v, %v", sk, rerr)
-		}
-		s.skipped.Records += sk.Records
-		s.skipped.Blocks += sk.Blocks
-		s.skipped.Bytes += sk.Bytes
-		if rerr != nil {
-			s.rejects, s.count = rejects.Bytes(), cr.Records()
-			if rerr != io.EOF {
-				s.end = rerr
-			}
-			return s, nil
+		if stop, ferr := failed(err); stop || ferr != nil {
+			return ferr
 		}
 	}
-	return s, fmt.Errorf("no end after 100000 reads")
+	return fmt.Errorf("no end after 100000 reads")
 }
 
 // TestResyncParallel damages files in the ways a file gets damaged and

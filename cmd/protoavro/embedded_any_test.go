@@ -7,30 +7,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
-// embeddedAnyProtos are a message with an Any field (ev/event.proto, which
-// also declares a type it may pack) and a type it packs from another file
-// (ev/payload.proto), imported by neither.
-var embeddedAnyProtos = map[string]string{
-	"ev/event.proto": `syntax = "proto3";
-package ev;
-import "google/protobuf/any.proto";
-message Event { string id = 1; google.protobuf.Any payload = 2; }
-message Local { string note = 1; }
-`,
-	"ev/payload.proto": `syntax = "proto3";
-package ev.audit;
-message AuditLog { string method = 1; int64 count = 2; }
-`,
-}
+// embeddedAnyProtos are the .proto files of testutil.EmbeddedAnyProtos:
+// ev.Event with an Any field, and ev.audit.AuditLog it packs.
+var embeddedAnyProtos = testutil.EmbeddedAnyProtos()
 
-// embeddedAnyJSONL are records of ev.Event packing ev.audit.AuditLog
-// (from the other file) and ev.Local (from the message's own file).
-const embeddedAnyJSONL = `{"id":"a","payload":{"@type":"type.googleapis.com/ev.audit.AuditLog","method":"Get","count":"3"}}
-{"id":"b","payload":{"@type":"type.googleapis.com/ev.Local","note":"n"}}
-{"id":"c"}
-`
+// embeddedAnyJSONL are records of ev.Event packing types of both files.
+const embeddedAnyJSONL = testutil.EmbeddedAnyJSONL
 
 // TestDecodeResolvesEmbeddedAnyTypes: the records' Any values pack a type
 // of another .proto file given to encode, and one of the message's own

@@ -9,11 +9,12 @@ import (
 	"unsafe"
 )
 
-// TestFileIsTerminal opens a pseudo-terminal: its side is a terminal, and
-// the character devices that are not (/dev/null, /dev/full) are not.
-func TestFileIsTerminal(t *testing.T) {
-	t.Parallel()
-	ptmx := openDevice(t, "/dev/ptmx", os.O_RDWR)
+// openPTY opens a pseudo-terminal and returns its two sides, the
+// controlling one and the terminal, closed when the test ends, or skips the
+// test when it cannot.
+func openPTY(t *testing.T) (ptmx, pts *os.File) {
+	t.Helper()
+	ptmx = openDevice(t, "/dev/ptmx", os.O_RDWR)
 	var unlock int32
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
 		t.Skipf("unlockpt: %v", e)
@@ -22,7 +23,14 @@ func TestFileIsTerminal(t *testing.T) {
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
 		t.Skipf("ptsname: %v", e)
 	}
-	pts := openDevice(t, fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY)
+	return ptmx, openDevice(t, fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY)
+}
+
+// TestFileIsTerminal opens a pseudo-terminal: its side is a terminal, and
+// the character devices that are not (/dev/null, /dev/full) are not.
+func TestFileIsTerminal(t *testing.T) {
+	t.Parallel()
+	_, pts := openPTY(t)
 	if !isTerminal(pts) {
 		t.Errorf("a pseudo-terminal is not a terminal")
 	}

@@ -2,30 +2,10 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
-	"unsafe"
 )
-
-// openPTY opens a pseudo-terminal and returns its two sides, the
-// controlling one and the terminal, closed when the test ends, or skips the
-// test when it cannot.
-func openPTY(t *testing.T) (ptmx, pts *os.File) {
-	t.Helper()
-	ptmx = openDevice(t, "/dev/ptmx", os.O_RDWR)
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Skipf("unlockpt: %v", e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Skipf("ptsname: %v", e)
-	}
-	return ptmx, openDevice(t, fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY)
-}
 
 // TestAvroToolsOnPseudoTerminal: on a real terminal, the avro-tools
 // command line "concat a.avro b.avro out.avro" is refused with the note on

@@ -196,6 +196,23 @@ func TestBinaryUnknownFieldsCounted(t *testing.T) {
 	}
 }
 
+// writeEmbeddedAnySet writes to dir, whose .proto files are those of
+// embeddedAnyProtos, the descriptor set of ev/event.proto and
+// ev/payload.proto and the JSON lines of embeddedAnyJSONL, and returns
+// their paths and that of an output file.
+func writeEmbeddedAnySet(t *testing.T, dir string) (string, string, string) {
+	t.Helper()
+	set := filepath.Join(dir, "set.pb")
+	if err := os.WriteFile(set, compileSet(t, dir, "ev/event.proto", "ev/payload.proto"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.avro")
+	if err := os.WriteFile(in, []byte(embeddedAnyJSONL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return set, in, out
+}
+
 // TestDescriptorSetAnyTypesEmbedded: the types of a --descriptor-set
 // travel with the data as those of the .proto files named do: a file
 // encoded with a descriptor set alone, whose Any values pack a type of
@@ -205,14 +222,7 @@ func TestDescriptorSetAnyTypesEmbedded(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, embeddedAnyProtos)
-	set := filepath.Join(dir, "set.pb")
-	if err := os.WriteFile(set, compileSet(t, dir, "ev/event.proto", "ev/payload.proto"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.avro")
-	if err := os.WriteFile(in, []byte(embeddedAnyJSONL), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	set, in, out := writeEmbeddedAnySet(t, dir)
 	for _, mode := range []string{"stripped", "minimal"} {
 		r := runCmd(t, "encode", "--descriptor-set", set, "-m", "ev.Event", "--descriptors", mode, "--in", in, "--out", out)
 		wantRun(t, r, 0, "encoded 3 records")
@@ -232,14 +242,7 @@ func TestDescriptorSetClashNotEmbedded(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, embeddedAnyProtos)
 	writeFiles(t, dir, map[string]string{"copy/payload.proto": embeddedAnyProtos["ev/payload.proto"]})
-	set := filepath.Join(dir, "set.pb")
-	if err := os.WriteFile(set, compileSet(t, dir, "ev/event.proto", "ev/payload.proto"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.avro")
-	if err := os.WriteFile(in, []byte(embeddedAnyJSONL), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	set, in, out := writeEmbeddedAnySet(t, dir)
 	r := runCmd(t, "encode", "-I", dir, "--descriptor-set", set, "-m", "ev.Event", "copy/payload.proto", "--in", in, "--out", out)
 	warning, summary, _ := strings.Cut(r.stderr, "\n")
 	if r.code != 0 || !strings.HasPrefix(warning, "protoavro: warning: the files of --descriptor-set are not embedded (") || !strings.Contains(warning, "name conflict over ev.audit.AuditLog") || !strings.Contains(summary, "encoded 3 records") {

@@ -297,16 +297,8 @@ func (w *walker) any(m protoreflect.Message, depth int) {
 // that is not JSON finds nothing, nor does an Any without "@type" or with
 // an empty one (protojson refuses them as malformed), nor a nil md.
 func InJSON(text []byte, md protoreflect.MessageDescriptor, r Resolver) (Unknown, bool) {
-	if md == nil {
-		return Unknown{}, false
-	}
-	if r == nil {
-		r = protoregistry.GlobalTypes
-	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, r, ok := decodeJSON(text, md, r)
+	if !ok {
 		return Unknown{}, false
 	}
 	j := &jsonWalker{r: r}
@@ -375,8 +367,21 @@ type Unknowns struct {
 // a protoregistry.ExtensionTypeResolver. Text that is not JSON finds
 // nothing, nor does a nil md.
 func UnknownInJSON(text []byte, md protoreflect.MessageDescriptor, r Resolver) Unknowns {
-	if md == nil {
+	v, r, ok := decodeJSON(text, md, r)
+	if !ok {
 		return Unknowns{}
+	}
+	j := &jsonWalker{r: r, members: true}
+	j.message(v, md, false, 0)
+	return Unknowns{Any: Unknown{Path: j.found, URL: j.url}, AnyFound: j.anyFound, Field: j.unknown, Other: j.other}
+}
+
+// decodeJSON decodes text, numbers kept as json.Number, for a walk by md,
+// and returns it with r, protoregistry.GlobalTypes for a nil r; false for
+// a nil md or text that is not JSON.
+func decodeJSON(text []byte, md protoreflect.MessageDescriptor, r Resolver) (any, Resolver, bool) {
+	if md == nil {
+		return nil, r, false
 	}
 	if r == nil {
 		r = protoregistry.GlobalTypes
@@ -385,11 +390,9 @@ func UnknownInJSON(text []byte, md protoreflect.MessageDescriptor, r Resolver) U
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return Unknowns{}
+		return nil, r, false
 	}
-	j := &jsonWalker{r: r, members: true}
-	j.message(v, md, false, 0)
-	return Unknowns{Any: Unknown{Path: j.found, URL: j.url}, AnyFound: j.anyFound, Field: j.unknown, Other: j.other}
+	return v, r, true
 }
 
 // jsonWalker walks JSON text by its message type for the first Any of an
