@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -258,28 +257,11 @@ func (d *Deserializer) Resolver(ctx context.Context, id uint32) (*protoavro.Reso
 		return r, nil
 	}
 	return d.resolvers.getSized(ctx, id, func() (*protoavro.Resolver, int64, error) {
-		var s Schema
 		// The named types the schema takes from other subjects come first,
 		// each after those it takes itself.
 		var refs [][]byte
-		size := int64(0)
-		err := d.reg.withReferences(ctx, "schema by ID", strconv.FormatUint(uint64(id), 10), func(ctx context.Context) error {
-			var err error
-			s, err = d.reg.SchemaByID(ctx, int(id))
-			if err != nil {
-				return err
-			}
-			if s.Type != TypeAvro && s.Type != "" {
-				return fmt.Errorf("%w: schema %d is %s, want AVRO", ErrWrongSchemaType, id, s.Type)
-			}
-			size = schemaSize(s)
-			if err := d.reg.references(ctx, s.References, func(_ Reference, r Schema) {
-				refs = append(refs, []byte(r.Text))
-				size += schemaSize(r)
-			}); err != nil {
-				return fmt.Errorf("schema %d: %w", id, err)
-			}
-			return nil
+		s, size, err := d.reg.schemaByID(ctx, id, TypeAvro, func(_ Reference, r Schema) {
+			refs = append(refs, []byte(r.Text))
 		})
 		if err != nil {
 			return nil, 0, err

@@ -139,26 +139,9 @@ func (p *ProtoDecoder) File(ctx context.Context, id uint32) (protoreflect.FileDe
 // file returns the compiled .proto file of schema id, with its size.
 func (p *ProtoDecoder) file(ctx context.Context, id uint32) (compiledFile, error) {
 	return p.files.getSized(ctx, id, func() (compiledFile, int64, error) {
-		var s Schema
 		sources := map[string]string{}
-		size := int64(0)
-		err := p.reg.withReferences(ctx, "schema by ID", strconv.FormatUint(uint64(id), 10), func(ctx context.Context) error {
-			var err error
-			s, err = p.reg.SchemaByID(ctx, int(id))
-			if err != nil {
-				return err
-			}
-			if s.Type != TypeProtobuf {
-				return fmt.Errorf("%w: schema %d is %s, want PROTOBUF", ErrWrongSchemaType, id, s.Type)
-			}
-			size = schemaSize(s)
-			if err := p.reg.references(ctx, s.References, func(r Reference, s Schema) {
-				sources[r.Name] = s.Text
-				size += schemaSize(s)
-			}); err != nil {
-				return fmt.Errorf("schema %d: %w", id, err)
-			}
-			return nil
+		s, size, err := p.reg.schemaByID(ctx, id, TypeProtobuf, func(r Reference, s Schema) {
+			sources[r.Name] = s.Text
 		})
 		if err != nil {
 			return compiledFile{}, 0, err

@@ -650,6 +650,34 @@ func (r *Registry) prefetch(ctx context.Context, refs []Reference, seen map[stri
 	return got
 }
 
+// schemaByID fetches schema id, which must be of type want (an AVRO schema
+// may leave its type out), and the schemas its references name, calling
+// visit once per name, each after the schemas it references; all under
+// withReferences' deadline. It returns the schema and the size it counts
+// for in a cache (schemaSize of it and of every referenced schema).
+func (r *Registry) schemaByID(ctx context.Context, id uint32, want SchemaType, visit func(Reference, Schema)) (Schema, int64, error) {
+	var s Schema
+	size := int64(0)
+	err := r.withReferences(ctx, "schema by ID", strconv.FormatUint(uint64(id), 10), func(ctx context.Context) error {
+		var err error
+		if s, err = r.SchemaByID(ctx, int(id)); err != nil {
+			return err
+		}
+		if s.Type != want && (want != TypeAvro || s.Type != "") {
+			return fmt.Errorf("%w: schema %d is %s, want %s", ErrWrongSchemaType, id, s.Type, want)
+		}
+		size = schemaSize(s)
+		if err := r.references(ctx, s.References, func(ref Reference, rs Schema) {
+			visit(ref, rs)
+			size += schemaSize(rs)
+		}); err != nil {
+			return fmt.Errorf("schema %d: %w", id, err)
+		}
+		return nil
+	})
+	return s, size, err
+}
+
 // withReferences runs fetch, which fetches a schema (op and what name it,
 // as a RegistryError does) with the schemas its references name, under a
 // deadline of r.fetchTimeout overall. When the deadline (not the caller's

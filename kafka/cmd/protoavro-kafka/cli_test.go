@@ -326,7 +326,9 @@ func TestUsageErrors(t *testing.T) {
 // commands read (kafkaconf.EnvVars), in lines of at most 80 bytes, and the
 // connection flags it says each command takes are those the command has:
 // the brokers' TLS and SASL flags on bridge only, the registry's and
-// --config on bridge, register and check.
+// --config on bridge, register and check. Each command's help writes its
+// flags as its synopsis does: two dashes before a name longer than a
+// letter.
 func TestTopUsage(t *testing.T) {
 	code, stdout, _ := runCLI(t, "help")
 	if code != 0 {
@@ -347,7 +349,10 @@ func TestTopUsage(t *testing.T) {
 	}
 	for _, cmd := range []string{"bridge", "register", "check"} {
 		_, _, help := runCLI(t, cmd, "-h")
-		for _, f := range []string{"-config", "-registry", "-registry-user", "-registry-ca", "-tls", "-sasl-mechanism"} {
+		if one := regexp.MustCompile(`(?m)^  -\w\w.*`).FindString(help); one != "" {
+			t.Errorf("%s -h: flag written with one dash: %q", cmd, one)
+		}
+		for _, f := range []string{"--config", "--registry", "--registry-user", "--registry-ca", "--tls", "--sasl-mechanism"} {
 			has := strings.Contains(help, "\n  "+f+" ") || strings.Contains(help, "\n  "+f+"\n")
 			if want := cmd == "bridge" || !strings.Contains(f, "tls") && !strings.Contains(f, "sasl"); has != want {
 				t.Errorf("%s -h: flag %s present %v, want %v", cmd, f, has, want)

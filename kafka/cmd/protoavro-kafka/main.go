@@ -220,7 +220,7 @@ func newFlags(name, synopsis, notes string, con *console) *flag.FlagSet {
 			fmt.Fprintf(fs.Output(), "%s\n\n", notes)
 		}
 		fmt.Fprintf(fs.Output(), "Flags:\n")
-		fs.PrintDefaults()
+		usage.PrintFlags(fs.Output(), fs)
 	}
 	return fs
 }
