@@ -103,6 +103,41 @@ func ExampleCodec_MarshalSingleObject() {
 	// 1b598eb799f5b728
 }
 
+// Single-object data written with another schema is read by a resolver:
+// the fingerprint in the header tells which writer schema to look up (here
+// it is at hand), and the resolver reads the datum after it.
+func ExampleResolver_UnmarshalSingleObject() {
+	md := (&avro2147pb.Foo{}).ProtoReflect().Descriptor()
+	writer, err := protoavro.Options{Profile: protoavro.JavaProfile}.Codec(md)
+	if err != nil {
+		log.Fatal(err)
+	}
+	so, err := writer.MarshalSingleObject(nil, &avro2147pb.Foo{Int32: proto.Int32(7)})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	reader, err := protoavro.Options{}.Codec(md)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fp, err := protoavro.SingleObjectFingerprint(so)
+	if err != nil {
+		log.Fatal(err)
+	}
+	schemas := map[uint64]*protoavro.Schema{writer.Schema().Fingerprint(): writer.Schema()}
+	r, err := reader.Resolve(schemas[fp])
+	if err != nil {
+		log.Fatal(err)
+	}
+	var m avro2147pb.Foo
+	if err := r.UnmarshalSingleObject(so, &m); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(m.GetInt32())
+	// Output: 7
+}
+
 // A container file holds the schema, the message type and its descriptors:
 // it can be read back without the .proto files.
 func ExampleNewContainerWriter() {

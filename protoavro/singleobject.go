@@ -36,18 +36,46 @@ func (c *Codec) MarshalSingleObject(dst []byte, m proto.Message) ([]byte, error)
 // schema is an ErrIncompatible error that names both fingerprints (look the
 // writer schema up by SingleObjectFingerprint and use a [Resolver]).
 func (c *Codec) UnmarshalSingleObject(data []byte, m proto.Message) error {
-	fp, err := SingleObjectFingerprint(data)
+	datum, err := singleObjectDatum(data, c.schema, c.enc.name)
 	if err != nil {
 		return err
 	}
-	if fp != c.schema.crc {
-		return &DataError{Path: c.enc.name, Offset: 2, Err: fmt.Errorf("%w: fingerprint %016x, want %016x (%s)",
-			ErrIncompatible, fp, c.schema.crc, c.schema.FullName())}
+	return shiftOffset(c.Unmarshal(datum, m), singleObjectHeaderLen)
+}
+
+// UnmarshalSingleObject decodes a single-object encoded datum written with
+// the resolver's writer schema into m. The fingerprint must be the writer
+// schema's; data written with another schema is an ErrIncompatible error
+// that names both fingerprints.
+func (r *Resolver) UnmarshalSingleObject(data []byte, m proto.Message) error {
+	datum, err := singleObjectDatum(data, r.writer, r.codec.enc.name)
+	if err != nil {
+		return err
 	}
-	err = c.Unmarshal(data[singleObjectHeaderLen:], m)
+	return shiftOffset(r.Unmarshal(datum, m), singleObjectHeaderLen)
+}
+
+// singleObjectDatum checks the single-object header of data against the
+// fingerprint of s, the schema the datum must have been written with, and
+// returns the datum; path names the message in errors.
+func singleObjectDatum(data []byte, s *Schema, path string) ([]byte, error) {
+	fp, err := SingleObjectFingerprint(data)
+	if err != nil {
+		return nil, err
+	}
+	if fp != s.crc {
+		return nil, &DataError{Path: path, Offset: 2, Err: fmt.Errorf("%w: fingerprint %016x, want %016x (%s)",
+			ErrIncompatible, fp, s.crc, s.FullName())}
+	}
+	return data[singleObjectHeaderLen:], nil
+}
+
+// shiftOffset adds n to the offset of err's DataError, for a datum read at
+// byte n of the input.
+func shiftOffset(err error, n int) error {
 	var de *DataError
-	if asDataError(err, &de) {
-		de.Offset += singleObjectHeaderLen
+	if asDataError(err, &de) && de.Offset >= 0 {
+		de.Offset += n
 	}
 	return err
 }

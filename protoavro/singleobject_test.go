@@ -78,3 +78,57 @@ func TestSingleObjectErrors(t *testing.T) {
 		}
 	}
 }
+
+// A resolver reads single-object data written with its writer schema, as
+// its Unmarshal reads the datum; data written with another schema is
+// ErrIncompatible at the fingerprint, and errors in the datum name their
+// offset in the whole input.
+func TestResolverSingleObject(t *testing.T) {
+	reader := mustCodec(t, Options{}, &avro2147pb.Foo{})
+	writer := mustCodec(t, Options{Profile: JavaProfile}, &avro2147pb.Foo{})
+	r, err := reader.Resolve(writer.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &avro2147pb.Foo{Int32: proto.Int32(7), String_: proto.String("seven")}
+	so, err := writer.MarshalSingleObject(nil, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := &avro2147pb.Foo{}, &avro2147pb.Foo{}
+	if err := r.UnmarshalSingleObject(so, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unmarshal(so[singleObjectHeaderLen:], want); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, want) || got.GetString_() != "seven" {
+		t.Errorf("UnmarshalSingleObject read %v, Unmarshal of the datum %v", got, want)
+	}
+
+	own, err := reader.MarshalSingleObject(nil, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+		off  int
+	}{
+		{"the reader's own schema", own, ErrIncompatible, 2},
+		{"short header", so[:5], ErrTruncated, 5},
+		{"truncated datum", so[:len(so)-1], ErrTruncated, -1},
+	} {
+		err := r.UnmarshalSingleObject(tc.data, &avro2147pb.Foo{})
+		var de *DataError
+		switch {
+		case !errors.Is(err, tc.want) || !errors.As(err, &de):
+			t.Errorf("%s: err = %v, want a DataError of %v", tc.name, err, tc.want)
+		case tc.off >= 0 && de.Offset != tc.off:
+			t.Errorf("%s: offset %d, want %d", tc.name, de.Offset, tc.off)
+		case tc.off < 0 && (de.Offset < singleObjectHeaderLen || de.Offset > len(tc.data)):
+			t.Errorf("%s: offset %d, want one in the datum (%d to %d)", tc.name, de.Offset, singleObjectHeaderLen, len(tc.data))
+		}
+	}
+}
