@@ -48,11 +48,26 @@ type pblock struct {
 	b    ocf.Block // as read; b.Data aliases raw
 	raw  []byte
 	data []byte // decompressed
-	// wire holds the n records decoded, length-delimited: each one's size
-	// as a varint, then its wire bytes.
+	// wire holds the records decoded, length-delimited: each one's size
+	// as a varint, then its wire bytes. segs divides them at the block's
+	// errors: the records of segment seg, the one being handed out, end
+	// at its wireEnd, where those of the next one start.
 	wire []byte
-	n    int
-	// err ends the block after its n records: a block error (a
+	segs []segment
+	seg  int
+	// large is set by a worker on a block that decompresses to more than
+	// largeBlock bytes: the reader's goroutine decodes it, when its turn
+	// comes, so that one such block at a time is held decompressed.
+	large bool
+}
+
+// segment is a run of a block's records that decoded, and the error that
+// ends it, if any.
+type segment struct {
+	// n records end at wireEnd of the block's wire.
+	n       int
+	wireEnd int
+	// err ends the segment after its n records: a block error (a
 	// *ContainerError), or a record error (recErr set) of the record at
 	// errStart..errEnd of data. skip and rest are what Resync skips then:
 	// the records and bytes counted, and the bytes themselves (in raw or
@@ -63,14 +78,20 @@ type pblock struct {
 	skip             Skipped
 	rest             []byte
 	// resume is set after a record error whose datum ends where the
-	// writer schema says (skipDatum): Resync skips that datum alone and
-	// decodes the block's records after it, from resume.pos.
+	// writer schema says (skipDatum): Resync skips that datum alone, and
+	// the block's records after it, from resume.pos, are the next
+	// segment's (decoded ahead, or by Resync past maxSegments).
 	resume resumePoint
-	// large is set by a worker on a block that decompresses to more than
-	// largeBlock bytes: the reader's goroutine decodes it, when its turn
-	// comes, so that one such block at a time is held decompressed.
-	large bool
 }
+
+// maxSegments bounds the segments decoded ahead in a block: past as many
+// bad records, Resync decodes the rest of the block on the reader's
+// goroutine, maxSegments more at a time, so that a block of many bad
+// records holds no more than that many segments.
+const maxSegments = 64
+
+// cur returns the segment being handed out.
+func (pb *pblock) cur() *segment { return &pb.segs[pb.seg] }
 
 // largeBlock is the decompressed size of a block above which it is
 // decoded by the reader's goroutine rather than a worker, and its buffers
@@ -100,8 +121,7 @@ func newParallelReader(cr *ContainerReader, workers int) *parallelReader {
 // accepts). On an error it sets what Resync skips as the sequential
 // reader's Resync skips it.
 func decodeBlock(or *ocf.Reader, dec *decRecord, skip *lazySkipper, pb *pblock, within int) {
-	pb.wire, pb.n, pb.err, pb.recErr = pb.wire[:0], 0, nil, false
-	pb.skip, pb.rest, pb.large, pb.resume = Skipped{}, nil, false, resumePoint{}
+	pb.wire, pb.segs, pb.seg, pb.large = pb.wire[:0], append(pb.segs[:0], segment{}), 0, false
 	var err error
 	if within > 0 && within < or.MaxBlockDataSize() {
 		// A block within the bound is decompressed once; one that
@@ -118,16 +138,17 @@ func decodeBlock(or *ocf.Reader, dec *decRecord, skip *lazySkipper, pb *pblock, 
 	if err != nil || within <= 0 || within >= or.MaxBlockDataSize() || pb.b.Count == 0 && len(pb.data) > 0 {
 		pb.data, err = or.Decompress(pb.data[:0], pb.b)
 	}
+	sg := pb.cur()
 	if err != nil {
 		// The block alone, as compressed (ocf.Reader.Resync of a block
 		// whose framing was sound).
-		pb.err, pb.skip, pb.rest = containerError(err), Skipped{Blocks: 1, Bytes: int64(len(pb.raw))}, pb.raw
+		sg.err, sg.skip, sg.rest = containerError(err), Skipped{Blocks: 1, Bytes: int64(len(pb.raw))}, pb.raw
 		return
 	}
 	empty, err := blockEmpty(pb.b.Count, len(pb.data))
 	if err != nil {
-		pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset, Err: err}
-		pb.skip, pb.rest = Skipped{Records: pb.b.Count, Blocks: 1, Bytes: int64(len(pb.data))}, pb.data
+		sg.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset, Err: err}
+		sg.skip, sg.rest = Skipped{Records: pb.b.Count, Blocks: 1, Bytes: int64(len(pb.data))}, pb.data
 		return
 	}
 	// The records' wire takes about as much as their Avro: room for that
@@ -147,14 +168,16 @@ type resumePoint struct {
 }
 
 // decodeRecords decodes the records of pb's decompressed block from at on,
-// appending them to pb.wire, until the block's end or the first error, for
-// which it sets what Resync skips: a record that does not decode is
-// skipped alone when the writer schema finds its end (pb.resume says where
-// the next one starts), else with the rest of the block.
+// appending them to pb.wire and starting pb.segs anew, until the block's
+// end or an error that ends it. A record that does not decode is skipped
+// alone when the writer schema finds its end: its error ends a segment,
+// and the records after it are the next one's, up to maxSegments; else
+// the error ends the block, and Resync skips the rest of it.
 func decodeRecords(dec *decRecord, skip *lazySkipper, pb *pblock, at resumePoint) {
 	data := pb.data
 	pos, empty, guess := at.pos, at.empty, 1
-	pb.resume = resumePoint{}
+	pb.segs, pb.seg = append(pb.segs[:0], segment{}), 0
+	sg := pb.cur()
 	for i := at.index; i < pb.b.Count; i++ {
 		start, end := pos, 0
 		var err error
@@ -163,24 +186,32 @@ func decodeRecords(dec *decRecord, skip *lazySkipper, pb *pblock, at resumePoint
 			dst, end, err = decodeRecord(dec, dst, data, pos, &empty)
 			return dst, err
 		})
-		if err != nil {
-			pb.err, pb.recErr, pb.errStart, pb.errEnd = err, true, start, min(end, len(data))
-			if next, e, ok := skipDatum(skip.get(), data, start, pb.errEnd, empty); ok {
-				pb.skip, pb.rest = Skipped{Records: 1, Bytes: int64(next - start)}, data[start:next]
-				pb.resume = resumePoint{index: i + 1, pos: next, empty: e}
-			} else {
-				pb.skip, pb.rest = Skipped{Records: pb.b.Count - i, Bytes: int64(len(data) - start)}, data[start:]
-			}
+		if err == nil {
+			pos = end
+			sg.n++
+			continue
+		}
+		sg.wireEnd, sg.err, sg.recErr, sg.errStart, sg.errEnd = len(pb.wire), err, true, start, min(end, len(data))
+		next, e, ok := skipDatum(skip.get(), data, start, sg.errEnd, empty)
+		if !ok {
+			sg.skip, sg.rest = Skipped{Records: pb.b.Count - i, Bytes: int64(len(data) - start)}, data[start:]
 			return
 		}
-		pos = end
-		pb.n++
+		sg.skip, sg.rest = Skipped{Records: 1, Bytes: int64(next - start)}, data[start:next]
+		sg.resume = resumePoint{index: i + 1, pos: next, empty: e}
+		if len(pb.segs) == maxSegments {
+			return
+		}
+		pos, empty = next, e
+		pb.segs = append(pb.segs, segment{})
+		sg = &pb.segs[len(pb.segs)-1]
 	}
+	sg.wireEnd = len(pb.wire)
 	if pos != len(data) {
 		// The records are sound; the error comes after them.
-		pb.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset,
+		sg.err = &ContainerError{Block: pb.b.Index, Offset: pb.b.Offset,
 			Err: fmt.Errorf("%w: %d bytes left after the block's records", ErrMalformed, len(data)-pos)}
-		pb.skip, pb.rest = Skipped{Bytes: int64(len(data) - pos)}, data[pos:]
+		sg.skip, sg.rest = Skipped{Bytes: int64(len(data) - pos)}, data[pos:]
 	}
 }
 
@@ -244,11 +275,11 @@ func (cr *ContainerReader) NextDelimited() ([]byte, int, error) {
 		if err := p.nextBlock(cr); err != nil {
 			return nil, 0, err
 		}
-		pb := p.cur
-		from, n := p.pos, pb.n-p.next
-		p.next, p.pos = pb.n, len(pb.wire)
+		sg := p.cur.cur()
+		from, n := p.pos, sg.n-p.next
+		p.next, p.pos = sg.n, sg.wireEnd
 		cr.index += int64(n)
-		return pb.wire[from:], n, nil
+		return p.cur.wire[from:sg.wireEnd], n, nil
 	}
 	// Sequential: decode the rest of the block, at least one record.
 	cr.delim = cr.delim[:0]
@@ -306,9 +337,9 @@ func (p *parallelReader) readWire(cr *ContainerReader, dst []byte) ([]byte, erro
 // nextBlock makes p.cur a block with records left to hand out, or
 // returns the reader's error (io.EOF at the end).
 func (p *parallelReader) nextBlock(cr *ContainerReader) error {
-	for p.cur == nil || p.next >= p.cur.n {
+	for p.cur == nil || p.next >= p.cur.cur().n {
 		if pb := p.cur; pb != nil {
-			if pb.err != nil {
+			if pb.cur().err != nil {
 				// p.cur stays, for Resync; so do the workers and the
 				// blocks in flight behind it.
 				return p.fail(cr, pb)
@@ -371,30 +402,37 @@ func (p *parallelReader) fill(cr *ContainerReader) {
 // fail turns the error that ends pb into the reader's sticky error, as
 // the sequential reader reports it.
 func (p *parallelReader) fail(cr *ContainerReader, pb *pblock) error {
-	if !pb.recErr {
-		cr.err = pb.err
+	sg := pb.cur()
+	if !sg.recErr {
+		cr.err = sg.err
 		return cr.err
 	}
-	cr.err = cr.blockRecordError(pb.b, pb.data, pb.errStart, pb.errEnd, pb.err)
+	cr.err = cr.blockRecordError(pb.b, pb.data, sg.errStart, sg.errEnd, sg.err)
 	return cr.err
 }
 
 // skipBlock is the part of Resync that skips what the sequential reader
-// skips after the current block's error: a record whose datum's end was
-// found alone, after which the rest of the block is decoded here, on the
-// reader's goroutine; else the rest of the block. ok is false for an error
-// of the reading of blocks.
+// skips after the current segment's error: a record whose datum's end was
+// found alone, after which the next segment's records are handed out (the
+// rest of the block is decoded here, on the reader's goroutine, when the
+// workers stopped at maxSegments); else the rest of the block. ok is false
+// for an error of the reading of blocks.
 func (p *parallelReader) skipBlock(cr *ContainerReader) (sk Skipped, rest []byte, ok bool) {
 	pb := p.cur
-	if pb == nil || pb.err == nil {
+	if pb == nil || pb.cur().err == nil {
 		return Skipped{}, nil, false
 	}
-	sk, rest = pb.skip, pb.rest
-	if at := pb.resume; at.index > 0 {
+	sg := pb.cur()
+	sk, rest = sg.skip, sg.rest
+	if at := sg.resume; at.index > 0 {
+		p.next = 0
+		if pb.seg+1 < len(pb.segs) {
+			pb.seg++
+			return sk, rest, true
+		}
 		// rest is in pb.data, which the records after it leave as it is.
-		pb.wire, pb.n, pb.err, pb.recErr, pb.skip, pb.rest = pb.wire[:0], 0, nil, false, Skipped{}, nil
+		pb.wire, p.pos = pb.wire[:0], 0
 		decodeRecords(cr.dec, cr.skip, pb, at)
-		p.next, p.pos = 0, 0
 		return sk, rest, true
 	}
 	p.cur = nil

@@ -506,8 +506,9 @@ type Skipped struct {
 // the file ends in the damage, and the error again when it cannot be
 // skipped: an error in the header, or a failure of w. A parallel reader
 // (Workers > 1) skips exactly what a sequential one skips, and reads on
-// with its workers (the records of a block after a skipped datum are
-// decoded by Resync, on the caller's goroutine).
+// with its workers, which decode a block's records past its first 64 bad
+// ones (the records after more are decoded by Resync, on the caller's
+// goroutine, 64 bad ones at a time).
 func (cr *ContainerReader) Resync(w io.Writer) (Skipped, error) {
 	if err := cr.enter(); err != nil {
 		return Skipped{}, err

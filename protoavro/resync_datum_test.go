@@ -260,6 +260,92 @@ func TestResyncSkipsBadDatumAlone(t *testing.T) {
 	}
 }
 
+// manyBadFile is a container file of nullablePerson in two blocks: the
+// first of 3 × maxSegments + 10 records, every third one holding a null
+// for the name (more bad records than the parallel reader's workers decode
+// past in one block), its last record damaged (its end cannot be found);
+// the second of 20 sound records with bytes after them. It returns the
+// file and the indexes of the records read sound.
+func manyBadFile(t testing.TB, codec ocf.Codec) (file []byte, sound []int) {
+	t.Helper()
+	var buf bytes.Buffer
+	ow, err := ocf.NewWriter(&buf, ocf.WriterOptions{Schema: []byte(nullablePerson), Codec: codec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := 3*maxSegments + 10
+	var data []byte
+	for i := range first {
+		switch {
+		case i == first-1:
+			data = append(data, appendLong(appendLong(nil, 1), 1<<40)...)
+		case i%3 == 1:
+			data = append(data, personDatum(nil, int64(i))...)
+		default:
+			data = append(data, goodPerson(i)...)
+			sound = append(sound, i)
+		}
+	}
+	if err := ow.WriteBlock(int64(first), data); err != nil {
+		t.Fatal(err)
+	}
+	data = nil
+	for i := first; i < first+20; i++ {
+		data = append(data, goodPerson(i)...)
+		sound = append(sound, i)
+	}
+	if err := ow.WriteBlock(20, append(data, 0x02)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ow.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), sound
+}
+
+// TestResyncManyBadRecordsInBlock reads manyBadFile, whose first block
+// holds more bad records than the workers decode past, with 1, 2 and 4
+// workers, by ReadWire and NextDelimited: every sound record, in order;
+// each bad record an error of its own index that Resync skips alone; the
+// damaged last record and the second block's trailing byte skipped with
+// what follows them in their block; the same errors, skips and copied
+// bytes as the sequential reader.
+func TestResyncManyBadRecordsInBlock(t *testing.T) {
+	md := loadPersonVariant(t, "v2", "int64 age = 2;", "uint32 age = 2;")
+	mt := dynamicpb.NewMessageType(md)
+	age := md.Fields().ByName("age")
+	for _, codec := range []ocf.Codec{ocf.Null, ocf.Deflate} {
+		file, sound := manyBadFile(t, codec)
+		want := readResyncing(t, file, mt, 1, false)
+		bad := (3*maxSegments + 9) / 3
+		if want.end != nil || len(want.errs) != bad+2 || len(want.records) != len(sound) {
+			t.Fatalf("%s: sequential: end %v, %d errors, %d records; want none, %d, %d", codec, want.end, len(want.errs), len(want.records), bad+2, len(sound))
+		}
+		for k := range bad {
+			var re *RecordError
+			if !errors.As(want.errs[k], &re) || re.Index != int64(3*k+1) || !errors.Is(re, ErrIncompatible) || want.skips[k].Records != 1 {
+				t.Fatalf("%s: sequential: error %d: %v, skipped %+v; want record %d incompatible, skipped alone", codec, k, want.errs[k], want.skips[k], 3*k+1)
+			}
+		}
+		for k, w := range want.records {
+			m := dynamicpb.NewMessage(md)
+			if err := proto.Unmarshal(w, m); err != nil || m.Get(age).Uint() != uint64(sound[k]) {
+				t.Fatalf("%s: sequential: record %d read is %v (%v), want age %d", codec, k, m, err, sound[k])
+			}
+		}
+		for _, workers := range []int{2, 4} {
+			for _, delimited := range []bool{false, true} {
+				got := readResyncing(t, file, mt, workers, delimited)
+				if !slices.EqualFunc(got.records, want.records, bytes.Equal) || fmt.Sprint(got.errs) != fmt.Sprint(want.errs) ||
+					!slices.Equal(got.skips, want.skips) || !bytes.Equal(got.rejects, want.rejects) || got.count != want.count || got.end != nil {
+					t.Errorf("%s/workers=%d/delimited=%v: %d records, %d errors, Records %d, end %v; sequential: %d records, %d errors, Records %d",
+						codec, workers, delimited, len(got.records), len(got.errs), got.count, got.end, len(want.records), len(want.errs), want.count)
+				}
+			}
+		}
+	}
+}
+
 // FuzzResyncDatum reads damaged variants of datumFile (records that do not
 // decode for their values, damage and trailing bytes) with 1 and 3
 // workers, by ReadWire and NextDelimited: the same records, errors, skips,
@@ -272,6 +358,8 @@ func FuzzResyncDatum(f *testing.F) {
 		bad := bytes.Clone(file)
 		bad[len(bad)/3] ^= 0x01
 		f.Add(bad)
+		many, _ := manyBadFile(f, codec)
+		f.Add(many)
 	}
 	var mt protoreflect.MessageType
 	f.Fuzz(func(t *testing.T, file []byte) {
