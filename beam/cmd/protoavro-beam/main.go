@@ -131,13 +131,11 @@ func printUsage() {
 		to.Var(f.Value, f.Name, f.Usage)
 	})
 	w := flag.CommandLine.Output()
-	own.SetOutput(w)
-	sdk.SetOutput(w)
 	fmt.Fprint(w, synopsis)
 	fmt.Fprintln(w, "\nFlags:")
-	own.PrintDefaults()
+	usage.PrintFlags(w, own)
 	fmt.Fprintln(w, "\nFlags of the Beam SDK (for the runners; see Beam's documentation):")
-	sdk.PrintDefaults()
+	usage.PrintFlags(w, sdk)
 }
 
 // ownFlags are the flags of the command, as opposed to the Beam SDK's.

@@ -24,9 +24,10 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/protoavro/protoavro/beam/internal/beamtest"
 	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
-	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/internal/testutil"
 )
 
 // The command is built once, without -race (Beam's SDK harness has a data
@@ -221,22 +222,33 @@ func TestWarnsOfAnyTypesOverHeaderLimit(t *testing.T) {
 }
 
 // TestHelp: -h prints the synopsis, then the command's own flags (every
-// one of them, and no Beam SDK flag), then the SDK's, and exits 0.
+// one of them, and no Beam SDK flag), then the SDK's, and exits 0. The
+// flags are written as the synopsis writes them: two dashes before a name,
+// one before a single letter.
 func TestHelp(t *testing.T) {
 	code, stderr := runCLI(t, "-h")
 	own, sdk, ok := strings.Cut(stderr, "\nFlags of the Beam SDK")
 	if code != 0 || !strings.HasPrefix(stderr, "Usage: protoavro-beam --input GLOB") || !ok {
 		t.Fatalf("exit %d, help %q", code, stderr)
 	}
+	flagLine := func(name string) string {
+		if len(name) == 1 {
+			return "\n  -" + name
+		}
+		return "\n  --" + name
+	}
 	for name := range ownFlags {
-		if !strings.Contains(own, "\n  -"+name+" ") && !strings.Contains(own, "\n  -"+name+"\n") {
-			t.Errorf("flag -%s is not among the command's flags:\n%s", name, own)
+		if !strings.Contains(own, flagLine(name)+" ") && !strings.Contains(own, flagLine(name)+"\n") && !strings.Contains(own, flagLine(name)+"\t") {
+			t.Errorf("flag %s is not among the command's flags:\n%s", strings.TrimSpace(flagLine(name)), own)
 		}
 	}
 	for _, name := range []string{"runner", "endpoint", "project", "environment_type"} {
-		if strings.Contains(own, "\n  -"+name+" ") || !strings.Contains(sdk, "\n  -"+name+" ") {
-			t.Errorf("flag -%s is not among the Beam SDK's flags", name)
+		if strings.Contains(own, flagLine(name)+" ") || !strings.Contains(sdk, flagLine(name)+" ") {
+			t.Errorf("flag --%s is not among the Beam SDK's flags", name)
 		}
+	}
+	if strings.Contains(stderr, "\n  -input") || strings.Contains(stderr, "\n  -runner") {
+		t.Errorf("the help writes a flag name with one dash:\n%s", stderr)
 	}
 }
 
@@ -253,33 +265,7 @@ func TestConvert(t *testing.T) {
 		t.Errorf("a warning without --prism_listen_all:\n%s", stderr)
 	}
 	want := sampleWires(t)
-	var got []string
-	for _, shard := range []string{out + "-00000-of-00002.avro", out + "-00001-of-00002.avro"} {
-		f, err := os.Open(shard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := protoavro.NewContainerReader(f, protoavro.ReaderOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", shard, err)
-		}
-		for {
-			m := r.NewMessage()
-			if err := r.Read(m); err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: %v", shard, err)
-			}
-			b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(b))
-		}
-		f.Close()
-	}
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
+	if got := beamtest.Wires(t, out+"-00000-of-00002.avro", out+"-00001-of-00002.avro"); !slices.Equal(got, want) {
 		t.Errorf("the shards hold %d records, not the %d of the input (or other ones)", len(got), len(want))
 	}
 }
@@ -328,11 +314,7 @@ func sampleWires(t *testing.T) []string {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(b))
+		out = append(out, string(testutil.Wire(t, m)))
 	}
 	if len(out) != 1000 {
 		t.Fatalf("%d sample records", len(out))
