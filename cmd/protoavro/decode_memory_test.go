@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/protoavro/protoavro/protoavro/ocf"
@@ -21,30 +22,9 @@ func TestDecodeTinyRecords(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"b.proto": "syntax = \"proto3\";\npackage tiny;\nmessage B { bytes b = 1; }\n"})
 	const blocks, records = 2, 1 << 20
-	var file bytes.Buffer
-	w, err := ocf.NewWriter(&file, ocf.WriterOptions{
-		Schema: []byte(`{"type":"record","name":"B","namespace":"tiny","fields":[{"name":"b","type":"bytes"}]}`),
-		Codec:  ocf.Deflate,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ocf.Deflate.Compress(nil, make([]byte, records)) // records of one byte: an empty bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range blocks {
-		if err := w.WriteRawBlock(records, block); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(dir, "tiny.avro")
-	if err := os.WriteFile(in, file.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tiny := testBlock{count: records, data: make([]byte, records)} // records of one byte: an empty bytes
+	in := writeContainer(t, filepath.Join(dir, "tiny.avro"), `{"type":"record","name":"B","namespace":"tiny","fields":[{"name":"b","type":"bytes"}]}`,
+		ocf.Deflate, nil, slices.Repeat([]testBlock{tiny}, blocks)...)
 	perRecord := map[string]float64{}
 	for _, format := range []string{"delimited", "jsonl"} {
 		out := filepath.Join(dir, "out."+format)

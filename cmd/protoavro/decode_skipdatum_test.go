@@ -72,13 +72,9 @@ func TestDecodeSkipBadSkipsDatumAlone(t *testing.T) {
 		200: nullablePersonDatum(nil, 200),
 		599: nullablePersonDatum(nil, 599),
 	}
-	var file bytes.Buffer
-	ow, err := ocf.NewWriter(&file, ocf.WriterOptions{Schema: []byte(nullablePersonSchema), Codec: ocf.Deflate})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var wantNames []string
 	var wantRejects []byte
+	var blocks []testBlock
 	for b := range 3 {
 		var data []byte
 		for i := b * 200; i < b*200+200; i++ {
@@ -90,18 +86,14 @@ func TestDecodeSkipBadSkipsDatumAlone(t *testing.T) {
 			data = append(data, nullablePersonDatum(fmt.Appendf(nil, "p%d", i), int64(i))...)
 			wantNames = append(wantNames, fmt.Sprintf("p%d", i))
 		}
-		if err := ow.WriteBlock(200, data); err != nil {
-			t.Fatal(err)
-		}
+		blocks = append(blocks, testBlock{count: 200, data: data})
 	}
-	if err := ow.Close(); err != nil {
+	in := writeContainer(t, filepath.Join(dir, "spark.avro"), nullablePersonSchema, ocf.Deflate, nil, blocks...)
+	st, err := os.Stat(in)
+	if err != nil {
 		t.Fatal(err)
 	}
-	in := filepath.Join(dir, "spark.avro")
-	if err := os.WriteFile(in, file.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	summary := fmt.Sprintf("decoded 595 records (%s in, ", formatBytes(int64(file.Len())))
+	summary := fmt.Sprintf("decoded 595 records (%s in, ", formatBytes(st.Size()))
 	skipped := fmt.Sprintf("; 5 records, 0 damaged blocks and %d B skipped (written to ", len(wantRejects))
 	var delimited string
 	for _, format := range []string{"jsonl", "delimited"} {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -55,26 +54,21 @@ func (in *input) close() error {
 // inputBuffer is the buffer of an input.
 const inputBuffer = 1 << 20
 
-// maxZstdWindow bounds the memory a zstd stream may ask for.
-const maxZstdWindow = 128 << 20
-
-// Magic numbers of the compressed formats that inputs may be in.
-var (
-	gzipMagic = []byte{0x1f, 0x8b}
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-)
-
 // openInput opens path for reading; "-" or "" means standard input, with a
 // notice on standard error when it is a terminal. Input compressed with
-// gzip or zstd (told by its first bytes) is decompressed. A file that
-// cannot be opened is a [usage.Error], whose message starts with flag (such
-// as "--in") when it is not empty.
+// gzip or zstd (told by its first bytes) is decompressed as gzip -d and
+// zstd -d read it: its gzip members (then zero bytes up to its end, if
+// any) or zstd frames one after another; other bytes after the last member
+// or frame are an error that says where they start (compressed.go). A file
+// that cannot be opened is a [usage.Error], whose message starts with flag
+// (such as "--in") when it is not empty.
 func openInput(path, flag string, std stdio) (*input, error) {
 	prefix := ""
 	if flag != "" {
 		prefix = flag + ": "
 	}
 	var in *input
+	src := &countingReader{r: std.in}
 	if path == "" || path == "-" {
 		in = &input{name: stdinName, size: -1}
 		if f, ok := std.in.(*os.File); ok {
@@ -83,7 +77,6 @@ func openInput(path, flag string, std stdio) (*input, error) {
 		if isTerminal(std.in) {
 			fmt.Fprintln(std.err, "protoavro: reading standard input (end it with Ctrl-D, or give a file)")
 		}
-		in.r = bufio.NewReaderSize(std.in, inputBuffer)
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
@@ -98,25 +91,31 @@ func openInput(path, flag string, std stdio) (*input, error) {
 			f.Close()
 			return nil, usage.Errorf("%s%s: is a directory", prefix, path)
 		}
-		in = &input{r: bufio.NewReaderSize(f, inputBuffer), name: path, size: regularSize(f), closers: []func() error{f.Close}}
+		in = &input{name: path, size: regularSize(f), closers: []func() error{f.Close}}
+		src.r = f
 	}
+	in.r = bufio.NewReaderSize(src, inputBuffer)
+	compressed := compressedInput{r: in.r, src: src}
 	head, _ := in.r.Peek(len(zstdMagic))
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
-		zr, err := gzip.NewReader(in.r)
+		members, err := newGzipMembers(compressed)
 		if err != nil {
 			in.close()
 			return nil, fmt.Errorf("%s: gzip: %w", in.name, err)
 		}
-		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: zr, format: "gzip"}, inputBuffer)
-		in.closers = append([]func() error{zr.Close}, in.closers...)
+		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: members, format: "gzip"}, inputBuffer)
+		in.closers = append([]func() error{members.zr.Close}, in.closers...)
 	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(in.r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
+		// One goroutine: the decoder reads the frames' bytes only as it
+		// decodes them, part by part as frames passes them on.
+		frames := &zstdFrames{in: compressed}
+		zr, err := zstd.NewReader(frames, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
 			in.close()
 			return nil, fmt.Errorf("%s: zstd: %w", in.name, err)
 		}
-		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), format: "zstd"}, inputBuffer)
+		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), format: "zstd", trailing: frames.trailing}, inputBuffer)
 		in.closers = append([]func() error{func() error { zr.Close(); return nil }}, in.closers...)
 	}
 	in.fileSize = in.size
@@ -133,49 +132,6 @@ func openInput(path, flag string, std stdio) (*input, error) {
 	}
 	return in, nil
 }
-
-// decompressed reads a decompressed input and words its errors: the
-// decompressors' own ("unexpected EOF") name neither the compression nor
-// where it failed. The errors do not name the file: the readers of the
-// input wrap them with its name, as they wrap every error of it (a
-// container reader puts the read error inside its own message, so a name
-// here would be said twice).
-type decompressed struct {
-	r      io.Reader
-	format string // "gzip" or "zstd"
-	// n counts the decompressed bytes read.
-	n int64
-}
-
-// Read reads decompressed bytes; an error other than io.EOF is a
-// [decompressError].
-func (d *decompressed) Read(p []byte) (int, error) {
-	n, err := d.r.Read(p)
-	d.n += int64(n)
-	if err == nil || err == io.EOF {
-		return n, err
-	}
-	return n, &decompressError{format: d.format, n: d.n, err: err}
-}
-
-// decompressError is a failed read of compressed input: the compression,
-// how many decompressed bytes came before, and the decompressor's error.
-type decompressError struct {
-	format string
-	n      int64
-	err    error
-}
-
-// Error says whether the data ends early or is damaged, and where.
-func (e *decompressError) Error() string {
-	if errors.Is(e.err, io.ErrUnexpectedEOF) {
-		return fmt.Sprintf("the %s data ends early (truncated) after %d decompressed bytes: %v", e.format, e.n, e.err)
-	}
-	return fmt.Sprintf("the %s data is damaged after %d decompressed bytes: %v", e.format, e.n, e.err)
-}
-
-// Unwrap returns the decompressor's error.
-func (e *decompressError) Unwrap() error { return e.err }
 
 // expandInputs returns the input paths that args name, as [expandGlobs]
 // does; no args is standard input, and "-" cannot be combined with files.

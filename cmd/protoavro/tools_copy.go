@@ -230,6 +230,9 @@ func copyContainers(name string, files []string, outPath string, outGiven bool, 
 			return err
 		}
 	}
+	// Standard input is checked after the last file, not first as
+	// containerFiles checks it for the read commands: a missing last file,
+	// perhaps meant as the output, is said first, with the hint.
 	if err := checkStdinContainers(files, std); err != nil {
 		if files[len(files)-1] == "-" {
 			err = hint(err)

@@ -219,14 +219,8 @@ for a bad command line or a file that cannot be opened.
 func runToJSON(args []string, std stdio) error {
 	fs := newFlagSet("tojson")
 	pretty := fs.Bool("pretty", false, "indent records")
-	files, err := parseFiles(fs, args, "tojson")
+	files, err := containerFiles(fs, args, "tojson", "read", std)
 	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		return usage.Errorf("tojson: give the container files to read (\"-\" for standard input)")
-	}
-	if err := checkStdinContainers(files, std); err != nil {
 		return err
 	}
 	out, err := createOutput("-", "--out", std)
@@ -359,14 +353,8 @@ func openOne(name string, args []string, register func(*flag.FlagSet), std stdio
 	if register != nil {
 		register(fs)
 	}
-	files, err := parseFiles(fs, args, name)
+	files, err := containerFiles(fs, args, name, oneContainer, std)
 	if err != nil {
-		return nil, err
-	}
-	if len(files) != 1 {
-		return nil, usage.Errorf("%s takes one file, got %d (run \"protoavro %s -h\" for usage)", name, len(files), name)
-	}
-	if err := checkStdinContainers(files, std); err != nil {
 		return nil, err
 	}
 	return openContainer(files[0], std)
@@ -501,14 +489,8 @@ command line or a file that cannot be opened.
 
 func runCount(args []string, std stdio) error {
 	fs := newFlagSet("count")
-	files, err := parseFiles(fs, args, "count")
+	files, err := containerFiles(fs, args, "count", "count", std)
 	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		return usage.Errorf("count: give the container files to count (\"-\" for standard input)")
-	}
-	if err := checkStdinContainers(files, std); err != nil {
 		return err
 	}
 	// A count that cannot be written (a full disk, a closed pipe) is a
@@ -562,4 +544,31 @@ func parseFiles(fs *flag.FlagSet, args []string, name string) ([]string, error) 
 		return nil, err
 	}
 	return expandGlobs(files, name)
+}
+
+// oneContainer is the verb of [containerFiles] for the commands that read
+// exactly one container file.
+const oneContainer = ""
+
+// containerFiles parses the flags of the avro-tools command name and
+// returns the container files that its arguments give, their glob
+// patterns expanded ([parseFiles]): at least one, or exactly one when verb
+// is oneContainer. No file is a [usage.Error] asking for the files to verb
+// ("read", "count"), more than one for a command that takes one says how
+// many were given, and standard input on a terminal is refused
+// ([checkStdinContainers]); all before any file is read.
+func containerFiles(fs *flag.FlagSet, args []string, name, verb string, std stdio) ([]string, error) {
+	files, err := parseFiles(fs, args, name)
+	switch {
+	case err != nil:
+		return nil, err
+	case verb == oneContainer && len(files) != 1:
+		return nil, usage.Errorf("%s takes one file, got %d (run \"protoavro %s -h\" for usage)", name, len(files), name)
+	case len(files) == 0:
+		return nil, usage.Errorf("%s: give the container files to %s (\"-\" for standard input)", name, verb)
+	}
+	if err := checkStdinContainers(files, std); err != nil {
+		return nil, err
+	}
+	return files, nil
 }

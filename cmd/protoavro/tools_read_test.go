@@ -229,3 +229,34 @@ func TestStdinTwice(t *testing.T) {
 		t.Errorf("count - FILE: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestReadToolsFileCount checks the errors of tojson, count, getschema and
+// getmeta given no file, or getschema and getmeta more than one (a glob
+// pattern counts the files it matches): usage errors that say what to
+// give, with nothing read.
+func TestReadToolsFileCount(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := writeToolFile(t, dir, "a.avro", "null")
+	writeToolFile(t, dir, "b.avro", "null")
+	glob := filepath.Join(dir, "*.avro")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tojson"}, `tojson: give the container files to read ("-" for standard input)`},
+		{[]string{"tojson", "--pretty"}, `tojson: give the container files to read ("-" for standard input)`},
+		{[]string{"count"}, `count: give the container files to count ("-" for standard input)`},
+		{[]string{"getschema"}, `getschema takes one file, got 0 (run "protoavro getschema -h" for usage)`},
+		{[]string{"getschema", a, a}, `getschema takes one file, got 2 (run "protoavro getschema -h" for usage)`},
+		{[]string{"getmeta", "--key", "avro.codec"}, `getmeta takes one file, got 0 (run "protoavro getmeta -h" for usage)`},
+		{[]string{"getmeta", glob}, `getmeta takes one file, got 2 (run "protoavro getmeta -h" for usage)`},
+	} {
+		in := &unreadStdin{}
+		var stdout bytes.Buffer
+		r := runStd(c.args, in, &stdout, false)
+		if r.code != exitUsage || r.stderr != "protoavro: "+c.want+"\n" || r.stdout != "" || in.read {
+			t.Errorf("%q: exit code %d, stderr %q, stdout %q, stdin read %v; want %d and %q", c.args, r.code, r.stderr, r.stdout, in.read, exitUsage, c.want)
+		}
+	}
+}
