@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/protoavro/protoavro/beam/internal/beamtest"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testutil"
@@ -82,6 +83,62 @@ func TestTypeAnyTypes(t *testing.T) {
 	}
 	if _, err := c.codec.TranscodeToAvro(nil, wire); !errors.Is(err, protoavro.ErrUnknownAnyType) {
 		t.Errorf("without AnyTypes: %v, want ErrUnknownAnyType", err)
+	}
+}
+
+// TestJSONLinesUnknownAnyHint: a JSON line whose Any packs a type that the
+// Type does not hold fails the read with ErrInput and
+// protoavro.ErrUnknownAnyType, naming the file, the record, its line and
+// the type URL, and ending with the hint of protoavro encode's (the flags
+// that load the type). An Any of a type of the AnyTypes reads, and a line
+// with another error gets no such hint.
+func TestJSONLinesUnknownAnyHint(t *testing.T) {
+	const encodeHint = "load the .proto file that defines the type, with -I for its imports, or a --descriptor-set that holds it, made with protoc --include_imports"
+	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
+	plain, err := TypeOf(md, protoavro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withPacked, err := plain.WithAnyTypes((&avro2147pb.MessageWithLargeEnum{}).ProtoReflect().Descriptor().ParentFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(typ Type, lines string) (int, error) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "in.jsonl")
+		if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fn := &readJSONLinesFn{typed: typed{Type: typ}, BatchSize: DefaultBatchSize}
+		if err := fn.Setup(); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err := fn.ProcessElement(context.Background(), fileio.ReadableFile{Metadata: fileio.FileMetadata{Path: path, Size: int64(len(lines))}}, func(r Records) { n += int(r.Count) })
+		return n, err
+	}
+	const packed = `{"any":{"@type":"type.googleapis.com/protoavro.avro2147.MessageWithLargeEnum"}}` + "\n"
+	if n, err := read(withPacked, "{}\n"+packed); err != nil || n != 2 {
+		t.Errorf("an Any of a type of the AnyTypes: %d records, %v; want 2", n, err)
+	}
+	for _, typ := range []Type{plain, withPacked} {
+		_, err := read(typ, "{}\n"+`{"any":{"@type":"type.googleapis.com/acme.Missing","x":1}}`+"\n")
+		if !errors.Is(err, ErrInput) || !errors.Is(err, protoavro.ErrUnknownAnyType) {
+			t.Errorf("an Any of an unknown type: %v, want ErrInput and ErrUnknownAnyType", err)
+			continue
+		}
+		msg := err.Error()
+		for _, want := range []string{`in.jsonl": record 1 (line 2, input byte 3): `, `"type.googleapis.com/acme.Missing": "unknown google.protobuf.Any type" (` + encodeHint} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("an Any of an unknown type: %q lacks %q", msg, want)
+			}
+		}
+	}
+	if _, err := read(plain, packed); !errors.Is(err, protoavro.ErrUnknownAnyType) || !strings.Contains(err.Error(), encodeHint) {
+		t.Errorf("an Any of a type that only AnyTypes hold, without them: %v, want ErrUnknownAnyType with the hint", err)
+	}
+	if _, err := read(plain, `{"nofield":1}`+"\n"); !errors.Is(err, ErrInput) || errors.Is(err, protoavro.ErrUnknownAnyType) || strings.Contains(err.Error(), encodeHint) {
+		t.Errorf("an unknown field: %v, want ErrInput without the Any hint", err)
 	}
 }
 
@@ -154,14 +211,13 @@ func TestShardsEmbedAnyTypes(t *testing.T) {
 		}
 		var got []string
 		for _, name := range outs {
-			data, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
-			if err != nil {
-				t.Fatalf("shards %d: %s: %v", shards, filepath.Base(name), err)
-			}
+			cr := beamtest.Each(t, name, func(cr *protoavro.ContainerReader, m proto.Message) {
+				j, err := protojson.MarshalOptions{Resolver: cr.AnyResolver()}.Marshal(m)
+				if err != nil {
+					t.Fatalf("shards %d: %s: %v", shards, filepath.Base(name), err)
+				}
+				got = append(got, string(j))
+			})
 			// ReadAvro without a Type compiles the embedded type, whose
 			// resolver must know the packed type.
 			ro, err := (&readAvroFn{}).readerOptions(&ocf.Header{Metadata: cr.Metadata()})
@@ -170,19 +226,6 @@ func TestShardsEmbedAnyTypes(t *testing.T) {
 			}
 			if _, err := ro.Options.AnyResolver.FindMessageByURL("type.googleapis.com/ev.audit.AuditLog"); err != nil {
 				t.Errorf("shards %d: ReadAvro of %s: %v", shards, filepath.Base(name), err)
-			}
-			for {
-				m := cr.NewMessage()
-				if err := cr.Read(m); err == io.EOF {
-					break
-				} else if err != nil {
-					t.Fatal(err)
-				}
-				j, err := protojson.MarshalOptions{Resolver: cr.AnyResolver()}.Marshal(m)
-				if err != nil {
-					t.Fatalf("shards %d: %s: %v", shards, filepath.Base(name), err)
-				}
-				got = append(got, string(j))
 			}
 		}
 		if !sameJSON(got, embeddedAnyJSON) {
@@ -368,30 +411,12 @@ func TestAnyTypesOverHeaderLimitNotEmbedded(t *testing.T) {
 	if len(outs) != 1 {
 		t.Fatalf("shards %q, want 1", outs)
 	}
-	data, err := os.ReadFile(outs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
-	if err != nil {
-		t.Fatalf("the merged shard: %v", err)
-	}
+	var got []string
+	cr := beamtest.Each(t, outs[0], func(_ *protoavro.ContainerReader, m proto.Message) {
+		got = append(got, string(testutil.Wire(t, m)))
+	})
 	if _, err := cr.AnyResolver().FindMessageByURL("type.googleapis.com/ev.audit.AuditLog"); err == nil {
 		t.Error("the merged shard embeds the AnyTypes")
-	}
-	var got []string
-	for {
-		m := cr.NewMessage()
-		if err := cr.Read(m); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, string(wire))
 	}
 	slices.Sort(got)
 	slices.Sort(want)

@@ -2,14 +2,19 @@ package protoavrobeam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
 	"github.com/protoavro/protoavro/beam/internal/ranges"
 	"github.com/protoavro/protoavro/beam/internal/safetext"
 	"github.com/protoavro/protoavro/beam/internal/worker"
+	"github.com/protoavro/protoavro/protoavro"
 )
 
 func init() {
@@ -58,8 +63,12 @@ func (c *compiled) toAvro(r Records) (Block, error) {
 // messages' wire form (deterministic marshalling). Files spread over workers
 // as in ReadDelimited. The values of google.protobuf.Any fields may pack
 // any message of t's descriptor set (the files of t's message and all
-// their imports). A line that is not a message of t fails with
-// ErrInput, naming the file and line.
+// their imports) and of its AnyTypes. A line that is not a message of t
+// fails with ErrInput, naming the file and line; one with an Any of a type
+// that t does not hold, with ErrInput and protoavro.ErrUnknownAnyType too,
+// its error ending with the hint of protoavro encode's: the flags of
+// protoavro-beam that load the type (-I and the .proto file, or
+// --descriptor-set), or WithAnyTypes.
 func ReadJSONLines(s beam.Scope, t Type, glob string) beam.PCollection {
 	s = s.Scope("protoavrobeam.ReadJSONLines")
 	return beam.ParDo(s, &readJSONLinesFn{typed: typed{Type: t}, BatchSize: DefaultBatchSize}, matchFiles(s, glob))
@@ -77,5 +86,42 @@ func (fn *readJSONLinesFn) ProcessElement(ctx context.Context, f fileio.Readable
 		return fmt.Errorf("protoavrobeam: %w", safetext.Error(err, ranges.MaxErrorText)) // it names the file
 	}
 	defer rc.Close()
-	return ranges.JSONLines(rc, fn.c.mt, fn.c.resolver, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
+	w := &anyWatch{Resolver: fn.c.resolver}
+	err = ranges.JSONLines(rc, fn.c.mt, w, f.Metadata.Path, fn.BatchSize, func(b ranges.Batch) { emit(recordsOf(f.Metadata.Path, b)) })
+	if err != nil && w.unknown {
+		return &unknownAnyError{err}
+	}
+	return err
 }
+
+// anyHint says how the type of a google.protobuf.Any becomes known: to
+// protoavro-beam in the words of protoavro encode's hint (the flags are the
+// same), then to a program.
+const anyHint = "load the .proto file that defines the type, with -I for its imports, or a --descriptor-set that holds it, made with protoc --include_imports; in a program, give the Type that file with WithAnyTypes"
+
+// anyWatch is the resolver of a JSON Lines reading. A type URL that its
+// Resolver does not hold is protoavro.ErrUnknownAnyType, which protojson's
+// error then names instead of "not found", and anyWatch remembers it: the
+// reading fails at that record.
+type anyWatch struct {
+	ranges.Resolver
+	unknown bool
+}
+
+// FindMessageByURL finds the message type of url with w's Resolver.
+func (w *anyWatch) FindMessageByURL(url string) (protoreflect.MessageType, error) {
+	mt, err := w.Resolver.FindMessageByURL(url)
+	if errors.Is(err, protoregistry.NotFound) {
+		w.unknown = true
+		return nil, protoavro.ErrUnknownAnyType
+	}
+	return mt, err
+}
+
+// unknownAnyError is the error of a JSON record with a google.protobuf.Any
+// of a type that the Type does not hold: err, which names the record and
+// the type URL, then anyHint. It is protoavro.ErrUnknownAnyType too.
+type unknownAnyError struct{ err error }
+
+func (e *unknownAnyError) Error() string   { return e.err.Error() + " (" + anyHint + ")" }
+func (e *unknownAnyError) Unwrap() []error { return []error{e.err, protoavro.ErrUnknownAnyType} }

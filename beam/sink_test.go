@@ -1,11 +1,9 @@
 package protoavrobeam
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,8 +15,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/protoavro/protoavro/beam/internal/beamtest"
 	"github.com/protoavro/protoavro/protoavro"
 )
 
@@ -198,23 +198,8 @@ func TestWriteAvroEmptyRecordsBlockCap(t *testing.T) {
 // blocks of at most 65,536.
 func checkEmptyShard(t *testing.T, name string, n int64) {
 	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	inBlock := map[int64]int64{} // records by block number
-	for {
-		if _, err := cr.ReadWire(nil); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("record %d: %v", cr.Records(), err)
-		}
-		inBlock[cr.Blocks()]++
-	}
+	cr := beamtest.Each(t, name, func(cr *protoavro.ContainerReader, _ proto.Message) { inBlock[cr.Blocks()]++ })
 	if got := cr.Records(); got != n {
 		t.Errorf("read %d records, want %d", got, n)
 	}

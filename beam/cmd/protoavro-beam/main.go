@@ -240,6 +240,9 @@ func run(ctx context.Context) error {
 	if *jobopts.Async && jobInProcess() {
 		return usage.Errorf("--async: the job would run in this process (%s), which would end it on exiting at once; leave --async out, or use a runner with a job service and workers of its own (--endpoint, --environment_type other than loopback)", inProcessWhy())
 	}
+	if err := checkInput(ctx, *input); err != nil {
+		return err
+	}
 	comp, err := protoavro.ParseCompression(*codec)
 	if err != nil {
 		return usage.Wrap(err)

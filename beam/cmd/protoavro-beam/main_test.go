@@ -20,12 +20,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/protoavro/protoavro/beam/internal/beamtest"
 	"github.com/protoavro/protoavro/beam/internal/safetext"
+	"github.com/protoavro/protoavro/beam/internal/usage"
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/internal/testutil"
 )
@@ -181,6 +183,87 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if matches, _ := filepath.Glob(out + "*"); len(matches) > 0 {
 		t.Errorf("a usage error wrote %v", matches)
+	}
+}
+
+// TestInputMatchesNothing: an --input pattern that the pipeline would fail
+// on at once is a usage error (exit 2) that names it, as protoavro encode
+// words it ("--in PATTERN: no file matches"), said before the pipeline
+// runs and leaving nothing behind: one that matches no file when the job
+// runs in this process (prism in process, whose workers read this
+// machine's files), a malformed one, a blank one, and one of a scheme that
+// the command has no filesystem for (where the Beam SDK panics).
+func TestInputMatchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	typ := []string{"-I", "proto", "-m", "protoavro.avro2147.Foo", "avro2147.proto"}
+	for _, c := range []struct{ input, want string }{
+		{filepath.Join(dir, "*.delimited"), "protoavro-beam: --input " + filepath.Join(dir, "*.delimited") + ": no file matches"},
+		{filepath.Join(dir, "in.delimited"), "protoavro-beam: --input " + filepath.Join(dir, "in.delimited") + ": no file matches"},
+		{filepath.Join(dir, "in[.delimited"), "protoavro-beam: --input " + filepath.Join(dir, "in[.delimited") + ": syntax error in pattern"},
+		{"  ", `protoavro-beam: --input "  ": no file matches`},
+		{"s3://bucket/in.delimited", "protoavro-beam: --input s3://bucket/in.delimited: protoavro-beam reads no s3:// paths (it reads local paths and gs://)"},
+	} {
+		code, stderr := runCLI(t, append([]string{"--input", c.input, "--output", out}, typ...)...)
+		if code != 2 || lastLine(stderr) != c.want || strings.Contains(stderr, "panic") || strings.Contains(stderr, "pipeline") {
+			t.Errorf("--input %q: exit %d, stderr %q; want exit 2 and, last, %q", c.input, code, stderr, c.want)
+		}
+	}
+	if left := dirNames(t, dir); len(left) > 0 {
+		t.Errorf("a usage error wrote %q", left)
+	}
+}
+
+// TestJSONUnknownAnyHint: JSON Lines with a google.protobuf.Any of a type
+// that the loaded files do not hold fail the run (exit 1) and leave no
+// shard; the error, last, names the file, the record and the type URL, and
+// ends with the hint of protoavro encode's: the flags that load the type.
+func TestJSONUnknownAnyHint(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"any":{"@type":"type.googleapis.com/acme.Missing","x":1}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outDir := t.TempDir()
+	code, stderr := runCLI(t, "-I", "proto", "-m", "protoavro.test.kitchen.WellKnown", "--format", "jsonl",
+		"--input", in, "--output", filepath.Join(outDir, "o"), "kitchen/kitchen.proto")
+	last := lastLine(stderr)
+	if code != 1 || !strings.HasPrefix(last, `protoavrobeam: bad input: "`+in+`": record 0 (line 1, input byte 0): `) ||
+		!strings.Contains(last, `"type.googleapis.com/acme.Missing": "unknown google.protobuf.Any type" (load the .proto file that defines the type, with -I for its imports, or a --descriptor-set that holds it, made with protoc --include_imports`) {
+		t.Errorf("exit %d, last line %q; want exit 1, the record, the type URL and the hint", code, last)
+	}
+	if left := dirNames(t, outDir); len(left) > 0 {
+		t.Errorf("%q left in the output directory", left)
+	}
+}
+
+// TestCheckInputWhereWorkersMatch: where the workers are not this process
+// (a job service at --endpoint, workers in containers), they match --input
+// on their own filesystems: a pattern that matches nothing here is left to
+// them, while a blank one and one of a scheme without a filesystem are
+// refused as where the job runs in this process. gs:// has a filesystem,
+// as the refusal of the others says.
+func TestCheckInputWhereWorkersMatch(t *testing.T) {
+	endpoint, env := *jobopts.Endpoint, *jobopts.EnvironmentType
+	t.Cleanup(func() { *jobopts.Endpoint, *jobopts.EnvironmentType = endpoint, env })
+	*jobopts.Endpoint, *jobopts.EnvironmentType = "localhost:8099", "DOCKER"
+	missing := filepath.Join(t.TempDir(), "*.delimited")
+	if jobInProcess() {
+		t.Fatalf("the job runs in this process (%s) with --endpoint and DOCKER workers", inProcessWhy())
+	}
+	if err := checkInput(t.Context(), missing); err != nil {
+		t.Errorf("--input %s with workers elsewhere: %v", missing, err)
+	}
+	for _, input := range []string{" ", "s3://bucket/in.delimited"} {
+		if err := checkInput(t.Context(), input); !usage.Is(err) {
+			t.Errorf("--input %q with workers elsewhere: %v, want a usage error", input, err)
+		}
+	}
+	if err := validScheme("gs://bucket/in.delimited"); err != nil {
+		t.Errorf("gs://: %v", err)
+	}
+	*jobopts.Endpoint, *jobopts.EnvironmentType = "", ""
+	if err := checkInput(t.Context(), missing); !usage.Is(err) || !strings.HasSuffix(err.Error(), ": no file matches") {
+		t.Errorf("--input %s with prism in process: %v, want a usage error", missing, err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	encbinary "encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/protoavro/protoavro/beam/internal/beamtest"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/realworld"
 	"github.com/protoavro/protoavro/protoavro"
@@ -32,27 +32,13 @@ func shardJSON(t *testing.T, files []string) []string {
 	t.Helper()
 	var out []string
 	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", filepath.Base(name), err)
-		}
-		for {
-			m := cr.NewMessage()
-			if err := cr.Read(m); err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: record %d: %v", filepath.Base(name), cr.Records(), err)
-			}
+		beamtest.Each(t, name, func(cr *protoavro.ContainerReader, m proto.Message) {
 			j, err := protojson.MarshalOptions{Resolver: cr.AnyResolver()}.Marshal(m)
 			if err != nil {
 				t.Fatalf("%s: record %d without the .proto files: %v", filepath.Base(name), cr.Records()-1, err)
 			}
 			out = append(out, compactJSON(t, j))
-		}
+		})
 	}
 	return out
 }
@@ -213,27 +199,11 @@ func TestOTLPSize32(t *testing.T) {
 	if code, stderr := runCLI(t, append(args, "--output", out, "--format", "size32")...); code != 0 {
 		t.Fatalf("--format size32: exit %d: %s", code, stderr)
 	}
-	var got []string
+	var shards []string
 	for _, name := range dirNames(t, outDir) {
-		data, err := os.ReadFile(filepath.Join(outDir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for {
-			w, err := cr.ReadWire(nil)
-			if err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			got = append(got, string(w))
-		}
+		shards = append(shards, filepath.Join(outDir, name))
 	}
-	slices.Sort(got)
+	got := beamtest.Wires(t, shards...)
 	if !slices.Equal(got, want) {
 		t.Errorf("--format size32: the shards hold %d records, not the %d of the input (or other ones)", len(got), len(want))
 	}
