@@ -34,9 +34,16 @@ const (
 // records; Delimited reads such a file as the empty messages it would then
 // hold. It returns the PCollection of the final file names, or an error:
 // one wrapping ErrInput for an unknown format, ErrShards for opts.Shards
-// over MaxShards.
+// over MaxShards, ErrPath for a glob or prefix that is empty or of a
+// scheme with no Beam filesystem in the program.
 func Convert(s beam.Scope, t Type, format Format, glob, prefix string, opts WriteOptions) (beam.PCollection, error) {
 	if err := checkShards(opts.Shards); err != nil {
+		return beam.PCollection{}, err
+	}
+	if err := checkPath("glob", glob); err != nil {
+		return beam.PCollection{}, err
+	}
+	if err := checkPath("prefix", prefix); err != nil {
 		return beam.PCollection{}, err
 	}
 	s = s.Scope("protoavrobeam.Convert")

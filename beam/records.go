@@ -8,7 +8,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/sdf"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	// Local files work without an import of the user's; other filesystems
 	// (gcs, s3) are imported by the program, as protoavro-beam does.
@@ -25,6 +24,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*Block)(nil)).Elem())
 	register.DoFn4x1[context.Context, *sdf.LockRTracker, fileio.ReadableFile, func(Records), error](&readDelimitedFn{})
 	register.Emitter1[Records]()
+	register.DoFn2x1[[]byte, func(string), error](&checkGlobFn{})
 	register.DoFn2x1[Records, func([]byte), error](&unbatchFn{})
 	register.Emitter1[[]byte]()
 }
@@ -122,11 +122,11 @@ func readFramed(s beam.Scope, glob string, f ranges.Framing) beam.PCollection {
 	return beam.ParDo(s, &readDelimitedFn{BatchSize: DefaultBatchSize, Framing: f}, matchFiles(s, glob))
 }
 
-// matchFiles matches glob (an empty match is an error) and spreads the
-// files over workers.
+// matchFiles matches glob (an empty match is an error, so is a glob that
+// checkPath refuses) and spreads the files over workers.
 func matchFiles(s beam.Scope, glob string) beam.PCollection {
-	filesystem.ValidateScheme(glob)
-	files := fileio.MatchFiles(s, glob, fileio.MatchEmptyDisallow())
+	globs := beam.ParDo(s, &checkGlobFn{Glob: glob}, beam.Impulse(s))
+	files := fileio.MatchAll(s, globs, fileio.MatchEmptyDisallow())
 	return fileio.ReadMatches(s, beam.Reshuffle(s, files), fileio.ReadUncompressed())
 }
 

@@ -121,7 +121,6 @@ func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, records b
 	if codec == "" {
 		codec = protoavro.CompressionNull
 	}
-	filesystem.ValidateScheme(prefix)
 	run := randomID()
 	temps := beam.ParDo(s, &writeAvroFn{typed: typed{Type: t}, Prefix: prefix, Codec: string(codec), Run: run, Shards: opts.Shards}, records)
 	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".avro", Codec: string(codec), Avro: true, Run: run}, temps)
@@ -135,7 +134,6 @@ func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, records b
 // PCollection of the final file names.
 func WriteDelimited(s beam.Scope, prefix string, opts WriteOptions, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.WriteDelimited")
-	filesystem.ValidateScheme(prefix)
 	run := randomID()
 	temps := beam.ParDo(s, &writeDelimitedFn{Prefix: prefix, Run: run, Shards: opts.Shards}, records)
 	return finalize(s, &finalizeFn{Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".delimited", Run: run}, temps)
@@ -298,12 +296,15 @@ type writeAvroFn struct {
 	next   int64 // records given to cw
 }
 
-// Setup refuses a shard count over MaxShards, before anything is written,
-// and compiles the Type, logging its warning (once in this process): that
+// Setup refuses a shard count over MaxShards and a prefix that checkPath
+// refuses, before anything is written, and compiles the Type, logging its warning (once in this process): that
 // the shards do not embed the files of its AnyTypes, which would make
 // their header too large for readers.
 func (fn *writeAvroFn) Setup(ctx context.Context) error {
 	if err := checkShards(fn.Shards); err != nil {
+		return err
+	}
+	if err := checkPath("prefix", fn.Prefix); err != nil {
 		return err
 	}
 	if err := fn.typed.Setup(); err != nil {
@@ -421,8 +422,14 @@ type writeDelimitedFn struct {
 	pre    []byte
 }
 
-// Setup refuses a shard count over MaxShards, before anything is written.
-func (fn *writeDelimitedFn) Setup() error { return checkShards(fn.Shards) }
+// Setup refuses a shard count over MaxShards and a prefix that checkPath
+// refuses, before anything is written.
+func (fn *writeDelimitedFn) Setup() error {
+	if err := checkShards(fn.Shards); err != nil {
+		return err
+	}
+	return checkPath("prefix", fn.Prefix)
+}
 
 func (fn *writeDelimitedFn) StartBundle(context.Context, func(tempFile)) {
 	bundleStarted(fn.Run)
@@ -501,6 +508,9 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 	}
 	defer endWrite()
 	if err := checkShards(fn.Shards); err != nil {
+		return err
+	}
+	if err := checkPath("prefix", fn.Prefix); err != nil {
 		return err
 	}
 	var committed []tempFile

@@ -1,0 +1,83 @@
+package protoavrobeam
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+)
+
+// TestConvertRefusesBadPaths: Convert returns ErrPath, without building
+// anything, for a glob or prefix that is blank or of a scheme with no
+// Beam filesystem in the program (where Beam's own check panics), its
+// text escaped.
+func TestConvertRefusesBadPaths(t *testing.T) {
+	ok := filepath.Join(t.TempDir(), "out")
+	for _, c := range []struct {
+		glob, prefix, want string
+	}{
+		{"", ok, `bad path: the glob "" is empty`},
+		{" \t", ok, `bad path: the glob " \t" is empty`},
+		{"s3://bucket/in-*", ok, `bad path: glob "s3://bucket/in-*": file system scheme "s3" not registered`},
+		{"s3://b/\x1b[31m*", ok, `bad path: glob "s3://b/\x1b[31m*"`},
+		{"../testdata/avro2147.delimited", "", `bad path: the prefix "" is empty`},
+		{"../testdata/avro2147.delimited", "hdfs://nn/out", `bad path: prefix "hdfs://nn/out": file system scheme "hdfs" not registered`},
+	} {
+		_, s := beam.NewPipelineWithRoot()
+		_, err := Convert(s, fooType(t), Delimited, c.glob, c.prefix, WriteOptions{})
+		if !errors.Is(err, ErrPath) || !strings.Contains(err.Error(), c.want) || strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("glob %q, prefix %q: %v; want ErrPath with %q, escaped", c.glob, c.prefix, err, c.want)
+		}
+	}
+}
+
+// TestTransformsFailOnBadPaths: the read and write transforms, which
+// return no error, build a pipeline for a glob or prefix that Convert
+// refuses (Beam's own matching and writing panic there), and the pipeline
+// fails with the path's error when it runs, writing nothing.
+func TestTransformsFailOnBadPaths(t *testing.T) {
+	dir := t.TempDir()
+	good := "../testdata/avro2147.delimited"
+	for _, c := range []struct {
+		name, glob, prefix, want string
+		avro                     bool
+	}{
+		{"ReadDelimited s3", "s3://bucket/in-*", filepath.Join(dir, "a"), `file system scheme "s3" not registered`, false},
+		{"ReadDelimited blank", "", filepath.Join(dir, "b"), `the glob "" is empty`, false},
+		{"ReadAvro s3", "s3://bucket/in-*", filepath.Join(dir, "c"), `file system scheme "s3" not registered`, true},
+		{"WriteDelimited hdfs", good, "hdfs://nn/out", `file system scheme "hdfs" not registered`, false},
+		{"WriteAvro blank", good, "", `the prefix "" is empty`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, s := beam.NewPipelineWithRoot()
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("building the pipeline panicked: %v", r)
+					}
+				}()
+				if c.avro && c.prefix != "" {
+					ReadAvro(s, c.glob, ReadAvroOptions{Type: fooType(t)})
+					return
+				}
+				records := ReadDelimited(s, c.glob)
+				if c.avro {
+					WriteAvro(s, fooType(t), c.prefix, WriteOptions{}, records)
+				} else {
+					WriteDelimited(s, c.prefix, WriteOptions{}, Unbatch(s, records))
+				}
+			}()
+			err := ptest.Run(p)
+			if err == nil || !strings.Contains(err.Error(), "protoavrobeam: bad path") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("run: %v; want the bad path, %q", err, c.want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("the failed pipeline wrote %d files", len(entries))
+			}
+		})
+	}
+}
