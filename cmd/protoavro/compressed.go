@@ -27,9 +27,12 @@ import (
 const maxZstdWindow = 128 << 20
 
 // Magic numbers of the compressed formats that inputs may be in; a zstd
-// skippable frame starts with a byte 0x50 to 0x5f, then these three.
+// skippable frame starts with a byte 0x50 to 0x5f, then these three. The
+// gzip magic number is followed by its one compression method, deflate
+// (8; RFC 1952 defines no other): a length-delimited record of 31 bytes
+// may start with 0x1f 0x8b too, with another byte after them.
 var (
-	gzipMagic          = []byte{0x1f, 0x8b}
+	gzipMagic          = []byte{0x1f, 0x8b, 0x08}
 	zstdMagic          = []byte{0x28, 0xb5, 0x2f, 0xfd}
 	zstdSkippableMagic = []byte{0x2a, 0x4d, 0x18}
 )

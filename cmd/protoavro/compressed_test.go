@@ -330,3 +330,47 @@ func TestZstdFrameShapes(t *testing.T) {
 	// The frames of the zstd command were read too, when it is installed.
 	testutil.Need(t, zstdCmd != "", "zstd not installed: apt-get install zstd")
 }
+
+// TestGzipMagicNeedsDeflate: an input is gzip when its first bytes are the
+// gzip magic number and deflate, gzip's one compression method. A
+// length-delimited file whose first record is 31 bytes long, its first
+// field a group (0x1f 0x8b, then 0x02), is read as records; a gzip header
+// that does not decompress is an error in the words of the others,
+// "gzip" said once.
+func TestGzipMagicNeedsDeflate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// Group 33 holding field 1 (23 bytes), then the required field 1.
+	rec := slices.Concat([]byte{0x8b, 0x02, 0x0a, 23}, bytes.Repeat([]byte("a"), 23), []byte{0x8c, 0x02, 0x08, 0x05})
+	if len(rec) != 0x1f {
+		t.Fatalf("the record is %d bytes", len(rec))
+	}
+	in := filepath.Join(dir, "in.delimited")
+	if err := os.WriteFile(in, append([]byte{0x1f}, rec...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.avro")
+	r := runIO(t, nil, encodeArgs("--in", in, "--out", out)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "encoded 1 record") || !strings.Contains(r.stderr, "1 record had unknown fields dropped") {
+		t.Fatalf("encode: exit %d, stderr %q; want 1 record, its unknown group dropped", r.code, r.stderr)
+	}
+	r = runIO(t, nil, "decode", out, "--format", "jsonl")
+	if r.code != 0 || r.stdout != "{\"int32\":5}\n" {
+		t.Errorf("decode: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	for _, c := range []struct{ data, want string }{
+		{"\x1f\x8b\x08\x00\x00", "ends early (truncated) after 0 decompressed bytes: unexpected EOF\n"}, // the header cut
+		{"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff", "is damaged after 0 decompressed bytes: flate: corrupt input before offset 1\n"},
+	} {
+		bad := filepath.Join(dir, "bad.gz")
+		if err := os.WriteFile(bad, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r = runIO(t, nil, encodeArgs("--in", bad, "--out", out+"2")...)
+		want := "protoavro: " + bad + ": the gzip data " + c.want
+		if r.code != 1 || r.stderr != want {
+			t.Errorf("encode of %q: exit %d, stderr %q; want 1 and %q", c.data, r.code, r.stderr, want)
+		}
+	}
+}

@@ -102,7 +102,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 		members, err := newGzipMembers(compressed)
 		if err != nil {
 			in.close()
-			return nil, fmt.Errorf("%s: gzip: %w", in.name, err)
+			return nil, fmt.Errorf("%s: %w", in.name, &decompressError{format: "gzip", err: err})
 		}
 		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: members, format: "gzip"}, inputBuffer)
 		in.closers = append([]func() error{members.zr.Close}, in.closers...)
@@ -113,7 +113,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 		zr, err := zstd.NewReader(frames, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
 			in.close()
-			return nil, fmt.Errorf("%s: zstd: %w", in.name, err)
+			return nil, fmt.Errorf("%s: %w", in.name, &decompressError{format: "zstd", err: err})
 		}
 		in.compression, in.r = "zstd", bufio.NewReaderSize(&decompressed{r: zr.IOReadCloser(), format: "zstd", trailing: frames.trailing}, inputBuffer)
 		in.closers = append([]func() error{func() error { zr.Close(); return nil }}, in.closers...)
