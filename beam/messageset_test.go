@@ -1,8 +1,6 @@
 package protoavrobeam
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protoavro/protoavro/beam/internal/beamtest"
 	"github.com/protoavro/protoavro/internal/testutil"
 	"github.com/protoavro/protoavro/internal/testutil/testcompile"
 	"github.com/protoavro/protoavro/protoavro"
@@ -95,22 +94,8 @@ func TestConvertMessageSet(t *testing.T) {
 		t.Errorf("ReadAvro of a file protoavro wrote: %v", err)
 	}
 	for name, records := range map[string]int{"typeof-delimited": 1, "set-delimited": 1, "typeof-jsonl": 2, "set-jsonl": 2} {
-		data, err := os.ReadFile(ShardName(filepath.Join(out, name), 0, 1, ".avro"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cr, err := protoavro.NewContainerReader(bytes.NewReader(data), protoavro.ReaderOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
 		n := 0
-		for {
-			m := cr.NewMessage()
-			if err := cr.Read(m); err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: record %d: %v", name, n, err)
-			}
+		beamtest.Each(t, ShardName(filepath.Join(out, name), 0, 1, ".avro"), func(_ *protoavro.ContainerReader, m proto.Message) {
 			n++
 			got := dynamicpb.NewMessage(md)
 			b, _ := proto.Marshal(m)
@@ -125,7 +110,7 @@ func TestConvertMessageSet(t *testing.T) {
 			if !proto.Equal(got, w) {
 				t.Errorf("%s: record %v, want %s", name, got, want[int32(x)])
 			}
-		}
+		})
 		if n != records {
 			t.Errorf("%s: %d records, want %d", name, n, records)
 		}
