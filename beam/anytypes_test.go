@@ -424,3 +424,72 @@ func TestAnyTypesOverHeaderLimitNotEmbedded(t *testing.T) {
 		t.Errorf("read back %q, want %q", got, want)
 	}
 }
+
+// TestBinaryUnknownAnyHint: a binary record whose google.protobuf.Any
+// packs a type the Type does not hold, under options that carry Any as
+// JSON (EngineReady), fails ToAvro and WriteAvro with ErrUnknownAnyType,
+// naming the record and the type URL, and with the hint that JSON Lines
+// get; under the default options it converts (the Any is carried as its
+// type URL and bytes).
+func TestBinaryUnknownAnyHint(t *testing.T) {
+	const encodeHint = "load the .proto file that defines the type, with -I for its imports, or a --descriptor-set that holds it, made with protoc --include_imports"
+	md := (&kitchenpb.WellKnown{}).ProtoReflect().Descriptor()
+	a := &anypb.Any{TypeUrl: "type.googleapis.com/acme.Missing", Value: []byte{0x08, 0x01}}
+	wire, err := proto.Marshal(&kitchenpb.WellKnown{Any: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := proto.Marshal(&kitchenpb.WellKnown{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := delimitedRecords("in.delimited", [][]byte{good, wire})
+	for _, c := range []struct {
+		name string
+		opts protoavro.Options
+		fail bool
+	}{{"default", protoavro.Options{}, false}, {"engine-ready", protoavro.EngineReady(), true}} {
+		typ, err := TypeOf(md, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv := &toAvroFn{typed{Type: typ}}
+		if err := conv.Setup(); err != nil {
+			t.Fatal(err)
+		}
+		write := &writeAvroFn{typed: typed{Type: typ}, Prefix: filepath.Join(t.TempDir(), "out"), Codec: string(protoavro.CompressionNull), Run: randomID()}
+		if err := write.Setup(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		write.StartBundle(context.Background(), func(tempFile) {})
+		for _, step := range []struct {
+			name string
+			run  func() error
+		}{
+			{"ToAvro", func() error { return conv.ProcessElement(r, func(Block) {}) }},
+			{"WriteAvro", func() error {
+				if err := write.ProcessElement(context.Background(), r, func(tempFile) {}); err != nil {
+					return err
+				}
+				return write.FinishBundle(context.Background(), func(tempFile) {})
+			}},
+		} {
+			err := step.run()
+			if !c.fail {
+				if err != nil {
+					t.Errorf("%s, %s: %v", c.name, step.name, err)
+				}
+				continue
+			}
+			if !errors.Is(err, protoavro.ErrUnknownAnyType) {
+				t.Errorf("%s, %s: %v, want ErrUnknownAnyType", c.name, step.name, err)
+				continue
+			}
+			for _, want := range []string{"in.delimited", "record 1", "acme.Missing", encodeHint} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%s, %s: %q lacks %q", c.name, step.name, err, want)
+				}
+			}
+		}
+	}
+}

@@ -26,7 +26,10 @@ func init() {
 // ToAvro converts a PCollection of Records of type t to one of Blocks, one
 // Block per Records, with protoavro's cached wire → Avro transcoder. A
 // record that does not convert fails the bundle with an error naming its
-// source, index and the field (a *protoavro.DataError underneath).
+// source, index and the field (a *protoavro.DataError underneath); for a
+// google.protobuf.Any of a type that t does not hold (options that carry
+// Any as JSON need it), protoavro.ErrUnknownAnyType, with the hint of
+// ReadJSONLines' error.
 func ToAvro(s beam.Scope, t Type, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.ToAvro")
 	return beam.ParDo(s, &toAvroFn{typed{Type: t}}, records)
@@ -51,7 +54,7 @@ func (c *compiled) toAvro(r Records) (Block, error) {
 	err := b.Each(r.Source, func(index int64, wire []byte) error {
 		var err error
 		if out, err = c.codec.TranscodeToAvro(out, wire); err != nil {
-			return fmt.Errorf("protoavrobeam: %s: %w", ranges.Name(r.Source), b.RecordError(index, err))
+			return withAnyHint(fmt.Errorf("protoavrobeam: %s: %w", ranges.Name(r.Source), b.RecordError(index, err)))
 		}
 		return nil
 	})
@@ -118,9 +121,20 @@ func (w *anyWatch) FindMessageByURL(url string) (protoreflect.MessageType, error
 	return mt, err
 }
 
-// unknownAnyError is the error of a JSON record with a google.protobuf.Any
-// of a type that the Type does not hold: err, which names the record and
-// the type URL, then anyHint. It is protoavro.ErrUnknownAnyType too.
+// withAnyHint returns err, the error of a record, with anyHint when it is
+// protoavro.ErrUnknownAnyType: a binary record whose google.protobuf.Any
+// the options carry as JSON (DynamicAsJSON) is converted only with the
+// packed type known.
+func withAnyHint(err error) error {
+	if errors.Is(err, protoavro.ErrUnknownAnyType) {
+		return &unknownAnyError{err}
+	}
+	return err
+}
+
+// unknownAnyError is the error of a record with a google.protobuf.Any of a
+// type that the Type does not hold: err, which names the record and the
+// type URL, then anyHint. It is protoavro.ErrUnknownAnyType too.
 type unknownAnyError struct{ err error }
 
 func (e *unknownAnyError) Error() string   { return e.err.Error() + " (" + anyHint + ")" }

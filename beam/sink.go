@@ -387,7 +387,7 @@ func (fn *writeAvroFn) badRecord(e *protoavro.RecordError) error {
 	}
 	sp := fn.spans[k]
 	index := sp.r.Index + e.Index - sp.start
-	return &badRecordError{fmt.Errorf("protoavrobeam: %s: %w", ranges.Name(sp.r.Source), sp.r.batch().RecordError(index, e.Err))}
+	return &badRecordError{withAnyHint(fmt.Errorf("protoavrobeam: %s: %w", ranges.Name(sp.r.Source), sp.r.batch().RecordError(index, e.Err)))}
 }
 
 // abort closes the bundle's file after a failure; the finalization of the
