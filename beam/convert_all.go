@@ -35,7 +35,8 @@ const (
 // hold. It returns the PCollection of the final file names, or an error:
 // one wrapping ErrInput for an unknown format, ErrShards for opts.Shards
 // over MaxShards, ErrPath for a glob or prefix that is empty or of a
-// scheme with no Beam filesystem in the program.
+// scheme with no Beam filesystem in the program, or a prefix that is not
+// UTF-8.
 func Convert(s beam.Scope, t Type, format Format, glob, prefix string, opts WriteOptions) (beam.PCollection, error) {
 	if err := checkShards(opts.Shards); err != nil {
 		return beam.PCollection{}, err
@@ -43,7 +44,7 @@ func Convert(s beam.Scope, t Type, format Format, glob, prefix string, opts Writ
 	if err := checkPath("glob", glob); err != nil {
 		return beam.PCollection{}, err
 	}
-	if err := checkPath("prefix", prefix); err != nil {
+	if err := checkPrefix(prefix); err != nil {
 		return beam.PCollection{}, err
 	}
 	s = s.Scope("protoavrobeam.Convert")

@@ -13,8 +13,9 @@ import (
 
 // TestConvertRefusesBadPaths: Convert returns ErrPath, without building
 // anything, for a glob or prefix that is blank or of a scheme with no
-// Beam filesystem in the program (where Beam's own check panics), its
-// text escaped.
+// Beam filesystem in the program (where Beam's own check panics), and for
+// a prefix that is not UTF-8 (the writers would get it with its bytes
+// replaced), its text escaped.
 func TestConvertRefusesBadPaths(t *testing.T) {
 	ok := filepath.Join(t.TempDir(), "out")
 	for _, c := range []struct {
@@ -26,6 +27,7 @@ func TestConvertRefusesBadPaths(t *testing.T) {
 		{"s3://b/\x1b[31m*", ok, `bad path: glob "s3://b/\x1b[31m*"`},
 		{"../testdata/avro2147.delimited", "", `bad path: the prefix "" is empty`},
 		{"../testdata/avro2147.delimited", "hdfs://nn/out", `bad path: prefix "hdfs://nn/out": file system scheme "hdfs" not registered`},
+		{"../testdata/avro2147.delimited", ok + "\xff", `bad path: prefix "` + ok + `\xff": not UTF-8`},
 	} {
 		_, s := beam.NewPipelineWithRoot()
 		_, err := Convert(s, fooType(t), Delimited, c.glob, c.prefix, WriteOptions{})
@@ -44,13 +46,17 @@ func TestTransformsFailOnBadPaths(t *testing.T) {
 	good := "../testdata/avro2147.delimited"
 	for _, c := range []struct {
 		name, glob, prefix, want string
-		avro                     bool
+		// read is ReadAvro or ReadDelimited; write is WriteAvro or
+		// WriteDelimited.
+		read, write string
 	}{
-		{"ReadDelimited s3", "s3://bucket/in-*", filepath.Join(dir, "a"), `file system scheme "s3" not registered`, false},
-		{"ReadDelimited blank", "", filepath.Join(dir, "b"), `the glob "" is empty`, false},
-		{"ReadAvro s3", "s3://bucket/in-*", filepath.Join(dir, "c"), `file system scheme "s3" not registered`, true},
-		{"WriteDelimited hdfs", good, "hdfs://nn/out", `file system scheme "hdfs" not registered`, false},
-		{"WriteAvro blank", good, "", `the prefix "" is empty`, true},
+		{"ReadDelimited s3", "s3://bucket/in-*", filepath.Join(dir, "a"), `file system scheme "s3" not registered`, "ReadDelimited", "WriteDelimited"},
+		{"ReadDelimited blank", "", filepath.Join(dir, "b"), `the glob "" is empty`, "ReadDelimited", "WriteAvro"},
+		{"ReadAvro s3", "s3://bucket/in-*", filepath.Join(dir, "c"), `file system scheme "s3" not registered`, "ReadAvro", "WriteDelimited"},
+		{"WriteDelimited hdfs", good, "hdfs://nn/out", `file system scheme "hdfs" not registered`, "ReadDelimited", "WriteDelimited"},
+		{"WriteAvro blank", good, "", `the prefix "" is empty`, "ReadDelimited", "WriteAvro"},
+		{"WriteAvro not UTF-8", good, filepath.Join(dir, "out\xff"), `not UTF-8`, "ReadDelimited", "WriteAvro"},
+		{"WriteDelimited not UTF-8", good, filepath.Join(dir, "out\xff"), `not UTF-8`, "ReadDelimited", "WriteDelimited"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
@@ -60,12 +66,12 @@ func TestTransformsFailOnBadPaths(t *testing.T) {
 						t.Fatalf("building the pipeline panicked: %v", r)
 					}
 				}()
-				if c.avro && c.prefix != "" {
-					ReadAvro(s, c.glob, ReadAvroOptions{Type: fooType(t)})
+				if c.read == "ReadAvro" { // wire records, as WriteDelimited takes them
+					WriteDelimited(s, c.prefix, WriteOptions{}, ReadAvro(s, c.glob, ReadAvroOptions{Type: fooType(t)}))
 					return
 				}
 				records := ReadDelimited(s, c.glob)
-				if c.avro {
+				if c.write == "WriteAvro" {
 					WriteAvro(s, fooType(t), c.prefix, WriteOptions{}, records)
 				} else {
 					WriteDelimited(s, c.prefix, WriteOptions{}, Unbatch(s, records))

@@ -24,7 +24,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*Block)(nil)).Elem())
 	register.DoFn4x1[context.Context, *sdf.LockRTracker, fileio.ReadableFile, func(Records), error](&readDelimitedFn{})
 	register.Emitter1[Records]()
-	register.DoFn2x1[[]byte, func(string), error](&checkGlobFn{})
+	register.DoFn2x1[string, func(string), error](&checkGlobFn{})
 	register.DoFn2x1[Records, func([]byte), error](&unbatchFn{})
 	register.Emitter1[[]byte]()
 }
@@ -125,7 +125,7 @@ func readFramed(s beam.Scope, glob string, f ranges.Framing) beam.PCollection {
 // matchFiles matches glob (an empty match is an error, so is a glob that
 // checkPath refuses) and spreads the files over workers.
 func matchFiles(s beam.Scope, glob string) beam.PCollection {
-	globs := beam.ParDo(s, &checkGlobFn{Glob: glob}, beam.Impulse(s))
+	globs := beam.ParDo(s, &checkGlobFn{}, beam.Create(s, glob))
 	files := fileio.MatchAll(s, globs, fileio.MatchEmptyDisallow())
 	return fileio.ReadMatches(s, beam.Reshuffle(s, files), fileio.ReadUncompressed())
 }

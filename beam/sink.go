@@ -121,9 +121,9 @@ func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, records b
 	if codec == "" {
 		codec = protoavro.CompressionNull
 	}
-	run := randomID()
-	temps := beam.ParDo(s, &writeAvroFn{typed: typed{Type: t}, Prefix: prefix, Codec: string(codec), Run: run, Shards: opts.Shards}, records)
-	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".avro", Codec: string(codec), Avro: true, Run: run}, temps)
+	run, bad := randomID(), prefixError(prefix)
+	temps := beam.ParDo(s, &writeAvroFn{typed: typed{Type: t}, Prefix: prefix, BadPath: bad, Codec: string(codec), Run: run, Shards: opts.Shards}, records)
+	return finalize(s, &finalizeFn{Type: t, Prefix: prefix, BadPath: bad, Shards: max(opts.Shards, 0), Suffix: ".avro", Codec: string(codec), Avro: true, Run: run}, temps)
 }
 
 // WriteDelimited writes a PCollection of protobuf wire records ([]byte) to
@@ -134,9 +134,9 @@ func WriteAvro(s beam.Scope, t Type, prefix string, opts WriteOptions, records b
 // PCollection of the final file names.
 func WriteDelimited(s beam.Scope, prefix string, opts WriteOptions, records beam.PCollection) beam.PCollection {
 	s = s.Scope("protoavrobeam.WriteDelimited")
-	run := randomID()
-	temps := beam.ParDo(s, &writeDelimitedFn{Prefix: prefix, Run: run, Shards: opts.Shards}, records)
-	return finalize(s, &finalizeFn{Prefix: prefix, Shards: max(opts.Shards, 0), Suffix: ".delimited", Run: run}, temps)
+	run, bad := randomID(), prefixError(prefix)
+	temps := beam.ParDo(s, &writeDelimitedFn{Prefix: prefix, BadPath: bad, Run: run, Shards: opts.Shards}, records)
+	return finalize(s, &finalizeFn{Prefix: prefix, BadPath: bad, Shards: max(opts.Shards, 0), Suffix: ".delimited", Run: run}, temps)
 }
 
 // finalize adds the finalizing step: one call, on an impulse, with the
@@ -287,13 +287,15 @@ type span struct {
 type writeAvroFn struct {
 	typed
 	Prefix string `json:"prefix"`
-	Codec  string `json:"codec"`
-	Run    string `json:"run"`
-	Shards int    `json:"shards"` // WriteOptions.Shards, checked in Setup
-	file   *bundleFile
-	cw     *protoavro.ContainerWriter
-	spans  []span
-	next   int64 // records given to cw
+	// BadPath, when set, is the error of Prefix (prefixError).
+	BadPath badPath `json:"bad_path"`
+	Codec   string  `json:"codec"`
+	Run     string  `json:"run"`
+	Shards  int     `json:"shards"` // WriteOptions.Shards, checked in Setup
+	file    *bundleFile
+	cw      *protoavro.ContainerWriter
+	spans   []span
+	next    int64 // records given to cw
 }
 
 // Setup refuses a shard count over MaxShards and a prefix that checkPath
@@ -304,7 +306,7 @@ func (fn *writeAvroFn) Setup(ctx context.Context) error {
 	if err := checkShards(fn.Shards); err != nil {
 		return err
 	}
-	if err := checkPath("prefix", fn.Prefix); err != nil {
+	if err := fn.BadPath.err(); err != nil {
 		return err
 	}
 	if err := fn.typed.Setup(); err != nil {
@@ -415,11 +417,12 @@ func (fn *writeAvroFn) FinishBundle(ctx context.Context, emit func(tempFile)) er
 func (fn *writeAvroFn) Teardown() { fn.abort() }
 
 type writeDelimitedFn struct {
-	Prefix string `json:"prefix"`
-	Run    string `json:"run"`
-	Shards int    `json:"shards"` // WriteOptions.Shards, checked in Setup
-	file   *bundleFile
-	pre    []byte
+	Prefix  string  `json:"prefix"`
+	BadPath badPath `json:"bad_path"` // the error of Prefix, if any (prefixError)
+	Run     string  `json:"run"`
+	Shards  int     `json:"shards"` // WriteOptions.Shards, checked in Setup
+	file    *bundleFile
+	pre     []byte
 }
 
 // Setup refuses a shard count over MaxShards and a prefix that checkPath
@@ -428,7 +431,7 @@ func (fn *writeDelimitedFn) Setup() error {
 	if err := checkShards(fn.Shards); err != nil {
 		return err
 	}
-	return checkPath("prefix", fn.Prefix)
+	return fn.BadPath.err()
 }
 
 func (fn *writeDelimitedFn) StartBundle(context.Context, func(tempFile)) {
@@ -493,13 +496,14 @@ func (fn *writeDelimitedFn) Teardown() { fn.abort() }
 // fixed number of shards), writes the shards that received nothing, and
 // removes the other temporary files of the output.
 type finalizeFn struct {
-	Type   Type   `json:"type"`
-	Prefix string `json:"prefix"`
-	Shards int    `json:"shards"` // 0: one shard per committed file
-	Suffix string `json:"suffix"`
-	Codec  string `json:"codec"`
-	Avro   bool   `json:"avro"`
-	Run    string `json:"run"`
+	Type    Type    `json:"type"`
+	Prefix  string  `json:"prefix"`
+	BadPath badPath `json:"bad_path"` // the error of Prefix, if any (prefixError)
+	Shards  int     `json:"shards"`   // 0: one shard per committed file
+	Suffix  string  `json:"suffix"`
+	Codec   string  `json:"codec"`
+	Avro    bool    `json:"avro"`
+	Run     string  `json:"run"`
 }
 
 func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*tempFile) bool, emit func(string)) error {
@@ -510,7 +514,7 @@ func (fn *finalizeFn) ProcessElement(ctx context.Context, _ []byte, temps func(*
 	if err := checkShards(fn.Shards); err != nil {
 		return err
 	}
-	if err := checkPath("prefix", fn.Prefix); err != nil {
+	if err := fn.BadPath.err(); err != nil {
 		return err
 	}
 	var committed []tempFile
