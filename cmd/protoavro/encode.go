@@ -365,10 +365,7 @@ func runEncode(args []string, std stdio) error {
 	if e.codec, err = e.opts.Options.Codec(md); err != nil {
 		return err
 	}
-	e.droppedMark = droppedMark(md)
-	e.otlp = otlpid.Fields(md)
-	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID, Resolver: e.resolver})
-	e.msgs.New = func() any { return dynamicpb.NewMessage(md) }
+	e.initJSON(md)
 	e.opts.Input = e.jsonToWire
 	defer e.shards.abort()
 	defer e.closeWriter() // stops the workers after an error
@@ -883,6 +880,15 @@ func (e *encoder) feed(next func() (end bool, err error)) error {
 	}
 }
 
+// initJSON prepares jsonToWire for the records of md, with the types of
+// e.resolver.
+func (e *encoder) initJSON(md protoreflect.MessageDescriptor) {
+	e.droppedMark = droppedMark(md)
+	e.otlp = otlpid.Fields(md)
+	e.json = pbjson.Compile(md, pbjson.Options{Suspect: e.suspectID, Resolver: e.resolver})
+	e.msgs.New = func() any { return dynamicpb.NewMessage(md) }
+}
+
 // jsonToWire is the writer's ContainerOptions.Input: it converts a JSON
 // line to wire bytes appended to dst, as deterministic proto.Marshal
 // writes what protojson reads (by the pbjson fast path, or protojson into
@@ -893,11 +899,28 @@ func (e *encoder) feed(next func() (end bool, err error)) error {
 // written, not those skipped as bad after this conversion.
 func (e *encoder) jsonToWire(dst, raw []byte) ([]byte, error) {
 	text := bytes.TrimRight(raw, "\r\n")
-	if out, ok := e.json.AppendWire(dst, text); ok {
+	if e.discardUnknown {
+		// The fast path drops the members that name no field, as
+		// protojson's DiscardUnknown does, in the messages that it reads
+		// itself; it declines the rest (such as the values that
+		// --discard-unknown refuses) for protojsonToWire to read or
+		// refuse.
+		if out, dropped, ok := e.json.AppendWireDiscardUnknown(dst, text); ok {
+			if dropped {
+				out = append(out, e.droppedMark...)
+			}
+			return out, nil
+		}
+	} else if out, ok := e.json.AppendWire(dst, text); ok {
 		return out, nil
 	}
-	// The fast path declined: protojson reads the line, and says what is
-	// wrong with it.
+	return e.protojsonToWire(dst, text)
+}
+
+// protojsonToWire is jsonToWire for the lines that the fast path declines:
+// protojson reads text, a line without its line break, and says what is
+// wrong with it.
+func (e *encoder) protojsonToWire(dst, text []byte) ([]byte, error) {
 	m := e.msgs.Get().(*dynamicpb.Message)
 	defer e.msgs.Put(m)
 	opts := protojson.UnmarshalOptions{Resolver: e.resolver}

@@ -22,11 +22,33 @@ import (
 // declines text (then dst is returned as it was): text may be invalid, or
 // valid in a form that only protojson handles.
 func (p *Plan) AppendWire(dst, text []byte) (out []byte, ok bool) {
+	out, _, ok = p.appendWire(dst, text, false)
+	return out, ok
+}
+
+// AppendWireDiscardUnknown is [Plan.AppendWire] as protojson.Unmarshal
+// reads with DiscardUnknown: a member that names no field of its message
+// is skipped, in every message that the fast path reads itself (at the
+// root, in fields, lists and map values, at any depth); dropped says
+// that at least one was. A skipped value is checked as protojson checks
+// it: one that is not JSON makes text declined. Declined too, for the
+// caller's slower path to read or refuse: an enum value name that the
+// enum does not declare, a member named as an extension is ("[full.name]"),
+// and the JSON of the well-known types other than Struct, Value and
+// ListValue with a member that names no field (such as an Any without
+// "@type", or with members its packed message lacks), which protojson
+// reads here as AppendWire does, without DiscardUnknown.
+func (p *Plan) AppendWireDiscardUnknown(dst, text []byte) (out []byte, dropped, ok bool) {
+	return p.appendWire(dst, text, true)
+}
+
+// appendWire is AppendWire, and with discard AppendWireDiscardUnknown.
+func (p *Plan) appendWire(dst, text []byte, discard bool) (out []byte, dropped, ok bool) {
 	if p.root.unsupported {
-		return dst, false
+		return dst, false, false
 	}
 	st := p.pool.Get().(*state)
-	d := jsonDec{in: text, st: st, p: p, str: st.str}
+	d := jsonDec{in: text, st: st, p: p, str: st.str, discard: discard}
 	n := len(dst)
 	d.ws()
 	if p.root.sk != skNone {
@@ -38,9 +60,9 @@ func (p *Plan) AppendWire(dst, text []byte) (out []byte, ok bool) {
 	st.str = d.str[:0]
 	p.pool.Put(st)
 	if !ok || d.pos != len(text) {
-		return dst[:n], false
+		return dst[:n], false, false
 	}
-	return out, true
+	return out, d.dropped, true
 }
 
 // jsonDec is the state of one AppendWire.
@@ -51,6 +73,9 @@ type jsonDec struct {
 	p   *Plan
 	// str holds an unescaped string.
 	str []byte
+	// discard skips the members that name no field (dropped says that
+	// one was), rather than decline them.
+	discard, dropped bool
 }
 
 // ws skips JSON whitespace.
@@ -232,6 +257,83 @@ func (d *jsonDec) escapedString(start int, ascii bool) ([]byte, bool, bool) {
 	return nil, false, false
 }
 
+// skipString skips a JSON string, checking it as protojson does: UTF-8,
+// no control character, escapes that JSON defines, \u escapes of UTF-16
+// surrogates only in pairs that make a character.
+func (d *jsonDec) skipString() bool {
+	if d.next() != '"' {
+		return false
+	}
+	d.pos++
+	for d.pos < len(d.in) {
+		for d.pos < len(d.in) && !stringStop[d.in[d.pos]] {
+			d.pos++
+		}
+		if d.pos == len(d.in) {
+			break
+		}
+		switch c := d.in[d.pos]; {
+		case c == '"':
+			d.pos++
+			return true
+		case c < 0x20:
+			return false
+		case c >= 0x80:
+			r, n := utf8.DecodeRune(d.in[d.pos:])
+			if r == utf8.RuneError && n == 1 {
+				return false
+			}
+			d.pos += n
+		default: // an escape
+			if d.pos+1 >= len(d.in) {
+				return false
+			}
+			switch d.in[d.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.pos += 2
+			case 'u':
+				r, ok := hex4(d.in[d.pos+2:])
+				if !ok {
+					return false
+				}
+				d.pos += 6
+				if utf16.IsSurrogate(r) {
+					r2, ok := hex4(d.in[min(d.pos+2, len(d.in)):])
+					if !ok || d.in[d.pos] != '\\' || d.in[d.pos+1] != 'u' || utf16.DecodeRune(r, r2) == utf8.RuneError {
+						return false
+					}
+					d.pos += 6
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// hex4 returns the value of the 4 hexadecimal digits that b starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
 // number parses a JSON number and returns its text; plainInt says that
 // it is an integer without fraction or exponent.
 func (d *jsonDec) number() (text []byte, plainInt, ok bool) {
@@ -296,8 +398,7 @@ func (d *jsonDec) skipValue(depth int) bool {
 	}
 	switch c := d.next(); {
 	case c == '"':
-		_, _, ok := d.string()
-		return ok
+		return d.skipString()
 	case c == '-' || c >= '0' && c <= '9':
 		_, _, ok := d.number()
 		return ok
@@ -320,7 +421,7 @@ func (d *jsonDec) skipValue(depth int) bool {
 		}
 		for {
 			if c == '{' {
-				if _, _, ok := d.string(); !ok {
+				if !d.skipString() {
 					return false
 				}
 				d.ws()
@@ -339,6 +440,49 @@ func (d *jsonDec) skipValue(depth int) bool {
 		}
 	}
 	return false
+}
+
+// skipUnknown skips, when d discards them, the member of a message of mp
+// at depth whose name names no field (ext says that the name is in the
+// form of an extension's) and the members after it up to one whose name,
+// read, names a field: it returns that field's index, or -1 when the
+// object ends. ok is false when d does not discard, when a name is in the
+// form of an extension's (protojson looks those up) or when a value is not
+// JSON.
+func (d *jsonDec) skipUnknown(mp *msgPlan, ext bool, depth int) (idx int, ok bool) {
+	for {
+		if !d.discard || ext {
+			return 0, false
+		}
+		d.ws()
+		if d.next() != ':' {
+			return 0, false
+		}
+		d.pos++
+		d.ws()
+		if !d.skipValue(depth + 1) {
+			return 0, false
+		}
+		d.dropped = true
+		more, ok := d.more('}')
+		if !ok || !more {
+			return -1, ok
+		}
+		key, _, ok := d.string()
+		if !ok {
+			return 0, false
+		}
+		if idx, found := mp.byName[string(key)]; found {
+			return idx, true
+		}
+		ext = isExtension(key)
+	}
+}
+
+// isExtension reports whether key, the name of a member, is in the form
+// of an extension's, "[full.name]".
+func isExtension(key []byte) bool {
+	return len(key) >= 2 && key[0] == '[' && key[len(key)-1] == ']'
 }
 
 // message parses a JSON object as a message of mp and appends its wire
@@ -364,7 +508,12 @@ func (d *jsonDec) message(mp *msgPlan, dst []byte, depth int) ([]byte, bool) {
 		if idx >= len(mp.fields) || !mp.fields[idx].ownsName || mp.fields[idx].fd.JSONName() != string(key) {
 			var found bool
 			if idx, found = mp.byName[string(key)]; !found {
-				return dst, false
+				if idx, ok = d.skipUnknown(mp, isExtension(key), depth); !ok {
+					return dst, false
+				}
+				if idx < 0 {
+					break // the object ends
+				}
 			}
 		}
 		next = idx + 1

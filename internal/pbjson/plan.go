@@ -7,6 +7,8 @@
 // protojson.Unmarshal reads from it ([Plan.AppendWire]), and wire bytes into
 // a JSON object with the same meaning as protojson.Marshal's output of what
 // proto.Unmarshal reads from them ([Plan.AppendJSON]).
+// [Plan.AppendWireDiscardUnknown] reads as protojson.Unmarshal does with
+// DiscardUnknown: it skips the members that name no field.
 //
 // Both are fast paths that decline what they do not handle exactly as
 // protojson does: they return ok false, and the caller uses protojson
