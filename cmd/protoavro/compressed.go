@@ -37,6 +37,31 @@ var (
 	zstdSkippableMagic = []byte{0x2a, 0x4d, 0x18}
 )
 
+// maxLeadingSkippable bounds the payload of a skippable frame that starts
+// a zstd input: pzstd's are 4 bytes (the size of the frame after them).
+const maxLeadingSkippable = 64 << 10
+
+// startsZstd reports whether the input that r buffers starts with a zstd
+// frame, or with a skippable frame followed by one, as pzstd writes its
+// output: a skippable frame alone is 8 bytes that a length-delimited
+// record can start with too (a size of 80 to 95), so the frame after it,
+// within maxLeadingSkippable bytes, is what tells.
+func startsZstd(r *bufio.Reader) bool {
+	h, _ := r.Peek(8)
+	if bytes.HasPrefix(h, zstdMagic) {
+		return true
+	}
+	if len(h) < 8 || h[0]&0xf0 != 0x50 || !bytes.Equal(h[1:4], zstdSkippableMagic) {
+		return false
+	}
+	size := int(binary.LittleEndian.Uint32(h[4:8]))
+	if size > maxLeadingSkippable {
+		return false
+	}
+	h, _ = r.Peek(8 + size + len(zstdMagic))
+	return len(h) == 8+size+len(zstdMagic) && bytes.HasPrefix(h[8+size:], zstdMagic)
+}
+
 // countingReader counts the bytes read through it. Under the buffer of an
 // input, it counts the bytes read from the file, so that the offset of
 // the buffer's next byte in the input is known ([compressedInput.offset]).

@@ -374,3 +374,53 @@ func TestGzipMagicNeedsDeflate(t *testing.T) {
 		}
 	}
 }
+
+// TestZstdLeadingSkippableFrame: the output of pzstd, whose frames each
+// follow a skippable frame holding their size, is zstd, read whole by
+// encode and decode; a length-delimited file whose first record starts
+// with the bytes of a skippable frame's magic number, with no zstd frame
+// after them, is read as records.
+func TestZstdLeadingSkippableFrame(t *testing.T) {
+	t.Parallel()
+	pzstd, err := exec.LookPath("pzstd")
+	testutil.Need(t, err == nil, "pzstd not installed: apt-get install zstd")
+	dir := t.TempDir()
+	sample, _ := readSample(t)
+	// Four copies of the sample in several frames (pzstd -p 2 splits its
+	// input), each after its skippable frame.
+	plain := bytes.Repeat(sample, 4)
+	cmd := exec.Command(pzstd, "-q", "-c", "-p", "2")
+	cmd.Stdin = bytes.NewReader(plain)
+	compressed, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if compressed[0] != 0x50 || !bytes.Equal(compressed[1:4], zstdSkippableMagic) {
+		t.Fatalf("pzstd's output starts % x, not a skippable frame", compressed[:8])
+	}
+	in := filepath.Join(dir, "in.delimited.zst")
+	if err := os.WriteFile(in, compressed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.avro")
+	r := runIO(t, nil, encodeArgs("--in", in, "--out", out)...)
+	if r.code != 0 || !strings.Contains(r.stderr, "encoded 4000 records") {
+		t.Fatalf("encode of pzstd's output: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = runIO(t, nil, "decode", out, "--out", "-")
+	if r.code != 0 || r.stdout != string(plain) {
+		t.Errorf("decode: exit %d, %d bytes, stderr %q; want the %d bytes of the input", r.code, len(r.stdout), r.stderr, len(plain))
+	}
+
+	// A record of 0x51 bytes: field 5 of 77 bytes (2a 4d, then 18 ...),
+	// then the required field 1.
+	rec := slices.Concat([]byte{0x51, 0x2a, 0x4d, 0x18}, bytes.Repeat([]byte("a"), 76), []byte{0x08, 0x01})
+	records := filepath.Join(dir, "records.delimited")
+	if err := os.WriteFile(records, rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runIO(t, nil, encodeArgs("--in", records, "--out", out+"2")...)
+	if r.code != 0 || !strings.Contains(r.stderr, "encoded 1 record") {
+		t.Errorf("encode of a record starting like a skippable frame: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

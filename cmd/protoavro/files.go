@@ -106,7 +106,7 @@ func openInput(path, flag string, std stdio) (*input, error) {
 		}
 		in.compression, in.r = "gzip", bufio.NewReaderSize(&decompressed{r: members, format: "gzip"}, inputBuffer)
 		in.closers = append([]func() error{members.zr.Close}, in.closers...)
-	case bytes.HasPrefix(head, zstdMagic):
+	case startsZstd(in.r):
 		// One goroutine: the decoder reads the frames' bytes only as it
 		// decodes them, part by part as frames passes them on.
 		frames := &zstdFrames{in: compressed}

@@ -379,8 +379,9 @@ func TestJSONLinesOTLPHexIDs(t *testing.T) {
 	}
 }
 
-// A gzip or zstd file is refused as compressed in every format (delimited,
-// its framing said or not, size32, JSON Lines) and by every byte range of
+// A gzip or zstd file (pzstd's too, which starts with a skippable frame)
+// is refused as compressed in every format (delimited, its framing said
+// or not, size32, JSON Lines) and by every byte range of
 // it, naming the file, record 0 and byte 0, rather than failing on a
 // length or character its compressed bytes make; inputs shorter than a
 // magic number are read.
@@ -395,11 +396,14 @@ func TestCompressedInputRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	zst := append([]byte{0x28, 0xb5, 0x2f, 0xfd}, "frame"...)
+	// pzstd's output: a skippable frame holding the size of the frame
+	// after it.
+	pzst := append([]byte{0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 9, 0, 0, 0}, zst...)
 	mt := (&pb.Foo{}).ProtoReflect().Type()
 	for _, c := range []struct {
 		kind string
 		data []byte
-	}{{"gzip", gz.Bytes()}, {"zstd", zst}} {
+	}{{"gzip", gz.Bytes()}, {"zstd", zst}, {"zstd", pzst}} {
 		want := `"in.gz": record 0 (input byte 0): the input is ` + c.kind + "-compressed: the Beam sources read uncompressed files; decompress it first"
 		for _, f := range []struct {
 			name string
@@ -415,6 +419,15 @@ func TestCompressedInputRefused(t *testing.T) {
 		err := JSONLines(bytes.NewReader(c.data), mt, nil, "in.gz", 0, func(Batch) {})
 		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s, JSON Lines: %v, want an ErrInput with %q", c.kind, err, want)
+		}
+	}
+	// A record of 0x51 bytes whose first bytes are a skippable frame's
+	// magic number, with no zstd frame after them, is read.
+	skippableLike := append(append([]byte{0x51, 0x2a, 0x4d, 0x18}, bytes.Repeat([]byte("a"), 76)...), 0x08, 0x01)
+	for _, f := range []Framing{VarintUnsaid, Varint} {
+		var n int64
+		if _, err := Framed(bytes.NewReader(skippableLike), "t", f, 0, 0, func(int64) bool { return true }, func(b Batch) { n += b.Count }); err != nil || n != 1 {
+			t.Errorf("a record starting like a skippable frame, framing %d: %d records (%v), want 1", f, n, err)
 		}
 	}
 	for _, short := range [][]byte{nil, {0x02, 'a', 'b'}} {
