@@ -243,6 +243,9 @@ func run(ctx context.Context) error {
 	if err := checkInput(ctx, *input); err != nil {
 		return err
 	}
+	if err := validScheme(*output); err != nil {
+		return usage.Errorf("--output %s: %w", *output, err)
+	}
 	comp, err := protoavro.ParseCompression(*codec)
 	if err != nil {
 		return usage.Wrap(err)

@@ -214,6 +214,27 @@ func TestInputMatchesNothing(t *testing.T) {
 	}
 }
 
+// TestOutputRefused: an --output of a scheme that the command has no
+// filesystem for, or that is not UTF-8 (Beam would give the writers
+// another name), is a usage error (exit 2) naming it, before the pipeline
+// runs.
+func TestOutputRefused(t *testing.T) {
+	dir := t.TempDir()
+	typ := []string{"-I", "proto", "-m", "protoavro.avro2147.Foo", "avro2147.proto"}
+	for _, c := range []struct{ output, want string }{
+		{"s3://bucket/out", "protoavro-beam: --output s3://bucket/out: protoavro-beam reads no s3:// paths (it reads local paths and gs://)"},
+		{filepath.Join(dir, "out\xff"), `protoavro-beam: protoavrobeam: bad path: prefix "` + filepath.Join(dir, "out") + `\xff": not UTF-8 (Beam gives the writers a prefix as JSON, which cannot hold its bytes)`},
+	} {
+		code, stderr := runCLI(t, append([]string{"--input", "avro2147.delimited", "--output", c.output}, typ...)...)
+		if code != 2 || lastLine(stderr) != c.want || strings.Contains(stderr, "pipeline") {
+			t.Errorf("--output %q: exit %d, stderr %q; want exit 2 and, last, %q", c.output, code, stderr, c.want)
+		}
+	}
+	if left := dirNames(t, dir); len(left) > 0 {
+		t.Errorf("a usage error wrote %q", left)
+	}
+}
+
 // TestJSONUnknownAnyHint: JSON Lines with a google.protobuf.Any of a type
 // that the loaded files do not hold fail the run (exit 1) and leave no
 // shard; the error, last, names the file, the record and the type URL, and
