@@ -51,7 +51,7 @@ func startsZstd(r *bufio.Reader) bool {
 	if bytes.HasPrefix(h, zstdMagic) {
 		return true
 	}
-	if len(h) < 8 || h[0]&0xf0 != 0x50 || !bytes.Equal(h[1:4], zstdSkippableMagic) {
+	if len(h) < 8 || !skippablePrefix(h) {
 		return false
 	}
 	size := int(binary.LittleEndian.Uint32(h[4:8]))
@@ -60,6 +60,12 @@ func startsZstd(r *bufio.Reader) bool {
 	}
 	h, _ = r.Peek(8 + size + len(zstdMagic))
 	return len(h) == 8+size+len(zstdMagic) && bytes.HasPrefix(h[8+size:], zstdMagic)
+}
+
+// skippablePrefix reports whether h starts with a zstd skippable frame's
+// magic number, or with the start of one when h is shorter.
+func skippablePrefix(h []byte) bool {
+	return len(h) > 0 && h[0]&0xf0 == 0x50 && bytes.HasPrefix(zstdSkippableMagic, h[1:min(len(h), 4)])
 }
 
 // countingReader counts the bytes read through it. Under the buffer of an
@@ -256,7 +262,7 @@ func (z *zstdFrames) frame() error {
 		return err
 	}
 	n := min(len(h), 4)
-	skippable := n > 0 && h[0]&0xf0 == 0x50 && bytes.HasPrefix(zstdSkippableMagic, h[1:n])
+	skippable := skippablePrefix(h)
 	switch {
 	case len(h) >= 5 && bytes.HasPrefix(h, zstdMagic) && len(h) >= zstdHeaderSize(h[4]):
 		z.next, z.left, z.checksum = zstdBlock, int64(zstdHeaderSize(h[4])), h[4]&4 != 0

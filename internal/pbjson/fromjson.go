@@ -230,15 +230,12 @@ func (d *jsonDec) escapedString(start int, ascii bool) ([]byte, bool, bool) {
 			case 't':
 				d.str = append(d.str, '\t')
 			case 'u':
-				if d.pos+4 > len(d.in) {
-					return nil, false, false
-				}
-				v, err := strconv.ParseUint(string(d.in[d.pos:d.pos+4]), 16, 16)
-				if err != nil || utf16.IsSurrogate(rune(v)) {
+				v, ok := hex4(d.in[d.pos:])
+				if !ok || utf16.IsSurrogate(v) {
 					return nil, false, false // surrogate pairs are left to protojson
 				}
 				d.pos += 4
-				d.str = utf8.AppendRune(d.str, rune(v))
+				d.str = utf8.AppendRune(d.str, v)
 			default:
 				return nil, false, false
 			}
