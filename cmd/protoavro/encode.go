@@ -62,8 +62,9 @@ too, with their imports, so that the types they pack travel with the data.
 Inputs are the --in files, in the order given, then the arguments that do
 not end in .proto, in the order given; glob patterns (*, ?, [...]) are
 expanded; none, or "-", is standard input. Their records go to one output,
-in that order. Input compressed with gzip or zstd is decompressed (told by
-its first bytes).
+in that order. Input compressed with gzip or zstd (told by its first bytes)
+is decompressed as "gzip -d" and "zstd -d" read it: every gzip member or
+zstd frame in turn (docs/limits.md, "Compressed inputs").
 
 Input formats:
   delimited  Length-delimited protobuf: each message preceded by its size as
