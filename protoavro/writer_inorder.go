@@ -7,8 +7,10 @@
 package protoavro
 
 import (
+	"encoding/binary"
 	"errors"
-	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // errOutOfOrder stops encodeInOrder on a field it does not write in one
@@ -57,7 +59,7 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 		if i >= m.prefix {
 			r = int(m.rank[i])
 		}
-		if r < next || si.utf8 && !utf8.Valid(b[vs:ve]) {
+		if r < next || si.utf8 && !validUTF8(b[vs:ve]) {
 			err = errOutOfOrder
 			break
 		}
@@ -82,7 +84,20 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 			if f.mode == modeNullable {
 				dst = append(dst, 2) // union branch 1, zig-zag encoded
 			}
+			if si.utf8 { // a string, checked above: written as it is
+				dst = appendAvroBytes(dst, b[vs:ve])
+				continue
+			}
 			if dst, err = st.scalar(dst, &f.val, b[vs:ve], vs); err != nil {
+				break
+			}
+			continue
+		}
+		if r < m.prefix && f.mode == modeList && (f.val.kind == vString || f.val.kind == vBytes) {
+			// A list of strings or bytes, written as it is read.
+			var ok bool
+			if dst, pos, ok = st.bytesList(dst, b, pos, f, vs, ve); !ok {
+				err = errOutOfOrder
 				break
 			}
 			continue
@@ -141,4 +156,50 @@ func (st *encState) encodeInOrder(dst []byte, m *msgPlan, oc occ) ([]byte, bool)
 		return dst[:mark], false
 	}
 	return dst, true
+}
+
+// bytesList writes a list of strings or bytes f as it reads it, as
+// encodeList writes it from the occurrence table: one Avro array block of
+// the elements that follow at once, the first b[vs:ve], the others from
+// pos on (an element in another wire type is dropped as an unknown
+// field). The count comes before the elements: a count below 64, the
+// usual one, takes the byte kept for it, and a larger one moves the
+// elements up to make room. It returns where the elements end, and false
+// on a string that is not UTF-8, which the scanning path reports.
+func (st *encState) bytesList(dst, b []byte, pos int, f *fieldPlan, vs, ve int) ([]byte, int, bool) {
+	at := len(dst)
+	dst = append(dst, 0) // the count's place
+	check := f.val.kind == vString
+	n := 0
+	for vs >= 0 {
+		raw := b[vs:ve]
+		if check && !validUTF8(raw) {
+			return dst, pos, false
+		}
+		dst = appendAvroBytes(dst, raw)
+		n++
+		vs = -1
+		for pos < len(b) {
+			num, wt, s, e, p, err := wireField(b, pos)
+			if err != nil || num != f.num {
+				break // an error is reported by encodeInOrder's next round
+			}
+			pos = p
+			if wt == protowire.BytesType {
+				vs, ve = s, e
+				break
+			}
+			st.unknown++
+		}
+	}
+	if n < 64 {
+		dst[at] = byte(n << 1) // zig-zag encoded
+	} else {
+		var c [binary.MaxVarintLen64]byte
+		count := appendLong(c[:0], int64(n))
+		dst = append(dst, count[1:]...)
+		copy(dst[at+len(count):], dst[at+1:])
+		copy(dst[at:], count)
+	}
+	return append(dst, 0), pos, true // the block of count 0 that ends the array
 }
