@@ -119,6 +119,19 @@ var sections = []section{
 		ratios: codecRatios("OTLPTraces/"),
 	},
 	{
+		file:  "person.txt",
+		title: "Codec: the Kafka bridge's records",
+		about: "1,000 small, string-heavy `Person` records of `testdata/proto/evolution/v2/person.proto` (about 100 bytes " +
+			"each, filled as the bridge's tests fill them; `BenchmarkPerson`, `bench_person_test.go`), one call per record, " +
+			"against the same floor: the bare walk over the protobuf bytes and a copy. `ns/record` is the cost of one record.",
+		benches: []string{"Person/Walk", "Person/Copy", "Person/TranscodeToAvro", "Person/TranscodeToProto"},
+		metrics: []string{"ns/record", "B/op", "allocs/op"},
+		ratios: []ratio{
+			info("TranscodeToAvro / walk (floor)", ref{"Person/TranscodeToAvro", "ns/record"}, ref{"Person/Walk", "ns/record"}),
+			info("TranscodeToProto / walk (floor)", ref{"Person/TranscodeToProto", "ns/record"}, ref{"Person/Walk", "ns/record"}),
+		},
+	},
+	{
 		file:  "libraries.txt",
 		title: "Other Go Avro libraries",
 		about: "The AVRO-2147 datum encoded by protoavro, by linkedin/goavro from its native map form, and by " +
