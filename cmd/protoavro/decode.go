@@ -39,13 +39,7 @@ var decodeUsage = `Usage: protoavro decode [--in FILE|-]... [FILE.avro...] [--ou
 
 Convert Avro Object Container Files to a stream of protobuf messages.
 
-Inputs are the --in files, in the order given, then the arguments that do
-not end in .proto, in the order given; glob patterns (*, ?, [...]) are
-expanded; none, or "-", is standard input. Their records go to one output,
-in that order. Input compressed with gzip or zstd (told by its first bytes)
-is decompressed as "gzip -d" and "zstd -d" read it: every gzip member or
-zstd frame in turn (docs/limits.md, "Compressed inputs").
-
+` + inputsHelp + `
 Without type flags the records are read as the message type embedded in the
 file by "protoavro encode" (no .proto files needed); every input must then
 embed the same type (by full name), as one output holds one type. A file

@@ -59,13 +59,7 @@ the message may hold google.protobuf.Any values, the .proto files named on
 the command line and the files of the --descriptor-set files are embedded
 too, with their imports, so that the types they pack travel with the data.
 
-Inputs are the --in files, in the order given, then the arguments that do
-not end in .proto, in the order given; glob patterns (*, ?, [...]) are
-expanded; none, or "-", is standard input. Their records go to one output,
-in that order. Input compressed with gzip or zstd (told by its first bytes)
-is decompressed as "gzip -d" and "zstd -d" read it: every gzip member or
-zstd frame in turn (docs/limits.md, "Compressed inputs").
-
+` + inputsHelp + `
 Input formats:
   delimited  Length-delimited protobuf: each message preceded by its size as
              a varint (Go's protodelim, Java's writeDelimitedTo). Messages

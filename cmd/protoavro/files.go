@@ -19,6 +19,17 @@ import (
 	"github.com/protoavro/protoavro/internal/usage"
 )
 
+// inputsHelp is the paragraph of the help of encode and decode that says
+// which inputs they read, in what order, and how compressed ones are read
+// (openInput).
+const inputsHelp = `Inputs are the --in files, in the order given, then the arguments that do
+not end in .proto, in the order given; glob patterns (*, ?, [...]) are
+expanded; none, or "-", is standard input. Their records go to one output,
+in that order. Input compressed with gzip or zstd (told by its first bytes)
+is decompressed as "gzip -d" and "zstd -d" read it: every gzip member or
+zstd frame in turn (docs/limits.md, "Compressed inputs").
+`
+
 // input is the data input of a command: a file or standard input, its
 // gzip or zstd compression undone.
 type input struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -192,20 +191,6 @@ func shapeArgs(t *testing.T, dir string) []string {
 	return []string{"-I", dir, "-m", "shape.R", "r.proto"}
 }
 
-// gzipped compresses b with gzip.
-func gzipped(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // utf16LE encodes ASCII text s as UTF-16, little-endian, with its
 // byte-order mark, as PowerShell writes text files.
 func utf16LE(s string) []byte {
@@ -252,8 +237,8 @@ func TestEncodeByteOrderMark(t *testing.T) {
 	}{
 		{"sniffed", []byte(bom + lines), nil},
 		{"--format jsonl", []byte(bom + lines), []string{"--format", "jsonl"}},
-		{"gzip, sniffed", gzipped(t, []byte(bom+lines)), nil},
-		{"gzip, --format jsonl", gzipped(t, []byte(bom+lines)), []string{"--format", "jsonl"}},
+		{"gzip, sniffed", gzipEach(t, []byte(bom+lines)), nil},
+		{"gzip, --format jsonl", gzipEach(t, []byte(bom+lines)), []string{"--format", "jsonl"}},
 		{"mark and blank lines", []byte(bom + "\n\n" + lines), nil},
 	} {
 		r, got := encode(c.in, c.args...)
@@ -270,7 +255,7 @@ func TestEncodeByteOrderMark(t *testing.T) {
 
 	const utf16Err = "record 0 (line 1, input byte 0): the input is UTF-16 (little-endian) text (it starts with its byte-order mark): JSON Lines must be UTF-8; convert it first, e.g. with iconv -f UTF-16 -t UTF-8"
 	for _, args := range [][]string{nil, {"--format", "jsonl"}} {
-		for _, in := range [][]byte{utf16LE(lines), gzipped(t, utf16LE(lines)), utf16LE("\r\n  " + lines)} {
+		for _, in := range [][]byte{utf16LE(lines), gzipEach(t, utf16LE(lines)), utf16LE("\r\n  " + lines)} {
 			r, _ := encode(in, args...)
 			wantRun(t, r, 1, utf16Err)
 			if strings.HasSuffix(strings.TrimSpace(r.stderr), ")") {
