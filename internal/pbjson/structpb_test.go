@@ -234,28 +234,42 @@ func TestStructFields(t *testing.T) {
 }
 
 // nested returns a JSON value of n arrays (or objects), one inside the
-// other, and the wire bytes of the Value that holds them.
+// other, and the wire bytes of the Value that holds them. A level's bytes
+// are its header (tags and lengths) and then the level inside it, so the
+// wire bytes are the headers from the outermost in, then the innermost
+// Value: each is computed once, from the size of what it holds.
 func nested(n int, object bool) (text, wire []byte) {
 	open, close := "[", "]"
 	if object {
 		open, close = `{"a":`, "}"
 	}
 	text = []byte(strings.Repeat(open, n) + "null" + strings.Repeat(close, n))
-	wire = []byte{0x08, 0x00}
-	for range n {
+	inner := []byte{0x08, 0x00} // null_value
+	heads := make([][]byte, n)  // innermost first
+	size := len(inner)          // the bytes of the level inside
+	for i := range heads {
+		var h []byte
 		if object {
-			ent := append([]byte{0x0a, 0x01, 'a', 0x12}, protowire.AppendVarint(nil, uint64(len(wire)))...)
-			ent = append(ent, wire...)
-			w := append([]byte{0x0a}, protowire.AppendVarint(nil, uint64(len(ent)))...)
-			w = append(w, ent...)
-			wire = append(append([]byte{tagStruct}, protowire.AppendVarint(nil, uint64(len(w)))...), w...)
+			// A Struct of one entry, "a", whose value is the level inside.
+			entry := 4 + protowire.SizeVarint(uint64(size)) + size
+			fields := 1 + protowire.SizeVarint(uint64(entry)) + entry
+			h = protowire.AppendVarint([]byte{tagStruct}, uint64(fields))
+			h = protowire.AppendVarint(append(h, 0x0a), uint64(entry))
+			h = protowire.AppendVarint(append(h, 0x0a, 0x01, 'a', 0x12), uint64(size))
 		} else {
-			w := append([]byte{0x0a}, protowire.AppendVarint(nil, uint64(len(wire)))...)
-			w = append(w, wire...)
-			wire = append(append([]byte{tagList}, protowire.AppendVarint(nil, uint64(len(w)))...), w...)
+			// A ListValue of one value, the level inside.
+			values := 1 + protowire.SizeVarint(uint64(size)) + size
+			h = protowire.AppendVarint([]byte{tagList}, uint64(values))
+			h = protowire.AppendVarint(append(h, 0x0a), uint64(size))
 		}
+		heads[i] = h
+		size += len(h)
 	}
-	return text, wire
+	wire = make([]byte, 0, size)
+	for i := n - 1; i >= 0; i-- {
+		wire = append(wire, heads[i]...)
+	}
+	return text, append(wire, inner...)
 }
 
 // TestStructRecursionLimit checks the nesting at protojson's and
