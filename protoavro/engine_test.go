@@ -1,6 +1,7 @@
 package protoavro
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -112,12 +113,19 @@ func canonicalNaNs(m protoreflect.Message, fd protoreflect.FieldDescriptor, v pr
 
 // TestEngineRoundTripRandom: under the preset and its depth and carrier
 // variations, random messages of every test type survive Marshal/Unmarshal
-// and both transcoders exactly (proto.Equal).
+// and both transcoders exactly (proto.Equal). A variation runs on the types
+// whose schema it changes, those that reach a recursive type: on the
+// others its schema is the preset's, byte for byte, and its round trips
+// would be more of the preset's own.
 func TestEngineRoundTripRandom(t *testing.T) {
 	cfg := testutil.DefaultConfig
 	cfg.Timestamps = testutil.Micros
-	for _, v := range engineVariants() {
+	vs := engineVariants()
+	for i, v := range vs {
 		for _, md := range testutil.Messages() {
+			if i > 0 && sameSchemaJSON(t, vs[0].opts, v.opts, md) {
+				continue
+			}
 			t.Run(v.name+"/"+string(md.FullName()), func(t *testing.T) {
 				t.Parallel()
 				c := mustCodecFor(t, v.opts, md)
@@ -137,6 +145,14 @@ func TestEngineRoundTripRandom(t *testing.T) {
 			})
 		}
 	}
+}
+
+// sameSchemaJSON reports whether a and b give md the same schema, in its
+// whole JSON form.
+func sameSchemaJSON(t *testing.T, a, b Options, md protoreflect.MessageDescriptor) bool {
+	t.Helper()
+	sa, sb := mustSchema(t, a, md), mustSchema(t, b, md)
+	return bytes.Equal(sa.root.JSON(), sb.root.JSON())
 }
 
 // engineRoundTrips is the number of random messages per type and variant.
