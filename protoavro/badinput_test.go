@@ -307,6 +307,7 @@ func TestTruncatedAvro(t *testing.T) {
 	}
 	for _, d := range datums {
 		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
 			m := d.c.Schema().Descriptor()
 			msg := newMessageOf(m)
 			if err := d.c.Unmarshal(d.data, msg); err != nil {

@@ -67,6 +67,7 @@ func shuffleWire(r *rand.Rand, md protoreflect.MessageDescriptor, wire []byte) [
 // input is the same message to proto.Unmarshal, and TranscodeToAvro gives
 // the same record of both, the record Marshal gives.
 func TestTranscodeShuffled(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, m := range []proto.Message{&avro2147pb.Foo{}, &kitchenpb.KitchenSink{}, &legacypb.Legacy{},
 		&editionspb.Open{}, &editionspb.Hybrid{}, &editionspb.Opaque{}} {
