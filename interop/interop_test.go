@@ -143,7 +143,18 @@ var variants = []variant{
 // non-ASCII strings, empty and large bytes, lists and maps holding every
 // edge value, messages nested several levels deep, recursion included), and
 // seeded random messages that mix edge values with random bit patterns.
-var corpusSize = testutil.CorpusConfig{Edges: 4, Random: 12}
+// Under the race detector, which makes the Go side of every test about ten
+// times slower, the random messages are 3: the corpus exercises the same
+// code, and CI runs the whole corpus without it first (.ci/run).
+func corpusSize() testutil.CorpusConfig {
+	if raceEnabled {
+		return testutil.CorpusConfig{Edges: 4, Random: 3}
+	}
+	return testutil.CorpusConfig{Edges: 4, Random: 12}
+}
+
+// raceEnabled is set under the race detector (race_test.go).
+var raceEnabled bool
 
 // testCase is one variant and message type with its messages.
 type testCase struct {
@@ -183,7 +194,7 @@ func buildCases(noNULMapKeys bool) ([]*testCase, error) {
 				return nil, fmt.Errorf("%s: twmb/avro parses the schema: %w", md.FullName(), err)
 			}
 			c := &testCase{name: v.name + "/" + string(md.FullName()), opts: v.opts, mt: mt, schema: s, avsc: avsc, tree: tree,
-				msgs: testutil.Corpus(md, corpusSize, testutil.Precision(v.opts.Timestamps), v.name)}
+				msgs: testutil.Corpus(md, corpusSize(), testutil.Precision(v.opts.Timestamps), v.name)}
 			for i, m := range c.msgs {
 				if err := proto.CheckInitialized(m); err != nil {
 					return nil, fmt.Errorf("%s: message %d: %w", c.name, i, err)
