@@ -52,8 +52,7 @@ func writeDelimited(t *testing.T, path string, records ...[]byte) {
 // (--skip-bad skips the record); with the field unset it is written.
 func TestAnyTypeMemberClashRefused(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"at.proto": anyJSONProto})
+	dir := tempFiles(t, map[string]string{"at.proto": anyJSONProto})
 	p := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 5)
 	clashing := anyField(1, "type.googleapis.com/rw.P", p)
 	fine := anyField(1, "type.googleapis.com/rw.P", nil)
@@ -95,8 +94,7 @@ func TestAnyTypeMemberClashRefused(t *testing.T) {
 // unknown type after it is named (decode --format jsonl).
 func TestEmptyAnyNotUnknown(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"ea.proto": anyJSONProto})
+	dir := tempFiles(t, map[string]string{"ea.proto": anyJSONProto})
 
 	// Node{child: Node{a: {}, v: Value{}}}.
 	child := append(anyField(2, "", nil), protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), nil)...)
@@ -125,8 +123,7 @@ func TestEmptyAnyNotUnknown(t *testing.T) {
 // and the line without it is written and read back.
 func TestStructTypeKeyNotAnAny(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := tempFiles(t, map[string]string{
 		"st.proto": `syntax = "proto3";
 package rw;
 import "google/protobuf/struct.proto";

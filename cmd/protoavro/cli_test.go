@@ -90,8 +90,7 @@ func TestFlagStyle(t *testing.T) {
 
 func TestHints(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := tempFiles(t, map[string]string{
 		"a.proto":               "syntax = \"proto3\";\npackage h;\nimport \"common/c.proto\";\nmessage A { common.C c = 1; }\nenum E { E_0 = 0; }\nservice S {}\n",
 		"protos/common/c.proto": "syntax = \"proto3\";\npackage common;\nmessage C { string x = 1; }\n",
 	})
@@ -538,8 +537,7 @@ func TestDecodeSkipBadWorkers(t *testing.T) {
 
 func TestOTLPHexIDs(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"span.proto": `syntax = "proto3";
+	dir := tempFiles(t, map[string]string{"span.proto": `syntax = "proto3";
 package otlp;
 message Span { bytes trace_id = 1; bytes span_id = 2; bytes parent_span_id = 3; string name = 4; }
 message Batch { repeated Span spans = 1; }

@@ -19,8 +19,7 @@ import (
 // allocate gigabytes. Length-delimited is the baseline, which also holds
 // what the race detector adds.
 func TestDecodeTinyRecords(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"b.proto": "syntax = \"proto3\";\npackage tiny;\nmessage B { bytes b = 1; }\n"})
+	dir := tempFiles(t, map[string]string{"b.proto": "syntax = \"proto3\";\npackage tiny;\nmessage B { bytes b = 1; }\n"})
 	const blocks, records = 2, 1 << 20
 	tiny := testBlock{count: records, data: make([]byte, records)} // records of one byte: an empty bytes
 	in := writeContainer(t, filepath.Join(dir, "tiny.avro"), `{"type":"record","name":"B","namespace":"tiny","fields":[{"name":"b","type":"bytes"}]}`,

@@ -169,8 +169,7 @@ enc.end();`
 // (which it does).
 func TestDecodeNamesFileOptions(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"doc.proto": `syntax = "proto3";
+	dir := tempFiles(t, map[string]string{"doc.proto": `syntax = "proto3";
 package doc;
 import "google/protobuf/struct.proto";
 message Doc { google.protobuf.Struct body = 1; }

@@ -91,8 +91,7 @@ func TestDecodeMappingFlagsNeedType(t *testing.T) {
 // that inputs of two versions of one type (one full name) are not.
 func TestDecodeMixedTypes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := tempFiles(t, map[string]string{
 		"m.proto":    "syntax = \"proto3\";\npackage mix;\nmessage P { string s = 1; }\nmessage Q { int64 n = 1; }\n",
 		"v2/m.proto": "syntax = \"proto3\";\npackage mix;\nmessage P { string s = 1; int32 added = 2; }\n",
 	})

@@ -13,8 +13,7 @@ import (
 // source info; the schemas are otherwise the same.
 func TestDocsFlag(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := tempFiles(t, map[string]string{
 		"d.proto": "syntax = \"proto3\";\npackage docs;\n// The order of a customer.\nmessage Order {\n  // Its number.\n  int64 id = 1;\n}\n",
 	})
 	set := filepath.Join(dir, "d.binpb")
@@ -57,8 +56,7 @@ func TestDocsFlag(t *testing.T) {
 // as it does for several; with -m the line is the bare fingerprint.
 func TestFingerprintOneMessagePackage(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"one.proto": "syntax = \"proto3\";\npackage one;\nmessage M { int32 n = 1; }\n"})
+	dir := tempFiles(t, map[string]string{"one.proto": "syntax = \"proto3\";\npackage one;\nmessage M { int32 n = 1; }\n"})
 	bare := runCmd(t, "schema", "-I", dir, "-m", "one.M", "--fingerprint", "one.proto")
 	if bare.code != 0 || len(bare.stdout) != 17 || strings.Contains(bare.stdout, "\t") {
 		t.Fatalf("-m --fingerprint: %d %q %s", bare.code, bare.stdout, bare.stderr)

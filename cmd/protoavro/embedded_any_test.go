@@ -26,8 +26,7 @@ const embeddedAnyJSONL = testutil.EmbeddedAnyJSONL
 // with Any carried as JSON (--dynamic json, --preset engine).
 func TestDecodeResolvesEmbeddedAnyTypes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, embeddedAnyProtos)
+	dir := tempFiles(t, embeddedAnyProtos)
 	in := filepath.Join(dir, "in.jsonl")
 	if err := os.WriteFile(in, []byte(embeddedAnyJSONL), 0o644); err != nil {
 		t.Fatal(err)
@@ -75,8 +74,7 @@ func TestDecodeResolvesEmbeddedAnyTypes(t *testing.T) {
 // .proto files, to delimited protobuf and to JSON Lines.
 func TestDecodeDynamicJSONOwnFileAny(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, embeddedAnyProtos)
+	dir := tempFiles(t, embeddedAnyProtos)
 	in := filepath.Join(dir, "in.jsonl")
 	const records = `{"id":"b","payload":{"@type":"type.googleapis.com/ev.Local","note":"n"}}
 `

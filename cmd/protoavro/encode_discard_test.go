@@ -60,8 +60,7 @@ var discardLines = append([]discardLine{
 // protojson with DiscardUnknown.
 func TestJSONDiscardUnknownFastPath(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, driftProtos)
+	dir := tempFiles(t, driftProtos)
 	types, err := protoload.Load(context.Background(), protoload.Input{Protos: []string{"drift/log.proto"}, ImportPaths: []string{dir}})
 	if err != nil {
 		t.Fatal(err)

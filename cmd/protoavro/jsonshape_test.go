@@ -12,8 +12,7 @@ import (
 // line is a whole object gets no such hint.
 func TestJSONShapeHints(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := tempFiles(t, map[string]string{
 		"r.proto":        "syntax = \"proto3\";\npackage shape;\nmessage R { int32 n = 1; string s = 2; }\n",
 		"array.json":     "[\n  {\"n\": 1},\n  {\"n\": 2}\n]\n",
 		"compact.json":   "[{\"n\":1},{\"n\":2}]",

@@ -31,6 +31,15 @@ func runCmd(t *testing.T, args ...string) result {
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
+// tempFiles writes files (path relative to the directory → content) under
+// a new temporary directory, removed when the test ends, and returns it.
+func tempFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	return dir
+}
+
 // writeFiles writes files (path relative to dir → content) under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()

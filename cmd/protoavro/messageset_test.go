@@ -14,8 +14,7 @@ import (
 // files, in each --descriptors mode, as decode reads it with them.
 func TestMessageSetFileReadsWithoutProtos(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := tempFiles(t, map[string]string{
 		"ms.proto": `syntax = "proto2";
 package rw;
 message MS { option message_set_wire_format = true; extensions 4 to max; }

@@ -202,8 +202,7 @@ func realWorldCLI(t *testing.T, rt realworld.Type, md protoreflect.MessageDescri
 		lines = append(append(lines, compact.Bytes()...), '\n')
 		msgs = append(msgs, m)
 	}
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"in.bin": string(delimited), "in.jsonl": string(lines)})
+	dir := tempFiles(t, map[string]string{"in.bin": string(delimited), "in.jsonl": string(lines)})
 	typeFlags := append([]string{"-I", filepath.Join("../..", rt.ImportPath), "-m", string(rt.Name)}, rt.Protos...)
 	{
 		for _, format := range []string{"delimited", "jsonl"} {

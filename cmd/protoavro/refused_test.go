@@ -29,8 +29,7 @@ message R {
 // never panics, whichever worker count.
 func TestDecodeRefusedByJSON(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"refused.proto": refusedProto})
+	dir := tempFiles(t, map[string]string{"refused.proto": refusedProto})
 	record := func(fields ...[]byte) []byte {
 		var b []byte
 		for _, f := range fields {
@@ -99,8 +98,7 @@ func TestDecodeRefusedByJSON(t *testing.T) {
 // writes the Any as JSON).
 func TestEncodeUnknownAny(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	dir := tempFiles(t, map[string]string{
 		"refused.proto": refusedProto,
 		"in.jsonl":      "{\"n\":1}\n{\"any\":{\"@type\":\"type.googleapis.com/refused.Gone\",\"n\":1}}\n",
 	})

@@ -27,8 +27,7 @@ func writeHostileSet(t *testing.T, dir string, fdp *descriptorpb.FileDescriptorP
 // limit and the path of types, and --schema-limits raises the limits.
 func TestSchemaLimitsCommands(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"mesh.proto": testutil.HostileProto(testutil.Mesh, 1_000), "empty.jsonl": ""})
+	dir := tempFiles(t, map[string]string{"mesh.proto": testutil.HostileProto(testutil.Mesh, 1_000), "empty.jsonl": ""})
 	chain := writeHostileSet(t, dir, testutil.HostileFile(testutil.Chain, 20_000))
 	const limitPath = "records nested more than 63 deep (Limits.MaxDepth), at hostile.M0 > hostile.M1 > hostile.M2 > (58 more) > hostile.M61 > hostile.M62 > hostile.M63"
 	empty := filepath.Join(dir, "empty.jsonl")

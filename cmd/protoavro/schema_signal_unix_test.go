@@ -27,8 +27,7 @@ import (
 // quotes it).
 func TestSchemaSIGTERM(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"ring.proto": testutil.HostileProto(testutil.Ring, 20_000)})
+	dir := tempFiles(t, map[string]string{"ring.proto": testutil.HostileProto(testutil.Ring, 20_000)})
 	proto := filepath.Join(dir, "ring.proto")
 	set := writeHostileSet(t, dir, testutil.HostileFile(testutil.Ring, 20_000))
 	raised := []string{"--schema-limits", "depth=1000000,types=1000000,fields=10000000"}

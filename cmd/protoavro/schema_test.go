@@ -58,8 +58,7 @@ message long { int32 a = 1; }
 // sets/x.binpb holds x.proto.
 func schemaDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	writeFiles(t, dir, testProtos)
+	dir := tempFiles(t, testProtos)
 	writeFiles(t, dir, map[string]string{
 		"sets/order.binpb": string(compileSet(t, dir, "shop/order.proto")),
 		"sets/x.binpb":     string(compileSet(t, dir, "x.proto")),

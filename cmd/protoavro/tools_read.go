@@ -273,7 +273,7 @@ const getschemaUsage = `Usage: protoavro getschema FILE.avro
 Print the writer schema of an Avro Object Container File (its avro.schema
 metadata) as indented JSON, with control and format characters in its
 strings (terminal escapes, bidirectional overrides) written as \u
-escapes, and invalid UTF-8 as \ufffd: the same schema, safe to print.
+escapes, and invalid UTF-8 as U+FFFD: the same schema, safe to print.
 FILE may be a glob pattern that matches one file; "-" reads standard
 input, unless it is a terminal.
 
@@ -302,7 +302,7 @@ func runGetSchema(args []string, std stdio) error {
 // safeJSON returns JSON text with every character in its strings that could
 // act on a terminal (control and format characters: C0 and C1 controls,
 // bidirectional overrides; see internal/safetext) written as a \u escape,
-// and invalid UTF-8 as \ufffd, as JSON readers read it: the same JSON
+// and invalid UTF-8 as U+FFFD, as JSON readers read it: the same JSON
 // value, safe to print. Other characters (é, 中文) stay as they are, and so
 // does the white space between tokens. Text with nothing to escape is
 // returned as it is.
@@ -332,15 +332,8 @@ func safeJSON(text []byte) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(text[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			out = safetext.AppendJSONEscape(out, utf8.RuneError)
-		case safetext.Printable(r):
-			out = append(out, text[i:i+n]...)
-		default:
-			out = safetext.AppendJSONEscape(out, r)
-		}
+		var n int
+		out, n = safetext.AppendJSONChar(out, text[i:])
 		i += n
 	}
 	return out

@@ -154,8 +154,7 @@ func TestSchemaTreeErrors(t *testing.T) {
 // on a case-insensitive file system, naming the files, and writes none;
 // printed to standard output, they are fine.
 func TestSchemaOutDirRefusesNamesDifferingInCase(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"c.proto": "syntax = \"proto3\";\npackage p;\nmessage Foo {}\nmessage foo {}\nmessage Bar { message FOO {} }\n"})
+	dir := tempFiles(t, map[string]string{"c.proto": "syntax = \"proto3\";\npackage p;\nmessage Foo {}\nmessage foo {}\nmessage Bar { message FOO {} }\n"})
 	out := filepath.Join(dir, "out")
 	r := runCmd(t, "schema", "-I", dir, "--out-dir", out, "c.proto")
 	if want := `files "p.Foo.avsc", "p.foo.avsc" differ only in case`; r.code != 1 || !strings.Contains(r.stderr, want) {

@@ -62,8 +62,7 @@ var driftLines = []struct{ line, kept, path string }{
 // such members.
 func TestJSONUnknownFieldRefused(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, driftProtos)
+	dir := tempFiles(t, driftProtos)
 	for _, c := range driftLines {
 		in := filepath.Join(dir, "in.jsonl")
 		if err := os.WriteFile(in, []byte("{\"name\":\"ok\"}\n"+c.line+"\n"), 0o644); err != nil {
@@ -80,8 +79,7 @@ func TestJSONUnknownFieldRefused(t *testing.T) {
 // the summary counts the records that had some.
 func TestJSONDiscardUnknown(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, driftProtos)
+	dir := tempFiles(t, driftProtos)
 	var in, want strings.Builder
 	for _, c := range driftLines {
 		in.WriteString(c.line + "\n{\"name\":\"clean\"}\n")
@@ -116,8 +114,7 @@ func TestJSONDiscardUnknown(t *testing.T) {
 // DiscardUnknown would drop as well, is refused with the value's path.
 func TestJSONDiscardUnknownKeepsValues(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, driftProtos)
+	dir := tempFiles(t, driftProtos)
 	for _, c := range []struct{ line, want string }{
 		{`{"severity":"CRITICAL","extra":1}`, `field severity has the value "CRITICAL", a name that its enum does not declare: --discard-unknown drops unknown fields, not unknown values`},
 		{`{"payload":{"reason":"r"},"extra":1}`, `google.protobuf.Any at payload has members but no "@type": --discard-unknown drops unknown fields, not whole values`},
@@ -137,8 +134,7 @@ func TestJSONDiscardUnknownKeepsValues(t *testing.T) {
 // unknown fields dropped.
 func TestDiscardUnknownSkipBadNotCounted(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, driftProtos)
+	dir := tempFiles(t, driftProtos)
 	lines := `{"name":"a","extra":1}
 {"name":5,"extra":1}
 {"at":"1000-01-01T00:00:00Z","extra":1}
@@ -161,8 +157,7 @@ func TestDiscardUnknownSkipBadNotCounted(t *testing.T) {
 // every binary format.
 func TestBinaryUnknownFieldsCounted(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, driftProtos)
+	dir := tempFiles(t, driftProtos)
 	name := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("a"))
 	unknown := protowire.AppendVarint(protowire.AppendTag(nil, 99, protowire.VarintType), 1)
 	nested := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), unknown) // in http_request
@@ -220,8 +215,7 @@ func writeEmbeddedAnySet(t *testing.T, dir string) (string, string, string) {
 // its Any values resolved.
 func TestDescriptorSetAnyTypesEmbedded(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, embeddedAnyProtos)
+	dir := tempFiles(t, embeddedAnyProtos)
 	set, in, out := writeEmbeddedAnySet(t, dir)
 	for _, mode := range []string{"stripped", "minimal"} {
 		r := runCmd(t, "encode", "--descriptor-set", set, "-m", "ev.Event", "--descriptors", mode, "--in", in, "--out", out)
@@ -239,8 +233,7 @@ func TestDescriptorSetAnyTypesEmbedded(t *testing.T) {
 // standard error, embeds the named files alone, and writes the records.
 func TestDescriptorSetClashNotEmbedded(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	writeFiles(t, dir, embeddedAnyProtos)
+	dir := tempFiles(t, embeddedAnyProtos)
 	writeFiles(t, dir, map[string]string{"copy/payload.proto": embeddedAnyProtos["ev/payload.proto"]})
 	set, in, out := writeEmbeddedAnySet(t, dir)
 	r := runCmd(t, "encode", "-I", dir, "--descriptor-set", set, "-m", "ev.Event", "copy/payload.proto", "--in", in, "--out", out)

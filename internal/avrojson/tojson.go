@@ -223,23 +223,14 @@ const hexDigits = "0123456789abcdef"
 // replaced by U+FFFD. The escapes leave the JSON value as it is.
 func appendString(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = appendASCII(dst, c)
-			i++
-			continue
+	for len(s) > 0 {
+		n := 1
+		if s[0] < utf8.RuneSelf {
+			dst = appendASCII(dst, s[0])
+		} else {
+			dst, n = safetext.AppendJSONChar(dst, s)
 		}
-		r, size := utf8.DecodeRune(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, "\ufffd"...)
-		case safetext.Printable(r):
-			dst = append(dst, s[i:i+size]...)
-		default:
-			dst = safetext.AppendJSONEscape(dst, r)
-		}
-		i += size
+		s = s[n:]
 	}
 	return append(dst, '"')
 }

@@ -100,6 +100,22 @@ func AppendJSONEscape(dst []byte, r rune) []byte {
 	return append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
 }
 
+// AppendJSONChar appends the character that s starts with, which is not
+// ASCII, as it stands in a JSON string that is printed: as it is when
+// [Printable], as a \u escape ([AppendJSONEscape]) when not, and as U+FFFD
+// when s does not start with valid UTF-8 (as JSON readers read it). It
+// returns the bytes of s it stands for.
+func AppendJSONChar(dst, s []byte) ([]byte, int) {
+	r, n := utf8.DecodeRune(s)
+	switch {
+	case r == utf8.RuneError && n <= 1:
+		return append(dst, "\ufffd"...), max(n, 1)
+	case printable(r):
+		return append(dst, s[:n]...), n
+	}
+	return AppendJSONEscape(dst, r), n
+}
+
 // printable reports whether r may reach a terminal as itself: a graphic
 // character or a space, and not a format character (Cf: bidirectional
 // overrides, zero-width joiners), which can make text read otherwise.

@@ -150,7 +150,6 @@ func TestSniff(t *testing.T) {
 	}
 }
 
-// Moved from cmd/protoavro with the reader.
 // TestDelimitedLargeRecord reads records larger than the reader's
 // buffer.
 func TestDelimitedLargeRecord(t *testing.T) {

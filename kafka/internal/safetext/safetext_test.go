@@ -80,3 +80,29 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+// AppendJSONChar writes a printable character as it is, one that could act
+// on a terminal as a \u escape (a surrogate pair beyond U+FFFF), and a byte
+// that starts no valid UTF-8 as U+FFFD, using that one byte; what it writes
+// reads back, as JSON, as the character (or U+FFFD).
+func TestAppendJSONChar(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string
+		n    int
+	}{
+		{"é and more", "é", 2},
+		{"😀", "😀", 4},
+		{"\u202eevil", `\u202e`, 3},
+		{"\u0085", `\u0085`, 2},
+		{"\U000e0001", `\udb40\udc01`, 4}, // a format character (language tag) beyond the BMP
+		{"\xff\xfe", "\ufffd", 1},
+		{"\xe2\x82", "\ufffd", 1},     // a cut sequence
+		{"\xed\xa0\x80", "\ufffd", 1}, // a surrogate's UTF-8 form
+	} {
+		got, n := AppendJSONChar([]byte("x"), []byte(c.in))
+		if string(got) != "x"+c.want || n != c.n {
+			t.Errorf("AppendJSONChar(%q) = %q, %d; want %q, %d", c.in, got[1:], n, c.want, c.n)
+		}
+	}
+}
