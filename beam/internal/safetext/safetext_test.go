@@ -3,6 +3,7 @@
 package safetext
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"strings"
@@ -105,4 +106,34 @@ func TestAppendJSONChar(t *testing.T) {
 			t.Errorf("AppendJSONChar(%q) = %q, %d; want %q, %d", c.in, got[1:], n, c.want, c.n)
 		}
 	}
+}
+
+// FuzzAppendJSONChar: for any bytes starting with a non-ASCII byte,
+// AppendJSONChar writes only printable text, uses the bytes of one
+// character (one byte of invalid UTF-8), and what it writes reads back as
+// JSON string content (encoding/json) as that character, or U+FFFD.
+func FuzzAppendJSONChar(f *testing.F) {
+	for _, s := range []string{"é", "😀", "\u202e", "\u0085", "\U000e0001", "\xff", "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\ufffd"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		if len(s) == 0 || s[0] < utf8.RuneSelf {
+			return
+		}
+		got, n := AppendJSONChar(nil, s)
+		want, wantN := "\ufffd", 1 // invalid UTF-8: one byte
+		if r, size := utf8.DecodeRune(s); r != utf8.RuneError || size > 1 {
+			want, wantN = string(s[:size]), size
+		}
+		if n != wantN {
+			t.Fatalf("AppendJSONChar(%q) used %d bytes, want %d", s, n, wantN)
+		}
+		if !Safe(string(got)) {
+			t.Fatalf("AppendJSONChar(%q) = %q is not safe to print", s, got)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(`"`+string(got)+`"`), &back); err != nil || back != want {
+			t.Fatalf("AppendJSONChar(%q) = %q reads back as %q (%v), want %q", s, got, back, err, want)
+		}
+	})
 }
