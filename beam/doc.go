@@ -40,7 +40,7 @@
 // writes of its in-process workers with [StopWrites], and removes what the
 // run left with [OutputSnapshot.Discard].
 //
-// [Convert] puts the first four together: delimited files in, sharded
-// container files out. The command protoavro-beam (beam/cmd/protoavro-beam)
-// runs it.
+// [Convert] puts a reader and [WriteAvro] together: files of records in
+// (length-delimited, 4-byte-prefixed or JSON Lines), sharded container
+// files out. The command protoavro-beam (beam/cmd/protoavro-beam) runs it.
 package protoavrobeam

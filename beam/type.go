@@ -28,7 +28,8 @@ import (
 // (then it also wraps protoload.ErrImportLimit), a name it does not hold,
 // or mapping options that do not parse. A Type may come from a container
 // file's header (ReadAvro without a type), so its errors quote its name and
-// options, and the errors of its descriptors, escaped and cut (maxErrorText).
+// options, and the errors of its descriptors, escaped and cut to 300 bytes
+// each.
 var ErrType = errors.New("protoavrobeam: bad message type")
 
 // Type is a protobuf message type and its Avro mapping in a form that
@@ -36,8 +37,8 @@ var ErrType = errors.New("protoavrobeam: bad message type")
 // A worker rebuilds the descriptors from it with protoload.NewTypes, the
 // loader of the protoavro commands (a MessageSet is built as the plain
 // message the mapping takes it for; the standard google/protobuf imports
-// that the set lacks are supplied), and caches what it builds
-// (compiledTypes).
+// that the set lacks are supplied), and caches what it builds (see the
+// package documentation).
 type Type struct {
 	// Message is the full name of the message, e.g. "protoavro.avro2147.Foo".
 	Message string `json:"message"`

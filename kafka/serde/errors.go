@@ -16,7 +16,8 @@ import (
 // Error classes; every error of this package wraps one of them or an error of
 // package protoavro, but for an operation cut short because the caller's
 // context ended, whose error wraps that context's error (a *RegistryError
-// when it was a registry request).
+// when it was a registry request), and for the errors of [ParseStrategy]
+// and [ParseLevel], which report a name they do not know and wrap none.
 var (
 	// ErrBadMagic reports a record that does not start with the Confluent
 	// magic byte 0. It is also protoavro.ErrMalformed: a bad header is bad

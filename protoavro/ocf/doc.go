@@ -20,5 +20,6 @@
 // bound on their output, so a decompression bomb fails without
 // materialising more than the limit. Errors are *[Error] values naming the
 // byte offset and block, wrapping one of [ErrNotContainer], [ErrTruncated],
-// [ErrMalformed], [ErrLimit] or [ErrUnsupportedCodec].
+// [ErrMalformed], [ErrLimit] or [ErrUnsupportedCodec], or the error of the
+// underlying io.Reader; a nil io.Reader is an [ErrInvalidOptions].
 package ocf

@@ -8,7 +8,8 @@ import (
 )
 
 // Error classes. Errors of a [Reader] are *[Error] values wrapping one of
-// them; use [errors.Is] to tell them apart.
+// them (or a failure of the underlying io.Reader); use [errors.Is] to tell
+// them apart.
 var (
 	// ErrNotContainer reports input that does not start with the magic
 	// "Obj\x01" of a container file.

@@ -18,16 +18,16 @@ import (
 // is protobuf's own default recursion limit for the text format.
 const MaxSourceNesting = 100
 
-// ErrSourceLimit reports .proto source beyond MaxSourceNesting or
-// limits.ProtoSource.
+// ErrSourceLimit reports .proto source beyond MaxSourceNesting or larger
+// than 64 MiB (docs/limits.md).
 var ErrSourceLimit = errors.New("proto source beyond the limits")
 
 // Prescan checks .proto source (the file name for errors) against the
-// limits: its size (limits.ProtoSource) and its nesting (MaxSourceNesting),
+// limits: its size (at most 64 MiB) and its nesting (MaxSourceNesting),
 // skipping comments, strings and character literals, in one pass and no
-// allocation. Its error wraps ErrSourceLimit and names the file, the line
-// and the limit. Text that does not lex (an unterminated string) is the
-// compiler's to report.
+// allocation. Its error wraps ErrSourceLimit and names the file and the
+// limit, and for nesting the line. Text that does not lex (an unterminated
+// string) is the compiler's to report.
 func Prescan(name string, src []byte) error {
 	if len(src) > limits.ProtoSource {
 		return fmt.Errorf("%s: %w: more than %d bytes", name, ErrSourceLimit, limits.ProtoSource)
