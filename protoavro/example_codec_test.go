@@ -2,13 +2,19 @@ package protoavro_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 
 	"github.com/protoavro/protoavro/internal/testpb/avro2147pb"
 	"github.com/protoavro/protoavro/protoavro"
+	"github.com/protoavro/protoavro/protoavro/protoload"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 )
 
 // A codec is compiled once per message type and options, and shared.
@@ -175,4 +181,62 @@ func ExampleNewContainerWriter() {
 	// int32:0
 	// int32:1
 	// int32:2
+}
+
+// An Avro datum does not say which schema wrote it: data written with
+// another version of the message is read by a resolver of the writer's
+// schema. Here version 1 of a Person wrote the datum, and version 2, which
+// removed nickname, widened age to int64 and added phone, reads it.
+func ExampleCodec_Resolve() {
+	person := func(version string) protoreflect.MessageDescriptor {
+		md, err := protoload.Resolve(context.Background(), protoload.Input{
+			Protos:      []string{"person.proto"},
+			ImportPaths: []string{"../testdata/proto/evolution/" + version},
+			Message:     "protoavro.test.evolution.Person",
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		return md
+	}
+	v1, v2 := person("v1"), person("v2")
+	writer, err := protoavro.Options{}.Codec(v1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	old := dynamicpb.NewMessage(v1)
+	if err := protojson.Unmarshal([]byte(`{"name":"Ada","age":36,"nickname":"ada","role":"ROLE_ADMIN"}`), old); err != nil {
+		log.Fatal(err)
+	}
+	data, err := writer.Marshal(old)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	reader, err := protoavro.Options{}.Codec(v2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := reader.Resolve(writer.Schema()) // once per writer schema; it is safe for concurrent use
+	if err != nil {
+		log.Fatal(err)
+	}
+	m := dynamicpb.NewMessage(v2)
+	if err := r.Unmarshal(data, m); err != nil {
+		log.Fatal(err)
+	}
+	get := func(name protoreflect.Name) protoreflect.Value { return m.Get(v2.Fields().ByName(name)) }
+	role := v2.Enums().ByName("Role").Values().ByNumber(get("role").Enum()).Name()
+	fmt.Printf("name %q, age %v (%T), role %s, phone %q\n",
+		get("name").String(), get("age").Interface(), get("age").Interface(), role, get("phone").String())
+
+	// Version 1 cannot read version 2's data: Avro does not narrow a long
+	// to an int.
+	_, err = writer.Resolve(reader.Schema())
+	fmt.Println(errors.Is(err, protoavro.ErrIncompatible))
+	fmt.Println(err)
+	// Output:
+	// name "Ada", age 36 (int64), role ROLE_ADMIN, phone ""
+	// true
+	// field protoavro.test.evolution.Person.age: incompatible schemas: writer type long cannot be read as int
 }

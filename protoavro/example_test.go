@@ -1,6 +1,7 @@
 package protoavro_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 
@@ -65,4 +66,26 @@ func ExampleOptions_Schema_java() {
 	fmt.Println(s.Canonical())
 	// Output:
 	// {"name":"com.google.protobuf.UInt32Value","type":"record","fields":[{"name":"value","type":"int"}]}
+}
+
+// Mapping options given as text, from a flag, a config file or a
+// container file's MetaOptions, are read by ParseOptions: the keys left out
+// keep their defaults, and String gives the text back in full.
+func ExampleParseOptions() {
+	o, err := protoavro.ParseOptions("timestamps=micros enums=default")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(o.Timestamps, o.UnknownEnums)
+	fmt.Println(o)
+
+	// A key the Java profile would ignore is refused with it.
+	_, err = protoavro.ParseOptions("profile=java timestamps=micros")
+	fmt.Println(errors.Is(err, protoavro.ErrInvalidOptions))
+	fmt.Println(err)
+	// Output:
+	// micros default
+	// profile=default timestamps=micros uint64=long mapkeys=text enums=default
+	// true
+	// protoavro: invalid options: "timestamps=micros" applies to the default profile only; profile=java ignores it
 }

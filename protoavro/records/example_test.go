@@ -1,12 +1,14 @@
 package records_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log"
+	"strings"
 
 	"github.com/protoavro/protoavro/protoavro/records"
 	"google.golang.org/protobuf/encoding/protodelim"
@@ -107,4 +109,43 @@ func ExampleNewSize32() {
 	// record at byte 0: 0a 01 61
 	// record at byte 7: 0a 02 62 63
 	// true
+}
+
+// Sniff tells a stream's format from its first bytes, which a
+// bufio.Reader shows without consuming them: the stream is then read whole
+// by the reader of its format.
+func ExampleSniff() {
+	for _, input := range []string{
+		"\n{\"value\":\"a\"}\n",
+		"\xef\xbb\xbf{\"value\":\"b\"}\n", // a byte-order mark first
+		"\x03\x0a\x01c",                   // a length-delimited message
+		"{\x00",                           // binary that starts with "{": a length of 123
+		"",
+	} {
+		br := bufio.NewReader(strings.NewReader(input))
+		prefix, _ := br.Peek(4096) // shorter at the end of the stream
+		switch f := records.Sniff(prefix); f {
+		case records.FormatJSONLines:
+			raw, _, line, err := records.NewLines(br).Next()
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%s, line %d: %s", f, line, raw)
+		case records.FormatDelimited:
+			rec, _, err := records.NewDelimited(br).Next()
+			if err != nil {
+				fmt.Printf("%s: %v\n", f, err)
+				continue
+			}
+			fmt.Printf("%s: % x\n", f, rec)
+		default:
+			fmt.Println(f)
+		}
+	}
+	// Output:
+	// jsonl, line 2: {"value":"a"}
+	// jsonl, line 1: {"value":"b"}
+	// delimited: 0a 01 63
+	// delimited: record 0 (input byte 0): truncated: the length prefix says 123 bytes, 1 remain
+	// unknown
 }
