@@ -2,7 +2,6 @@ package protoavrobeam_test
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -48,10 +47,11 @@ func ExampleConvert() {
 	// foo-00001-of-00002.avro
 }
 
-// ExampleWriteAvro converts a length-delimited file of messages to one
-// self-describing container file with WriteAvro, then reads it back with
-// ReadAvro, which needs no Type: it reads each file as the message type
-// embedded in it. The records read are written back as a length-delimited
+// ExampleWriteAvro converts a JSON Lines file (one protojson object a
+// line; a blank line is skipped, and {} is a message with no field set) to
+// one self-describing container file with WriteAvro, then reads it back
+// with ReadAvro, which needs no Type: it reads each file as the message
+// type embedded in it. The records read are written as a length-delimited
 // file, to print here. Each pipeline runs on prism, in process.
 func ExampleWriteAvro() {
 	t, err := protoavrobeam.TypeOf((&kitchenpb.Point{}).ProtoReflect().Descriptor(), protoavro.Options{})
@@ -63,13 +63,15 @@ func ExampleWriteAvro() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "points.delimited")
-	writeDelimited(in, []*kitchenpb.Point{{X: 3, Y: 4}, {X: 1, Y: 2}, {X: 5, Y: 6}})
+	in := filepath.Join(dir, "points.jsonl")
+	if err := os.WriteFile(in, []byte("{\"x\": 3, \"y\": 4}\n\n{\"x\": 1, \"y\": 2}\n{}\n"), 0o644); err != nil {
+		log.Fatal(err)
+	}
 
-	// Protobuf in, Avro out: one shard, points-00000-of-00001.avro.
+	// JSON in, Avro out: one shard, points-00000-of-00001.avro.
 	p, s := beam.NewPipelineWithRoot()
 	protoavrobeam.WriteAvro(s, t, filepath.Join(dir, "points"), protoavrobeam.WriteOptions{Shards: 1},
-		protoavrobeam.ReadDelimited(s, in))
+		protoavrobeam.ReadJSONLines(s, t, in))
 	if _, err := prism.Execute(context.Background(), p); err != nil {
 		log.Fatal(err)
 	}
@@ -93,104 +95,33 @@ func ExampleWriteAvro() {
 	}
 	// Output:
 	// wrote points-00000-of-00001.avro
+	// read x=0 y=0
 	// read x=1 y=2
 	// read x=3 y=4
-	// read x=5 y=6
 }
 
-// ExampleReadJSONLines converts a JSON Lines file (one protojson object a
-// line; blank lines are skipped, and {} is a message with no field set) to
-// a container file with WriteAvro, then reads the file with protoavro's
-// ContainerReader, outside Beam.
-func ExampleReadJSONLines() {
-	t, err := protoavrobeam.TypeOf((&kitchenpb.Point{}).ProtoReflect().Descriptor(), protoavro.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "points.jsonl")
-	if err := os.WriteFile(in, []byte("{\"x\": 3, \"y\": 4}\n\n{\"x\": 1, \"y\": 2}\n{}\n"), 0o644); err != nil {
-		log.Fatal(err)
-	}
-
-	p, s := beam.NewPipelineWithRoot()
-	protoavrobeam.WriteAvro(s, t, filepath.Join(dir, "points"), protoavrobeam.WriteOptions{Shards: 1},
-		protoavrobeam.ReadJSONLines(s, t, in))
-	if _, err := prism.Execute(context.Background(), p); err != nil {
-		log.Fatal(err)
-	}
-
-	f, err := os.Open(filepath.Join(dir, "points-00000-of-00001.avro"))
+// readDelimited reads the points of a length-delimited file, sorted by x
+// and then y: a pipeline's output order is not fixed.
+func readDelimited(name string) []*kitchenpb.Point {
+	f, err := os.Open(name)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer f.Close()
-	r, err := protoavro.NewContainerReader(f, protoavro.ReaderOptions{Message: (&kitchenpb.Point{}).ProtoReflect().Type()})
-	if err != nil {
-		log.Fatal(err)
-	}
+	r := bufio.NewReader(f)
 	var points []*kitchenpb.Point
 	for {
-		pt := &kitchenpb.Point{}
-		if err := r.Read(pt); err == io.EOF {
+		pt := new(kitchenpb.Point)
+		if err = protodelim.UnmarshalFrom(r, pt); err != nil {
 			break
-		} else if err != nil {
-			log.Fatal(err)
 		}
 		points = append(points, pt)
 	}
-	sortPoints(points)
-	for _, pt := range points {
-		fmt.Printf("x=%d y=%d\n", pt.GetX(), pt.GetY())
-	}
-	// Output:
-	// x=0 y=0
-	// x=1 y=2
-	// x=3 y=4
-}
-
-// writeDelimited writes points to a length-delimited file named name.
-func writeDelimited(name string, points []*kitchenpb.Point) {
-	var buf bytes.Buffer
-	for _, pt := range points {
-		if _, err := protodelim.MarshalTo(&buf, pt); err != nil {
-			log.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+	if err != io.EOF {
 		log.Fatal(err)
 	}
-}
-
-// readDelimited reads the points of a length-delimited file, sorted.
-func readDelimited(name string) []*kitchenpb.Point {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		log.Fatal(err)
-	}
-	r := bufio.NewReader(bytes.NewReader(data))
-	var points []*kitchenpb.Point
-	for {
-		pt := &kitchenpb.Point{}
-		if err := protodelim.UnmarshalFrom(r, pt); err == io.EOF {
-			break
-		} else if err != nil {
-			log.Fatal(err)
-		}
-		points = append(points, pt)
-	}
-	sortPoints(points)
-	return points
-}
-
-// sortPoints sorts points by x, then y: a pipeline's output order is not
-// fixed.
-func sortPoints(points []*kitchenpb.Point) {
 	slices.SortFunc(points, func(a, b *kitchenpb.Point) int {
 		return cmp.Or(cmp.Compare(a.GetX(), b.GetX()), cmp.Compare(a.GetY(), b.GetY()))
 	})
+	return points
 }
