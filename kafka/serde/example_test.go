@@ -92,12 +92,8 @@ func ExampleCheckCompatibility() {
 // indexes, so no generated code is needed.
 func ExampleProtoDecoder() {
 	ctx := context.Background()
-	fake := srfake.New()
-	defer fake.Close()
-	reg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	reg, stop := exampleRegistry() // as in Example
+	defer stop()
 
 	// The producer's side: a .proto file of two messages, registered under
 	// the topic's subject, and a record of the second one (index 1).
@@ -141,12 +137,8 @@ message Order { string id = 1; int64 cents = 2; }`
 // codec transcodes the bytes.
 func ExampleSerializer_EncodeWire() {
 	ctx := context.Background()
-	fake := srfake.New()
-	defer fake.Close()
-	reg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	reg, stop := exampleRegistry() // as in Example
+	defer stop()
 	const src = `syntax = "proto3"; package shop; message Order { string id = 1; int64 cents = 2; }`
 	fd, err := serde.Compile(ctx, "order.proto", map[string]string{"order.proto": src})
 	if err != nil {
@@ -170,4 +162,15 @@ func ExampleSerializer_EncodeWire() {
 	fmt.Printf("schema ID %d, Avro datum % x\n", id, datum)
 	// Output:
 	// schema ID 1, Avro datum 0e 6f 72 64 65 72 2d 31 c4 13
+}
+
+// exampleRegistry returns a client of an in-process schema registry
+// (srfake), and the function that stops the registry.
+func exampleRegistry() (*serde.Registry, func()) {
+	fake := srfake.New()
+	reg, err := serde.NewRegistry(serde.RegistryOptions{}, fake.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	return reg, fake.Close
 }
