@@ -219,8 +219,8 @@ const hexDigits = "0123456789abcdef"
 // appendString appends s, UTF-8 text, as a JSON string: quotes, backslashes
 // and the characters that could act on a terminal (C0 and C1 controls,
 // format characters such as bidirectional overrides: see
-// safetext.Printable) escaped, other characters as they are, invalid UTF-8
-// replaced by U+FFFD. The escapes leave the JSON value as it is.
+// safetext.AppendJSONChar) escaped, other characters as they are, invalid
+// UTF-8 replaced by U+FFFD. The escapes leave the JSON value as it is.
 func appendString(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
 	for len(s) > 0 {

@@ -85,14 +85,9 @@ func safe(s string) bool {
 	return true
 }
 
-// Printable reports whether r may reach a terminal as itself: a graphic
-// character or a space, and not a format character. Writers of text that
-// may be printed (JSON output) escape the others.
-func Printable(r rune) bool { return printable(r) }
-
 // AppendJSONEscape appends r as a JSON \u escape, a surrogate pair outside
 // the Basic Multilingual Plane: how writers of JSON write the characters
-// that are not [Printable], keeping the JSON value as it is.
+// that could act on a terminal, keeping the JSON value as it is.
 func AppendJSONEscape(dst []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
 	if r > 0xffff {
@@ -102,11 +97,12 @@ func AppendJSONEscape(dst []byte, r rune) []byte {
 	return append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
 }
 
-// AppendJSONChar appends the character that s starts with, which is not
-// ASCII, as it stands in a JSON string that is printed: as it is when
-// [Printable], as a \u escape ([AppendJSONEscape]) when not, and as U+FFFD
-// when s does not start with valid UTF-8 (as JSON readers read it). It
-// returns the bytes of s it stands for.
+// AppendJSONChar appends the character that s, not empty, starts with (not
+// ASCII) as it stands in a JSON string that is printed: as it is when it
+// may reach a terminal as itself, as a \u escape ([AppendJSONEscape]) when
+// it could act on one (C1 controls, format characters such as
+// bidirectional overrides), and as U+FFFD when s does not start with valid
+// UTF-8 (as JSON readers read it). It returns the bytes of s it stands for.
 func AppendJSONChar(dst, s []byte) ([]byte, int) {
 	r, n := utf8.DecodeRune(s)
 	switch {
