@@ -195,6 +195,9 @@ func (c *Codec) marshalAppend(dst []byte, m proto.Message) ([]byte, int64, error
 		// content, such as a proto3 string of invalid UTF-8, as the
 		// direct writer reports it.
 		wirePool.Put(bp)
+		if rerr := refusedValue(c.enc, m.ProtoReflect()); rerr != nil {
+			return dst, 0, withoutOffset(inField(rerr, c.enc.name))
+		}
 		return dst, 0, &DataError{Path: c.enc.name, Offset: -1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
 	}
 	dst, t, err := c.transcodeToAvro(dst, wire)

@@ -67,14 +67,14 @@ func TestContainerRecordErrorText(t *testing.T) {
 
 // Marshal of a dynamic message that proto.Marshal refuses (a proto3 string
 // of invalid UTF-8) is a DataError of class ErrMalformed, as on the struct
-// path, with no offset.
+// path, naming the field, with no offset.
 func TestMarshalDynamicInvalidUTF8(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; message S { string s = 1; }`, "p.S")
 	c := mustCodec(t, Options{}, dynamicpb.NewMessage(md))
 	m := dynamicpb.NewMessage(md)
 	m.Set(md.Fields().ByName("s"), protoreflect.ValueOfString("a\xffb"))
 	_, err := c.Marshal(m)
-	de := wantDataError(t, err, ErrMalformed, "S", -1)
+	de := wantDataError(t, err, ErrMalformed, "S.s", -1)
 	if !strings.Contains(de.Error(), "UTF-8") {
 		t.Errorf("error %q does not say UTF-8", de)
 	}

@@ -2,13 +2,16 @@ package protoavro
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/protoavro/protoavro/internal/testpb/kitchenpb"
 	"github.com/protoavro/protoavro/internal/testutil"
@@ -153,4 +156,119 @@ func TestWriteMapPathBounded(t *testing.T) {
 	if n > 8<<20 {
 		t.Errorf("TranscodeToAvro allocated %d MiB", n>>20)
 	}
+}
+
+// TestMarshalNamesInvalidUTF8: a string that is not valid UTF-8 anywhere in
+// a message that proto.Marshal refuses (a map key or value, a message or
+// StringValue in a map, at any depth) is a DataError of class ErrMalformed
+// with the path that TranscodeToAvro gives for the same bytes (an entry
+// record of MapAsEntryArray and of the Java profile names its value field),
+// whether the message is generated or dynamic, and through a ContainerWriter.
+func TestMarshalNamesInvalidUTF8(t *testing.T) {
+	const marker, bad = "<bad>", "\xff\xfe\xfd\xfc\xfb"
+	for _, c := range []struct {
+		name string
+		m    proto.Message // holding marker where the bad bytes go
+		path string        // under the default options
+	}{
+		{"map key", &kitchenpb.Maps{StringToString: map[string]string{"a": "b", "k" + marker: "v"}}, `Maps.string_to_string."k\xff\xfe\xfd\xfc\xfb".key`},
+		{"map value", &kitchenpb.Maps{StringToString: map[string]string{"a": "b", "k": "v" + marker}}, `Maps.string_to_string."k"`},
+		{"nested map", &kitchenpb.Tree{Label: "top", Named: map[string]*kitchenpb.Tree{"a": {Named: map[string]*kitchenpb.Tree{"b": {Label: marker}}}}}, `Tree.named."a".named."b".label`},
+		{"StringValue in a map", &kitchenpb.WellKnown{MapStringWrapper: map[string]*wrapperspb.StringValue{"w": wrapperspb.String(marker)}}, `WellKnown.map_string_wrapper."w"`},
+		{"int32 key", &kitchenpb.Maps{Int32ToString: map[int32]string{-5: "v" + marker, 7: "ok"}}, `Maps.int32_to_string."-5"`},
+		{"bool key, message value", &kitchenpb.Maps{BoolToMessage: map[bool]*kitchenpb.Scalars{true: {StringField: marker}}}, `Maps.bool_to_message."true".string_field`},
+		{"list", &kitchenpb.Tree{Children: []*kitchenpb.Tree{{}, {Label: marker}}}, `Tree.children[1].label`},
+	} {
+		good, err := proto.MarshalOptions{Deterministic: true}.Marshal(c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire := []byte(strings.Replace(string(good), marker, bad, 1))
+		gen := proto.Clone(c.m)
+		setBad(gen.ProtoReflect(), marker, bad)
+		dyn := dynamicpb.NewMessage(gen.ProtoReflect().Descriptor())
+		proto.Merge(dyn, gen)
+		for _, o := range []Options{{}, {MapKeys: MapAsEntryArray}, {Profile: JavaProfile}} {
+			codec := mustCodecFor(t, o, gen.ProtoReflect().Descriptor())
+			_, err := codec.TranscodeToAvro(nil, wire)
+			var want *DataError
+			if !errors.Is(err, ErrMalformed) || !errors.As(err, &want) {
+				t.Fatalf("%s, %v: TranscodeToAvro: %v; want ErrMalformed", c.name, o.MapKeys, err)
+			}
+			if o == (Options{}) && want.Path != c.path {
+				t.Errorf("%s: TranscodeToAvro names %s; want %s", c.name, want.Path, c.path)
+			}
+			for _, in := range []struct {
+				name string
+				m    proto.Message
+			}{{"generated", gen}, {"dynamic", dyn}} {
+				_, err := codec.Marshal(in.m)
+				var de *DataError
+				if !errors.Is(err, ErrMalformed) || !errors.As(err, &de) || de.Path != want.Path || de.Offset != -1 {
+					t.Errorf("%s, %v: Marshal of a %s message: %v; want ErrMalformed at %s, offset -1", c.name, o.MapKeys, in.name, err, want.Path)
+				}
+				w, err := NewContainerWriter(io.Discard, gen.ProtoReflect().Descriptor(), ContainerOptions{Options: o})
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = w.Write(in.m)
+				if err == nil {
+					err = w.Close()
+				}
+				if !errors.Is(err, ErrMalformed) || !errors.As(err, &de) || de.Path != want.Path {
+					t.Errorf("%s, %v: ContainerWriter.Write of a %s message: %v; want ErrMalformed at %s", c.name, o.MapKeys, in.name, err, want.Path)
+				}
+			}
+		}
+	}
+}
+
+// setBad replaces marker by bad in the first string of m holding it: a
+// field, a list element, a map key or value, at any depth.
+func setBad(m protoreflect.Message, marker, bad string) bool {
+	done := false
+	fix := func(s string) (string, bool) {
+		if !done && strings.Contains(s, marker) {
+			done = true
+			return strings.Replace(s, marker, bad, 1), true
+		}
+		return s, false
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			mp := v.Map()
+			mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				if s, ok := fix(k.String()); ok && fd.MapKey().Kind() == protoreflect.StringKind {
+					mp.Clear(k)
+					mp.Set(protoreflect.ValueOfString(s).MapKey(), mv)
+					return false
+				}
+				switch fd.MapValue().Kind() {
+				case protoreflect.StringKind:
+					if s, ok := fix(mv.String()); ok {
+						mp.Set(k, protoreflect.ValueOfString(s))
+					}
+				case protoreflect.MessageKind:
+					done = done || setBad(mv.Message(), marker, bad)
+				}
+				return !done
+			})
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len() && !done; i++ {
+				if fd.Kind() == protoreflect.MessageKind {
+					done = setBad(l.Get(i).Message(), marker, bad)
+				}
+			}
+		case fd.Kind() == protoreflect.StringKind:
+			if s, ok := fix(v.String()); ok {
+				m.Set(fd, protoreflect.ValueOfString(s))
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			done = done || setBad(v.Message(), marker, bad)
+		}
+		return !done
+	})
+	return done
 }

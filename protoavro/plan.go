@@ -158,8 +158,12 @@ type msgPlan struct {
 	// first record of the cycle, and for every non-recursive type): records
 	// of level 0 are the type's standalone records; deeper ones are named
 	// for their level (see recordName).
-	level   int
-	entry   bool // a default-profile map entry: key and value only, never null
+	level int
+	entry bool // a default-profile map entry: key and value only, never null
+	// inMap marks the entry of an Avro map (modeMap): an error in its
+	// value is named by the entry's key alone (`M.m."7"`), as the readers
+	// name it, where an entry record (modeEntries) names its value field.
+	inMap   bool
 	fields  []fieldPlan
 	dense   []int16 // field number -> index+1 for numbers < len(dense)
 	sparse  map[protowire.Number]int
@@ -407,7 +411,9 @@ func (p *planner) mapField(f fieldPlan, at where) (fieldPlan, error) {
 	if f.val, err = p.value(fd.MapValue(), at); err != nil {
 		return f, err
 	}
-	f.entry, err = p.entryMessage(fd.Message(), at)
+	if f.entry, err = p.entryMessage(fd.Message(), at); err == nil {
+		f.entry.inMap = true
+	}
 	return f, err
 }
 

@@ -298,7 +298,11 @@ func (st *encState) scan(m *msgPlan, base, start, end int) error {
 			continue
 		}
 		if si.utf8 && !validUTF8(b[vstart:vend]) {
-			return st.inField(dataErr(ErrMalformed, vstart, "string is not valid UTF-8"), m.fields[i].name)
+			err := dataErr(ErrMalformed, vstart, "string is not valid UTF-8")
+			if m.inMap && i == 1 { // an Avro map's value: named by the entry's key
+				return err
+			}
+			return st.inField(err, m.fields[i].name)
 		}
 		if si.oneof >= 0 && st.tbl[base+2*nf+int(si.oneof)] != int32(i) {
 			// Another member of the oneof was set since this one: protobuf

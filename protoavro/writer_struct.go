@@ -1,6 +1,7 @@
 package protoavro
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -624,14 +625,20 @@ func (st *encState) encodeMapReflect(dst []byte, sf *structField, sv reflect.Val
 	}
 	tmp := m.Type().New()
 	tmp.Set(sf.fd, m.Get(sf.fd))
-	wire, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(tmp.Interface())
-	if err != nil {
-		return dst, err
-	}
-	sub := encState{in: wire, occ: []occ{}}
 	one := &msgPlan{name: sf.f.name, fields: []fieldPlan{*sf.f}, dense: nil, sparse: map[protowire.Number]int{sf.f.num: 0}}
 	one.fields[0].oneof = -1
 	one.finish()
+	wire, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(tmp.Interface())
+	if err != nil {
+		// What proto.Marshal refuses is in the map's entries: named by the
+		// path below the field, which the caller adds.
+		if rerr := refusedValue(one, tmp); rerr != nil {
+			outOfField(rerr, sf.f.name)
+			return dst, rerr
+		}
+		return dst, &DataError{Offset: -1, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
+	}
+	sub := encState{in: wire, occ: []occ{}}
 	sub.occ = append(sub.occ, occ{start: 0, end: int32(len(wire)), wt: protowire.BytesType, next: -1})
 	sub.depth, sub.policy, sub.resolver, sub.empty, sub.limit = st.depth, st.policy, st.resolver, st.empty, st.limit
 	out, err := sub.encodeMessage(dst, one, 0)
