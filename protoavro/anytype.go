@@ -23,5 +23,5 @@ func jsonError(m proto.Message, text []byte, md protoreflect.MessageDescriptor, 
 	if ok {
 		return dataErr(ErrUnknownAnyType, off, "%s, in %s", u.Describe(), what)
 	}
-	return dataErr(ErrMalformed, off, "%s: %v", what, err)
+	return dataErr(parseClass(err), off, "%s: %v", what, err)
 }

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // avroBuf builds Avro binary by hand, so a test knows the offset of every
@@ -540,5 +541,33 @@ func TestWireTooDeep(t *testing.T) {
 	}
 	if _, err := c.Marshal(m); !errors.Is(err, ErrTooDeep) {
 		t.Errorf("Marshal: %v, want ErrTooDeep", err)
+	}
+}
+
+// TestCarriedTooDeep: a value carried whole (a Value as JSON, or a message
+// below the recursion bound as bytes or JSON) nested deeper than
+// protobuf-go's parsers take (10,000 messages) is ErrTooDeep, as nesting
+// past the plan's own limit is, from TranscodeToAvro and from Marshal.
+func TestCarriedTooDeep(t *testing.T) {
+	v := structpb.NewNullValue()
+	for range 5100 { // two messages a level: Value, ListValue
+		v = structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{v}})
+	}
+	m := &kitchenpb.WellKnown{Value: v}
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proto.Unmarshal(wire, &kitchenpb.WellKnown{}); err == nil {
+		t.Fatal("test premise: proto.Unmarshal takes 10,200 levels")
+	}
+	for _, o := range []Options{{DynamicAsJSON: true}, {RecursionDepth: 1}, {RecursionDepth: 1, RecursionCarrier: CarrierJSON}} {
+		c := mustCodec(t, o, m)
+		if _, err := c.TranscodeToAvro(nil, wire); !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%v: TranscodeToAvro: %v; want ErrTooDeep", o, err)
+		}
+		if _, err := c.Marshal(m); !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%v: Marshal: %v; want ErrTooDeep", o, err)
+		}
 	}
 }

@@ -180,7 +180,7 @@ func (rc *readerCompiler) wholeDec(w *avroschema.Node, v *valuePlan, defTag uint
 			if isJSON {
 				return dst, jsonError(nil, b, md, rc.opts.AnyResolver, off, string(md.FullName()), err)
 			}
-			return dst, dataErr(ErrMalformed, off, "%s: %v", md.FullName(), err)
+			return dst, dataErr(parseClass(err), off, "%s: %v", md.FullName(), err)
 		}
 		if isJSON {
 			if b, err = (proto.MarshalOptions{Deterministic: true, AllowPartial: true}).Marshal(m); err != nil {

@@ -2,6 +2,7 @@ package protoavro
 
 import (
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -9,10 +10,11 @@ import (
 // unmarshalWire hands the wire bytes a reader program produced to
 // proto.Unmarshal, classifying its errors: a proto2 required field the
 // data left unset is ErrMissingRequired (a writer schema may make it
-// nullable), anything else ErrMalformed. name is the message's full name.
+// nullable), anything else as parseClass says. name is the message's full
+// name.
 func unmarshalWire(wire []byte, m proto.Message, name string) error {
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(wire, m); err != nil {
-		return fmt.Errorf("protoavro: %s: %w: %w", name, ErrMalformed, err)
+		return fmt.Errorf("protoavro: %s: %w: %w", name, parseClass(err), err)
 	}
 	if err := proto.CheckInitialized(m); err != nil {
 		return fmt.Errorf("protoavro: %s: %w: %w", name, ErrMissingRequired, err)
@@ -34,4 +36,17 @@ func unmarshalUntrusted(b []byte, m proto.Message) (err error) {
 		}
 	}()
 	return proto.UnmarshalOptions{AllowPartial: true}.Unmarshal(b, m)
+}
+
+// parseClass is the error class of an error of protobuf-go's parsers
+// (proto.Unmarshal, protojson.Unmarshal) on untrusted bytes: ErrTooDeep
+// for input nested deeper than their recursion limit (10,000 messages,
+// reached inside a value carried whole, whose nesting the plan's own
+// limit does not count), for which protobuf-go has no error type or
+// sentinel, only its text; ErrMalformed for every other error.
+func parseClass(err error) error {
+	if strings.Contains(err.Error(), "recursion depth") {
+		return ErrTooDeep
+	}
+	return ErrMalformed
 }

@@ -400,7 +400,7 @@ func (st *encState) checkDropped(f *fieldPlan, head int32) error {
 		oc := st.occ[o]
 		m := dynamicpb.NewMessage(md)
 		if err := unmarshalUntrusted(st.in[oc.start:oc.end], m); err != nil {
-			return st.inField(dataErr(ErrMalformed, int(oc.start), "replaced oneof member: %v", err), f.name)
+			return st.inField(dataErr(parseClass(err), int(oc.start), "replaced oneof member: %v", err), f.name)
 		}
 	}
 	return nil
@@ -1024,7 +1024,7 @@ func (st *encState) encodeWhole(dst []byte, v *valuePlan, head int32) ([]byte, e
 	}
 	m := dynamicpb.NewMessage(v.desc)
 	if err := unmarshalUntrusted(raw, m); err != nil {
-		return dst, dataErr(ErrMalformed, off, "%s: %v", v.desc.FullName(), err)
+		return dst, dataErr(parseClass(err), off, "%s: %v", v.desc.FullName(), err)
 	}
 	if err := proto.CheckInitialized(m); err != nil {
 		return dst, dataErr(ErrMissingRequired, off, "%s: %v", v.desc.FullName(), err)
