@@ -5,6 +5,8 @@ package bridge
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -65,6 +67,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			b.codec = c
 		} else {
 			b.pdec = serde.NewProtoDecoder(cfg.Registry, cfg.Options)
+		}
+		if err := checkRegistryCert(ctx, cfg.Registry); err != nil {
+			return Summary{}, err
 		}
 	}
 	opts := []kgo.Opt{
@@ -130,3 +135,28 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	return sum, err
 }
+
+// checkRegistryCert asks the registry once, at start-up, for its global
+// compatibility level, only to find a registry whose TLS certificate does
+// not verify against the bridge's trust roots (a CA missing from
+// RegistryOptions.TLS, a host name the certificate does not name, an
+// expired certificate): a configuration error (ErrConfig), which stops the
+// bridge before it consumes anything. Every other outcome, an answer or
+// not, is left to the conversions: a registry that is down is waited on,
+// one that refuses the bridge's credentials stops it at its first record.
+// A certificate that stops verifying once the bridge runs is waited on as
+// a registry that is down: it is mended on the registry's side.
+func checkRegistryCert(ctx context.Context, reg *serde.Registry) error {
+	ctx, cancel := context.WithTimeout(ctx, registryCertWait)
+	defer cancel()
+	_, err := reg.Compatibility(ctx, "")
+	var cv *tls.CertificateVerificationError
+	if errors.As(err, &cv) {
+		return fmt.Errorf("%w: the schema registry's TLS certificate: %w", ErrConfig, err)
+	}
+	return nil
+}
+
+// registryCertWait bounds checkRegistryCert: a registry that does not
+// answer at start-up delays the bridge no longer than this.
+const registryCertWait = 10 * time.Second

@@ -147,6 +147,16 @@ const DefaultMetadataMaxAge = 30 * time.Second
 // ErrConfig reports an invalid Config.
 var ErrConfig = errors.New("bridge: invalid configuration")
 
+// ErrOutputSchema reports an Avro schema that the registry, or the
+// compatibility gate (Config.Check), refuses for an output topic's subject:
+// one incompatible with the subject's versions, a subject in read-only
+// mode, a subject that holds another schema type. The schema follows from
+// a record's message type, not from its data, so such an error stops the
+// bridge before its batch is committed, dead-letter topic or not, rather
+// than dead-lettering every record of that type. It wraps the registry's
+// error (a *serde.RegistryError, or serde.ErrIncompatible from the gate).
+var ErrOutputSchema = errors.New("bridge: output schema refused")
+
 // errTextMax bounds error text from outside the bridge (registry answers,
 // broker messages) wherever the bridge puts it: errors it returns, dead-letter
 // headers, log lines, the progress line, health probes.

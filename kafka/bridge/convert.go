@@ -91,10 +91,10 @@ func (b *bridge) convertChunk(j chunkJob) chunkResult {
 		}
 		// Not the record's fault: a registry that is down (after the retries),
 		// refuses the bridge's credentials or is not at the URL (a 404
-		// without a registry's error code), an output topic the bridge
-		// reads, or the batch's end.
+		// without a registry's error code), an output schema refused, an
+		// output topic the bridge reads, or the batch's end.
 		if errors.Is(err, serde.ErrRegistryUnavailable) || errors.Is(err, serde.ErrRegistryAccess) || errors.Is(err, serde.ErrRegistryURL) ||
-			errors.Is(err, ErrConfig) ||
+			errors.Is(err, ErrConfig) || errors.Is(err, ErrOutputSchema) ||
 			errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return chunkResult{err: recordError(r, "", err)}
 		}
@@ -240,6 +240,9 @@ func (b *bridge) outSchema(ctx context.Context, w *worker, topic string, codec *
 		id, err := b.ser.ID(ctx, topic, codec)
 		b.cfg.Metrics.registryLookup(err)
 		if err != nil {
+			if !errors.Is(err, serde.ErrRegistryUnavailable) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("%w: topic %q: %w", ErrOutputSchema, topic, err)
+			}
 			return 0, err
 		}
 		w.out, w.outTopic, w.outID = codec, topic, id

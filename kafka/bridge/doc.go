@@ -16,7 +16,8 @@
 // compile or cannot be mapped) go to a dead-letter topic (Config.DeadLetter;
 // without one, the first stops the bridge with an error), unchanged, with
 // the reason in headers (HeaderError and the others). A registry that is
-// down is retried, never dead-lettered.
+// down is retried, never dead-lettered; one that refuses the bridge's
+// credentials, or an output schema (ErrOutputSchema), stops the bridge.
 //
 // A bridge logs with log/slog (Config.Logger), and Metrics serves its
 // figures in Prometheus' text format with health probes.
