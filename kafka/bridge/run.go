@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // batchTimeout bounds finishing one batch after ctx is done.
@@ -146,12 +147,73 @@ func dataRecords(recs []*kgo.Record) []*kgo.Record {
 	return data
 }
 
+// leaveTimeout bounds leaving the group and closing the client once the
+// loop has ended. Every batch is committed (or its transaction ended) by
+// then, so leaving has nothing to save: it hands the member's partitions to
+// the others at once rather than after its session. It is one request, but
+// kgo sends it only once a join or sync in flight ends, which a member that
+// vanished without leaving holds up until its session ends (45 s by
+// default, past Kubernetes' default grace period of 30 s). Past
+// leaveTimeout-lastLeaveTimeout the bridge stops waiting for kgo and sends
+// the request itself, given lastLeaveTimeout.
+var (
+	leaveTimeout     = 10 * time.Second
+	lastLeaveTimeout = 2 * time.Second
+)
+
+// clientContext returns the context the client runs under, which the run's
+// context does not cancel (a stop finishes the batch in flight first), and
+// its cancel function, which closing the client calls.
+func clientContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.WithoutCancel(ctx))
+}
+
+// closeClient allows the rebalance the loop may hold back, leaves the
+// group and closes cl within leaveTimeout: past
+// leaveTimeout-lastLeaveTimeout it leaves by a request of its own and
+// cancels cl's context (kill), which ends the join or sync kgo waits for.
+func (b *bridge) closeClient(cl *kgo.Client, kill context.CancelFunc) {
+	defer kill()
+	t := time.AfterFunc(leaveTimeout-lastLeaveTimeout, func() {
+		b.cfg.Logger.Warn("leaving the group is taking too long, closing without waiting", "waited", leaveTimeout-lastLeaveTimeout, "group", b.cfg.Group)
+		b.leaveGroup(cl)
+		kill()
+	})
+	defer t.Stop()
+	cl.CloseAllowingRebalance()
+}
+
+// leaveGroup asks the group's coordinator, for lastLeaveTimeout at most, to
+// drop the member, so that the group does not wait for its session to end.
+// A static member does not leave: its partitions wait for its restart, as
+// kgo's own leave keeps them.
+func (b *bridge) leaveGroup(cl *kgo.Client) {
+	member, _ := cl.GroupMetadata()
+	if member == "" || b.cfg.InstanceID != "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lastLeaveTimeout)
+	defer cancel()
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = b.cfg.Group
+	req.MemberID = member
+	m := kmsg.NewLeaveGroupRequestMember()
+	m.MemberID = member
+	m.Reason = kmsg.StringPtr("closing without waiting for the group's rebalance")
+	req.Members = append(req.Members, m)
+	if _, err := req.RequestWith(ctx, cl); err != nil {
+		b.cfg.Logger.Warn("leaving the group", "group", b.cfg.Group, "error", safeErr(err))
+	}
+}
+
 func (b *bridge) runAtLeastOnce(ctx context.Context, opts []kgo.Opt) error {
-	cl, err := kgo.NewClient(opts...)
+	cctx, kill := clientContext(ctx)
+	cl, err := kgo.NewClient(append(opts, kgo.WithContext(cctx))...)
 	if err != nil {
+		kill()
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	defer cl.CloseAllowingRebalance()
+	defer b.closeClient(cl, kill)
 	defer b.cfg.Metrics.watchBrokers(ctx, cl)()
 	return b.loop(ctx, cl.PollRecords, cl.AllowRebalance, func(bctx, runCtx context.Context, recs, data []*kgo.Record, t *tally) (bool, error) {
 		// Offsets are committed only once every record produced from the

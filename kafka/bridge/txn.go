@@ -38,16 +38,20 @@ func (b *bridge) runTransactional(ctx context.Context, opts []kgo.Opt) error {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	opts = append(opts, kgo.TransactionalID(id), kgo.TransactionTimeout(timeout))
+	cctx, kill := clientContext(ctx)
+	opts = append(opts, kgo.TransactionalID(id), kgo.TransactionTimeout(timeout), kgo.WithContext(cctx))
 	sess, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {
+		kill()
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	// As in the at-least-once path: a stop between a poll and its
 	// AllowRebalance would otherwise leave Close waiting for a rebalance
 	// that BlockRebalanceOnPoll holds back (seen: two instances stopping
-	// at once, both blocked in LeaveGroup).
-	defer sess.Client().CloseAllowingRebalance()
+	// at once, both blocked in LeaveGroup). By the time the loop returns,
+	// every transaction is committed or aborted, but one whose End failed,
+	// which the broker aborts after the transaction timeout.
+	defer b.closeClient(sess.Client(), kill)
 	defer b.cfg.Metrics.watchBrokers(ctx, sess.Client())()
 	return b.loop(ctx, sess.PollRecords, sess.AllowRebalance, func(bctx, runCtx context.Context, _, data []*kgo.Record, t *tally) (bool, error) {
 		if err := sess.Begin(); err != nil {
