@@ -74,6 +74,12 @@ func cmdBridge(ctx context.Context, args []string, stdout io.Writer, con *consol
 	if *in != "" && *inRegex != "" {
 		return usage.Errorf("--in and --in-regex exclude each other")
 	}
+	var inputs []string
+	if *in != "" {
+		if inputs, err = splitFlag("in", "topic name", *in, true); err != nil {
+			return err
+		}
+	}
 	var logger *slog.Logger
 	switch *logFmt {
 	case "text":
@@ -111,7 +117,7 @@ func cmdBridge(ctx context.Context, args []string, stdout io.Writer, con *consol
 	}
 	cfg := bridge.Config{
 		Brokers: cc.Brokers, Group: *group, InstanceID: *instance,
-		Inputs: strings.Split(*in, ","), Output: *out, DeadLetter: *dlq,
+		Inputs: inputs, Output: *out, DeadLetter: *dlq,
 		Options: opts, Strategy: st, Check: *check,
 		ExactlyOnce: *eos, TransactionalID: *txnID, TransactionTimeout: *txnTime, PassThrough: *passthru,
 		MaxRecords: *maxRecs, BatchSize: *batch, SessionTimeout: *session,
@@ -156,12 +162,12 @@ func cmdBridge(ctx context.Context, args []string, stdout io.Writer, con *consol
 	if *eos {
 		mode = "exactly-once"
 	}
-	inputs := *in
+	inText := strings.Join(inputs, ",")
 	if *inRegex != "" {
-		inputs = "/" + *inRegex + "/"
+		inText = "/" + *inRegex + "/"
 	}
-	con.note(slog.LevelInfo, fmt.Sprintf("bridging %s → %s (group %s, %s, brokers %s, %s)", inputs, *out, *group, mode, strings.Join(cc.Brokers, ","), cc.Describe()),
-		"bridging", "inputs", inputs, "output", *out, "group", *group, "mode", mode, "brokers", strings.Join(cc.Brokers, ","), "security", cc.Describe())
+	con.note(slog.LevelInfo, fmt.Sprintf("bridging %s → %s (group %s, %s, brokers %s, %s)", inText, *out, *group, mode, strings.Join(cc.Brokers, ","), cc.Describe()),
+		"bridging", "inputs", inText, "output", *out, "group", *group, "mode", mode, "brokers", strings.Join(cc.Brokers, ","), "security", cc.Describe())
 	sum, err := bridge.Run(ctx, cfg)
 	fmt.Fprintf(stdout, "protoavro-kafka: summary: %s\n", sum)
 	return err

@@ -276,6 +276,59 @@ func TestCheckAndGate(t *testing.T) {
 	}
 }
 
+// TestCheckExitStatus: check exits 1 only when the gate ran and found the
+// schema incompatible (the report on stdout, nothing on stderr), and 3,
+// with one line on stderr and nothing on stdout, when it could not check:
+// nothing listening at the registry's address, a registry answering 503
+// (its store down), a registry refusing the credentials. Its help says
+// which status is which.
+func TestCheckExitStatus(t *testing.T) {
+	fake, _ := kafkatest.Registry(t)
+	v1 := kafkatest.EvolutionSource(t, "v1")
+	broken := strings.Replace(v1, "string name = 1;", "int64 name = 1;", 1)
+	v1Dir := protoDir(t, map[string]string{"person.proto": v1})
+	brokenDir := protoDir(t, map[string]string{"person.proto": broken})
+	cmd := func(verb, dir, url string) []string {
+		return []string{verb, "--registry", url, "--topic", "people", "-I", dir, "-m", person, filepath.Join(dir, "person.proto")}
+	}
+	if code, stdout, stderr := runCLI(t, cmd("register", v1Dir, fake.URL())...); code != 0 {
+		t.Fatalf("register v1: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI(t, cmd("check", brokenDir, fake.URL())...)
+	if code != 1 || !strings.Contains(stdout, "INCOMPATIBLE: subject people-value, level BACKWARD") || stderr != "" {
+		t.Fatalf("check of an incompatible schema: exit %d, want 1 and the report\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+
+	down, _ := kafkatest.Registry(t)
+	kafkatest.RegistryDown(down)
+	locked := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte("ci:"+registryPass))))
+	t.Cleanup(locked.Close)
+	t.Setenv("PROTOAVRO_REGISTRY_PASSWORD", registryPass+"-wrong")
+	for _, tc := range []struct {
+		name, url, want string
+		flags           []string
+	}{
+		{"nothing listening", "http://" + kafkatest.DeadAddr(t), "schema registry unavailable", nil},
+		{"registry answering 503", down.URL(), "schema registry unavailable: store unavailable", nil},
+		{"credentials refused", locked.URL(), "access refused", []string{"--registry-user", "ci"}},
+	} {
+		for _, dir := range []string{v1Dir, brokenDir} {
+			code, stdout, stderr := runCLI(t, append(cmd("check", dir, tc.url), tc.flags...)...)
+			checkNoSecret(t, tc.name, stdout, stderr)
+			if code != 3 || stdout != "" {
+				t.Errorf("check, %s: exit %d, want 3 and nothing on stdout\nstdout: %s\nstderr: %s", tc.name, code, stdout, stderr)
+				continue
+			}
+			oneLine(t, "check, "+tc.name, stderr, "protoavro-kafka check: ", tc.want)
+		}
+	}
+
+	_, _, help := runCLI(t, "check", "-h")
+	if !strings.Contains(help, "1 when it is incompatible") || !strings.Contains(help, "3 when the check could not run") {
+		t.Errorf("check -h does not give the exit statuses:\n%s", help)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	fake, _ := kafkatest.Registry(t)
 	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
@@ -300,7 +353,8 @@ func TestUsageErrors(t *testing.T) {
 		{append([]string{"check", "--topic", "t", "--level", "LENIENT", "-I", dir, "-m", person}, append(reg, file)...), 2, `unknown compatibility level "LENIENT"`, ""},
 		{append([]string{"check", "--topic", "t", "--options", "profile=nonsense", "-I", dir, "-m", person}, append(reg, file)...), 2, "--options", ""},
 		{append([]string{"check", "--topic", "t", "-I", dir, "-m", person}, append(reg, filepath.Join(dir, "missing.proto"))...), 2, "missing.proto: no such file or directory", ""},
-		{[]string{"check", "--registry", "http://127.0.0.1:1", "--topic", "t", "-I", dir, "-m", person, file}, 1, "schema registry unavailable", ""},
+		{[]string{"check", "--registry", "http://127.0.0.1:1", "--topic", "t", "-I", dir, "-m", person, file}, 3, "schema registry unavailable", ""},
+		{[]string{"register", "--registry", "http://127.0.0.1:1", "--topic", "t", "-I", dir, "-m", person, file}, 1, "schema registry unavailable", ""},
 		{[]string{"bridge", "--out", "o"}, 2, "--in and --out are required", ""},
 		{[]string{"bridge", "--in", "i", "--out", "o", "--strategy", "x"}, 2, "--strategy", ""},
 		{[]string{"bridge", "--in", "i", "--out", "o", "--unknown-id-ttl", "-1s"}, 2, "--unknown-id-ttl -1s: must not be negative", ""},

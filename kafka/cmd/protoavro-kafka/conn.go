@@ -130,7 +130,11 @@ func (c *connFlags) resolve(fs *flag.FlagSet, con *console) (kafkaconf.Config, e
 		}
 	}
 	if set["registry"] || len(cfg.Registry.URLs) == 0 {
-		cfg.Registry.URLs = strings.Split(c.registry, ",")
+		urls, err := splitFlag("registry", "URL", c.registry, false)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Registry.URLs = urls
 	}
 	str("registry-user", "", &cfg.Registry.Username, c.registryUser)
 	str("registry-ca", "schema.registry.ssl.ca.location", &cfg.Registry.TLS.CAFile, c.registryTLS.CAFile)
@@ -162,7 +166,11 @@ func (c *connFlags) resolve(fs *flag.FlagSet, con *console) (kafkaconf.Config, e
 		return cfg, nil
 	}
 	if set["brokers"] || len(cfg.Brokers) == 0 {
-		cfg.Brokers = strings.Split(c.brokers, ",")
+		brokers, err := splitFlag("brokers", "host:port", c.brokers, true)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Brokers = brokers
 	}
 	if set["metadata-max-age"] || cfg.MetadataMaxAge == 0 {
 		cfg.MetadataMaxAge = c.metadataMaxAge

@@ -33,7 +33,11 @@ func cmdDev(ctx context.Context, args []string, stdout io.Writer, con *console) 
 	}
 	opts := []kfake.Opt{kfake.Ports(*kport), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(*parts)}
 	if *topics != "" {
-		opts = append(opts, kfake.SeedTopics(int32(*parts), strings.Split(*topics, ",")...))
+		names, err := splitFlag("topics", "topic name", *topics, true)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, kfake.SeedTopics(int32(*parts), names...))
 	}
 	c, err := kfake.NewCluster(opts...)
 	if err != nil {

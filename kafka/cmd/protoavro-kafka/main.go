@@ -16,8 +16,10 @@
 // an unknown name gets the closest known ones suggested. register derives the
 // Avro schema of a message type (or, with --proto, takes the .proto itself),
 // runs the local compatibility gate and registers it; check runs the gate only
-// and exits 1 when the schema is incompatible; dev starts an in-process Kafka
-// broker and schema registry on loopback for trying things out.
+// and exits 1 when the schema is incompatible, 3 when it could not check (a
+// registry that cannot be reached or answers with an error); dev starts an
+// in-process Kafka broker and schema registry on loopback for trying things
+// out.
 //
 // Flags and files come in any order. bridge connects to the brokers with TLS
 // and SASL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER, AWS_MSK_IAM) and to a
@@ -147,8 +149,28 @@ func die(sig os.Signal) {
 	os.Exit(1)
 }
 
-// errIncompatible makes check exit 1 after printing its report.
+// The exit statuses of check (checkNotes), which a CI gate tells apart.
+const (
+	// exitIncompatible: the gate ran and found the schema incompatible.
+	exitIncompatible = 1
+	// exitUsage: a usage error (usage.Error), for every command.
+	exitUsage = 2
+	// exitNotChecked: the gate could not run (notCheckedError).
+	exitNotChecked = 3
+)
+
+// errIncompatible makes check exit exitIncompatible after printing its
+// report.
 var errIncompatible = errors.New("incompatible")
+
+// notCheckedError is an error that kept check from giving an answer: the
+// registry could not be reached or answered with an error, the schema
+// could not be derived, the command was interrupted. check exits
+// exitNotChecked with it.
+type notCheckedError struct{ err error }
+
+func (e *notCheckedError) Error() string { return e.err.Error() }
+func (e *notCheckedError) Unwrap() error { return e.err }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -177,16 +199,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// No message shows the credentials of a URL it quotes.
 		err = redacted{err}
 	}
+	var notChecked *notCheckedError
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case usage.Is(err):
-		con.fail(name, err, 2)
-		return 2
+		con.fail(name, err, exitUsage)
+		return exitUsage
 	case errors.Is(err, errIncompatible):
-		return 1
+		return exitIncompatible
+	case errors.As(err, &notChecked):
+		con.fail(name, err, exitNotChecked)
+		return exitNotChecked
 	}
 	con.fail(name, err, 1)
 	return 1
@@ -198,6 +224,32 @@ type redacted struct{ error }
 
 func (r redacted) Error() string { return serde.RedactURLs(r.error.Error()) }
 func (r redacted) Unwrap() error { return r.error }
+
+// splitFlag splits the comma-separated value of flag --name into its
+// items, each trimmed of surrounding white space, as the properties file's
+// lists are. An empty item (a comma at either end, two in a row, or white
+// space alone between two) is a usage error that gives its position and
+// says what an item is (noun: "topic name"); it quotes the value when show
+// is set (a value that may hold a password, as a registry URL, is not
+// quoted).
+func splitFlag(name, noun, v string, show bool) ([]string, error) {
+	items := strings.Split(v, ",")
+	for i, it := range items {
+		items[i] = strings.TrimSpace(it)
+		if items[i] != "" {
+			continue
+		}
+		given := ""
+		if show {
+			given = fmt.Sprintf(" %q", v)
+		}
+		if len(items) == 1 {
+			return nil, usage.Errorf("--%s%s: no %s given", name, given, noun)
+		}
+		return nil, usage.Errorf("--%s%s: item %d of %d is empty: give %ss separated by commas, none empty", name, given, i+1, len(items), noun)
+	}
+	return items, nil
+}
 
 // stringList is a repeatable flag.
 type stringList []string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,10 +27,18 @@ type schemaFlags struct {
 	proto    bool
 }
 
+// checkNotes is the paragraph of check's help on its exit status.
+var checkNotes = fmt.Sprintf(`Exit status: 0 when the schema is compatible (a new subject, and any schema
+under NONE, included), %d when it is incompatible (the report on stdout names
+each problem), %d for a usage error, %d when the check could not run: the
+registry could not be reached or answered with an error (credentials it
+refuses included), or the schema could not be derived.`, exitIncompatible, exitUsage, exitNotChecked)
+
 // newSchemaFlags returns the flag set of command (register or check) with
-// the flags both have.
-func newSchemaFlags(command string, con *console) (*flag.FlagSet, *schemaFlags) {
-	fs := newFlags(command, "--registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...] (flags and files in any order)", "", con)
+// the flags both have; notes are the paragraph of its help after the
+// synopsis.
+func newSchemaFlags(command, notes string, con *console) (*flag.FlagSet, *schemaFlags) {
+	fs := newFlags(command, "--registry URL --topic TOPIC [-I DIR]... [--descriptor-set FILE]... -m TYPE [FILE.proto...] (flags and files in any order)", notes, con)
 	s := &schemaFlags{}
 	s.conn.registerRegistry(fs)
 	s.typ.register(fs)
@@ -138,8 +147,18 @@ func checkedAgainst(rep *serde.Report) string {
 	}
 }
 
+// cmdCheck runs check; an error other than a usage error or the schema's
+// incompatibility is a notCheckedError.
 func cmdCheck(ctx context.Context, args []string, stdout io.Writer, con *console) error {
-	fs, s := newSchemaFlags("check", con)
+	err := runCheck(ctx, args, stdout, con)
+	if err == nil || usage.Is(err) || errors.Is(err, errIncompatible) || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return &notCheckedError{err: err}
+}
+
+func runCheck(ctx context.Context, args []string, stdout io.Writer, con *console) error {
+	fs, s := newSchemaFlags("check", checkNotes, con)
 	files, reg, err := s.parse(fs, args, con)
 	if err != nil {
 		return err
@@ -159,7 +178,7 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer, con *console
 }
 
 func cmdRegister(ctx context.Context, args []string, stdout io.Writer, con *console) error {
-	fs, s := newSchemaFlags("register", con)
+	fs, s := newSchemaFlags("register", "", con)
 	fs.BoolVar(&s.proto, "proto", false, "register the .proto file itself (a PROTOBUF schema, for protobuf producers), with its imports as references")
 	noCheck := fs.Bool("no-check", false, "register without the local compatibility gate")
 	files, reg, err := s.parse(fs, args, con)

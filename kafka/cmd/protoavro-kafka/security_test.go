@@ -307,11 +307,11 @@ func TestSecureRegisterCheck(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s%s", tc.name, code, stdout, stderr)
 		}
 	}
-	for _, cmd := range []string{"register", "check"} {
+	for cmd, want := range map[string]int{"register": 1, "check": 3} {
 		code, stdout, stderr := runCLI(t, append([]string{cmd, "--config", wrongProps, "--topic", "props"}, typ...)...)
 		checkNoSecret(t, cmd+" wrong password", stdout, stderr)
-		if code != 1 {
-			t.Fatalf("%s with a wrong registry password: exit %d, want 1\n%s%s", cmd, code, stdout, stderr)
+		if code != want {
+			t.Fatalf("%s with a wrong registry password: exit %d, want %d\n%s%s", cmd, code, want, stdout, stderr)
 		}
 		oneLine(t, cmd+" wrong password", stderr, "access refused", `basic auth as user "`+registryUser+`"`)
 	}
@@ -427,16 +427,17 @@ func TestMutualTLSBridge(t *testing.T) {
 
 // TestRegistryURLPassword: register and check against a registry URL
 // holding a password, while nothing listens there: the error says the
-// registry is unavailable, on one line, without the password.
+// registry is unavailable, on one line, without the password (check exits
+// 3: it could not check).
 func TestRegistryURLPassword(t *testing.T) {
 	addr := kafkatest.DeadAddr(t)
 	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
-	for _, cmd := range []string{"register", "check"} {
+	for cmd, want := range map[string]int{"register": 1, "check": 3} {
 		code, stdout, stderr := runCLI(t, cmd, filepath.Join(dir, "person.proto"), "-I", dir, "-m", person,
 			"--registry", "http://alice:"+registryPass+"@"+addr, "--topic", "people")
 		checkNoSecret(t, cmd, stdout, stderr)
-		if code != 1 {
-			t.Fatalf("%s: exit %d, want 1\n%s%s", cmd, code, stdout, stderr)
+		if code != want {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", cmd, code, want, stdout, stderr)
 		}
 		oneLine(t, cmd, stderr, "schema registry unavailable", "http://"+addr)
 	}
@@ -623,4 +624,72 @@ func TestKcatSASLBridge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRegistryInheritsSASLPassword: with basic.auth.credentials.source
+// SASL_INHERIT in the properties file, the registry gets the SASL user and
+// password the brokers' login uses, wherever they come from:
+// $PROTOAVRO_SASL_PASSWORD, --sasl-password-file, --sasl-user. The registry
+// (srfake) takes only the SASL user's basic auth; the bridge registers the
+// output schema there and writes every record. Without a SASL password the
+// bridge stops with a usage error (exit 2) that shows no secret.
+func TestRegistryInheritsSASLPassword(t *testing.T) {
+	const n = 20
+	s := newSecure(t, false, n, "avro-env", "avro-file", "avro-user")
+	u := saslUsers[0] // PLAIN
+	fake := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte(u.user+":"+u.pass))))
+	t.Cleanup(fake.Close)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	common := fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_SSL\nsasl.mechanism=%s\nssl.ca.location=%s\nschema.registry.url=%s\nbasic.auth.credentials.source=SASL_INHERIT\n",
+		s.brokers[0], u.mech, s.pki.CAFile, fake.URL())
+	withUser := write("inherit.properties", common+"sasl.username="+u.user+"\n")
+	noUser := write("inherit-no-user.properties", common)
+	pwFile := write("sasl-password", u.pass+"\n")
+	// The registry's own variable does not stand in for the inherited
+	// password.
+	t.Setenv("PROTOAVRO_REGISTRY_PASSWORD", registryPass)
+	for _, tc := range []struct {
+		name, out, env string
+		flags          []string
+	}{
+		{"password from the environment", "avro-env", u.pass, []string{"--config", withUser}},
+		{"password from --sasl-password-file", "avro-file", "", []string{"--config", withUser, "--sasl-password-file", pwFile}},
+		{"user from --sasl-user", "avro-user", u.pass, []string{"--config", noUser, "--sasl-user", u.user}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PROTOAVRO_SASL_PASSWORD", tc.env)
+			code, stdout, stderr := runCLI(t, s.bridgeArgs(tc.out, n, tc.flags...)...)
+			checkNoSecret(t, tc.name, stdout, stderr)
+			if code != 0 {
+				t.Fatalf("bridge: exit %d\n%s%s", code, stdout, stderr)
+			}
+			if !fake.SubjectExists(tc.out + "-value") {
+				t.Errorf("subject %s-value is not in the registry", tc.out)
+			}
+			cl := s.client(t, 0, kgo.ConsumeTopics(tc.out), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			for got := 0; got < n; {
+				fs := cl.PollFetches(ctx)
+				if ctx.Err() != nil {
+					t.Fatalf("%s: %d records of %d", tc.out, got, n)
+				}
+				got += len(fs.Records())
+			}
+		})
+	}
+	t.Setenv("PROTOAVRO_SASL_PASSWORD", "")
+	code, stdout, stderr := runCLI(t, s.bridgeArgs("avro-none", n, "--config", withUser)...)
+	checkNoSecret(t, "no SASL password", stdout, stderr)
+	if code != 2 {
+		t.Fatalf("bridge without a SASL password: exit %d, want 2\n%s%s", code, stdout, stderr)
+	}
+	oneLine(t, "no SASL password", stderr, "basic.auth.credentials.source SASL_INHERIT: no SASL password to inherit for the registry")
 }

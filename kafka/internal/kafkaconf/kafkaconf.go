@@ -127,6 +127,12 @@ type Registry struct {
 	// Username and Password are sent as basic authentication.
 	Username string
 	Password Secret
+	// InheritSASL sends the brokers' SASL user and password as basic
+	// authentication (basic.auth.credentials.source=SASL_INHERIT), each
+	// where Username or Password is empty. They are taken as
+	// [Config.RegistryOptions] resolves them, from the SASL settings as
+	// flags, the properties file and the environment left them.
+	InheritSASL bool
 	// Token is sent as a bearer token instead.
 	Token Secret
 }
@@ -325,9 +331,18 @@ func (s *SASL) mechanism(getenv func(string) string) (sasl.Mechanism, error) {
 
 // RegistryOptions returns the registry's options (TLS and credentials) and
 // URLs. The password and token come from the Config, else from the
-// environment (EnvRegistryPassword, EnvRegistryToken).
+// environment (EnvRegistryPassword, EnvRegistryToken). With
+// Registry.InheritSASL, a user name or password the Registry does not hold
+// is the SASL one: the Config's, the password else from EnvSASLPassword,
+// as the brokers' SASL login takes it.
 func (c *Config) RegistryOptions(getenv func(string) string) (serde.RegistryOptions, []string, error) {
 	r := c.Registry
+	if r.InheritSASL {
+		var err error
+		if r, err = c.inheritSASL(getenv); err != nil {
+			return serde.RegistryOptions{}, nil, err
+		}
+	}
 	var o serde.RegistryOptions
 	if len(r.URLs) == 0 {
 		return o, nil, fmt.Errorf("%w: no schema registry URL (schema.registry.url, --registry)", ErrConfig)
@@ -366,4 +381,28 @@ func (c *Config) RegistryOptions(getenv func(string) string) (serde.RegistryOpti
 		o.BearerToken = string(tok)
 	}
 	return o, r.URLs, nil
+}
+
+// inheritSASL returns the Registry with the SASL user and password in
+// place of those it does not hold (basic.auth.credentials.source
+// SASL_INHERIT). Its errors name the settings, never a user name or
+// password.
+func (c *Config) inheritSASL(getenv func(string) string) (Registry, error) {
+	r := c.Registry
+	if r.Username == "" {
+		r.Username = c.SASL.Username
+	}
+	if r.Password == "" {
+		r.Password = c.SASL.Password
+		if r.Password == "" {
+			r.Password = Secret(getenv(EnvSASLPassword))
+		}
+	}
+	switch {
+	case r.Username == "":
+		return r, fmt.Errorf("%w: basic.auth.credentials.source SASL_INHERIT: no SASL user to inherit for the registry (sasl.username, --sasl-user)", ErrConfig)
+	case r.Password == "":
+		return r, fmt.Errorf("%w: basic.auth.credentials.source SASL_INHERIT: no SASL password to inherit for the registry (sasl.password, $%s or --sasl-password-file)", ErrConfig, EnvSASLPassword)
+	}
+	return r, nil
 }

@@ -72,9 +72,12 @@ schema.registry.ssl.ca.location=/etc/reg-ca.pem
 		t.Errorf("Describe: %q", d)
 	}
 
-	c, err = ParseProperties("p", "sasl.username=u\nsasl.password="+secret+"\nbasic.auth.credentials.source=SASL_INHERIT\n")
-	if err != nil || c.Registry.Username != "u" || string(c.Registry.Password) != secret {
-		t.Errorf("SASL_INHERIT: %+v, %v", c.Registry, err)
+	c, err = ParseProperties("p", "schema.registry.url=http://r\nsasl.username=u\nsasl.password="+secret+"\nbasic.auth.credentials.source=SASL_INHERIT\n")
+	if err != nil || !c.Registry.InheritSASL {
+		t.Fatalf("SASL_INHERIT: %+v, %v", c.Registry, err)
+	}
+	if o, _, err := c.RegistryOptions(noEnv); err != nil || o.Username != "u" || o.Password != secret {
+		t.Errorf("SASL_INHERIT: registry options %q, %v; want the SASL user and password", o.Username, err)
 	}
 }
 
@@ -91,7 +94,11 @@ func TestRegistryAuthKeysPrefixed(t *testing.T) {
 		{"basic.auth.credentials.source=USER_INFO\nbasic.auth.user.info=u:" + secret + "\n",
 			func(c Config) bool { return c.Registry.Username == "u" && string(c.Registry.Password) == secret }},
 		{"sasl.username=s\nsasl.password=" + secret + "\nbasic.auth.credentials.source=SASL_INHERIT\n",
-			func(c Config) bool { return c.Registry.Username == "s" && string(c.Registry.Password) == secret }},
+			func(c Config) bool {
+				c.Registry.URLs = []string{"http://r"}
+				o, _, err := c.RegistryOptions(noEnv)
+				return c.Registry.InheritSASL && err == nil && o.Username == "s" && o.Password == secret
+			}},
 	} {
 		prefixed := strings.NewReplacer("bearer.", "schema.registry.bearer.", "basic.", "schema.registry.basic.").Replace(tc.text)
 		for _, text := range []string{tc.text, prefixed} {
@@ -441,6 +448,72 @@ func TestRegistryOptions(t *testing.T) {
 		_, _, err := (&Config{Registry: tc.r}).RegistryOptions(noEnv)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("%+v: %v, want an error saying %q", tc.r, err, tc.want)
+		}
+	}
+}
+
+// TestRegistryInheritsFinalSASL: under basic.auth.credentials.source
+// SASL_INHERIT the registry's basic auth is the SASL user and password as
+// the brokers' login takes them once flags, file and environment are
+// merged: a password from $PROTOAVRO_SASL_PASSWORD or set after the file
+// was read (--sasl-password-file), a user set after it (--sasl-user). A
+// registry user or password of the Config (--registry-user,
+// --registry-password-file) wins over the inherited one. A missing user or
+// password is an error that shows neither.
+func TestRegistryInheritsFinalSASL(t *testing.T) {
+	const fromFlag = "Fl4g-Password"
+	props := func(t *testing.T, text string) Config {
+		t.Helper()
+		c, err := ParseProperties("inherit.properties", "schema.registry.url=http://r\nsecurity.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nbasic.auth.credentials.source=SASL_INHERIT\n"+text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name       string
+		file       string
+		set        func(*Config)
+		env        func(string) string
+		user, pass string
+	}{
+		{"password from the environment", "sasl.username=alice\n", nil, env(EnvSASLPassword, secret), "alice", secret},
+		{"password from a file flag", "sasl.username=alice\n", func(c *Config) { c.SASL.Password = fromFlag }, env(EnvSASLPassword, secret), "alice", fromFlag},
+		{"password flag over the file's", "sasl.username=alice\nsasl.password=" + secret + "\n", func(c *Config) { c.SASL.Password = fromFlag }, noEnv, "alice", fromFlag},
+		{"file's password over the environment", "sasl.username=alice\nsasl.password=" + secret + "\n", nil, env(EnvSASLPassword, fromFlag), "alice", secret},
+		{"user from a flag", "", func(c *Config) { c.SASL.Username = "bob" }, env(EnvSASLPassword, secret), "bob", secret},
+		{"user flag over the file's", "sasl.username=alice\n", func(c *Config) { c.SASL.Username = "bob" }, env(EnvSASLPassword, secret), "bob", secret},
+		{"registry user flag", "sasl.username=alice\n", func(c *Config) { c.Registry.Username = "reg" }, env(EnvSASLPassword, secret), "reg", secret},
+		{"registry password flag", "sasl.username=alice\n", func(c *Config) { c.Registry.Password = fromFlag }, env(EnvSASLPassword, secret, EnvRegistryPassword, "other"), "alice", fromFlag},
+		{"SASL password over the registry's variable", "sasl.username=alice\n", nil, env(EnvSASLPassword, secret, EnvRegistryPassword, fromFlag), "alice", secret},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := props(t, tc.file)
+			if tc.set != nil {
+				tc.set(&c)
+			}
+			o, _, err := c.RegistryOptions(tc.env)
+			if err != nil || o.Username != tc.user || o.Password != tc.pass || o.BearerToken != "" {
+				t.Errorf("registry basic auth %q, password right: %v, error %v; want user %q and its password", o.Username, o.Password == tc.pass, err, tc.user)
+			}
+			// The brokers' login takes the same credentials.
+			if _, err := c.KafkaOpts(tc.env); err != nil {
+				t.Errorf("KafkaOpts: %v", err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name, file string
+		env        func(string) string
+		want       string
+	}{
+		{"no password", "sasl.username=" + secret + "\n", env(EnvRegistryPassword, "unused"), "no SASL password to inherit for the registry (sasl.password, $" + EnvSASLPassword + " or --sasl-password-file)"},
+		{"no user", "sasl.password=" + secret + "\n", noEnv, "no SASL user to inherit for the registry (sasl.username, --sasl-user)"},
+	} {
+		c := props(t, tc.file)
+		_, _, err := c.RegistryOptions(tc.env)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "basic.auth.credentials.source SASL_INHERIT: "+tc.want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("%s: %v; want an ErrConfig saying %q and no secret", tc.name, err, tc.want)
 		}
 	}
 }

@@ -224,7 +224,9 @@ func ParseProperties(name, text string) (Config, error) {
 	case "", "USER_INFO":
 		c.Registry.Username, c.Registry.Password = p.userInfoUser, p.userInfoPass
 	case "SASL_INHERIT":
-		c.Registry.Username, c.Registry.Password = c.SASL.Username, c.SASL.Password
+		// Taken when the SASL settings are final, flags and environment
+		// merged (Config.RegistryOptions).
+		c.Registry.InheritSASL = true
 	case "URL":
 		// The registry URL holds them; the client takes them from there.
 	}
