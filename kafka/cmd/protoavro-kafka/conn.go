@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -135,6 +137,10 @@ func (c *connFlags) resolve(fs *flag.FlagSet, con *console) (kafkaconf.Config, e
 			return cfg, err
 		}
 		cfg.Registry.URLs = urls
+		if set["registry"] && slices.ContainsFunc(urls, urlHasPassword) {
+			con.note(slog.LevelWarn, "warning: a password in a --registry URL is visible to other users of this machine (ps, /proc); prefer --registry-user with $"+kafkaconf.EnvRegistryPassword+" or --registry-password-file",
+				"a password in a --registry URL is visible to other users of this machine (ps, /proc)", "prefer", "--registry-user with $"+kafkaconf.EnvRegistryPassword+" or --registry-password-file")
+		}
 	}
 	str("registry-user", "", &cfg.Registry.Username, c.registryUser)
 	str("registry-ca", "schema.registry.ssl.ca.location", &cfg.Registry.TLS.CAFile, c.registryTLS.CAFile)
@@ -199,6 +205,17 @@ func (c *connFlags) resolve(fs *flag.FlagSet, con *console) (kafkaconf.Config, e
 		cfg.SASL.Password = s
 	}
 	return cfg, nil
+}
+
+// urlHasPassword reports whether a registry URL that the client takes
+// (http:// or https://) holds a password (https://user:password@host).
+func urlHasPassword(v string) bool {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	_, ok := u.User.Password()
+	return ok
 }
 
 // registryClient returns the registry client of cfg. A registry URL the

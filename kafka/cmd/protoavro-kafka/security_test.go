@@ -426,9 +426,10 @@ func TestMutualTLSBridge(t *testing.T) {
 }
 
 // TestRegistryURLPassword: register and check against a registry URL
-// holding a password, while nothing listens there: the error says the
-// registry is unavailable, on one line, without the password (check exits
-// 3: it could not check).
+// holding a password, while nothing listens there: a warning says the
+// password is visible to other users, then the error says the registry is
+// unavailable, on one line, neither with the password (check exits 3: it
+// could not check).
 func TestRegistryURLPassword(t *testing.T) {
 	addr := kafkatest.DeadAddr(t)
 	dir := protoDir(t, map[string]string{"person.proto": kafkatest.EvolutionSource(t, "v1")})
@@ -439,7 +440,11 @@ func TestRegistryURLPassword(t *testing.T) {
 		if code != want {
 			t.Fatalf("%s: exit %d, want %d\n%s%s", cmd, code, want, stdout, stderr)
 		}
-		oneLine(t, cmd, stderr, "schema registry unavailable", "http://"+addr)
+		warning, rest, _ := strings.Cut(stderr, "\n")
+		if !strings.Contains(warning, "a password in a --registry URL is visible to other users") {
+			t.Errorf("%s: no warning of the password in the URL:\n%s", cmd, stderr)
+		}
+		oneLine(t, cmd, rest, "schema registry unavailable", "http://"+addr)
 	}
 }
 
