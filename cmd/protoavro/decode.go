@@ -109,9 +109,10 @@ Flags:
   -h, --help             Print this help.
 
 On success a one-line summary goes to standard error. Exit status is 0 on
-success, 1 for a damaged or unreadable container file or an output that
-cannot be written, and 2 for a bad command line or input that cannot be
-loaded.
+success, 1 for a damaged or unreadable container file or an output whose
+writing fails (a full disk), and 2 for a bad command line, input that
+cannot be loaded or an output file that cannot be created (no such
+directory, no permission).
 `
 
 // runDecode implements "protoavro decode".

@@ -20,6 +20,7 @@
 // every command, is the command-line reference docs/cli.md in the
 // repository, generated from it by internal/cmd/gencli.
 //
-// Exit status: 0 success, 1 bad data or an output that cannot be written,
-// 2 a usage error (bad flags, missing files, unknown message).
+// Exit status: 0 success, 1 bad data or an output whose writing fails, 2 a
+// usage error (bad flags, missing files, an output file that cannot be
+// created, unknown message).
 package main
