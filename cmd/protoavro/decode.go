@@ -63,7 +63,9 @@ nullable columns Spark writes, a number out of the field's range, invalid
 UTF-8) alone, its end found by the file's schema; a record whose end cannot
 be found (damaged data) with the rest of its block, whose records cannot be
 told apart; a damaged block with everything up to the next sync marker.
-What was skipped is counted in the summary.
+What was skipped is counted in the summary: records skipped in blocks that
+were read, and the damaged blocks and bytes skipped, whose records are not
+known and not counted.
 
 The google.protobuf.Any values of the records (JSON Lines output, Any
 carried as JSON) resolve, without type flags, to the types embedded in the
@@ -207,8 +209,12 @@ func runDecode(args []string, std stdio) error {
 	slices.Sort(names)
 	skipped := ""
 	if d.skip {
+		blocks := plural(d.skippedBlocks, "damaged block")
+		if d.skippedBlocks > 0 {
+			blocks += " (records not counted)"
+		}
 		skipped = fmt.Sprintf("; %s, %s and %s skipped%s", plural(d.skippedRecords, "record"),
-			plural(d.skippedBlocks, "damaged block"), formatBytes(d.skippedBytes), skipNote(d.firstBad, sf.rejects))
+			blocks, formatBytes(d.skippedBytes), skipNote(d.firstBad, sf.rejects))
 	}
 	return summary(std, "protoavro: decoded %s (%s in, %s out, %s, %s) in %s%s\n",
 		plural(d.records, "record"), formatBytes(d.bytesIn), formatBytes(out.written()),
