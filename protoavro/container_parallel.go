@@ -467,7 +467,7 @@ func blockEmpty(count int64, dataLen int) (int64, error) {
 // data[start:end] of block b. An incompatibility names the mapping options
 // the file was written with, when they are not the reader's.
 func (cr *ContainerReader) blockRecordError(b ocf.Block, data []byte, start, end int, err error) *RecordError {
-	return &RecordError{Index: cr.index, Offset: -1, Record: data[start:end],
+	return &RecordError{Index: cr.index, Offset: -1, Record: data[start:end], BlockOffset: b.Offset, DatumOffset: int64(start),
 		Err: inBlock{fmt.Sprintf("block %d at byte %d, datum byte %d of the block: ", b.Index, b.Offset, start), cr.hinted(err)}}
 }
 

@@ -468,7 +468,7 @@ func (cr *ContainerReader) Read(m proto.Message) error {
 		return err
 	}
 	if err := unmarshalWire(cr.wire, m, string(cr.mt.Descriptor().FullName())); err != nil {
-		return &RecordError{Index: cr.index - 1, Offset: -1, Err: err}
+		return &RecordError{Index: cr.index - 1, Offset: -1, BlockOffset: -1, DatumOffset: -1, Err: err}
 	}
 	return nil
 }

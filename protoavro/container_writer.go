@@ -156,7 +156,14 @@ type RecordError struct {
 	// Record is the record's input bytes (protobuf wire bytes for a writer,
 	// the Avro datum for a reader), valid during the OnBadRecord call.
 	Record []byte
-	// Err is the underlying error, usually a *DataError.
+	// BlockOffset and DatumOffset place a reader's record in its file:
+	// the byte offset of the block that holds it, and the offset of its
+	// datum in the block's data (decompressed). Both are -1 for a writer,
+	// and where the record's datum decoded but its message did not.
+	BlockOffset, DatumOffset int64
+	// Err is the underlying error, usually a *DataError. A reader's error
+	// at a known place is wrapped once (errors.Unwrap) in the text that
+	// gives its block and datum.
 	Err error
 }
 
@@ -625,7 +632,7 @@ func (cw *ContainerWriter) Write(m proto.Message) error {
 	b.avro, rounded, err = cw.codec.marshalAppend(b.avro, m) // refuses records over maxRecordAvroSize
 	if err != nil {
 		b.avro = b.avro[:n]
-		re := &RecordError{Index: cw.next, Offset: -1, Err: err}
+		re := &RecordError{Index: cw.next, Offset: -1, BlockOffset: -1, DatumOffset: -1, Err: err}
 		if cw.opts.OnBadRecord != nil {
 			if err := cw.opts.OnBadRecord(re); err != nil {
 				cw.err = err
@@ -679,7 +686,7 @@ func (cw *ContainerWriter) WriteDatum(datum []byte) error {
 	}
 	defer cw.leave()
 	if err := checkRecordSize(string(cw.codec.schema.desc.FullName()), len(datum)); err != nil {
-		return &RecordError{Index: cw.next, Offset: -1, Record: datum, Err: err}
+		return &RecordError{Index: cw.next, Offset: -1, Record: datum, BlockOffset: -1, DatumOffset: -1, Err: err}
 	}
 	b := cw.block()
 	n := len(b.avro)
@@ -799,7 +806,7 @@ func (cw *ContainerWriter) convert(b *wblock) {
 		}
 		if err != nil {
 			b.avro = b.avro[:n]
-			re := &RecordError{Index: r.index, Offset: r.offset, Record: record, Err: err}
+			re := &RecordError{Index: r.index, Offset: r.offset, Record: record, BlockOffset: -1, DatumOffset: -1, Err: err}
 			if cw.opts.OnBadRecord == nil {
 				b.err = re
 				return
@@ -981,7 +988,7 @@ func (cw *ContainerWriter) process(b *wblock) {
 			cw.counted(t)
 			continue
 		}
-		re := &RecordError{Index: r.index, Offset: r.offset, Record: record, Err: err}
+		re := &RecordError{Index: r.index, Offset: r.offset, Record: record, BlockOffset: -1, DatumOffset: -1, Err: err}
 		if cw.opts.OnBadRecord == nil {
 			b.err = re
 			return

@@ -36,7 +36,8 @@ func TestResolveUnionBranchErrorText(t *testing.T) {
 
 // A bad record of a container file, read by the sequential and by the
 // parallel reader, is a RecordError that names the block and says
-// "protoavro:" once.
+// "protoavro:" once, with the block's file offset and the datum's offset
+// in the block as fields.
 func TestContainerRecordErrorText(t *testing.T) {
 	md := compileMessage(t, `syntax = "proto3"; package p; message B { bool b = 1; }`, "p.B")
 	m := dynamicpb.NewMessage(md)
@@ -62,6 +63,9 @@ func TestContainerRecordErrorText(t *testing.T) {
 		}
 		onceIn(t, err, "protoavro:")
 		onceIn(t, err, "block 0 at byte")
+		if block := int64(len(data) - 16 - 10 - 2); re.BlockOffset != block || re.DatumOffset != 5 {
+			t.Errorf("workers %d: block at byte %d, datum byte %d; want %d and 5", workers, re.BlockOffset, re.DatumOffset, block)
+		}
 	}
 }
 
