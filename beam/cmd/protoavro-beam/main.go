@@ -13,9 +13,11 @@
 // after 4-byte big-endian sizes, as the OpenTelemetry Collector's file
 // exporter writes them, with --format size32; or JSON Lines of protojson
 // objects with --format jsonl), converts every record to Avro and writes
-// files PREFIX-SSSSS-of-NNNNN.avro (one per bundle, or --shards N), each a
-// complete container file with the schema, the message type and its
-// descriptors in its header. The message type comes from .proto files
+// files PREFIX-SSSSS-of-NNNNN.avro (one per bundle, or --shards N, into
+// which the bundles' files are merged whole: on prism, which often makes
+// one bundle, the first shard then holds every record), each a complete
+// container file with the schema, the message type and its descriptors in
+// its header. The message type comes from .proto files
 // compiled in-process (-I import paths, standard imports built in) or from
 // a serialized FileDescriptorSet (protoc -o, buf build -o). When the
 // message may hold a google.protobuf.Any, every loaded file (the .proto
@@ -38,7 +40,10 @@
 // run removes the final shards of an earlier run of the same output with
 // another count (PREFIX-SSSSS-of-MMMMM.avro, MMMMM not its own), and says
 // which. --async is refused while the job runs in this process (prism in
-// process, the direct runner, or loopback workers).
+// process, the direct runner, or loopback workers), and so are a --runner
+// that the program does not register and a runner without the flags it
+// fails on at once without (--endpoint for flink, spark and universal;
+// the project, region and --staging_location for dataflow).
 //
 // Exit status: 0 success, 1 a failed or interrupted pipeline, 2 a usage
 // error.
@@ -86,7 +91,7 @@ var (
 	input     = flag.String("input", "", "`GLOB` of the input files, uncompressed (any Beam filesystem: a local path, gs://...)")
 	output    = flag.String("output", "", "`PREFIX` of the output files: PREFIX-SSSSS-of-NNNNN.avro")
 	format    = flag.String("format", "", "input `FORMAT`: delimited (length-delimited protobuf), size32 (each message after its size as 4 bytes, big-endian: the OpenTelemetry Collector's file exporter) or jsonl (protojson lines); without it delimited, and a file that starts with two zero bytes (a 4-byte size) is refused")
-	shards    = flag.Int("shards", 0, "number of output files, at most 99999; 0: one per bundle of the writing stage, as many as the runner makes")
+	shards    = flag.Int("shards", 0, "number of output files, at most 99999, each made of whole bundle files of the writing stage: on prism, which often makes one bundle, all the records then go to the first shard and the others are empty (see docs/beam.md); 0: one per bundle of the writing stage, as many as the runner makes")
 	codec     = flag.String("codec", "null", "block codec: null, deflate, snappy or zstd")
 	profile   = flag.String("profile", "default", "mapping profile: default or java")
 	message   = new(string)
@@ -237,14 +242,17 @@ func run(ctx context.Context) error {
 	if *shards > protoavrobeam.MaxShards {
 		return usage.Errorf("--shards %d: at most %d (shard names number them with five digits)", *shards, protoavrobeam.MaxShards)
 	}
+	if err := checkRunner(ctx); err != nil {
+		return err
+	}
 	if *jobopts.Async && jobInProcess() {
 		return usage.Errorf("--async: the job would run in this process (%s), which would end it on exiting at once; leave --async out, or use a runner with a job service and workers of its own (--endpoint, --environment_type other than loopback)", inProcessWhy())
 	}
 	if err := checkInput(ctx, *input); err != nil {
 		return err
 	}
-	if err := validScheme(*output); err != nil {
-		return usage.Errorf("--output %s: %w", *output, err)
+	if err := checkPrefix(*output); err != nil {
+		return err
 	}
 	comp, err := protoavro.ParseCompression(*codec)
 	if err != nil {
