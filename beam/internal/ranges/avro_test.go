@@ -9,35 +9,12 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
-	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/protoavro/protoavro/protoavro"
 	"github.com/protoavro/protoavro/protoavro/ocf"
 )
-
-// nameType is a proto3 message of one string field, so that a name that is
-// not UTF-8 is a bad datum.
-func nameType(t *testing.T) protoreflect.MessageType {
-	t.Helper()
-	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
-		Name: proto.String("name.proto"), Package: proto.String("rt"), Syntax: proto.String("proto3"),
-		MessageType: []*descriptorpb.DescriptorProto{{
-			Name: proto.String("Named"),
-			Field: []*descriptorpb.FieldDescriptorProto{{
-				Name: proto.String("name"), Number: proto.Int32(1), JsonName: proto.String("name"),
-				Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(),
-			}},
-		}},
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dynamicpb.NewMessageType(fd.Messages().Get(0))
-}
 
 // namedFile returns a container file of 1000 records "rec-00000" ...
 // in blocks of about 30 records (a count of one varint byte), and its
@@ -152,7 +129,7 @@ func readSplit(t *testing.T, data []byte, mt protoreflect.MessageType, split int
 // split, with the error classes and, from a read of the whole file, the
 // file's block index.
 func TestAvroErrorsNameFileOffsets(t *testing.T) {
-	mt := nameType(t)
+	mt := (&wrapperspb.StringValue{}).ProtoReflect().Type() // proto3, one string field: a value that is not UTF-8 is a bad datum
 	const k = 11 // the damaged block
 	for _, tc := range []struct {
 		name   string
