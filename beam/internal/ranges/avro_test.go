@@ -129,7 +129,8 @@ func readSplit(t *testing.T, data []byte, mt protoreflect.MessageType, split int
 // split, with the error classes and, from a read of the whole file, the
 // file's block index.
 func TestAvroErrorsNameFileOffsets(t *testing.T) {
-	mt := (&wrapperspb.StringValue{}).ProtoReflect().Type() // proto3, one string field: a value that is not UTF-8 is a bad datum
+	// proto3, one string field: a value that is not UTF-8 is a bad datum.
+	mt := (&wrapperspb.StringValue{}).ProtoReflect().Type()
 	const k = 11 // the damaged block
 	for _, tc := range []struct {
 		name   string
