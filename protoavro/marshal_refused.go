@@ -58,12 +58,8 @@ func refusedIn(p *msgPlan, m protoreflect.Message, depth int) error {
 // naming an entry by its key as entryName does.
 func refusedEntry(f *fieldPlan, mp protoreflect.Map, depth int) error {
 	v := &f.val // an Avro map's values
-	if f.mode == modeEntries {
-		for i := range f.entry.fields { // an entry record's value field
-			if f.entry.fields[i].num == 2 {
-				v = &f.entry.fields[i].val
-			}
-		}
+	if i := f.entry.index(2); f.mode == modeEntries && i >= 0 {
+		v = &f.entry.fields[i].val // an entry record's value field
 	}
 	for _, k := range mapkeys.Sorted(mp) {
 		var err error
